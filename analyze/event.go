@@ -1,0 +1,74 @@
+package analyze
+
+import "time"
+
+// EventKind says what an agent-session [Event] records.
+type EventKind string
+
+// The event kinds every session source maps its records onto.
+const (
+	// KindUserMessage is text the human typed (a prompt, a correction, a reply).
+	KindUserMessage EventKind = "user_message"
+	// KindAssistantMessage is text the agent wrote. It is never scanned for the
+	// user's frustration.
+	KindAssistantMessage EventKind = "assistant_message"
+	// KindToolResult is the output of a tool call.
+	KindToolResult EventKind = "tool_result"
+	// KindInterrupt is the human interrupting the agent mid-turn.
+	KindInterrupt EventKind = "interrupt"
+	// KindHook is a Claude Code hook firing (Stop, SessionEnd, UserPromptSubmit, ...).
+	KindHook EventKind = "hook"
+	// KindSystem is anything else the session recorded (compaction notices, hook output,
+	// session lifecycle records) that carries no user or tool content.
+	KindSystem EventKind = "system"
+)
+
+// ToolStatus is what the source itself says about a tool call's success, independent
+// of any heuristic over its output text.
+type ToolStatus uint8
+
+// Tool statuses. ToolStatusUnknown means the source gave no explicit flag.
+const (
+	ToolStatusUnknown ToolStatus = iota
+	ToolStatusOK
+	ToolStatusError
+)
+
+// String returns "unknown", "ok" or "error".
+func (s ToolStatus) String() string {
+	switch s {
+	case ToolStatusOK:
+		return "ok"
+	case ToolStatusError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// Event is one moment of an agent session as the assessment sees it, whatever the
+// source (a Claude Code transcript record, a vibes event-log entry, a live hook).
+type Event struct {
+	Kind      EventKind
+	SessionID string
+	Time      time.Time // event time as recorded by the source, UTC
+	ID        string    // the source's record id (a uuid), when it has one
+
+	// UserContent is the human's text for KindUserMessage (and the interrupt marker for
+	// KindInterrupt); empty otherwise.
+	UserContent string
+	// AssistantText is the agent's text for KindAssistantMessage.
+	AssistantText string
+
+	// ToolName, ToolOutput and ToolStatus describe a KindToolResult.
+	ToolName   string
+	ToolOutput string
+	ToolStatus ToolStatus
+
+	// HookName is the Claude Code hook event name for KindHook, in Claude Code's own
+	// spelling: "Stop", "SessionEnd", "UserPromptSubmit", "PostToolUse", ...
+	HookName string
+
+	// Sidechain marks records of a subagent: they belong to the session but not to the
+	// human conversation.
+	Sidechain bool
+}
