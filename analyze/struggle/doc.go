@@ -1,0 +1,59 @@
+// Package struggle implements quasar's struggle detection (seed struggle-detection.md):
+// after each coder–reviewer cycle it scores whether a phase is stuck — cycling without
+// progress — and should be paused for decomposition instead of burning the rest of its
+// budget.
+//
+// Three signals are combined into a score in [0, 1]:
+//
+//   - filter repeat: trailing consecutive cycles whose filter chain failed on the same
+//     check (from [analyze.CycleState.FilterHistory]); weight 0.35, normalised by
+//     FilterRepeatThreshold;
+//   - finding overlap: the fraction of the current cycle's findings whose description has
+//     a whitespace-token Jaccard similarity above 0.8 with a finding of a prior cycle;
+//     weight 0.40, normalised by FindingOverlapThreshold;
+//   - budget burn: actual cost per cycle (TotalCostUSD / Cycle) over the ideal even burn
+//     (MaxBudgetUSD / MaxCycles); weight 0.25, normalised by BudgetBurnThreshold.
+//
+// Each normalised component is min(signal / threshold, 1). The signal triggers when the
+// score is at least CompositeThreshold and Cycle is at least MinCyclesBeforeCheck.
+//
+// # Readings of the seed
+//
+// Where the seed is silent this package decides as follows; each decision is tested.
+//
+//   - Prior cycles only. Overlap compares Findings with the AllFindings entries raised in
+//     an earlier cycle (ReviewFinding.Cycle < CycleState.Cycle). A finding therefore never
+//     matches itself, whether or not the caller has already accumulated the current
+//     cycle's findings into AllFindings. (quasar's shipped code compares against the whole
+//     list after appending, so every finding matches itself and overlap is 1.0 whenever
+//     the reviewer raised anything; that is the bug the seed's wording rules out.)
+//     AllFindings entries with Cycle 0 carry no cycle and count as prior.
+//   - Tokens and case. Descriptions are split on Unicode white space
+//     ([strings.Fields]) and compared case-insensitively (Unicode simple folding via
+//     [strings.ToLower]); tokens form sets, so repeated words count once. "Above 0.8" is
+//     strict: a similarity of exactly 0.8 does not overlap.
+//   - Empty descriptions. Two descriptions with no tokens at all have similarity 0: an
+//     empty finding carries no evidence of repetition. A cycle without findings has
+//     overlap 0.
+//   - Filter repeat counts the trailing run of identical, non-empty entries of
+//     FilterHistory; a trailing "" (the chain passed) gives 0. The current cycle counts
+//     only once it is in FilterHistory: call [analyze.CycleState.EndCycle] before
+//     evaluating.
+//   - Degenerate budget and cycles. With Cycle ≤ 0, MaxCycles ≤ 0 or MaxBudgetUSD ≤ 0
+//     the even-burn ideal is undefined and the burn rate is 0 (no signal); a negative
+//     TotalCostUSD is treated as 0.
+//   - Thresholds. A component whose threshold is zero, negative or NaN contributes 0
+//     (it is switched off) instead of dividing by zero. A NaN CompositeThreshold never
+//     triggers. NaN or infinite inputs never produce a NaN score: a NaN signal
+//     contributes 0, +Inf saturates at 1.
+//   - Score and components are computed at every cycle while Enabled, also before
+//     MinCyclesBeforeCheck (the replay records them); only Triggered is gated by the
+//     cycle count. With Enabled false the signal is the zero value with Reason
+//     "struggle detection disabled".
+//   - Reason names every non-zero component with its raw value and its share of the
+//     score, prefixed with the verdict, so a cycle that did not trigger still explains
+//     its score.
+//
+// The package is pure: it reads a [analyze.CycleState] and never mutates it, keeps no
+// state between calls, and does no I/O.
+package struggle
