@@ -1,0 +1,157 @@
+// Package input defines what every replay source produces and the replay engine
+// consumes: quasar [Run]s rebuilt cycle by cycle, and the [Problem]s found while
+// reading the files they came from.
+//
+// It holds plain data only: no parsing, no detection, no file access.
+package input
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze"
+)
+
+// Outcome is how a quasar run ended.
+type Outcome string
+
+// The run outcomes. Traces record the first five in their task_state event; a run
+// without a recorded end is incomplete.
+const (
+	OutcomeApproved       Outcome = "approved"
+	OutcomeMaxCycles      Outcome = "max_cycles"
+	OutcomeBudgetExceeded Outcome = "budget_exceeded"
+	OutcomeDecomposed     Outcome = "decomposed"
+	OutcomeError          Outcome = "error"
+	OutcomeIncomplete     Outcome = "incomplete"
+)
+
+// Valid reports whether o is one of the outcomes above.
+func (o Outcome) Valid() bool {
+	switch o {
+	case OutcomeApproved, OutcomeMaxCycles, OutcomeBudgetExceeded, OutcomeDecomposed, OutcomeError, OutcomeIncomplete:
+		return true
+	}
+	return false
+}
+
+// CostSource says where a run's cost figures come from.
+type CostSource string
+
+// Cost sources.
+const (
+	CostMeasured  CostSource = "measured"  // recorded per cycle by the loop itself
+	CostEstimated CostSource = "estimated" // derived from an aggregate (see the source)
+	CostUnknown   CostSource = "unknown"   // nothing recorded; cost columns are zero
+)
+
+// Run is one execution of quasar's coder–reviewer loop on one task, as rebuilt from
+// the input.
+type Run struct {
+	// Key identifies the run uniquely and stably across replays of the same input.
+	Key    string
+	Source string // name of the source format ("trace", "beads", ...)
+	File   string // slash-separated path of the file, relative to the input root
+	Line   int    // line of the run's first record in File
+
+	TaskID string // quasar bead id
+	Title  string
+	Phase  string
+	Epoch  string // the telemetry epoch that distinguishes re-runs of one task
+
+	MaxCycles    int
+	MaxBudgetUSD float64
+
+	Outcome Outcome
+	Reason  string // free text that came with the outcome, if any
+	Start   time.Time
+	End     time.Time
+
+	Cycles []Cycle      // in cycle order, numbered 1..len(Cycles)
+	Calls  []AgentCall  // agent invocations, in order, when the source records them
+	Checks []CheckEvent // filter checks and fix attempts, in order, when recorded
+
+	// FilterKnown reports whether the filter chain's result was recorded for every
+	// cycle. When false, Cycle.FilterCheckName is unknown, not "passed".
+	FilterKnown bool
+	// CostSource says whether the Cycle.TotalCostUSD figures are measured or estimated.
+	CostSource CostSource
+}
+
+// Cycle is the state of a run at the end of one of its cycles.
+type Cycle struct {
+	Cycle           int       // 1-based
+	Time            time.Time // when the cycle ended, UTC
+	TotalCostUSD    float64   // cumulative cost at the end of the cycle
+	FilterCheckName string    // failing filter check; "" when the chain passed (or unknown)
+	FilterOutput    string
+	Findings        []analyze.ReviewFinding // raised in this cycle
+	LintFixCalls    int                     // lint-fix coder calls in this cycle
+	Approved        bool                    // the reviewer approved in this cycle
+
+	FilterFixAttempts int     // recorded inner fix attempts in this cycle
+	FilterFixCostUSD  float64 // their recorded cost
+}
+
+// AgentCall is one recorded agent invocation.
+type AgentCall struct {
+	Cycle      int
+	Role       string // coder | reviewer | lint_fix | filter_fix | architect | ...
+	CostUSD    float64
+	DurationMS int64
+	Tokens     int64
+	Time       time.Time
+}
+
+// CheckEvent is one recorded filter check or inner fix attempt.
+type CheckEvent struct {
+	Cycle   int
+	Kind    string // "filter_result", "filter_fix_attempt" or "filter_fix_result"
+	Check   string
+	Passed  bool // filter_result: the check passed; filter_fix_result: fixed
+	Attempt int
+	CostUSD float64
+	Time    time.Time
+}
+
+// LastCycle returns the run's final cycle, or the zero Cycle when it has none.
+func (r *Run) LastCycle() Cycle {
+	if len(r.Cycles) == 0 {
+		return Cycle{}
+	}
+	return r.Cycles[len(r.Cycles)-1]
+}
+
+// ProblemKind classifies a [Problem].
+type ProblemKind string
+
+// The problem kinds every source uses.
+const (
+	ProblemMalformed   ProblemKind = "malformed_line" // not valid for the format (bad JSON, wrong shape)
+	ProblemTruncated   ProblemKind = "truncated_line" // a final line cut off mid-record
+	ProblemInvalidUTF8 ProblemKind = "invalid_utf8"   // bytes that are not UTF-8 (replaced, line kept)
+	ProblemOversize    ProblemKind = "oversize_line"  // longer than the source's line limit; skipped
+	ProblemUnknownKind ProblemKind = "unknown_kind"   // a record/event kind the source does not know; skipped
+	ProblemInvalid     ProblemKind = "invalid_record" // well-formed but inconsistent or missing fields
+	ProblemUnusable    ProblemKind = "unusable_run"   // a run or session that could not be rebuilt; skipped
+	ProblemDuplicate   ProblemKind = "duplicate_run"  // a run key seen before; the later one is skipped
+	ProblemUnknownFile ProblemKind = "unknown_file"   // no source recognises the file; skipped
+	ProblemRead        ProblemKind = "read_error"     // the file could not be read (whole or in part)
+)
+
+// Problem is one thing wrong with the input. Problems never stop a replay; the rest of
+// the batch goes on.
+type Problem struct {
+	File   string      // slash-separated path relative to the input root
+	Line   int         // 1-based line; 0 when it concerns a whole file or run
+	Kind   ProblemKind //
+	Detail string      // what is wrong and, where it helps, what to do
+}
+
+// String formats the problem as "file:line: kind: detail".
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Kind, p.Detail)
+	}
+	return fmt.Sprintf("%s: %s: %s", p.File, p.Kind, p.Detail)
+}

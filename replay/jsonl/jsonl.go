@@ -1,0 +1,120 @@
+// Package jsonl reads line-oriented input — JSON Lines, TSV — of any line length,
+// one line at a time, with line numbers, without holding the whole file in memory.
+//
+// It does not parse JSON and does not decide what a bad line is: it reports what it saw
+// (the line's bytes, whether the line ended without a newline at end of file, whether
+// it was longer than the configured limit, whether it is valid UTF-8) and leaves the
+// verdict to the source reading the format.
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"unicode/utf8"
+)
+
+// Line is one line of input. Bytes excludes the line terminator ("\n" or "\r\n") and is
+// valid only until the next call to [Reader.Next].
+type Line struct {
+	Num   int    // 1-based line number
+	Bytes []byte // the line without its terminator; nil when Oversize
+	// Len is the line's length in bytes without its terminator, also when Oversize.
+	Len int
+	// Unterminated reports that this is the last line and it does not end in a newline:
+	// the file may have been cut off mid-write.
+	Unterminated bool
+	// Oversize reports that the line exceeded the reader's limit; its bytes were
+	// discarded while reading, never held in memory.
+	Oversize bool
+}
+
+// Blank reports whether the line holds only white space.
+func (l Line) Blank() bool { return !l.Oversize && len(bytes.TrimSpace(l.Bytes)) == 0 }
+
+// ValidUTF8 reports whether the line's bytes are valid UTF-8.
+func (l Line) ValidUTF8() bool { return utf8.Valid(l.Bytes) }
+
+// Reader reads lines of any length. The zero value is not usable; call [NewReader].
+type Reader struct {
+	r     *bufio.Reader
+	limit int
+	buf   []byte
+	num   int
+	err   error
+}
+
+// NewReader returns a Reader over r. A positive limit caps the length of a line held in
+// memory: longer lines are returned with Oversize set and no bytes. A limit ≤ 0 means no
+// limit.
+func NewReader(r io.Reader, limit int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// Next returns the next line. It returns io.EOF after the last line, and any other
+// error from the underlying reader as it happens (the lines before it have been
+// returned).
+func (r *Reader) Next() (Line, error) {
+	if r.err != nil {
+		return Line{}, r.err
+	}
+	r.buf = r.buf[:0]
+	n := 0
+	oversize := false
+	for {
+		chunk, err := r.r.ReadSlice('\n')
+		n += len(chunk)
+		if !oversize {
+			if r.limit > 0 && n > r.limit+2 { // +2: the terminator is not part of the line
+				oversize = true
+				r.buf = r.buf[:0]
+			} else {
+				r.buf = append(r.buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			r.num++
+			return r.finish(n, oversize, false), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			r.err = io.EOF
+			if n == 0 {
+				return Line{}, io.EOF
+			}
+			r.num++
+			return r.finish(n, oversize, true), nil
+		default:
+			r.err = err
+			return Line{}, err
+		}
+	}
+}
+
+// Line returns the number of the last line returned by Next.
+func (r *Reader) Line() int { return r.num }
+
+// finish trims the terminator and builds the Line for a line of n raw bytes.
+func (r *Reader) finish(n int, oversize, atEOF bool) Line {
+	l := Line{Num: r.num, Unterminated: atEOF}
+	length := n
+	if !atEOF {
+		length-- // "\n"
+	}
+	if oversize {
+		// The raw bytes are gone; a trailing "\r" cannot be seen, so Len may count it.
+		l.Len, l.Oversize = length, true
+		return l
+	}
+	b := r.buf[:length]
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	l.Bytes, l.Len = b, len(b)
+	if r.limit > 0 && l.Len > r.limit {
+		l.Bytes, l.Oversize = nil, true
+	}
+	return l
+}

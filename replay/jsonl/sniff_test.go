@@ -1,0 +1,37 @@
+package jsonl
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestFirstObject(t *testing.T) {
+	tests := []struct {
+		name string
+		head string
+		want map[string]string
+	}{
+		{"not JSON", "id,label\n", nil},
+		{"array", `[1,2]`, nil},
+		{"empty", "", nil},
+		{"string and other values", `{"kind":"cycle_done","n":3,"data":{"a":1}}` + "\n{\"x\":1}", map[string]string{"kind": "cycle_done", "n": "", "data": ""}},
+		{"leading blank lines and BOM", "\n\xef\xbb\xbf" + `{"type":"user"}`, map[string]string{"type": "user"}},
+		{"cut off inside a value keeps the keys before", `{"type":"user","message":{"content":"aaaa`, map[string]string{"type": "user", "message": ""}},
+		{"cut off inside a key", `{"type":"user","mess`, map[string]string{"type": "user"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FirstObject([]byte(tt.head)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("FirstObject(%q) = %v, want %v", tt.head, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzFirstObject(f *testing.F) {
+	f.Add([]byte(`{"kind":"x","ts":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"a":`))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		FirstObject(head) // must not panic
+	})
+}

@@ -1,0 +1,184 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+func ev(ts, kind, epoch, task, data string) string {
+	return fmt.Sprintf(`{"ts":%q,"kind":%q,"epoch":%q,"task":%q,"data":%s}`, ts, kind, epoch, task, data) + "\n"
+}
+
+func cyc(n int, cost float64, check string, approved bool, findings ...string) string {
+	var fs []string
+	for _, f := range findings {
+		fs = append(fs, fmt.Sprintf(`{"severity":"major","description":%q}`, f))
+	}
+	return fmt.Sprintf(`{"cycle":%d,"max_cycles":5,"total_cost_usd":%v,"max_budget_usd":10,"filter_check_name":%q,"findings":[%s],"approved":%v}`,
+		n, cost, check, strings.Join(fs, ","), approved)
+}
+
+func TestRead(t *testing.T) {
+	good := ev("2026-03-01T10:00:00Z", "task_start", "e1", "q-1", `{"title":"Add X","phase":"p1","max_cycles":3,"max_budget_usd":6}`) +
+		ev("2026-03-01T10:05:00Z", "agent_done", "e1", "q-1", `{"cycle":1,"role":"coder","cost_usd":0.5}`) +
+		ev("2026-03-01T10:06:00Z", "filter_result", "e1", "q-1", `{"cycle":1,"check":"build","passed":false,"output":"x.go:1:1: boom"}`) +
+		ev("2026-03-01T10:07:00Z", "cycle_done", "e1", "q-1", cyc(1, 0.5, "build", false, "the build fails")) +
+		ev("2026-03-01T10:20:00+01:00", "cycle_done", "e1", "q-1", cyc(2, 1.25, "", true)) +
+		ev("2026-03-01T09:21:00Z", "task_state", "e1", "q-1", `{"outcome":"approved"}`)
+
+	tests := []struct {
+		name     string
+		in       string
+		keys     []string
+		outcome  []input.Outcome
+		cycles   []int
+		problems []string // "line:kind" in order
+	}{
+		{name: "a complete run", in: good, keys: []string{"q-1@e1"}, outcome: []input.Outcome{"approved"}, cycles: []int{2}},
+		{name: "runs are split by task and epoch and sorted by key",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "e2", "q-2", cyc(1, 1, "", false)) +
+				ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 1, "", false)) +
+				ev("2026-03-01T10:00:00Z", "cycle_done", "e1", "q-2", cyc(1, 1, "", false)),
+			keys: []string{"q-1", "q-2@e1", "q-2@e2"}, outcome: []input.Outcome{"incomplete", "incomplete", "incomplete"}, cycles: []int{1, 1, 1}},
+		{name: "bad lines are reported and skipped",
+			in: "not json\n" + ev("2026-03-01T10:00:00Z", "mystery", "", "q-1", `{}`) +
+				`{"ts":"yesterday","kind":"cycle_done","task":"q-1","data":{}}` + "\n" +
+				`{"kind":"cycle_done","data":{}}` + "\n" +
+				ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", `{"cycle":"one"}`) +
+				ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 1, "", false)) +
+				"\n   \n" +
+				`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q-1","data":{"cyc`,
+			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{1},
+			problems: []string{"1:malformed_line", "2:unknown_kind", "3:invalid_record", "4:invalid_record", "5:invalid_record", "9:truncated_line"}},
+		{name: "a run without cycles is unusable",
+			in:   ev("2026-03-01T10:00:00Z", "agent_done", "", "q-1", `{"cycle":1,"role":"coder","cost_usd":1}`),
+			keys: nil, problems: []string{"1:unusable_run"}},
+		{name: "a gap drops the later cycles, a repeat keeps the first",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 1, "", false)) +
+				ev("2026-03-01T10:01:00Z", "cycle_done", "", "q-1", cyc(1, 9, "", false)) +
+				ev("2026-03-01T10:02:00Z", "cycle_done", "", "q-1", cyc(3, 3, "", false)),
+			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{1},
+			problems: []string{"2:invalid_record", "3:invalid_record"}},
+		{name: "a falling cumulative cost is reported but kept",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 2, "", false)) +
+				ev("2026-03-01T10:01:00Z", "cycle_done", "", "q-1", cyc(2, 1, "", false)),
+			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{2}, problems: []string{"2:invalid_record"}},
+		{name: "invalid UTF-8 is reported and the line is kept",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1",
+				`{"cycle":1,"total_cost_usd":1,"findings":[{"description":"bad `+"\xff"+` byte"}]}`),
+			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{1}, problems: []string{"1:invalid_utf8"}},
+		{name: "an unknown outcome is reported and the run stays incomplete; an approved last cycle without task_state is approved",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 1, "", false)) +
+				ev("2026-03-01T10:00:00Z", "task_state", "", "q-1", `{"outcome":"exploded"}`) +
+				ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-2", cyc(1, 1, "", true)),
+			keys: []string{"q-1", "q-2"}, outcome: []input.Outcome{"incomplete", "approved"}, cycles: []int{1, 1}, problems: []string{"2:invalid_record"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs := Read("t.jsonl", strings.NewReader(tt.in))
+			var keys []string
+			for i, r := range runs {
+				keys = append(keys, r.Key)
+				if i < len(tt.outcome) && r.Outcome != tt.outcome[i] {
+					t.Errorf("run %s outcome %q, want %q", r.Key, r.Outcome, tt.outcome[i])
+				}
+				if i < len(tt.cycles) && len(r.Cycles) != tt.cycles[i] {
+					t.Errorf("run %s has %d cycles, want %d", r.Key, len(r.Cycles), tt.cycles[i])
+				}
+			}
+			if fmt.Sprint(keys) != fmt.Sprint(tt.keys) {
+				t.Errorf("keys %v, want %v", keys, tt.keys)
+			}
+			var got []string
+			for _, p := range probs {
+				if p.File != "t.jsonl" || p.Detail == "" {
+					t.Errorf("problem without file or detail: %+v", p)
+				}
+				got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.problems) {
+				t.Errorf("problems %v, want %v\n%v", got, tt.problems, probs)
+			}
+		})
+	}
+}
+
+func TestReadFields(t *testing.T) {
+	in := ev("2026-03-01T10:00:00Z", "task_start", "e1", "q-1", `{"title":"Add X","phase":"p1","max_cycles":3,"max_budget_usd":6}`) +
+		ev("2026-03-01T10:05:00Z", "agent_done", "e1", "q-1", `{"cycle":1,"role":"coder","cost_usd":0.5,"duration_ms":1200,"tokens":900}`) +
+		ev("2026-03-01T10:06:00Z", "filter_result", "e1", "q-1", `{"cycle":1,"check":"build","passed":false}`) +
+		ev("2026-03-01T10:07:00Z", "cycle_done", "e1", "q-1", `{"cycle":1,"total_cost_usd":0.5,"filter_check_name":"build","filter_output":"x.go:1:1: boom","findings":[{"description":"  the build fails "},{"id":"f-given","severity":"minor","description":"nit","status":"fixed"}],"lint_fix_calls":1}`) +
+		ev("2026-03-01T12:20:00+01:00", "task_state", "e1", "q-1", `{"outcome":"max_cycles","reason":" limit "}`)
+	runs, probs := Read("dir/t.jsonl", strings.NewReader(in))
+	if len(probs) != 0 || len(runs) != 1 {
+		t.Fatalf("runs %d, problems %v", len(runs), probs)
+	}
+	r := runs[0]
+	if r.Title != "Add X" || r.Phase != "p1" || r.MaxCycles != 3 || r.MaxBudgetUSD != 6 || r.File != "dir/t.jsonl" || r.Line != 1 {
+		t.Errorf("run fields: %+v", r)
+	}
+	if r.Outcome != input.OutcomeMaxCycles || r.Reason != "limit" || !r.FilterKnown || r.CostSource != input.CostMeasured {
+		t.Errorf("outcome fields: %+v", r)
+	}
+	if got := r.End.Format("15:04Z07:00"); got != "11:20Z" {
+		t.Errorf("End %s not the latest event in UTC", got)
+	}
+	c := r.Cycles[0]
+	if c.FilterCheckName != "build" || c.FilterOutput == "" || c.LintFixCalls != 1 || len(c.Findings) != 2 {
+		t.Fatalf("cycle: %+v", c)
+	}
+	f0, f1 := c.Findings[0], c.Findings[1]
+	if f0.ID != analyze.FindingID(analyze.SeverityMajor, "the build fails") || f0.Severity != analyze.SeverityMajor || f0.Cycle != 1 || f0.Status != analyze.StatusFound {
+		t.Errorf("finding 0: %+v", f0)
+	}
+	if f1.ID != "f-given" || f1.Severity != analyze.SeverityMinor || f1.Status != analyze.StatusFixed {
+		t.Errorf("finding 1: %+v", f1)
+	}
+	if len(r.Calls) != 1 || r.Calls[0].Tokens != 900 || len(r.Checks) != 1 || r.Checks[0].Check != "build" {
+		t.Errorf("calls %+v checks %+v", r.Calls, r.Checks)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	tests := []struct {
+		head string
+		want bool
+	}{
+		{ev("2026-03-01T10:00:00Z", "cycle_done", "", "q", "{}"), true},
+		{`{"ts":"2026-03-01T10:00:00Z","kind":"agent_done","task":"q","data":{"cycle":1,` /* cut */, true},
+		{`{"ts":"x","kind":"something_else","task":"q"}`, false},
+		{`{"type":"user","sessionId":"s"}`, false},
+		{`{"id":"quasar-1","title":"t","comments":[]}`, false},
+		{"sha\ttime\tsubject\n", false},
+	}
+	for _, tt := range tests {
+		if got := Sniff([]byte(tt.head)); got != tt.want {
+			t.Errorf("Sniff(%.40q) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
+}
+
+// FuzzRead checks that no input panics the reader and that every run it returns is
+// consistent: cycles numbered 1..n, a valid outcome, a key.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(ev("2026-03-01T10:00:00Z", "cycle_done", "e", "q", cyc(1, 1, "test", false, "a b c"))))
+	f.Add([]byte(ev("2026-03-01T10:00:00Z", "task_state", "", "q", `{"outcome":"approved"}`) + "{\n\xff"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		runs, _ := Read("f", bytes.NewReader(in))
+		for _, r := range runs {
+			if r.Key == "" || !r.Outcome.Valid() || len(r.Cycles) == 0 {
+				t.Fatalf("inconsistent run %+v", r)
+			}
+			for i, c := range r.Cycles {
+				if c.Cycle != i+1 {
+					t.Fatalf("run %s: cycle %d at position %d", r.Key, c.Cycle, i)
+				}
+			}
+		}
+	})
+}
