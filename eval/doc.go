@@ -1,0 +1,16 @@
+// Package eval scores detector predictions against labelled outcomes: it reads label
+// files, counts true and false positives and negatives, and computes precision,
+// recall, F1, F-beta, average precision and ROC AUC with confidence intervals.
+//
+// Its unit is the run (or session): intervals come from resampling runs, never events,
+// because events within one run are correlated. Runs labelled ambiguous or excluded,
+// and runs without a label, are left out of every metric and counted, so a report
+// always says how many runs it did not score.
+//
+// Analysis results carry their warnings ([Report.Warnings]) instead of failing: a
+// metric that is undefined on the data (precision with no predicted positive, AUC
+// with one class) is NaN and explained, never silently zero.
+//
+// The package reads label files (CSV, JSONL) but knows nothing of replay, Parquet or
+// the detectors' internals.
+package eval

@@ -1,0 +1,80 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestReadLabels(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		want   map[string]string // key → label/source/rule
+		probs  []string          // "line:substring"
+		errSub string
+	}{
+		{name: "CSV with every column",
+			in:   "run_key,label,outcome,label_source,rule\nq-1,positive,max_cycles,derived,max cycles reached\nq-2,NEG,approved,,\n",
+			want: map[string]string{"q-1": "positive/derived/max cycles reached", "q-2": "negative/human/"}},
+		{name: "CSV with quoted commas, BOM and key alias",
+			in:   "\ufeffkey,label,notes\n\"q,1\",ambiguous,\"a, b\"\n",
+			want: map[string]string{"q,1": "ambiguous/human/"}},
+		{name: "CSV bad rows are skipped with their line",
+			in:    "run_key,label\nq-1,maybe\n,positive\nq-2,excluded\nq-2,positive\n",
+			want:  map[string]string{"q-2": "positive/human/"},
+			probs: []string{"2:not positive", "3:no run_key", "5:already labelled on line 4"}},
+		{name: "CSV without a label column", in: "run_key,outcome\nq-1,approved\n", errSub: "run_key and label"},
+		{name: "JSONL",
+			in:    `{"run_key":"q-1","label":"positive","label_source":"model"}` + "\n\n" + `{"key":"q-2","label":"0","label_rule":"r"}` + "\nnot json\n" + `{"run_key":"q-3","label":"positive","label_source":"oracle"}`,
+			want:  map[string]string{"q-1": "positive/model/", "q-2": "negative/human/r", "q-3": "positive/oracle/"},
+			probs: []string{"4:not a JSON object", "5:label_source"}},
+		{name: "empty", in: "  \n", want: map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ls, probs, err := ReadLabels(strings.NewReader(tt.in))
+			if tt.errSub != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errSub) {
+					t.Fatalf("err %v, want %q", err, tt.errSub)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls.Len() != len(tt.want) {
+				t.Errorf("%d labels, want %d", ls.Len(), len(tt.want))
+			}
+			for k, w := range tt.want {
+				r, ok := ls.Get(k)
+				if got := fmt.Sprintf("%s/%s/%s", r.Label, r.Source, r.Rule); !ok || got != w {
+					t.Errorf("%s: %s, want %s", k, got, w)
+				}
+			}
+			if len(probs) != len(tt.probs) {
+				t.Fatalf("problems %+v, want %v", probs, tt.probs)
+			}
+			for i, p := range probs {
+				var line int
+				var sub string
+				fmt.Sscanf(tt.probs[i], "%d:", &line)
+				sub = tt.probs[i][strings.Index(tt.probs[i], ":")+1:]
+				if p.Line != line || !strings.Contains(p.Detail, sub) {
+					t.Errorf("problem %+v, want line %d with %q", p, line, sub)
+				}
+			}
+		})
+	}
+}
+
+func FuzzReadLabels(f *testing.F) {
+	f.Add([]byte("run_key,label\nq,positive\n"))
+	f.Add([]byte(`{"run_key":"q","label":"negative"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ls, _, err := ReadLabels(strings.NewReader(string(in)))
+		if err == nil && ls == nil {
+			t.Fatal("nil labels without an error")
+		}
+	})
+}

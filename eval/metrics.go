@@ -1,0 +1,332 @@
+package eval
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/integrate"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Observation is one run's prediction and its label.
+type Observation struct {
+	Key       string
+	Label     Label
+	Predicted bool    // the detector flagged the run
+	Score     float64 // the detector's ranking score for the run (higher = more positive); NaN if none
+}
+
+// Confusion holds the confusion counts over scored runs.
+type Confusion struct {
+	TP, FP, FN, TN int
+}
+
+// Add counts one scored observation.
+func (c *Confusion) Add(actual, predicted bool) {
+	switch {
+	case actual && predicted:
+		c.TP++
+	case actual:
+		c.FN++
+	case predicted:
+		c.FP++
+	default:
+		c.TN++
+	}
+}
+
+// Total is the number of runs counted.
+func (c Confusion) Total() int { return c.TP + c.FP + c.FN + c.TN }
+
+// Precision is TP/(TP+FP); NaN when nothing was predicted positive.
+func (c Confusion) Precision() float64 { return ratio(c.TP, c.TP+c.FP) }
+
+// Recall is TP/(TP+FN); NaN when there is no positive run.
+func (c Confusion) Recall() float64 { return ratio(c.TP, c.TP+c.FN) }
+
+// F1 is the harmonic mean of precision and recall.
+func (c Confusion) F1() float64 { return c.FBeta(1) }
+
+// FBeta is (1+β²)·TP / ((1+β²)·TP + β²·FN + FP); NaN when TP, FN and FP are all zero.
+func (c Confusion) FBeta(beta float64) float64 {
+	b2 := beta * beta
+	num := (1 + b2) * float64(c.TP)
+	den := num + b2*float64(c.FN) + float64(c.FP)
+	if den == 0 {
+		return math.NaN()
+	}
+	return num / den
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// Estimate is a metric's value with its confidence intervals. Every field is NaN when
+// undefined.
+type Estimate struct {
+	Value float64
+	// Low and High bound the bootstrap percentile interval from resampling runs.
+	Low, High float64
+	// JeffreysLow and JeffreysHigh bound the Jeffreys (Beta(x+½, n−x+½)) interval; they
+	// are set for proportions (precision, recall) only.
+	JeffreysLow, JeffreysHigh float64
+}
+
+func undefined() Estimate {
+	nan := math.NaN()
+	return Estimate{nan, nan, nan, nan, nan}
+}
+
+// Options configure an evaluation.
+type Options struct {
+	Beta      float64 // β of the F-beta score; ≤ 0 means 1
+	Level     float64 // confidence level of the intervals; outside (0, 1) means 0.95
+	Resamples int     // bootstrap resamples; 0 means 2000, < 0 disables the bootstrap
+	Seed      uint64  // seed of the bootstrap's random source
+}
+
+func (o Options) withDefaults() Options {
+	if !(o.Beta > 0) {
+		o.Beta = 1
+	}
+	if !(o.Level > 0 && o.Level < 1) {
+		o.Level = 0.95
+	}
+	if o.Resamples == 0 {
+		o.Resamples = 2000
+	}
+	return o
+}
+
+// Report is the evaluation of one detector over a set of runs.
+type Report struct {
+	Confusion
+	Options Options // with defaults applied
+
+	Runs       int // every observation
+	Scored     int // positive or negative
+	Positives  int // scored runs labelled positive
+	Ambiguous  int // left out
+	Excluded   int // left out
+	Unlabelled int // left out
+
+	Precision, Recall, F1, FBeta Estimate
+	// AP is the average precision of the ranking by Score (the step-wise sum
+	// Σ (Rₙ − Rₙ₋₁)·Pₙ over score thresholds, as scikit-learn defines it), and AUC the
+	// area under the ROC curve; both over scored runs with a finite score.
+	AP, AUC Estimate
+
+	// Warnings says which metrics are undefined on this data, and why.
+	Warnings []error
+}
+
+// LeftOut is the number of runs not scored.
+func (r *Report) LeftOut() int { return r.Ambiguous + r.Excluded + r.Unlabelled }
+
+// Evaluate scores observations. Only runs labelled positive or negative are scored;
+// the others are counted. Intervals come from resampling runs with replacement
+// (percentile bootstrap, seeded, so the same input gives the same intervals) and, for
+// precision and recall, from the Jeffreys interval.
+func Evaluate(obs []Observation, opts Options) *Report {
+	opts = opts.withDefaults()
+	rep := &Report{Options: opts, Runs: len(obs)}
+	var scored []Observation
+	for _, o := range obs {
+		switch o.Label {
+		case Positive, Negative:
+			scored = append(scored, o)
+			rep.Add(o.Label == Positive, o.Predicted)
+		case Ambiguous:
+			rep.Ambiguous++
+		case Excluded:
+			rep.Excluded++
+		default:
+			rep.Unlabelled++
+		}
+	}
+	rep.Scored = len(scored)
+	rep.Positives = rep.TP + rep.FN
+	warn := func(format string, args ...any) { rep.Warnings = append(rep.Warnings, fmt.Errorf(format, args...)) }
+	if rep.LeftOut() > 0 {
+		warn("%d of %d runs left out of the metrics: %d ambiguous, %d excluded, %d unlabelled",
+			rep.LeftOut(), rep.Runs, rep.Ambiguous, rep.Excluded, rep.Unlabelled)
+	}
+	if rep.Scored == 0 {
+		warn("no run is labelled positive or negative: nothing to score")
+	}
+
+	ranked := rankable(scored)
+	point := func(sample []Observation) [6]float64 {
+		var c Confusion
+		for _, o := range sample {
+			c.Add(o.Label == Positive, o.Predicted)
+		}
+		return [6]float64{c.Precision(), c.Recall(), c.F1(), c.FBeta(opts.Beta), math.NaN(), math.NaN()}
+	}
+	est := point(scored)
+	est[4], est[5] = rankingMetrics(scored, ranked, nil)
+	var lows, highs [6]float64
+	for i := range lows {
+		lows[i], highs[i] = math.NaN(), math.NaN()
+	}
+	if opts.Resamples > 0 && len(scored) > 0 {
+		lows, highs = bootstrap(scored, ranked, opts, point)
+	}
+	mk := func(i int) Estimate {
+		e := undefined()
+		e.Value, e.Low, e.High = est[i], lows[i], highs[i]
+		if math.IsNaN(e.Value) {
+			e.Low, e.High = math.NaN(), math.NaN()
+		}
+		return e
+	}
+	rep.Precision, rep.Recall, rep.F1, rep.FBeta, rep.AP, rep.AUC = mk(0), mk(1), mk(2), mk(3), mk(4), mk(5)
+	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TP, rep.TP+rep.FP, opts.Level)
+	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.TP, rep.TP+rep.FN, opts.Level)
+
+	if math.IsNaN(rep.Precision.Value) && rep.Scored > 0 {
+		warn("precision undefined: no scored run was predicted positive")
+	}
+	if rep.Scored > 0 && rep.Positives == 0 {
+		warn("recall, AP and ROC AUC undefined: no scored run is labelled positive")
+	} else if rep.Scored > 0 && rep.Positives == rep.Scored {
+		warn("ROC AUC undefined: no scored run is labelled negative")
+	}
+	if n := len(scored) - len(ranked); n > 0 {
+		warn("%d scored runs have no finite score and are left out of AP and ROC AUC", n)
+	}
+	if rep.Scored > 0 && rep.Scored < 30 {
+		warn("only %d scored runs: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored)
+	}
+	return rep
+}
+
+// rankable returns the indices of the observations with a finite score, sorted by
+// score ascending (ties keep their input order, so the result is deterministic).
+func rankable(obs []Observation) []int {
+	var idx []int
+	for i, o := range obs {
+		if !math.IsNaN(o.Score) && !math.IsInf(o.Score, 0) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(obs[a].Score, obs[b].Score) })
+	return idx
+}
+
+// rankingMetrics computes average precision and ROC AUC of the observations at ranked
+// (indices sorted by score ascending), the observation at ranked[k] weighted by
+// weights[k] (nil: 1 each). gonum's ROC counts a run positive at threshold t when its
+// score ≥ t, thresholds descending.
+func rankingMetrics(obs []Observation, ranked []int, weights []float64) (ap, auc float64) {
+	if len(ranked) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	y := make([]float64, len(ranked))
+	classes := make([]bool, len(ranked))
+	var pos, neg float64
+	for k, i := range ranked {
+		y[k], classes[k] = obs[i].Score, obs[i].Label == Positive
+		w := 1.0
+		if weights != nil {
+			w = weights[k]
+		}
+		if classes[k] {
+			pos += w
+		} else {
+			neg += w
+		}
+	}
+	if pos == 0 {
+		return math.NaN(), math.NaN()
+	}
+	tpr, fpr, _ := stat.ROC(nil, y, classes, weights)
+	// Average precision: Σ (Rᵢ − Rᵢ₋₁)·Pᵢ with Pᵢ = TPᵢ/(TPᵢ+FPᵢ), TP = tpr·P, FP = fpr·N.
+	prevRecall := 0.0
+	for i := range tpr {
+		if tpr[i] <= prevRecall {
+			continue
+		}
+		tp, fp := tpr[i]*pos, 0.0
+		if neg > 0 {
+			fp = fpr[i] * neg
+		}
+		ap += (tpr[i] - prevRecall) * tp / (tp + fp)
+		prevRecall = tpr[i]
+	}
+	if neg == 0 {
+		return ap, math.NaN()
+	}
+	return ap, integrate.Trapezoidal(fpr, tpr)
+}
+
+// bootstrap returns percentile intervals of the six metrics over resamples of runs.
+func bootstrap(scored []Observation, ranked []int, opts Options, point func([]Observation) [6]float64) (lows, highs [6]float64) {
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c6f6f7077617463)) // "loopwatc"
+	n := len(scored)
+	rankOf := make([]int, n) // scored index → position in ranked, -1 if unranked
+	for i := range rankOf {
+		rankOf[i] = -1
+	}
+	for k, i := range ranked {
+		rankOf[i] = k
+	}
+	samples := make([][]float64, 6)
+	sample := make([]Observation, n)
+	weights := make([]float64, len(ranked))
+	for b := 0; b < opts.Resamples; b++ {
+		clear(weights)
+		for i := range sample {
+			j := rng.IntN(n)
+			sample[i] = scored[j]
+			if k := rankOf[j]; k >= 0 {
+				weights[k]++
+			}
+		}
+		v := point(sample)
+		v[4], v[5] = rankingMetrics(scored, ranked, weights)
+		for m := range v {
+			if !math.IsNaN(v[m]) {
+				samples[m] = append(samples[m], v[m])
+			}
+		}
+	}
+	alpha := (1 - opts.Level) / 2
+	for m := range samples {
+		lows[m], highs[m] = math.NaN(), math.NaN()
+		// An interval needs the metric to be defined on most resamples.
+		if len(samples[m]) < opts.Resamples/2 {
+			continue
+		}
+		sort.Float64s(samples[m])
+		lows[m] = stat.Quantile(alpha, stat.Empirical, samples[m], nil)
+		highs[m] = stat.Quantile(1-alpha, stat.Empirical, samples[m], nil)
+	}
+	return lows, highs
+}
+
+// jeffreys returns the equal-tailed Jeffreys interval of x successes in n trials.
+func jeffreys(x, n int, level float64) (lo, hi float64) {
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	b := distuv.Beta{Alpha: float64(x) + 0.5, Beta: float64(n-x) + 0.5}
+	alpha := (1 - level) / 2
+	lo, hi = b.Quantile(alpha), b.Quantile(1-alpha)
+	if x == 0 {
+		lo = 0
+	}
+	if x == n {
+		hi = 1
+	}
+	return lo, hi
+}

@@ -1,0 +1,343 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// Options configure a replay.
+type Options struct {
+	// Workers is the number of files read and replayed at once; ≤ 0 means GOMAXPROCS.
+	// It never changes the results or their order.
+	Workers int
+	// Struggle configures struggle detection.
+	Struggle struggle.StruggleConfig
+	// MaxProblemDetails caps how many problems the Summary keeps in full (the counts
+	// are always complete); ≤ 0 means 10000.
+	MaxProblemDetails int
+}
+
+// A Sink receives the results of a replay, one run at a time, in order, from a single
+// goroutine. An error from the sink stops the replay and is returned by [Replay].
+type Sink interface {
+	Run(*RunResult) error
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(*RunResult) error
+
+// Run calls f.
+func (f SinkFunc) Run(r *RunResult) error { return f(r) }
+
+// Summary describes what a replay read.
+type Summary struct {
+	Files        int            // files read as input
+	FilesByFmt   map[string]int // files per recognised format
+	Ignored      int            // documentation files skipped without a problem
+	Runs         int            // runs replayed
+	Problems     []input.Problem
+	ProblemCount map[input.ProblemKind]int // complete counts, also beyond the kept details
+	// Fingerprint is a SHA-256 over the path and content of every file read, in path
+	// order: equal fingerprints mean identical input.
+	Fingerprint string
+}
+
+// TotalProblems returns the number of problems found.
+func (s *Summary) TotalProblems() int {
+	n := 0
+	for _, c := range s.ProblemCount {
+		n += c
+	}
+	return n
+}
+
+// Replay reads every file under fsys, replays each run it finds and hands the results
+// to sink in order of file path, then run key. Errors reading the input are problems
+// in the Summary; Replay itself fails only when fsys cannot be walked at all, the
+// context is cancelled or the sink fails.
+func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.MaxProblemDetails <= 0 {
+		opts.MaxProblemDetails = 10000
+	}
+	sum := &Summary{FilesByFmt: map[string]int{}, ProblemCount: map[input.ProblemKind]int{}}
+	problem := func(p input.Problem) {
+		sum.ProblemCount[p.Kind]++
+		if len(sum.Problems) < opts.MaxProblemDetails {
+			sum.Problems = append(sum.Problems, p)
+		}
+	}
+	var files []string
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if name == "." {
+				return err
+			}
+			problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		files = append(files, name)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the input: %w", err)
+	}
+	sort.Strings(files) // WalkDir is lexical per directory; make the order global and explicit
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan fileResult, opts.Workers)
+	jobs := make(chan int)
+	window := make(chan struct{}, 4*opts.Workers) // bounds results held for reordering
+	go func() {
+		defer close(jobs)
+		for i := range files {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for w := 0; w < opts.Workers; w++ {
+		go func() {
+			for i := range jobs {
+				res := replayFile(fsys, files[i], opts)
+				res.index = i
+				select {
+				case results <- res:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+
+	fp := sha256.New()
+	seen := map[string]string{} // run key → file that had it first
+	pending := map[int]fileResult{}
+	for next := 0; next < len(files); {
+		res, ok := pending[next]
+		if !ok {
+			select {
+			case r := <-results:
+				pending[r.index] = r
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		delete(pending, next)
+		next++
+		<-window
+		if err := sum.absorb(res, fp, seen, problem, sink); err != nil {
+			return nil, err
+		}
+	}
+	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	return sum, ctx.Err()
+}
+
+// absorb folds one file's results into the summary and hands its runs to the sink.
+func (s *Summary) absorb(res fileResult, fp hash.Hash, seen map[string]string, problem func(input.Problem), sink Sink) error {
+	for _, p := range res.problems {
+		problem(p)
+	}
+	switch {
+	case res.ignored:
+		s.Ignored++
+		return nil
+	case res.format == "":
+		return nil
+	}
+	s.Files++
+	s.FilesByFmt[res.format]++
+	fmt.Fprintf(fp, "%s\x00%s\n", res.name, res.digest)
+	for _, rr := range res.runs {
+		if first, dup := seen[rr.Run.Key]; dup {
+			problem(input.Problem{File: res.name, Line: rr.Run.Line, Kind: input.ProblemDuplicate,
+				Detail: fmt.Sprintf("run %s was already read from %s; this one is skipped", rr.Run.Key, first)})
+			continue
+		}
+		seen[rr.Run.Key] = res.name
+		s.Runs++
+		if err := sink.Run(rr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type fileResult struct {
+	index    int
+	name     string
+	format   string
+	ignored  bool
+	digest   string
+	runs     []*RunResult
+	problems []input.Problem
+}
+
+// replayFile detects, reads and replays one file.
+func replayFile(fsys fs.FS, name string, opts Options) fileResult {
+	res := fileResult{name: name}
+	fail := func(err error) fileResult {
+		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemRead,
+			Detail: fmt.Sprintf("cannot read: %v; skipped (check the file's permissions)", err)})
+		return res
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return fail(err)
+	}
+	head = head[:n]
+	fm := detect(name, head)
+	if fm == nil {
+		if ignorable(name) {
+			res.ignored = true
+			return res
+		}
+		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemUnknownFile,
+			Detail: fmt.Sprintf("not a recognised input format (%s); skipped", joinNames())})
+		return res
+	}
+	res.format = fm.name
+	h := sha256.New()
+	h.Write(head)
+	runs, probs := fm.read(name, io.MultiReader(bytes.NewReader(head), io.TeeReader(f, h)))
+	res.digest = hex.EncodeToString(h.Sum(nil))
+	res.problems = append(res.problems, probs...)
+	for _, r := range runs {
+		res.runs = append(res.runs, ReplayRun(r, opts.Struggle))
+	}
+	return res
+}
+
+func joinNames() string {
+	s := ""
+	for i, n := range FormatNames() {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return "known: " + s
+}
+
+// RunResult is the replay of one run: the run as read, and every decision the
+// detectors made on it.
+type RunResult struct {
+	Run    *input.Run
+	Cycles []CycleResult // one per cycle of the run, in order
+
+	// Struggle summarises struggle detection over the run.
+	Struggle StruggleOutcome
+}
+
+// CycleResult is struggle detection's verdict at the end of one cycle.
+type CycleResult struct {
+	Cycle  int
+	Signal struggle.StruggleSignal
+	// Decision reports whether the loop would act on the signal at this cycle: the
+	// cycle was not approved (an approved run ends, nothing is left to decide) and it is
+	// at least MinCyclesBeforeCheck.
+	Decision bool
+	// PriorFindings is the number of findings of earlier cycles the overlap compared
+	// against.
+	PriorFindings int
+}
+
+// StruggleOutcome is struggle detection's prediction for a whole run.
+type StruggleOutcome struct {
+	// Triggered reports whether the signal triggered at a decision point.
+	Triggered bool
+	// FirstCycle is the first cycle where it triggered at a decision point (0: never).
+	FirstCycle int
+	FirstTime  time.Time // end of that cycle
+	// MaxScore is the highest score over the decision points (0 when there are none):
+	// the run is predicted struggling exactly when MaxScore ≥ CompositeThreshold, so it
+	// ranks runs for threshold sweeps, average precision and ROC AUC.
+	MaxScore float64
+	// Lead time between the first trigger and the run's end: cycles left, cost spent
+	// after it, seconds until the run's last event.
+	LeadCycles  int
+	LeadCostUSD float64
+	LeadSeconds float64
+}
+
+// ReplayRun replays one run cycle by cycle through struggle detection, exactly as
+// quasar's loop drives it: each cycle's state is accumulated with
+// [analyze.CycleState.EndCycle] and then evaluated. The detector sees only the cycles up
+// to the one it decides on.
+func ReplayRun(run *input.Run, cfg struggle.StruggleConfig) *RunResult {
+	res := &RunResult{Run: run, Cycles: make([]CycleResult, 0, len(run.Cycles))}
+	state := analyze.CycleState{TaskBeadID: run.TaskID, TaskTitle: run.Title, Phase: run.Phase,
+		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD}
+	out := &res.Struggle
+	for _, c := range run.Cycles {
+		state.Cycle = c.Cycle
+		state.TotalCostUSD = c.TotalCostUSD
+		state.FilterCheckName, state.FilterOutput = c.FilterCheckName, c.FilterOutput
+		state.Findings = append(state.Findings[:0:0], c.Findings...)
+		state.FilterFixAttempts, state.FilterFixCostUSD = c.FilterFixAttempts, c.FilterFixCostUSD
+		prior := len(state.AllFindings)
+		state.EndCycle()
+		sig := struggle.EvaluateStruggle(&state, cfg)
+		cr := CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior,
+			Decision: !c.Approved && cfg.Enabled && c.Cycle >= cfg.MinCyclesBeforeCheck}
+		res.Cycles = append(res.Cycles, cr)
+		if !cr.Decision {
+			continue
+		}
+		if sig.Score > out.MaxScore {
+			out.MaxScore = sig.Score
+		}
+		if sig.Triggered && !out.Triggered {
+			out.Triggered, out.FirstCycle, out.FirstTime = true, c.Cycle, c.Time
+		}
+	}
+	if out.Triggered {
+		last := run.LastCycle()
+		out.LeadCycles = last.Cycle - out.FirstCycle
+		out.LeadCostUSD = last.TotalCostUSD - run.Cycles[out.FirstCycle-1].TotalCostUSD
+		end := run.End
+		if end.IsZero() {
+			end = last.Time
+		}
+		out.LeadSeconds = end.Sub(out.FirstTime).Seconds()
+	}
+	return res
+}
