@@ -27,7 +27,7 @@ func approx(a, b float64) bool {
 
 func TestConfusion(t *testing.T) {
 	tests := []struct {
-		c                   Confusion
+		c                 Confusion
 		p, r, f1, f2, f05 float64
 	}{
 		{Confusion{TP: 6, FP: 2, FN: 3, TN: 9}, 6.0 / 8, 6.0 / 9, 2 * 0.75 * (6.0 / 9) / (0.75 + 6.0/9), 5 * 6.0 / (5*6.0 + 4*3 + 2), 1.25 * 6.0 / (1.25*6 + 0.25*3 + 2)},

@@ -1,0 +1,50 @@
+# loopwatch — the two set-up commands are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin
+PKGS    := ./...
+FUZZTIME ?= 30s
+
+.PHONY: all build test demo bench fuzz lint interop-deps clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## demo: replay the built-in sample dataset into demo/ and print the summary
+demo: build
+	@mkdir -p demo
+	$(BIN)/replay --out demo/results.parquet
+
+## test: vet, unit/golden/end-to-end tests with the race detector, and the DuckDB interop test
+test: interop-deps
+	$(GO) vet $(PKGS)
+	LOOPWATCH_INTEROP=required $(GO) test -race -count=1 $(PKGS)
+
+## bench: benchmarks of the detectors and the replay
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## fuzz: run every fuzz target for FUZZTIME each
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+## lint: gofmt and go vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## interop-deps: install DuckDB's Node package (an independent Parquet reader) into interop/node_modules
+interop-deps: interop/node_modules/.installed
+
+interop/node_modules/.installed: interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+clean:
+	rm -rf $(BIN) demo interop/node_modules

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/datasets"
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a problem with the command line or its files: exit status 2.
+type usageError struct{ error }
+
+type options struct {
+	in, out, labels, struggleConfig string
+	workers                         int
+	strict                          bool
+	seed                            uint64
+	resamples                       int
+	level, beta                     float64
+	showProblems                    int
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.in, "in", "", "input folder or file (default: the built-in sample)")
+	fs.StringVar(&o.out, "out", "results.parquet", "run table to write; sibling tables share its stem")
+	fs.StringVar(&o.labels, "labels", "", "labels file, CSV or JSONL (default: none, or the sample's labels without --in)")
+	fs.StringVar(&o.struggleConfig, "struggle-config", "", "JSON file overriding struggle detection thresholds")
+	fs.IntVar(&o.workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
+	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the input has any problem")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the bootstrap confidence intervals")
+	fs.IntVar(&o.resamples, "resamples", 2000, "bootstrap resamples of runs for confidence intervals (0 disables)")
+	fs.Float64Var(&o.level, "ci-level", 0.95, "confidence level of the intervals")
+	fs.Float64Var(&o.beta, "beta", 1, "β of the F-beta score reported beside F1")
+	fs.IntVar(&o.showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "replay: unexpected argument %q (inputs go in --in)\n", fs.Arg(0))
+		return 2
+	}
+	if o.resamples == 0 {
+		o.resamples = -1 // eval: < 0 disables; 0 would mean its default
+	}
+	err := replayJob(ctx, o, stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 1
+	}
+}
+
+const usage = `Usage: replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
+
+Replays recorded coding-agent runs through loopwatch's detectors, writes every decision
+to Parquet and scores the detectors against labels. Without --in it replays the
+built-in sample dataset.
+
+Examples:
+  replay
+  replay --in runs/ --out results.parquet
+  replay --in runs/ --labels labels.csv --out results.parquet --workers 8
+  replay --in runs/ --struggle-config struggle.json --strict
+
+Flags:
+`
+
+func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	fsys, inputName, err := openInput(o.in)
+	if err != nil {
+		return usageError{err}
+	}
+	labels, labelsNote, labelsID, err := loadLabels(o, stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg, err := loadStruggleConfig(o.struggleConfig)
+	if err != nil {
+		return usageError{err}
+	}
+	cfgJSON, _ := json.Marshal(cfg)
+	cfgHash := shortHash(cfgJSON)
+	evalOpts := eval.Options{Seed: o.seed, Resamples: o.resamples, Level: o.level, Beta: o.beta}
+	evalJSON, _ := json.Marshal(map[string]any{"seed": o.seed, "resamples": max(o.resamples, 0), "ci_level": o.level, "beta": o.beta})
+
+	out, err := reports.NewOutput(o.out, map[string]string{
+		"loopwatch.struggle_config": string(cfgJSON),
+		"loopwatch.config_hash":     cfgHash,
+		"loopwatch.labels":          labelsID,
+		"loopwatch.eval":            string(evalJSON),
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	defer out.Abort()
+	runs, err := reports.NewTable[reports.RunRow](out, "")
+	if err != nil {
+		return err
+	}
+	cycles, err := reports.NewTable[reports.CycleRow](out, "cycles")
+	if err != nil {
+		return err
+	}
+	metrics, err := reports.NewTable[reports.MetricRow](out, "metrics")
+	if err != nil {
+		return err
+	}
+	problems, err := reports.NewTable[reports.ProblemRow](out, "problems")
+	if err != nil {
+		return err
+	}
+
+	var obs []eval.Observation
+	sink := replay.SinkFunc(func(res *replay.RunResult) error {
+		rec, ok := labels.Get(res.Run.Key)
+		runRow, cycleRows := reports.RunRows(res, rec, ok)
+		if err := runs.Write(runRow); err != nil {
+			return err
+		}
+		if err := cycles.Write(cycleRows...); err != nil {
+			return err
+		}
+		obs = append(obs, eval.Observation{Key: res.Run.Key, Label: rec.Label, Predicted: res.Struggle.Triggered,
+			Score: res.Struggle.MaxScore})
+		return nil
+	})
+	sum, err := replay.Replay(ctx, fsys, replay.Options{Workers: o.workers, Struggle: cfg}, sink)
+	if err != nil {
+		return fmt.Errorf("%s: %w", inputName, err)
+	}
+	rep := eval.Evaluate(obs, evalOpts)
+	if err := metrics.Write(reports.MetricRows("struggle", "run", "struggled", cfgHash, rep)...); err != nil {
+		return err
+	}
+	if err := problems.Write(reports.ProblemRows(sum.Problems)...); err != nil {
+		return err
+	}
+	out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
+	if err := out.Commit(); err != nil {
+		return err
+	}
+
+	if sum.Files == 0 {
+		fmt.Fprintf(stderr, "replay: no input file under %s is in a recognised format (%s)\n", inputName, strings.Join(replay.FormatNames(), ", "))
+	}
+	reports.WriteProblems(stderr, sum, o.showProblems, " (all are in "+out.Path("problems")+")")
+	if err := reports.WriteSummary(stdout, sum, labelsNote, []reports.DetectorReport{{Detector: "struggle", Report: rep}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s (%d runs), %s (%d cycles), %s, %s\n", out.Path(""), runs.Rows(),
+		out.Path("cycles"), cycles.Rows(), out.Path("metrics"), out.Path("problems"))
+	if o.strict && sum.TotalProblems() > 0 {
+		return fmt.Errorf("%d problems in the input and --strict is set (fix them or drop --strict)", sum.TotalProblems())
+	}
+	return nil
+}
+
+// openInput returns the file system to replay and a name for messages.
+func openInput(in string) (fs.FS, string, error) {
+	if in == "" {
+		return datasets.Sample(), datasets.SampleName, nil
+	}
+	fi, err := os.Stat(in)
+	if err != nil {
+		return nil, "", fmt.Errorf("--in %s: %w", in, unwrap(err))
+	}
+	if fi.IsDir() {
+		return os.DirFS(in), in, nil
+	}
+	return singleFile{dir: os.DirFS(filepath.Dir(in)), name: filepath.Base(in)}, in, nil
+}
+
+// loadLabels reads --labels, or the sample's labels when replaying the sample.
+func loadLabels(o options, stderr io.Writer) (*eval.Labels, string, string, error) {
+	var data []byte
+	name := o.labels
+	switch {
+	case o.labels != "":
+		b, err := os.ReadFile(o.labels)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("--labels %s: %w", o.labels, unwrap(err))
+		}
+		data = b
+	case o.in == "":
+		data, name = datasets.SampleLabels(), datasets.SampleName+" labels"
+	default:
+		return eval.NewLabels(), "none (pass --labels to score the detectors)", "none", nil
+	}
+	ls, probs, err := eval.ReadLabels(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", "", fmt.Errorf("--labels %s: %w", name, err)
+	}
+	for _, p := range probs {
+		fmt.Fprintf(stderr, "%s:%d: label: %s\n", name, p.Line, p.Detail)
+	}
+	return ls, fmt.Sprintf("%s: %d runs labelled", name, ls.Len()), filepath.Base(name) + " sha256:" + shortHash(data), nil
+}
+
+// loadStruggleConfig reads --struggle-config over the defaults.
+func loadStruggleConfig(path string) (struggle.StruggleConfig, error) {
+	cfg := struggle.DefaultStruggleConfig()
+	if path == "" {
+		return cfg, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("--struggle-config %s: %w", path, unwrap(err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("--struggle-config %s: %w (fields: enabled, min_cycles_before_check, filter_repeat_threshold, finding_overlap_threshold, budget_burn_threshold, composite_threshold)", path, err)
+	}
+	return cfg, nil
+}
+
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// singleFile is a file system holding one file of dir, so that a single input file is
+// replayed exactly like a folder holding only it.
+type singleFile struct {
+	dir  fs.FS
+	name string
+}
+
+func (s singleFile) Open(name string) (fs.File, error) {
+	if name == "." {
+		return &rootDir{s}, nil
+	}
+	if name != s.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return s.dir.Open(name)
+}
+
+type rootDir struct{ s singleFile }
+
+func (d *rootDir) Stat() (fs.FileInfo, error) { return fs.Stat(d.s.dir, ".") }
+func (d *rootDir) Read([]byte) (int, error)   { return 0, errors.New("is a directory") }
+func (d *rootDir) Close() error               { return nil }
+func (d *rootDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	fi, err := fs.Stat(d.s.dir, d.s.name)
+	if err != nil {
+		return nil, err
+	}
+	return []fs.DirEntry{fs.FileInfoToDirEntry(fi)}, nil
+}

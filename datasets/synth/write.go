@@ -1,0 +1,66 @@
+package synth
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Files renders runs as trace files: file name → JSONL content, runs sharing a file in
+// generation order.
+func Files(runs []Run) map[string][]byte {
+	files := map[string]*bytes.Buffer{}
+	for _, r := range runs {
+		buf := files[r.File]
+		if buf == nil {
+			buf = &bytes.Buffer{}
+			files[r.File] = buf
+		}
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		for _, ev := range r.Events {
+			if err := enc.Encode(ev); err != nil {
+				panic(fmt.Sprintf("synth: encoding a generated event: %v", err)) // generated values always encode
+			}
+		}
+	}
+	out := make(map[string][]byte, len(files))
+	for name, buf := range files {
+		out[name] = buf.Bytes()
+	}
+	return out
+}
+
+// Labels renders the runs' ground truth as a labels CSV (run_key, label, outcome,
+// label_source, rule), sorted by run key.
+func Labels(runs []Run) []byte {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b Run) int { return strings.Compare(a.Key, b.Key) })
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"run_key", "label", "outcome", "label_source", "rule"})
+	for _, r := range sorted {
+		label := "negative"
+		if r.Positive() {
+			label = "positive"
+		}
+		w.Write([]string{r.Key, label, r.Outcome(), "derived", "synthetic ground truth: scenario " + string(r.Scenario)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// SamplePlan is the scenario list of loopwatch's built-in sample: every scenario at
+// least twice, with two re-runs of a task in a second epoch.
+var SamplePlan = []Scenario{
+	Converge1, Converge2, SlowProgress, FilterFlake, FilterRepeat, RepeatFindings, BudgetBurn, Stuck,
+	Converge1, SlowProgress, FilterFlake, Converge2, FilterRepeat, RepeatFindings, BudgetBurn, Converge1,
+}
+
+// SampleConfig is the configuration that generates the built-in sample.
+func SampleConfig() Config {
+	return Config{Seed: 20260302, Plan: SamplePlan, RerunEvery: 8}
+}

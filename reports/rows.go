@@ -1,0 +1,224 @@
+package reports
+
+import (
+	"math"
+	"time"
+
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// RunRow is one row of the run table (results.parquet): one replayed run, its label
+// and the struggle detector's prediction.
+type RunRow struct {
+	RunKey       string     `parquet:"run_key"`
+	Kind         string     `parquet:"kind"` // "quasar_run"
+	Source       string     `parquet:"source"`
+	File         string     `parquet:"file"`
+	TaskID       string     `parquet:"task_id"`
+	Title        string     `parquet:"title"`
+	Phase        string     `parquet:"phase"`
+	Epoch        string     `parquet:"epoch"`
+	StartedAt    *time.Time `parquet:"started_at,optional,timestamp(millisecond:utc)"`
+	EndedAt      *time.Time `parquet:"ended_at,optional,timestamp(millisecond:utc)"`
+	Cycles       int32      `parquet:"cycles"`
+	MaxCycles    int32      `parquet:"max_cycles"`
+	MaxBudgetUSD float64    `parquet:"max_budget_usd"`
+	TotalCostUSD float64    `parquet:"total_cost_usd"`
+	CostSource   string     `parquet:"cost_source"`
+	Outcome      string     `parquet:"outcome"`
+	OutcomeNote  string     `parquet:"outcome_reason"`
+	FilterKnown  bool       `parquet:"filter_known"`
+	Findings     int32      `parquet:"findings"`
+
+	Label       *string `parquet:"label,optional"`
+	LabelSource *string `parquet:"label_source,optional"`
+	LabelRule   *string `parquet:"label_rule,optional"`
+	Actual      *bool   `parquet:"actual,optional"`
+
+	StrugglePredicted  bool       `parquet:"struggle_predicted"`
+	StruggleFirstCycle *int32     `parquet:"struggle_first_cycle,optional"`
+	StruggleFirstAt    *time.Time `parquet:"struggle_first_at,optional,timestamp(millisecond:utc)"`
+	StruggleMaxScore   float64    `parquet:"struggle_max_score"`
+	LeadCycles         *int32     `parquet:"lead_cycles,optional"`
+	LeadCostUSD        *float64   `parquet:"lead_cost_usd,optional"`
+	LeadSeconds        *float64   `parquet:"lead_seconds,optional"`
+	Confusion          *string    `parquet:"struggle_confusion,optional"`
+}
+
+// CycleRow is one row of the cycle table (results.cycles.parquet): struggle detection's
+// verdict at the end of one cycle of one run.
+type CycleRow struct {
+	RunKey          string     `parquet:"run_key"`
+	Cycle           int32      `parquet:"cycle"`
+	EndedAt         *time.Time `parquet:"ended_at,optional,timestamp(millisecond:utc)"`
+	TotalCostUSD    float64    `parquet:"total_cost_usd"`
+	CostSource      string     `parquet:"cost_source"`
+	FilterCheckName *string    `parquet:"filter_check_name,optional"`
+	Findings        int32      `parquet:"findings"`
+	PriorFindings   int32      `parquet:"prior_findings"`
+	LintFixCalls    int32      `parquet:"lint_fix_calls"`
+	Approved        bool       `parquet:"approved"`
+	FilterRepeat    int32      `parquet:"filter_repeat"`
+	FindingOverlap  float64    `parquet:"finding_overlap"`
+	BudgetBurnRate  float64    `parquet:"budget_burn_rate"`
+	Score           float64    `parquet:"score"`
+	Triggered       bool       `parquet:"triggered"`
+	Decision        bool       `parquet:"decision_point"`
+	Reason          string     `parquet:"reason"`
+}
+
+// MetricRow is one row of the metrics table (results.metrics.parquet), in long form:
+// one metric of one detector. Undefined values are null.
+type MetricRow struct {
+	Detector      string   `parquet:"detector"`
+	Target        string   `parquet:"target"`         // what is predicted: "run"
+	PositiveClass string   `parquet:"positive_class"` // what a positive label means
+	Metric        string   `parquet:"metric"`
+	Value         *float64 `parquet:"value,optional"`
+	CILow         *float64 `parquet:"ci_low,optional"`
+	CIHigh        *float64 `parquet:"ci_high,optional"`
+	JeffreysLow   *float64 `parquet:"jeffreys_low,optional"`
+	JeffreysHigh  *float64 `parquet:"jeffreys_high,optional"`
+	CILevel       float64  `parquet:"ci_level"`
+	Resamples     int32    `parquet:"resamples"`
+	Seed          int64    `parquet:"seed"`
+	Runs          int32    `parquet:"runs"`
+	Scored        int32    `parquet:"scored"`
+	Ambiguous     int32    `parquet:"ambiguous"`
+	Excluded      int32    `parquet:"excluded"`
+	Unlabelled    int32    `parquet:"unlabelled"`
+	ConfigHash    string   `parquet:"config_hash"`
+}
+
+// ProblemRow is one row of the problem table (results.problems.parquet): something
+// wrong with the input, with the file and line where it was found.
+type ProblemRow struct {
+	File   string `parquet:"file"`
+	Line   int32  `parquet:"line"`
+	Kind   string `parquet:"kind"`
+	Detail string `parquet:"detail"`
+}
+
+// RunRows converts one replayed run and its label (ok false: unlabelled) into its run
+// row and cycle rows.
+func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunRow, []CycleRow) {
+	r := res.Run
+	last := r.LastCycle()
+	row := RunRow{
+		RunKey: r.Key, Kind: "quasar_run", Source: r.Source, File: r.File, TaskID: r.TaskID, Title: r.Title,
+		Phase: r.Phase, Epoch: r.Epoch, StartedAt: timePtr(r.Start), EndedAt: timePtr(r.End),
+		Cycles: int32(len(r.Cycles)), MaxCycles: int32(r.MaxCycles), MaxBudgetUSD: r.MaxBudgetUSD,
+		TotalCostUSD: last.TotalCostUSD, CostSource: string(r.CostSource), Outcome: string(r.Outcome),
+		OutcomeNote: r.Reason, FilterKnown: r.FilterKnown,
+	}
+	for _, c := range r.Cycles {
+		row.Findings += int32(len(c.Findings))
+	}
+	s := res.Struggle
+	row.StrugglePredicted, row.StruggleMaxScore = s.Triggered, s.MaxScore
+	if s.Triggered {
+		row.StruggleFirstCycle = ptr(int32(s.FirstCycle))
+		row.StruggleFirstAt = timePtr(s.FirstTime)
+		row.LeadCycles, row.LeadCostUSD, row.LeadSeconds = ptr(int32(s.LeadCycles)), ptr(s.LeadCostUSD), ptr(s.LeadSeconds)
+	}
+	if labelled {
+		row.Label, row.LabelSource = ptr(string(label.Label)), ptr(string(label.Source))
+		if label.Rule != "" {
+			row.LabelRule = ptr(label.Rule)
+		}
+		if label.Label.Scored() {
+			actual := label.Label == eval.Positive
+			row.Actual = &actual
+			row.Confusion = ptr(confusionCell(actual, s.Triggered))
+		}
+	}
+	cycles := make([]CycleRow, len(res.Cycles))
+	for i, cr := range res.Cycles {
+		c := r.Cycles[i]
+		cycles[i] = CycleRow{
+			RunKey: r.Key, Cycle: int32(c.Cycle), EndedAt: timePtr(c.Time), TotalCostUSD: c.TotalCostUSD,
+			CostSource: string(r.CostSource), Findings: int32(len(c.Findings)), PriorFindings: int32(cr.PriorFindings),
+			LintFixCalls: int32(c.LintFixCalls), Approved: c.Approved, FilterRepeat: int32(cr.Signal.FilterRepeat),
+			FindingOverlap: cr.Signal.FindingOverlap, BudgetBurnRate: cr.Signal.BudgetBurnRate, Score: cr.Signal.Score,
+			Triggered: cr.Signal.Triggered, Decision: cr.Decision, Reason: cr.Signal.Reason,
+		}
+		if r.FilterKnown {
+			cycles[i].FilterCheckName = ptr(c.FilterCheckName)
+		}
+	}
+	return row, cycles
+}
+
+// MetricRows converts an evaluation report into metric rows.
+func MetricRows(detector, target, positiveClass, configHash string, rep *eval.Report) []MetricRow {
+	base := MetricRow{Detector: detector, Target: target, PositiveClass: positiveClass,
+		CILevel: rep.Options.Level, Resamples: int32(max(rep.Options.Resamples, 0)), Seed: int64(rep.Options.Seed),
+		Runs: int32(rep.Runs), Scored: int32(rep.Scored), Ambiguous: int32(rep.Ambiguous),
+		Excluded: int32(rep.Excluded), Unlabelled: int32(rep.Unlabelled), ConfigHash: configHash}
+	var rows []MetricRow
+	count := func(name string, v int) {
+		r := base
+		r.Metric, r.Value = name, ptr(float64(v))
+		rows = append(rows, r)
+	}
+	estimate := func(name string, e eval.Estimate) {
+		r := base
+		r.Metric = name
+		r.Value, r.CILow, r.CIHigh = finite(e.Value), finite(e.Low), finite(e.High)
+		r.JeffreysLow, r.JeffreysHigh = finite(e.JeffreysLow), finite(e.JeffreysHigh)
+		rows = append(rows, r)
+	}
+	count("tp", rep.TP)
+	count("fp", rep.FP)
+	count("fn", rep.FN)
+	count("tn", rep.TN)
+	estimate("precision", rep.Precision)
+	estimate("recall", rep.Recall)
+	estimate("f1", rep.F1)
+	if rep.Options.Beta != 1 {
+		estimate("f_beta", rep.FBeta)
+	}
+	estimate("average_precision", rep.AP)
+	estimate("roc_auc", rep.AUC)
+	return rows
+}
+
+// ProblemRows converts input problems into rows.
+func ProblemRows(problems []input.Problem) []ProblemRow {
+	rows := make([]ProblemRow, len(problems))
+	for i, p := range problems {
+		rows[i] = ProblemRow{File: p.File, Line: int32(p.Line), Kind: string(p.Kind), Detail: p.Detail}
+	}
+	return rows
+}
+
+func confusionCell(actual, predicted bool) string {
+	switch {
+	case actual && predicted:
+		return "tp"
+	case actual:
+		return "fn"
+	case predicted:
+		return "fp"
+	}
+	return "tn"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}

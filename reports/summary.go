@@ -1,0 +1,89 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+)
+
+// DetectorReport names one detector's evaluation for the summary.
+type DetectorReport struct {
+	Detector string
+	Report   *eval.Report
+}
+
+// WriteSummary prints the replay's short summary: what was read, then one line per
+// detector with runs, labelled, scored, precision, recall and F1 (each with its
+// bootstrap interval; "—" where undefined).
+func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports []DetectorReport) error {
+	var fmts []string
+	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
+		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
+	}
+	fmt.Fprintf(w, "input:    %d files (%s), %d runs, %d problems\n", sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.TotalProblems())
+	if labelsNote != "" {
+		fmt.Fprintf(w, "labels:   %s\n", labelsNote)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DETECTOR\tRUNS\tLABELLED\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1")
+	for _, d := range reports {
+		r := d.Report
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, r.Runs, r.Runs-r.Unlabelled, r.Scored,
+			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, d := range reports {
+		r := d.Report
+		if r.Scored > 0 && r.Scored < 30 {
+			fmt.Fprintf(w, "%s: Jeffreys %.0f%% intervals: precision %s, recall %s\n", d.Detector, 100*r.Options.Level,
+				interval(r.Precision.JeffreysLow, r.Precision.JeffreysHigh), interval(r.Recall.JeffreysLow, r.Recall.JeffreysHigh))
+		}
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "note: %s: %v\n", d.Detector, warn)
+		}
+	}
+	return nil
+}
+
+// FormatEstimate formats a value with its bootstrap interval, e.g. "0.750 [0.52, 0.93]";
+// "—" when undefined.
+func FormatEstimate(e eval.Estimate) string {
+	if math.IsNaN(e.Value) {
+		return "—"
+	}
+	if math.IsNaN(e.Low) {
+		return fmt.Sprintf("%.3f", e.Value)
+	}
+	return fmt.Sprintf("%.3f [%.2f, %.2f]", e.Value, e.Low, e.High)
+}
+
+func interval(lo, hi float64) string {
+	if math.IsNaN(lo) {
+		return "—"
+	}
+	return fmt.Sprintf("[%.2f, %.2f]", lo, hi)
+}
+
+// WriteProblems prints up to limit problems, one per line as file:line: kind: detail,
+// and a line saying how many more there are.
+func WriteProblems(w io.Writer, sum *replay.Summary, limit int, more string) {
+	for i, p := range sum.Problems {
+		if i == limit {
+			break
+		}
+		fmt.Fprintln(w, p.String())
+	}
+	if n := sum.TotalProblems() - min(limit, len(sum.Problems)); n > 0 {
+		fmt.Fprintf(w, "… and %d more problems%s\n", n, more)
+	}
+}
