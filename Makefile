@@ -42,8 +42,10 @@ lint:
 ## interop-deps: install DuckDB's Node package (an independent Parquet reader) into interop/node_modules
 interop-deps: interop/node_modules/.installed
 
+# `npm install` with the committed lock, not `npm ci`: npm 11 leaves other platforms'
+# optional DuckDB bindings out of the lock, and `npm ci` then refuses to install.
 interop/node_modules/.installed: interop/package.json interop/package-lock.json
-	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	cd interop && npm install --no-audit --no-fund --loglevel=error
 	@touch $@
 
 clean:

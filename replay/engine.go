@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -218,7 +219,11 @@ func replayFile(fsys fs.FS, name string, opts Options) fileResult {
 		return fail(err)
 	}
 	defer f.Close()
-	head := make([]byte, sniffSize)
+	size := int64(sniffSize)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
+		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
+	}
+	head := make([]byte, size)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return fail(err)
@@ -230,8 +235,11 @@ func replayFile(fsys fs.FS, name string, opts Options) fileResult {
 			res.ignored = true
 			return res
 		}
-		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemUnknownFile,
-			Detail: fmt.Sprintf("not a recognised input format (%s); skipped", joinNames())})
+		detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
+		if n == 0 {
+			detail = "empty file; skipped"
+		}
+		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail})
 		return res
 	}
 	res.format = fm.name
@@ -244,17 +252,6 @@ func replayFile(fsys fs.FS, name string, opts Options) fileResult {
 		res.runs = append(res.runs, ReplayRun(r, opts.Struggle))
 	}
 	return res
-}
-
-func joinNames() string {
-	s := ""
-	for i, n := range FormatNames() {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return "known: " + s
 }
 
 // RunResult is the replay of one run: the run as read, and every decision the

@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		fmt.Fprintf(stderr, "replay: %v (see replay --help)\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {

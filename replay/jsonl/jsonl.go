@@ -49,7 +49,7 @@ type Reader struct {
 // memory: longer lines are returned with Oversize set and no bytes. A limit ≤ 0 means no
 // limit.
 func NewReader(r io.Reader, limit int) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	return &Reader{r: bufio.NewReaderSize(r, 16<<10), limit: limit}
 }
 
 // Next returns the next line. It returns io.EOF after the last line, and any other

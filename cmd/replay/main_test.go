@@ -1,0 +1,390 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// writeSample writes the built-in sample's runs and labels into dir/runs and
+// dir/labels.csv, as files on disk.
+func writeSample(t *testing.T, dir string) {
+	t.Helper()
+	runs := synth.Generate(synth.SampleConfig())
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range synth.Files(runs) {
+		if err := os.WriteFile(filepath.Join(dir, "runs", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "labels.csv"), synth.Labels(runs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestDocExamples runs every example invocation of the command's documentation, so the
+// manual cannot rot: each must appear in the --help text too and succeed on the sample.
+func TestDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []string
+	_, block, _ := strings.Cut(string(doc), "// Examples:\n//\n")
+	for _, line := range strings.Split(block, "\n") {
+		ex, ok := strings.CutPrefix(line, "//\treplay")
+		if !ok {
+			break
+		}
+		examples = append(examples, "replay"+ex)
+	}
+	if len(examples) < 4 {
+		t.Fatalf("found %d examples in doc.go", len(examples))
+	}
+	dir := t.TempDir()
+	writeSample(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "struggle.json"), []byte(`{"composite_threshold": 0.5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, ex := range examples {
+		if !strings.Contains(usage, "  "+ex+"\n") {
+			t.Errorf("example %q is in doc.go but not in the usage text", ex)
+		}
+		args := strings.Fields(ex)[1:]
+		os.Remove("results.parquet")
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
+			continue
+		}
+		if !strings.Contains(stdout, "DETECTOR") {
+			t.Errorf("%s: no summary table:\n%s", ex, stdout)
+		}
+		if _, err := os.Stat("results.parquet"); err != nil {
+			t.Errorf("%s: %v", ex, err)
+		}
+	}
+}
+
+// TestDeterministicAcrossWorkers checks that the output files are byte-identical
+// whatever the number of workers.
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	var outputs [][]string
+	for _, workers := range []string{"1", "8", "3"} {
+		out := filepath.Join(dir, "w"+workers)
+		os.Mkdir(out, 0o755)
+		code, _, stderr := runCLI(t, "--in", filepath.Join(dir, "runs"), "--labels", filepath.Join(dir, "labels.csv"),
+			"--out", filepath.Join(out, "r.parquet"), "--workers", workers)
+		if code != 0 {
+			t.Fatalf("workers %s: exit %d: %s", workers, code, stderr)
+		}
+		var contents []string
+		for _, name := range files(t, out) {
+			b, _ := os.ReadFile(filepath.Join(out, name))
+			contents = append(contents, name+"\x00"+string(b))
+		}
+		outputs = append(outputs, contents)
+	}
+	if len(outputs[0]) != 4 {
+		t.Fatalf("expected 4 tables, got %d", len(outputs[0]))
+	}
+	for i := 1; i < len(outputs); i++ {
+		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
+			t.Errorf("output of run %d differs from run 0", i)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	runs := filepath.Join(dir, "runs")
+	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"composite_threshhold": 1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "nolabel.csv"), []byte("run_key,outcome\nq,approved\n"), 0o644)
+	notADir := filepath.Join(dir, "labels.csv")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"missing --in", []string{"--in", filepath.Join(dir, "nope")}, "--in " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing")},
+		{"--out under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "r.parquet")}, "cannot write to " + notADir},
+		{"--out not .parquet", []string{"--in", runs, "--out", filepath.Join(dir, "r.csv")}, "must end in .parquet"},
+		{"--out a directory", []string{"--in", runs, "--out", filepath.Join(dir, "runs.parquet")}, "is a directory"},
+		{"missing --labels", []string{"--in", runs, "--labels", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "nope.csv")},
+		{"labels without a label column", []string{"--in", runs, "--labels", filepath.Join(dir, "nolabel.csv"), "--out", filepath.Join(dir, "r.parquet")}, "run_key and label"},
+		{"unknown struggle config field", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "bad.json"), "--out", filepath.Join(dir, "r.parquet")}, `unknown field "composite_threshhold"`},
+		{"stray argument", []string{"runs/"}, `unexpected argument "runs/"`},
+		{"unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
+	}
+	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
+	before := files(t, dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tt.want)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 && !strings.Contains(tt.name, "flag") {
+				t.Errorf("more than one line of error:\n%s", stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+		})
+	}
+	if after := files(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("usage errors left files behind: %v → %v", before, after)
+	}
+}
+
+func TestBadInputIsReportedAndTheRestGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	runs := filepath.Join(dir, "runs")
+	good := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"extra","data":{"cycle":1,"total_cost_usd":1,"findings":[]}}`
+	os.WriteFile(filepath.Join(runs, "broken.jsonl"), []byte(good+"\n{not json}\n"+
+		`{"ts":"2026-03-01T10:00:00Z","kind":"telepathy","task":"extra","data":{}}`+"\n"+
+		`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"extra","data":{"cycle":2,"total`), 0o644)
+	os.WriteFile(filepath.Join(runs, "notes.csv"), []byte("a,b\n"), 0o644)
+	os.WriteFile(filepath.Join(runs, "README.md"), []byte("# runs\n"), 0o644)
+	out := filepath.Join(dir, "r.parquet")
+	code, stdout, stderr := runCLI(t, "--in", runs, "--labels", filepath.Join(dir, "labels.csv"), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"broken.jsonl:2: malformed_line", "broken.jsonl:3: unknown_kind", "broken.jsonl:4: truncated_line", "notes.csv: unknown_file"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "README") {
+		t.Errorf("README.md reported as a problem:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "17 runs, 4 problems") {
+		t.Errorf("summary does not count the extra run and the problems:\n%s", stdout)
+	}
+	problems, err := parquet.ReadFile[reports.ProblemRow](strings.TrimSuffix(out, ".parquet") + ".problems.parquet")
+	if err != nil || len(problems) != 4 || problems[0].File != "broken.jsonl" || problems[0].Line != 2 {
+		t.Errorf("problems table: %+v, %v", problems, err)
+	}
+	code, _, stderr = runCLI(t, "--in", runs, "--out", out, "--strict")
+	if code != 1 || !strings.Contains(stderr, "4 problems in the input and --strict is set") {
+		t.Errorf("--strict: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestSingleFileInput(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	out := filepath.Join(dir, "r.parquet")
+	code, stdout, stderr := runCLI(t, "--in", filepath.Join(dir, "runs", "synth-0007.jsonl"), "--out", out)
+	if code != 0 || !strings.Contains(stdout, "1 files (trace 1), 2 runs") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	rows, err := parquet.ReadFile[reports.RunRow](out)
+	if err != nil || len(rows) != 2 || rows[0].RunKey != "synth-0007@e1" || rows[1].RunKey != "synth-0007@e2" {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+}
+
+func TestCancelledReplayLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"--in", filepath.Join(dir, "runs"), "--out", filepath.Join(out, "r.parquet")}, &stdout, &stderr); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if left := files(t, out); len(left) != 0 {
+		t.Errorf("a cancelled replay left %v", left)
+	}
+}
+
+// TestInteropDuckDB reads the replay's Parquet files with DuckDB, an independent
+// reader, the way an analyst would, and checks them against what replay printed.
+func TestInteropDuckDB(t *testing.T) {
+	root := moduleRoot(t)
+	script := filepath.Join(root, "interop", "duckdb.mjs")
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(root, "interop", "node_modules", "@duckdb", "node-api"))
+	}
+	if err != nil {
+		msg := "DuckDB interop test needs node and interop/node_modules (run: make interop-deps): " + err.Error()
+		if os.Getenv("LOOPWATCH_INTEROP") == "required" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.parquet")
+	code, stdout, stderr := runCLI(t, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^struggle\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no struggle line in the summary:\n%s", stdout)
+	}
+	printedRuns, _ := strconv.Atoi(m[1])
+	printedTP, _ := strconv.Atoi(m[3])
+	printedPrecision, _ := strconv.ParseFloat(m[7], 64)
+	cyclesLine := regexp.MustCompile(`\((\d+) cycles\)`).FindStringSubmatch(stdout)
+
+	stem := strings.TrimSuffix(out, ".parquet")
+	q := func(sql ...string) [][]map[string]any {
+		cmd := exec.Command(node, append([]string{script}, sql...)...)
+		cmd.Dir = filepath.Join(root, "interop")
+		b, err := cmd.Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("duckdb: %v\n%s", err, ee.Stderr)
+			}
+			t.Fatalf("duckdb: %v", err)
+		}
+		var res [][]map[string]any
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatalf("duckdb output: %v\n%s", err, b)
+		}
+		return res
+	}
+	res := q(
+		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet')`, stem),
+		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.cycles.parquet')`, stem),
+		fmt.Sprintf(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('%s.parquet'))`, stem),
+		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' ORDER BY metric`, stem),
+		fmt.Sprintf(`SELECT count(*) FILTER (WHERE struggle_confusion = 'tp') AS tp, count(*) FILTER (WHERE actual) AS positives,
+			min(started_at) < max(ended_at) AS ordered, epoch(min(started_at)) AS first_start
+			FROM read_parquet('%s.parquet')`, stem),
+		fmt.Sprintf(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('%s.metrics.parquet')`, stem),
+	)
+	if n := int(num(t, res[0][0]["n"])); n != printedRuns {
+		t.Errorf("DuckDB counts %d runs, replay printed %d", n, printedRuns)
+	}
+	if n := num(t, res[1][0]["n"]); cyclesLine == nil || fmt.Sprint(n) != cyclesLine[1] {
+		t.Errorf("DuckDB counts %v cycles, replay printed %v", n, cyclesLine)
+	}
+	types := map[string]string{}
+	for _, row := range res[2] {
+		types[row["column_name"].(string)] = row["column_type"].(string)
+	}
+	for col, want := range map[string]string{"run_key": "VARCHAR", "outcome": "VARCHAR", "label": "VARCHAR",
+		"started_at": "TIMESTAMP WITH TIME ZONE", "ended_at": "TIMESTAMP WITH TIME ZONE", "struggle_first_at": "TIMESTAMP WITH TIME ZONE",
+		"cycles": "INTEGER", "total_cost_usd": "DOUBLE", "struggle_predicted": "BOOLEAN"} {
+		if types[col] != want {
+			t.Errorf("column %s is %q in DuckDB, want %s", col, types[col], want)
+		}
+	}
+	metrics := map[string]float64{}
+	for _, row := range res[3] {
+		if row["value"] != nil {
+			metrics[row["metric"].(string)] = num(t, row["value"])
+		}
+	}
+	if fmt.Sprintf("%.3f", metrics["precision"]) != fmt.Sprintf("%.3f", printedPrecision) {
+		t.Errorf("DuckDB reads precision %v, replay printed %v", metrics["precision"], printedPrecision)
+	}
+	if int(metrics["tp"]) != printedTP || int(num(t, res[4][0]["tp"])) != printedTP {
+		t.Errorf("TP: metrics %v, run rows %v, printed %d", metrics["tp"], res[4][0]["tp"], printedTP)
+	}
+	// The sample's first run starts at 2026-03-02T09:00:00Z: the instant must survive as
+	// a UTC timestamp whatever DuckDB's session time zone.
+	if want := float64(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).Unix()); res[4][0]["ordered"] != true || num(t, res[4][0]["first_start"]) != want {
+		t.Errorf("timestamps: %v, want first start %v", res[4][0], want)
+	}
+	kv := map[string]string{}
+	for _, row := range res[5] {
+		kv[row["k"].(string)] = row["v"].(string)
+	}
+	for _, k := range []string{"loopwatch.version", "loopwatch.struggle_config", "loopwatch.config_hash", "loopwatch.input_fingerprint", "loopwatch.labels"} {
+		if kv[k] == "" {
+			t.Errorf("metadata %s missing: %v", k, kv)
+		}
+	}
+	if kv["loopwatch.table"] != "metrics" {
+		t.Errorf("loopwatch.table = %q", kv["loopwatch.table"])
+	}
+}
+
+// num reads a number from DuckDB's JSON, which writes BIGINT values as strings.
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	switch x := v.(type) {
+	case float64:
+		return x
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		if err == nil {
+			return f
+		}
+	}
+	t.Fatalf("not a number: %#v", v)
+	return 0
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}

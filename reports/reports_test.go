@@ -1,0 +1,191 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/datasets"
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestOutputCommitAndAbort(t *testing.T) {
+	dir := t.TempDir()
+	out, err := NewOutput(filepath.Join(dir, "res.parquet"), map[string]string{"k": "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := NewTable[ProblemRow](out, "")
+	extra, _ := NewTable[ProblemRow](out, "extra")
+	for i := 0; i < 3000; i++ {
+		runs.Write(ProblemRow{File: "f", Line: int32(i)})
+	}
+	extra.Write(ProblemRow{File: "g"})
+	if got := entries(t, dir); len(got) != 2 || !strings.HasPrefix(got[0], ".res") {
+		t.Fatalf("before commit only hidden temporaries may exist: %v", got)
+	}
+	out.SetMetadata("late", "known at the end")
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, dir); strings.Join(got, " ") != "res.extra.parquet res.parquet" {
+		t.Fatalf("after commit: %v", got)
+	}
+	rows, err := parquet.ReadFile[ProblemRow](filepath.Join(dir, "res.parquet"))
+	if err != nil || len(rows) != 3000 || rows[2999].Line != 2999 {
+		t.Fatalf("read back %d rows, %v", len(rows), err)
+	}
+	f, _ := os.Open(filepath.Join(dir, "res.extra.parquet"))
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"k": "v", "late": "known at the end", "loopwatch.table": "extra", "loopwatch.version": "0.1.0"} {
+		if got, _ := pf.Lookup(k); got != want {
+			t.Errorf("metadata %s = %q, want %q", k, got, want)
+		}
+	}
+	if cc := pf.Metadata().RowGroups[0].Columns[0].MetaData.Codec; cc.String() != "ZSTD" {
+		t.Errorf("codec %v, want ZSTD", cc)
+	}
+
+	dir2 := t.TempDir()
+	out2, _ := NewOutput(filepath.Join(dir2, "res.parquet"), nil)
+	tb, _ := NewTable[ProblemRow](out2, "")
+	tb.Write(ProblemRow{File: "f"})
+	out2.Abort()
+	if got := entries(t, dir2); len(got) != 0 {
+		t.Errorf("abort left %v", got)
+	}
+	if err := out2.Commit(); err == nil {
+		t.Error("commit after abort succeeded")
+	}
+}
+
+func TestRowGroupsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	out, _ := NewOutput(filepath.Join(dir, "r.parquet"), nil)
+	tb, _ := NewTable[ProblemRow](out, "")
+	for i := 0; i < RowGroupRows+10; i++ {
+		tb.Write(ProblemRow{Line: int32(i)})
+	}
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(filepath.Join(dir, "r.parquet"))
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(pf.RowGroups()); n != 2 {
+		t.Errorf("%d row groups, want 2", n)
+	}
+}
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestRunRows(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("EST", -5*3600))
+	run := &input.Run{Key: "q@e", Source: "trace", MaxCycles: 3, MaxBudgetUSD: 6, Outcome: input.OutcomeMaxCycles,
+		Start: t0, End: t0.Add(time.Hour), CostSource: input.CostMeasured, FilterKnown: false,
+		Cycles: []input.Cycle{{Cycle: 1, Time: t0.Add(10 * time.Minute), TotalCostUSD: 1, FilterCheckName: "test"},
+			{Cycle: 2, Time: t0.Add(20 * time.Minute), TotalCostUSD: 2.5}}}
+	res := replay.ReplayRun(run, struggle.DefaultStruggleConfig())
+	row, cycles := RunRows(res, eval.LabelRecord{}, false)
+	if row.Label != nil || row.Actual != nil || row.Confusion != nil {
+		t.Errorf("unlabelled run has label columns: %+v", row)
+	}
+	if row.StartedAt.Location() != time.UTC || !row.StartedAt.Equal(t0) {
+		t.Errorf("started_at %v not the same instant in UTC", row.StartedAt)
+	}
+	if len(cycles) != 2 || cycles[0].FilterCheckName != nil {
+		t.Errorf("unknown filter history must be null: %+v", cycles)
+	}
+	row, _ = RunRows(res, eval.LabelRecord{Label: eval.Positive, Source: eval.SourceDerived, Rule: "max_cycles"}, true)
+	if *row.Label != "positive" || *row.Actual != true || *row.LabelRule != "max_cycles" || row.Confusion == nil {
+		t.Errorf("labelled run: %+v", row)
+	}
+	row, _ = RunRows(res, eval.LabelRecord{Label: eval.Ambiguous}, true)
+	if row.Actual != nil || row.Confusion != nil {
+		t.Errorf("ambiguous run scored: %+v", row)
+	}
+}
+
+func TestMetricRowsNullForUndefined(t *testing.T) {
+	rep := eval.Evaluate([]eval.Observation{{Key: "a", Label: eval.Negative, Score: 0}}, eval.Options{Resamples: -1})
+	rows := MetricRows("struggle", "run", "struggled", "h", rep)
+	byName := map[string]MetricRow{}
+	for _, r := range rows {
+		byName[r.Metric] = r
+	}
+	if byName["tn"].Value == nil || *byName["tn"].Value != 1 {
+		t.Errorf("tn: %+v", byName["tn"])
+	}
+	for _, m := range []string{"precision", "recall", "f1", "average_precision", "roc_auc"} {
+		if byName[m].Value != nil {
+			t.Errorf("%s should be null, is %v", m, *byName[m].Value)
+		}
+	}
+	if _, ok := byName["f_beta"]; ok {
+		t.Error("f_beta row with beta 1")
+	}
+	if v := finite(math.Inf(1)); v != nil {
+		t.Error("inf not null")
+	}
+}
+
+// TestSampleSummaryGolden pins the summary printed for the built-in sample.
+func TestSampleSummaryGolden(t *testing.T) {
+	labels, _, err := eval.ReadLabels(bytes.NewReader(datasets.SampleLabels()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []eval.Observation
+	sum, err := replay.Replay(context.Background(), datasets.Sample(), replay.Options{Struggle: struggle.DefaultStruggleConfig()},
+		replay.SinkFunc(func(r *replay.RunResult) error {
+			rec, _ := labels.Get(r.Run.Key)
+			obs = append(obs, eval.Observation{Key: r.Run.Key, Label: rec.Label, Predicted: r.Struggle.Triggered, Score: r.Struggle.MaxScore})
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, sum, "sample labels", []DetectorReport{{"struggle", eval.Evaluate(obs, eval.Options{Seed: 1})}})
+	golden := filepath.Join("testdata", "sample_summary.golden")
+	if *update {
+		os.WriteFile(golden, buf.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != string(want) {
+		t.Errorf("summary differs from %s (go test ./reports -update):\n%s", golden, buf.String())
+	}
+}
