@@ -155,3 +155,31 @@ func (p Problem) String() string {
 	}
 	return fmt.Sprintf("%s: %s: %s", p.File, p.Kind, p.Detail)
 }
+
+// Session is one agent session — a Claude Code transcript with its subagents, or one
+// session of a vibes event log — as the assessment sees it: a sequence of events on
+// event time.
+type Session struct {
+	// Key identifies the session uniquely and stably: the recorded session id, or the
+	// file name when the transcript records none.
+	Key    string
+	Source string // name of the source format ("claude_code", "vibes_log")
+	File   string // slash-separated path of the main file, relative to the input root
+	Line   int    // line of the session's first record in File
+
+	Title   string // the session's title or summary, when recorded
+	Project string // working directory or project, when recorded
+	Version string // the agent's version, when recorded
+
+	Start time.Time
+	End   time.Time
+
+	// Events in replay order: non-decreasing Time (see the source for how records out
+	// of time order are placed).
+	Events []analyze.Event
+	// Records maps each record type the source met to how many it read, skipped ones
+	// included, so that nothing is dropped silently.
+	Records map[string]int
+	// Subagents is the number of subagent transcripts attached to the session.
+	Subagents int
+}
