@@ -358,30 +358,39 @@ func (p *parser) endPanic() {
 }
 
 // dedupe drops errors whose (file, line, message) appeared before, keeping the first.
+// A bare file name (no directory, as go test prints) is only the same file within
+// one package, so for those the package is part of the key.
 func (p *parser) dedupe() {
 	errs := p.res.Errors
 	if len(errs) < 2 {
 		return
 	}
 	type key struct {
-		file string
-		line int
-		msg  string
+		file, pkg string
+		line      int
+		msg       string
+	}
+	keyOf := func(d *Diagnostic) key {
+		k := key{file: d.File, line: d.Line, msg: d.Message}
+		if !strings.ContainsAny(d.File, `/\`) {
+			k.pkg = d.Package
+		}
+		return k
 	}
 	var seen map[key]struct{}
 	if len(errs) > 16 {
 		seen = make(map[key]struct{}, len(errs))
 	}
 	out := errs[:0]
-	for _, d := range errs {
-		dup := false
+	for i := range errs {
+		d := errs[i]
+		k, dup := keyOf(&d), false
 		if seen != nil {
-			k := key{d.File, d.Line, d.Message}
 			_, dup = seen[k]
 			seen[k] = struct{}{}
 		} else {
-			for _, o := range out {
-				if o.File == d.File && o.Line == d.Line && o.Message == d.Message {
+			for j := range out {
+				if keyOf(&out[j]) == k {
 					dup = true
 					break
 				}

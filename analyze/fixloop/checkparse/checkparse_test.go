@@ -37,15 +37,15 @@ func TestParseCheckOutput(t *testing.T) {
 			name:  "dedupe on file, line and message, whatever the column",
 			check: "build",
 			output: "# example.com/m/a\n" +
-				"a.go:3:8: undefined: x\n" +
-				"# example.com/m/b\n" +
-				"a.go:3:9: undefined: x\n" +
-				"a.go:3:8: undefined: y\n" +
-				"a.go:4:8: undefined: x\n",
+				"a/a.go:3:8: undefined: x\n" +
+				"# example.com/m/a [example.com/m/a.test]\n" +
+				"./a/a.go:3:9: undefined: x\n" +
+				"a/a.go:3:8: undefined: y\n" +
+				"a/a.go:4:8: undefined: x\n",
 			want: []Diagnostic{
-				{Kind: KindBuild, File: "a.go", Line: 3, Column: 8, Message: "undefined: x", Package: "example.com/m/a"},
-				{Kind: KindBuild, File: "a.go", Line: 3, Column: 8, Message: "undefined: y", Package: "example.com/m/b"},
-				{Kind: KindBuild, File: "a.go", Line: 4, Column: 8, Message: "undefined: x", Package: "example.com/m/b"},
+				{Kind: KindBuild, File: "a/a.go", Line: 3, Column: 8, Message: "undefined: x", Package: "example.com/m/a"},
+				{Kind: KindBuild, File: "a/a.go", Line: 3, Column: 8, Message: "undefined: y", Package: "example.com/m/a"},
+				{Kind: KindBuild, File: "a/a.go", Line: 4, Column: 8, Message: "undefined: x", Package: "example.com/m/a"},
 			},
 			recognized: 6,
 			duplicates: 1,
@@ -112,6 +112,18 @@ func TestParseCheckOutput(t *testing.T) {
 				{Kind: KindTest, File: "c_test.go", Line: 5, Message: "other package", Test: "TestC", Package: "example.com/m/c"},
 			},
 			recognized: 17,
+		},
+		{
+			name:  "test: same bare file, line and message in two packages are two errors",
+			check: "test",
+			output: "--- FAIL: TestA (0.00s)\n    a_test.go:7: boom\nFAIL\nFAIL\texample.com/m/x\t0.01s\n" +
+				"--- FAIL: TestA (0.00s)\n    a_test.go:7: boom\n    a_test.go:7: boom\nFAIL\nFAIL\texample.com/m/y\t0.01s\n",
+			want: []Diagnostic{
+				{Kind: KindTest, File: "a_test.go", Line: 7, Message: "boom", Test: "TestA", Package: "example.com/m/x"},
+				{Kind: KindTest, File: "a_test.go", Line: 7, Message: "boom", Test: "TestA", Package: "example.com/m/y"},
+			},
+			recognized: 9,
+			duplicates: 1,
 		},
 		{
 			name:  "test: compile error of a test file, vet failure inside go test",

@@ -23,7 +23,9 @@
 //   - quasar's claims check: `Modified files not claimed by task <id>:` followed by one
 //     indented path per line (optionally `path (owned by <task>)`).
 //
-// Errors are de-duplicated on (file, line, message), keeping the first. Every non-blank
+// Errors are de-duplicated on (file, line, message), keeping the first; a bare file
+// name (go test prints test files without their directory) only names the same file
+// within one package, so for those the package is part of the key. Every non-blank
 // line of the output is counted as recognised or not ([ParseResult.Recognized],
 // [ParseResult.Unrecognized]); the raw output is always kept in
 // [ParseResult.RawOutput], so a caller falls back to it when nothing parsed.

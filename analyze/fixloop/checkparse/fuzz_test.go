@@ -41,9 +41,9 @@ func FuzzParseCheckOutput(f *testing.F) {
 			t.Fatalf("recognized %d + unrecognized %d != %d non-blank lines", res.Recognized, res.Unrecognized, nonBlank)
 		}
 		type key struct {
-			file string
-			line int
-			msg  string
+			file, pkg string
+			line      int
+			msg       string
 		}
 		seen := map[key]bool{}
 		for _, d := range res.Errors {
@@ -55,7 +55,10 @@ func FuzzParseCheckOutput(f *testing.F) {
 			default:
 				t.Fatalf("unknown kind %q", d.Kind)
 			}
-			k := key{d.File, d.Line, d.Message}
+			k := key{file: d.File, line: d.Line, msg: d.Message}
+			if !strings.ContainsAny(d.File, `/\`) {
+				k.pkg = d.Package
+			}
 			if seen[k] {
 				t.Fatalf("duplicate error %+v", d)
 			}
