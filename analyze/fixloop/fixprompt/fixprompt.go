@@ -43,8 +43,14 @@ func Build(in Input) string { return Builder{}.Build(in) }
 // Build builds the fix prompt for in.
 func (b Builder) Build(in Input) string {
 	check := in.Parsed.CheckName
+	var section string
+	if len(in.Parsed.Errors) > 0 {
+		section, _ = b.Errors(in.Parsed.Errors)
+	} else {
+		section = b.Raw(check, in.Parsed.RawOutput)
+	}
 	var sb strings.Builder
-	sb.Grow(1024 + b.errorCap())
+	sb.Grow(768 + len(in.BeadID) + len(in.Title) + 3*len(check) + len(section) + 8*len(in.Tools))
 
 	sb.WriteString("Task (bead ")
 	sb.WriteString(in.BeadID)
@@ -67,12 +73,7 @@ func (b Builder) Build(in Input) string {
 	sb.WriteString(" filter check. Fix ONLY the errors listed below.\n")
 	sb.WriteString("Do not refactor, do not add features, do not change anything unrelated to these errors.\n\n")
 
-	if len(in.Parsed.Errors) > 0 {
-		section, _ := b.Errors(in.Parsed.Errors)
-		sb.WriteString(section)
-	} else {
-		sb.WriteString(b.Raw(check, in.Parsed.RawOutput))
-	}
+	sb.WriteString(section)
 
 	sb.WriteString("\n")
 	if len(in.Tools) > 0 {
@@ -115,8 +116,15 @@ func (b Builder) Errors(errs []checkparse.Diagnostic) (section string, omitted i
 	groups := groupByFile(errs)
 	msgCap := min(maxMessageBytes, limit/4)
 
+	size := 64
+	for _, g := range groups {
+		size += len(g.header)
+		for _, d := range g.errs {
+			size += 24 + len(d.Test) + min(len(d.Message), msgCap) + len(d.Linter)
+		}
+	}
 	var sb strings.Builder
-	sb.Grow(limit)
+	sb.Grow(min(size, limit))
 	sb.WriteString("ERRORS (")
 	sb.WriteString(plural(len(errs), "error"))
 	sb.WriteString(" in ")
@@ -162,18 +170,36 @@ func omittedLine(n int) string {
 // groupByFile groups errors by file (and package, for bare file names such as go
 // test's), orders groups by size, then first appearance, and errors by line.
 func groupByFile(errs []checkparse.Diagnostic) []group {
-	var groups []group
-	index := make(map[string]int, 8)
-	for i, d := range errs {
-		key := d.File
-		if d.Package != "" && !strings.ContainsAny(d.File, `/\`) {
-			key += "\x00" + d.Package
+	type fileKey struct{ file, pkg string }
+	keyOf := func(d checkparse.Diagnostic) fileKey {
+		if strings.ContainsAny(d.File, `/\`) {
+			return fileKey{file: d.File}
 		}
-		gi, ok := index[key]
-		if !ok {
+		return fileKey{d.File, d.Package}
+	}
+	var groups []group
+	var index map[fileKey]int // built once there are many files; a scan is cheaper before
+	for i, d := range errs {
+		gi := -1
+		if index != nil {
+			if j, ok := index[keyOf(d)]; ok {
+				gi = j
+			}
+		} else {
+			gi = slices.IndexFunc(groups, func(g group) bool { return keyOf(g.errs[0]) == keyOf(d) })
+		}
+		if gi < 0 {
 			gi = len(groups)
-			index[key] = gi
 			groups = append(groups, group{first: i})
+			if index != nil {
+				index[keyOf(d)] = gi
+			} else if len(groups) > 16 {
+				index = make(map[fileKey]int, 2*len(groups))
+				for j := range groups[:gi] {
+					index[keyOf(groups[j].errs[0])] = j
+				}
+				index[keyOf(d)] = gi
+			}
 		}
 		groups[gi].errs = append(groups[gi].errs, d)
 	}
@@ -220,11 +246,14 @@ func appendError(dst []byte, d checkparse.Diagnostic, msgCap int) []byte {
 		dst = append(dst, "] "...)
 	}
 	msg := cut(d.Message, msgCap)
-	for i, l := range strings.Split(msg, "\n") {
-		if i > 0 {
-			dst = append(dst, "\n      "...)
-		}
+	for {
+		l, rest, more := strings.Cut(msg, "\n")
 		dst = append(dst, l...)
+		if !more {
+			break
+		}
+		dst = append(dst, "\n      "...)
+		msg = rest
 	}
 	if d.Linter != "" {
 		dst = append(dst, " ("...)

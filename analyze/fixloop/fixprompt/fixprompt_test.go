@@ -246,3 +246,17 @@ shapes/shapes.go:7:2: "strings" imported and not used`})
 	// Read each affected file, make the smallest change that fixes each listed error, and stop.
 	// This is a targeted fix pass: keep your spend under $0.10.
 }
+
+func TestErrorsManyFiles(t *testing.T) {
+	// Past 16 files the grouping switches to a map; the result must not change.
+	var errs []checkparse.Diagnostic
+	for i := range 60 {
+		errs = append(errs, checkparse.Diagnostic{File: fmt.Sprintf("f%02d.go", i%20), Package: "p", Line: 60 - i, Message: "m"})
+	}
+	errs = append(errs, checkparse.Diagnostic{File: "f00.go", Package: "q", Line: 1, Message: "other package"})
+	got, omitted := Builder{MaxErrorBytes: 100000}.Errors(errs)
+	if omitted != 0 || !strings.HasPrefix(got, "ERRORS (61 errors in 21 files):\nf00.go in package p (3 errors):\n  20: m\n  40: m\n  60: m\nf01.go in package p (3 errors):\n") ||
+		!strings.HasSuffix(got, "f00.go in package q (1 error):\n  1: other package\n") {
+		t.Errorf("got:\n%s", got)
+	}
+}
