@@ -59,6 +59,7 @@ func ParseCheckOutput(cr filter.CheckResult) ParseResult {
 		}
 		p.line(strings.TrimSuffix(line, "\r"))
 	}
+	p.endError()
 	p.endPanic()
 	p.dedupe()
 	return p.res
@@ -88,9 +89,10 @@ type parser struct {
 	pkg   string      // package of the last `# pkg` header
 	from  int         // first error not yet given a package by a summary line
 
-	last       int // index of the error that continuation lines extend, or -1
-	lastIndent int
-	snippet    int // source-snippet lines still allowed after a golangci-lint issue
+	last       int    // index of the error that continuation lines extend, or -1
+	lastIndent int    // indentation of that error's line
+	cont       []byte // its continuation lines so far, each after a "\n"
+	snippet    int    // source-snippet lines still allowed after a golangci-lint issue
 
 	claimsTask string
 
@@ -132,7 +134,8 @@ func (p *parser) line(raw string) {
 		return
 	}
 	p.res.Unrecognized++
-	p.last, p.snippet = -1, 0
+	p.endError()
+	p.snippet = 0
 }
 
 // maxSnippet bounds the source lines golangci-lint prints under one issue before its
@@ -157,13 +160,13 @@ func (p *parser) normalLine(c string, indent int) bool {
 	if name, status, ok := testStatus(c); ok {
 		p.popTests(indent)
 		p.tests = append(p.tests, testFrame{indent: indent, name: name, failed: status == "FAIL"})
-		p.last = -1
+		p.endError()
 		return true
 	}
 	if strings.HasPrefix(c, "=== ") {
 		for _, v := range [...]string{"RUN ", "PAUSE ", "CONT ", "NAME "} {
 			if strings.HasPrefix(c[4:], v) {
-				p.last = -1
+				p.endError()
 				return true
 			}
 		}
@@ -174,7 +177,7 @@ func (p *parser) normalLine(c string, indent int) bool {
 			pkg = f
 		}
 		p.pkg = strings.TrimSuffix(strings.TrimPrefix(pkg, "["), "]")
-		p.last = -1
+		p.endError()
 		return true
 	}
 	if indent == 0 {
@@ -189,7 +192,7 @@ func (p *parser) normalLine(c string, indent int) bool {
 			}
 			p.tests = p.tests[:0]
 			p.pkg = ""
-			p.last = -1
+			p.endError()
 			return true
 		}
 		if strings.HasPrefix(c, "exit status ") && allDigits(c[len("exit status "):]) {
@@ -202,7 +205,7 @@ func (p *parser) normalLine(c string, indent int) bool {
 		if task, ok := strings.CutPrefix(c, "Modified files not claimed by task "); ok && strings.HasSuffix(task, ":") {
 			p.mode = modeClaims
 			p.claimsTask = strings.TrimSuffix(task, ":")
-			p.last = -1
+			p.endError()
 			return true
 		}
 	}
@@ -212,11 +215,11 @@ func (p *parser) normalLine(c string, indent int) bool {
 	if p.last >= 0 && indent > p.lastIndent {
 		// A continuation line: have/want of a compile error, the rest of a multi-line
 		// test message.
-		p.res.Errors[p.last].Message += "\n" + c
+		p.cont = append(append(p.cont, '\n'), c...)
 		return true
 	}
 	if lintSummary(c) {
-		p.last = -1
+		p.endError()
 		return true
 	}
 	return false
@@ -235,7 +238,7 @@ func (p *parser) location(c string, indent int) bool {
 	d := Diagnostic{File: strings.TrimPrefix(file, "./"), Line: line, Column: col, Message: msg, Package: p.pkg}
 	if t := p.owner(indent); t != nil {
 		if !t.failed {
-			p.last = -1 // a log line of a passing or skipped test
+			p.endError() // a log line of a passing or skipped test
 			return true
 		}
 		d.Kind, d.Test = KindTest, t.name
@@ -254,6 +257,7 @@ func (p *parser) location(c string, indent int) bool {
 		}
 	}
 	p.res.Errors = append(p.res.Errors, d)
+	p.endError()
 	p.last, p.lastIndent = len(p.res.Errors)-1, indent
 	return true
 }
@@ -274,6 +278,15 @@ func (p *parser) popTests(indent int) {
 	}
 }
 
+// endError closes the error that continuation lines extend, joining them to its
+// message in one allocation.
+func (p *parser) endError() {
+	if p.last >= 0 && len(p.cont) > 0 {
+		p.res.Errors[p.last].Message += string(p.cont)
+	}
+	p.last, p.cont = -1, p.cont[:0]
+}
+
 func (p *parser) claimsLine(c string) {
 	file, msg := c, "modified but not claimed by task "+p.claimsTask
 	if i := strings.LastIndex(c, " (owned by "); i > 0 && strings.HasSuffix(c, ")") {
@@ -281,7 +294,7 @@ func (p *parser) claimsLine(c string) {
 		msg += "; owned by " + c[i+len(" (owned by "):len(c)-1]
 	}
 	p.res.Errors = append(p.res.Errors, Diagnostic{Kind: KindClaims, File: strings.TrimPrefix(file, "./"), Message: msg})
-	p.last = -1
+	p.endError()
 }
 
 func (p *parser) startPanic(msg string) {
@@ -291,7 +304,7 @@ func (p *parser) startPanic(msg string) {
 		p.pan.Test = p.tests[len(p.tests)-1].name
 	}
 	p.fn, p.running, p.userSet, p.testFile, p.testLine = "", false, false, "", 0
-	p.last = -1
+	p.endError()
 }
 
 // panicLine handles a line inside a panic block and reports whether it belongs there.
@@ -354,7 +367,7 @@ func (p *parser) endPanic() {
 		p.pan.File, p.pan.Line = p.testFile, p.testLine
 	}
 	p.res.Errors = append(p.res.Errors, p.pan)
-	p.last = -1
+	p.endError()
 }
 
 // dedupe drops errors whose (file, line, message) appeared before, keeping the first.

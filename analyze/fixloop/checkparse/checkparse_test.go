@@ -310,3 +310,22 @@ FAIL`})
 	// test calc_test.go:22 [TestAbs/negative] Abs(-2) = -2, want 2 (example.com/calc)
 	// 6 lines recognised, 0 not
 }
+
+func TestLongContinuationIsLinear(t *testing.T) {
+	// A t.Errorf dump of 50 000 lines: joined once, not line by line.
+	var b strings.Builder
+	b.WriteString("--- FAIL: TestDump (0.00s)\n    dump_test.go:9: diff:\n")
+	for i := range 50000 {
+		fmt.Fprintf(&b, "        line %d of the dump\n", i)
+	}
+	b.WriteString("FAIL\n")
+	out := b.String()
+	allocs := testing.AllocsPerRun(3, func() { ParseCheckOutput(filter.CheckResult{Name: "test", Output: out}) })
+	res := ParseCheckOutput(filter.CheckResult{Name: "test", Output: out})
+	if len(res.Errors) != 1 || strings.Count(res.Errors[0].Message, "\n") != 50000 || res.Recognized != 50003 {
+		t.Fatalf("got %d errors, %d message lines, %d recognised", len(res.Errors), strings.Count(res.Errors[0].Message, "\n"), res.Recognized)
+	}
+	if allocs > 40 {
+		t.Errorf("%v allocations for one long error: continuation lines are not buffered", allocs)
+	}
+}
