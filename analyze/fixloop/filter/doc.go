@@ -24,8 +24,8 @@
 //   - run anything through a shell, or interpret check output (see package checkparse);
 //   - decide anything about retries, prompts or budgets (see package fixloop);
 //   - keep state between runs: a Chain is read-only while it runs and may be shared
-//     by goroutines as long as its checks are safe for concurrent use (the ones built
-//     here are);
+//     by goroutines as long as its checks are safe for concurrent use (the command
+//     checks built here are; a claims check is as safe as its ClaimsSource);
 //   - treat a check that could not run as a code failure: a command that cannot be
 //     started, a claims source that errors, or a context that ends while a check runs
 //     is reported as an error from Run/RunCheck (wrapping [ErrInfrastructure] or the
