@@ -1,0 +1,3 @@
+module example.com/testbuildfail
+
+go 1.26

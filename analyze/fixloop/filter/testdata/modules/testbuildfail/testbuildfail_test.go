@@ -1,0 +1,9 @@
+package testbuildfail
+
+import "testing"
+
+func TestDouble(t *testing.T) {
+	if Double(2) != want {
+		t.Fail()
+	}
+}

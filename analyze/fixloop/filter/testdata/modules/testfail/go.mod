@@ -1,0 +1,3 @@
+module example.com/testfail
+
+go 1.26

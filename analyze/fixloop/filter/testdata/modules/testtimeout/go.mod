@@ -1,0 +1,3 @@
+module example.com/testtimeout
+
+go 1.26
