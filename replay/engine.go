@@ -17,6 +17,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -249,7 +250,11 @@ func replayFile(fsys fs.FS, name string, opts Options) fileResult {
 	res.digest = hex.EncodeToString(h.Sum(nil))
 	res.problems = append(res.problems, probs...)
 	for _, r := range runs {
-		res.runs = append(res.runs, ReplayRun(r, opts.Struggle))
+		rr := ReplayRun(r, opts.Struggle)
+		var probs []input.Problem
+		rr.FixCase, probs = fixsim.Observe(r)
+		res.problems = append(res.problems, probs...)
+		res.runs = append(res.runs, rr)
 	}
 	return res
 }
@@ -262,6 +267,10 @@ type RunResult struct {
 
 	// Struggle summarises struggle detection over the run.
 	Struggle StruggleOutcome
+
+	// FixCase holds the run's recorded filter failures for the inner fix-loop
+	// simulation (package fixsim); nil when it has none or its filter history is unknown.
+	FixCase *fixsim.Case
 }
 
 // CycleResult is struggle detection's verdict at the end of one cycle.

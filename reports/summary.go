@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/fixsim"
 )
 
 // DetectorReport names one detector's evaluation for the summary.
@@ -86,4 +87,27 @@ func WriteProblems(w io.Writer, sum *replay.Summary, limit int, more string) {
 	if n := sum.TotalProblems() - min(limit, len(sum.Problems)); n > 0 {
 		fmt.Fprintf(w, "… and %d more problems%s\n", n, more)
 	}
+}
+
+// WriteFixSummary prints the line with the simulated inner fix loop's totals.
+func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
+	if t.Failures == 0 {
+		fmt.Fprintln(w, "fixloop (simulated): no recorded filter failure to simulate")
+		return
+	}
+	saved, spent, delta := t.CyclesSaved(), t.FixCostUSD(), t.CostDeltaUSD()
+	fmt.Fprintf(w, "fixloop (simulated): %d filter failures in %d runs: %.1f [%.1f, %.1f] outer cycles saved, net cost %s [%s, %s] after $%.2f of fix attempts",
+		t.Failures, t.Runs, saved.Mean, saved.Low, saved.High, usd(delta.Mean), usd(delta.Low), usd(delta.High), spent.Mean)
+	if t.LimitRuns > 0 {
+		fin := t.LimitRunsFinishing()
+		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %d runs stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, t.LimitRuns)
+	}
+	fmt.Fprintln(w)
+}
+
+func usd(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("−$%.2f", -v)
+	}
+	return fmt.Sprintf("$%.2f", v)
 }

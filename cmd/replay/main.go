@@ -13,15 +13,20 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/datasets"
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -43,6 +48,9 @@ type options struct {
 	resamples                       int
 	level, beta                     float64
 	showProblems                    int
+	fixPassProb                     string
+	fixCostFraction                 float64
+	fixDraws, fixTrials, maxFixes   int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -60,6 +68,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.level, "ci-level", 0.95, "confidence level of the intervals")
 	fs.Float64Var(&o.beta, "beta", 1, "β of the F-beta score reported beside F1")
 	fs.IntVar(&o.showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
+	fs.StringVar(&o.fixPassProb, "fix-pass-prob", "history", `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
+	fs.Float64Var(&o.fixCostFraction, "fix-cost-fraction", 0.25, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call")
+	fs.IntVar(&o.fixDraws, "fix-draws", 100, "fix-loop simulation: draws of each check's pass probability (for intervals)")
+	fs.IntVar(&o.fixTrials, "fix-trials", 20, "fix-loop simulation: trials per failure and draw")
+	fs.IntVar(&o.maxFixes, "max-filter-fixes", 3, "fix-loop simulation: fix attempts per failure (the loop's MaxFilterFixes)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -120,6 +133,14 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	givenP, err := parsePassProb(o.fixPassProb)
+	if err != nil {
+		return usageError{err}
+	}
+	fixCfg := fixsim.Config{Draws: o.fixDraws, TrialsPerDraw: o.fixTrials, Seed: o.seed, CostFraction: o.fixCostFraction,
+		MaxFilterFixes: o.maxFixes, Level: o.level}
+	fixJSON, _ := json.Marshal(map[string]any{"pass_prob": o.fixPassProb, "cost_fraction": o.fixCostFraction,
+		"draws": o.fixDraws, "trials_per_draw": o.fixTrials, "max_filter_fixes": o.maxFixes, "seed": o.seed})
 	cfgJSON, _ := json.Marshal(cfg)
 	cfgHash := shortHash(cfgJSON)
 	evalOpts := eval.Options{Seed: o.seed, Resamples: o.resamples, Level: o.level, Beta: o.beta}
@@ -130,6 +151,7 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		"loopwatch.config_hash":     cfgHash,
 		"loopwatch.labels":          labelsID,
 		"loopwatch.eval":            string(evalJSON),
+		"loopwatch.fixsim":          string(fixJSON),
 	})
 	if err != nil {
 		return usageError{err}
@@ -151,8 +173,17 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fixFailures, err := reports.NewTable[reports.FixFailureRow](out, "fixloop")
+	if err != nil {
+		return err
+	}
+	fixRuns, err := reports.NewTable[reports.FixRunRow](out, "fixloop_runs")
+	if err != nil {
+		return err
+	}
 
 	var obs []eval.Observation
+	var fixCases []*fixsim.Case
 	sink := replay.SinkFunc(func(res *replay.RunResult) error {
 		rec, ok := labels.Get(res.Run.Key)
 		runRow, cycleRows := reports.RunRows(res, rec, ok)
@@ -164,6 +195,9 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		obs = append(obs, eval.Observation{Key: res.Run.Key, Label: rec.Label, Predicted: res.Struggle.Triggered,
 			Score: res.Struggle.MaxScore})
+		if res.FixCase != nil {
+			fixCases = append(fixCases, res.FixCase)
+		}
 		return nil
 	})
 	sum, err := replay.Replay(ctx, fsys, replay.Options{Workers: o.workers, Struggle: cfg}, sink)
@@ -175,6 +209,10 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := problems.Write(reports.ProblemRows(sum.Problems)...); err != nil {
+		return err
+	}
+	fixTotals, err := simulateFixLoop(ctx, fixCases, fixCfg, givenP, o.workers, fixRuns, fixFailures)
+	if err != nil {
 		return err
 	}
 	out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
@@ -189,12 +227,97 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := reports.WriteSummary(stdout, sum, labelsNote, []reports.DetectorReport{{Detector: "struggle", Report: rep}}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s (%d runs), %s (%d cycles), %s, %s\n", out.Path(""), runs.Rows(),
-		out.Path("cycles"), cycles.Rows(), out.Path("metrics"), out.Path("problems"))
+	reports.WriteFixSummary(stdout, fixTotals)
+	fmt.Fprintf(stdout, "\nwrote %s (%d runs), %s (%d cycles), %s, %s (%d filter failures), %s, %s\n", out.Path(""), runs.Rows(),
+		out.Path("cycles"), cycles.Rows(), out.Path("metrics"), out.Path("fixloop"), fixFailures.Rows(), out.Path("fixloop_runs"), out.Path("problems"))
 	if o.strict && sum.TotalProblems() > 0 {
 		return fmt.Errorf("%d problems in the input and --strict is set (fix them or drop --strict)", sum.TotalProblems())
 	}
 	return nil
+}
+
+// simulateFixLoop runs the inner fix-loop simulation over the runs with recorded
+// filter failures, in parallel, and writes its rows in run order.
+func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Config, given map[string]float64, workers int,
+	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
+	history := fixsim.NewHistory()
+	for _, c := range cases {
+		history.Add(c)
+	}
+	plan := fixsim.NewPlan(cfg, history.Rates(given))
+	totals := plan.NewTotals()
+	type result struct {
+		run      fixsim.RunResult
+		failures []fixsim.FailureResult
+		err      error
+	}
+	results := make([]result, len(cases))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &results[i]
+				r.run, r.failures, r.err = plan.Simulate(ctx, cases[i])
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		totals.Add(r.run)
+		runRow, failureRows := reports.FixRows(r.run, r.failures)
+		if err := runs.Write(runRow); err != nil {
+			return nil, err
+		}
+		if err := failures.Write(failureRows...); err != nil {
+			return nil, err
+		}
+	}
+	return totals, nil
+}
+
+// parsePassProb reads --fix-pass-prob: "history", one probability for every check, or
+// check=probability pairs.
+func parsePassProb(s string) (map[string]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "history" {
+		return nil, nil
+	}
+	bad := func(v string) error {
+		return fmt.Errorf(`--fix-pass-prob %q: %q is not a probability in [0, 1] (use "history", 0.6, or build=0.8,test=0.5)`, s, v)
+	}
+	given := map[string]float64{}
+	if !strings.Contains(s, "=") {
+		p, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(p >= 0 && p <= 1) {
+			return nil, bad(s)
+		}
+		for _, c := range []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims} {
+			given[c] = p
+		}
+		return given, nil
+	}
+	for _, pair := range strings.Split(s, ",") {
+		check, v, _ := strings.Cut(pair, "=")
+		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(p >= 0 && p <= 1) || strings.TrimSpace(check) == "" {
+			return nil, bad(pair)
+		}
+		given[strings.TrimSpace(check)] = p
+	}
+	return given, nil
 }
 
 // openInput returns the file system to replay and a name for messages.

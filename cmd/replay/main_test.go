@@ -125,8 +125,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 4 {
-		t.Fatalf("expected 4 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 6 {
+		t.Fatalf("expected 6 tables, got %d", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -156,6 +156,8 @@ func TestUsageErrors(t *testing.T) {
 		{"labels without a label column", []string{"--in", runs, "--labels", filepath.Join(dir, "nolabel.csv"), "--out", filepath.Join(dir, "r.parquet")}, "run_key and label"},
 		{"unknown struggle config field", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "bad.json"), "--out", filepath.Join(dir, "r.parquet")}, `unknown field "composite_threshhold"`},
 		{"stray argument", []string{"runs/"}, `unexpected argument "runs/"`},
+		{"bad fix pass probability", []string{"--in", runs, "--fix-pass-prob", "build=1.5", "--out", filepath.Join(dir, "r.parquet")}, `"build=1.5" is not a probability`},
+		{"bad fix pass probability word", []string{"--in", runs, "--fix-pass-prob", "always", "--out", filepath.Join(dir, "r.parquet")}, `--fix-pass-prob "always"`},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
 	}
 	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
@@ -215,6 +217,39 @@ func TestBadInputIsReportedAndTheRestGoesOn(t *testing.T) {
 	code, _, stderr = runCLI(t, "--in", runs, "--out", out, "--strict")
 	if code != 1 || !strings.Contains(stderr, "4 problems in the input and --strict is set") {
 		t.Errorf("--strict: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestFixLoopSimulation(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.parquet")
+	code, stdout, stderr := runCLI(t, "--out", out, "--fix-pass-prob", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "fixloop (simulated): 15 filter failures in 5 runs") {
+		t.Errorf("no fix-loop line:\n%s", stdout)
+	}
+	rows, err := parquet.ReadFile[reports.FixFailureRow](strings.TrimSuffix(out, ".parquet") + ".fixloop.parquet")
+	if err != nil || len(rows) != 15 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if r.PassProbSource != "given" || r.PassProb != 1 {
+			t.Errorf("%s cycle %d: p %v from %s", r.RunKey, r.Cycle, r.PassProb, r.PassProbSource)
+		}
+		if r.Skipped == nil && (r.PFixed != 1 || r.ExpectedAttempts != 1) {
+			t.Errorf("%s cycle %d: with p = 1 every failure is fixed at the first attempt: %+v", r.RunKey, r.Cycle, r)
+		}
+	}
+	runRows, err := parquet.ReadFile[reports.FixRunRow](strings.TrimSuffix(out, ".parquet") + ".fixloop_runs.parquet")
+	if err != nil || len(runRows) != 5 {
+		t.Fatalf("%d run rows, %v", len(runRows), err)
+	}
+	for _, r := range runRows {
+		if r.Outcome == "max_cycles" && (r.PWithinLimit == nil || *r.PWithinLimit != 1) {
+			t.Errorf("%s: a limit-stopped run with every failure fixed finishes: %+v", r.RunKey, r.PWithinLimit)
+		}
 	}
 }
 
@@ -306,6 +341,7 @@ func TestInteropDuckDB(t *testing.T) {
 			min(started_at) < max(ended_at) AS ordered, epoch(min(started_at)) AS first_start
 			FROM read_parquet('%s.parquet')`, stem),
 		fmt.Sprintf(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('%s.metrics.parquet')`, stem),
+		fmt.Sprintf(`SELECT count(*) AS n, sum(expected_cycles_saved) AS saved FROM read_parquet('%s.fixloop.parquet')`, stem),
 	)
 	if n := int(num(t, res[0][0]["n"])); n != printedRuns {
 		t.Errorf("DuckDB counts %d runs, replay printed %d", n, printedRuns)
@@ -349,6 +385,10 @@ func TestInteropDuckDB(t *testing.T) {
 		if kv[k] == "" {
 			t.Errorf("metadata %s missing: %v", k, kv)
 		}
+	}
+	fixLine := regexp.MustCompile(`fixloop \(simulated\): (\d+) filter failures in \d+ runs: ([\d.]+) `).FindStringSubmatch(stdout)
+	if fixLine == nil || fmt.Sprint(num(t, res[6][0]["n"])) != fixLine[1] || fmt.Sprintf("%.1f", num(t, res[6][0]["saved"])) != fixLine[2] {
+		t.Errorf("fixloop table in DuckDB %v, replay printed %v", res[6][0], fixLine)
 	}
 	if kv["loopwatch.table"] != "metrics" {
 		t.Errorf("loopwatch.table = %q", kv["loopwatch.table"])

@@ -1,0 +1,325 @@
+package fixsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/fixloop"
+	"github.com/loopwatch/loopwatch/analyze/fixloop/checkparse"
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
+	"github.com/loopwatch/loopwatch/analyze/fixloop/fixprompt"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// Config configures the simulation. Zero fields take the defaults in brackets.
+type Config struct {
+	Draws          int     // draws of every check's p [100]
+	TrialsPerDraw  int     // trials per failure and draw [20]
+	Seed           uint64  // seed of every random stream [0]
+	CostFraction   float64 // a fix attempt's cost as a fraction of the run's mean coder call [0.25]
+	MaxFilterFixes int     // attempts per failure [fixloop.DefaultMaxFilterFixes]
+	Level          float64 // interval level [0.95]
+}
+
+func (c Config) withDefaults() Config {
+	if c.Draws <= 0 {
+		c.Draws = 100
+	}
+	if c.TrialsPerDraw <= 0 {
+		c.TrialsPerDraw = 20
+	}
+	if !(c.CostFraction > 0) {
+		c.CostFraction = 0.25
+	}
+	if c.MaxFilterFixes <= 0 {
+		c.MaxFilterFixes = fixloop.DefaultMaxFilterFixes
+	}
+	if !(c.Level > 0 && c.Level < 1) {
+		c.Level = 0.95
+	}
+	return c
+}
+
+// Plan is a simulation ready to run: the configuration, the rates and the shared
+// draws of every check's p. A Plan is read-only and safe for concurrent use.
+type Plan struct {
+	cfg   Config
+	rates map[string]Rate
+	draws map[string][]float64
+}
+
+// NewPlan draws every check's p cfg.Draws times: from its Jeffreys posterior for a
+// history rate, constant for a given one.
+func NewPlan(cfg Config, rates map[string]Rate) *Plan {
+	cfg = cfg.withDefaults()
+	p := &Plan{cfg: cfg, rates: rates, draws: map[string][]float64{}}
+	checks := make([]string, 0, len(rates))
+	for c := range rates {
+		checks = append(checks, c)
+	}
+	slices.Sort(checks)
+	for _, c := range checks {
+		r := rates[c]
+		ds := make([]float64, cfg.Draws)
+		beta := distuv.Beta{Alpha: float64(r.Cleared) + 0.5, Beta: float64(r.Trials-r.Cleared) + 0.5,
+			Src: rand.NewPCG(cfg.Seed, keyHash("p:"+c))}
+		for i := range ds {
+			if r.Source == "given" {
+				ds[i] = r.P
+			} else {
+				ds[i] = beta.Rand()
+			}
+		}
+		p.draws[c] = ds
+	}
+	return p
+}
+
+// Config returns the plan's configuration, defaults applied.
+func (p *Plan) Config() Config { return p.cfg }
+
+// Rate returns the rate of a check.
+func (p *Plan) Rate(check string) Rate { return p.rates[check] }
+
+// Estimate is an expectation with its interval.
+type Estimate struct {
+	Mean, Low, High float64
+}
+
+// FailureResult is the simulation of one recorded failure.
+type FailureResult struct {
+	RunKey  string
+	Failure Failure
+	Rate    Rate
+
+	Attempts     Estimate // coder calls of the inner loop
+	PFixed       Estimate // probability the loop fixes the failure (= expected outer cycles saved)
+	FixCostUSD   Estimate // cost of the fix attempts
+	CostDeltaUSD Estimate // fix cost minus the saved cycle's cost; negative saves money
+	// PBudgetStop is the probability that the budget check stopped the loop.
+	PBudgetStop float64
+	// Skipped names why the loop did not run at all ("claims": the seed's guard), or "".
+	Skipped string
+}
+
+// RunResult is the simulation of a run's failures together.
+type RunResult struct {
+	Case         *Case
+	CyclesSaved  Estimate
+	FixCostUSD   Estimate
+	CostDeltaUSD Estimate
+	// PWithinLimit is the probability the run finishes within its cycle limit (see the
+	// package doc); nil when that is unknown for the run's outcome.
+	PWithinLimit *Estimate
+
+	perDraw [4][]float64 // saved, fix cost, delta, within — for totals
+}
+
+// simRunner is the simulated single-check runner: a re-run passes with probability p.
+type simRunner struct {
+	rng    *rand.Rand
+	p      float64
+	output string
+}
+
+func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
+	return nil, errors.New("fixsim: the simulated filter only re-runs single checks")
+}
+
+func (s *simRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
+	if s.rng.Float64() < s.p {
+		return &filter.CheckResult{Name: name, Passed: true}, nil
+	}
+	return &filter.CheckResult{Name: name, Output: s.output}, nil
+}
+
+// simCoder is the simulated coder: every fix attempt costs the same.
+type simCoder struct{ cost float64 }
+
+func (c simCoder) Fix(context.Context, fixloop.FixRequest) (fixloop.FixResult, error) {
+	return fixloop.FixResult{Summary: "simulated fix", CostUSD: c.cost}, nil
+}
+
+// Simulate runs the real inner fix loop on every failure of c, Draws × TrialsPerDraw
+// times, and summarises the results.
+func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResult, error) {
+	cfg := p.cfg
+	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
+	runner := &simRunner{rng: rng}
+	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
+	// The loop is real; parsing and prompt text do not matter to a simulated coder, so
+	// the parse of the recorded output is reused and the prompt left empty.
+	n := len(c.Failures)
+	loops := make([]fixloop.FixLoop, n)
+	for i, f := range c.Failures {
+		if len(p.draws[f.Check]) != cfg.Draws {
+			return RunResult{}, nil, fmt.Errorf("fixsim: run %s: check %q has no rate in the plan", c.Key, f.Check)
+		}
+		parsed := checkparse.ParseResult{CheckName: f.Check}
+		loops[i] = fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: cfg.MaxFilterFixes,
+			Parse:       func(filter.CheckResult) checkparse.ParseResult { return parsed },
+			BuildPrompt: func(fixprompt.Input) string { return "" }}
+	}
+	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
+	type acc struct{ attempts, fixed, cost, delta []float64 }
+	per := make([]acc, n)
+	for i := range per {
+		per[i] = acc{make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws)}
+	}
+	budgetStops := make([]int, n)
+	skipped := make([]string, n)
+	run := RunResult{Case: c}
+	for i := range run.perDraw {
+		run.perDraw[i] = make([]float64, cfg.Draws)
+	}
+	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
+	trials := float64(cfg.TrialsPerDraw)
+	for d := 0; d < cfg.Draws; d++ {
+		within := 0
+		for k := 0; k < cfg.TrialsPerDraw; k++ {
+			if err := ctx.Err(); err != nil {
+				return RunResult{}, nil, err
+			}
+			fixedAny := false
+			for i, f := range c.Failures {
+				runner.p, runner.output = p.draws[f.Check][d], f.Output
+				state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: c.Title, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
+					MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check, FilterOutput: f.Output}
+				res, err := loops[i].RunFilterFixLoop(ctx, &state, f.Check, f.Output)
+				switch {
+				case res.Outcome == fixloop.OutcomeBudgetExceeded:
+					budgetStops[i]++
+				case err != nil:
+					return RunResult{}, nil, err
+				case res.Outcome == fixloop.OutcomeSkippedClaims:
+					skipped[i] = "claims"
+				}
+				cost := res.CostUSD()
+				delta := cost
+				if res.Fixed() {
+					delta -= c.MeanCycleCostUSD
+					fixedAny = true
+				}
+				a := &per[i]
+				a.attempts[d] += float64(res.CoderCalls())
+				a.fixed[d] += b2f(res.Fixed())
+				a.cost[d] += cost
+				a.delta[d] += delta
+			}
+			if c.Outcome == input.OutcomeApproved || fixedAny {
+				within++
+			}
+		}
+		for i := range per {
+			a := &per[i]
+			a.attempts[d] /= trials
+			a.fixed[d] /= trials
+			a.cost[d] /= trials
+			a.delta[d] /= trials
+			run.perDraw[0][d] += a.fixed[d]
+			run.perDraw[1][d] += a.cost[d]
+			run.perDraw[2][d] += a.delta[d]
+		}
+		if withinKnown {
+			run.perDraw[3][d] = float64(within) / trials
+		}
+	}
+	results := make([]FailureResult, n)
+	for i, f := range c.Failures {
+		a := per[i]
+		results[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check],
+			Attempts: p.estimate(a.attempts), PFixed: p.estimate(a.fixed), FixCostUSD: p.estimate(a.cost),
+			CostDeltaUSD: p.estimate(a.delta), Skipped: skipped[i],
+			PBudgetStop: float64(budgetStops[i]) / float64(cfg.Draws*cfg.TrialsPerDraw)}
+	}
+	run.CyclesSaved, run.FixCostUSD, run.CostDeltaUSD = p.estimate(run.perDraw[0]), p.estimate(run.perDraw[1]), p.estimate(run.perDraw[2])
+	if withinKnown {
+		e := p.estimate(run.perDraw[3])
+		run.PWithinLimit = &e
+	}
+	return run, results, nil
+}
+
+// estimate is the mean of per-draw means with their percentile interval.
+func (p *Plan) estimate(perDraw []float64) Estimate {
+	sorted := slices.Clone(perDraw)
+	slices.Sort(sorted)
+	sum := 0.0
+	for _, v := range sorted {
+		sum += v
+	}
+	alpha := (1 - p.cfg.Level) / 2
+	return Estimate{Mean: sum / float64(len(sorted)), Low: quantile(sorted, alpha), High: quantile(sorted, 1-alpha)}
+}
+
+// quantile is the empirical quantile of sorted values: the smallest value with at
+// least a fraction q of the values at or below it.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// Totals sums run results per draw, for dataset-wide expectations with intervals.
+type Totals struct {
+	plan     *Plan
+	Runs     int
+	Failures int
+	// LimitRuns counts runs stopped by their cycle limit that had failures.
+	LimitRuns int
+	perDraw   [4][]float64
+}
+
+// NewTotals returns empty totals for the plan's draws.
+func (p *Plan) NewTotals() *Totals {
+	t := &Totals{plan: p}
+	for i := range t.perDraw {
+		t.perDraw[i] = make([]float64, p.cfg.Draws)
+	}
+	return t
+}
+
+// Add adds a run's result.
+func (t *Totals) Add(r RunResult) {
+	t.Runs++
+	t.Failures += len(r.Case.Failures)
+	limit := r.Case.Outcome == input.OutcomeMaxCycles
+	if limit {
+		t.LimitRuns++
+	}
+	for d := range t.perDraw[0] {
+		for i := 0; i < 3; i++ {
+			t.perDraw[i][d] += r.perDraw[i][d]
+		}
+		if limit {
+			t.perDraw[3][d] += r.perDraw[3][d]
+		}
+	}
+}
+
+// CyclesSaved, FixCostUSD and CostDeltaUSD are the expected totals over all runs;
+// LimitRunsFinishing is the expected number of limit-stopped runs that would finish.
+func (t *Totals) CyclesSaved() Estimate        { return t.plan.estimate(t.perDraw[0]) }
+func (t *Totals) FixCostUSD() Estimate         { return t.plan.estimate(t.perDraw[1]) }
+func (t *Totals) CostDeltaUSD() Estimate       { return t.plan.estimate(t.perDraw[2]) }
+func (t *Totals) LimitRunsFinishing() Estimate { return t.plan.estimate(t.perDraw[3]) }
+
+func keyHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,98 @@
+package reports
+
+import (
+	"github.com/loopwatch/loopwatch/replay/fixsim"
+)
+
+// FixFailureRow is one row of the fix-loop table (results.fixloop.parquet): the
+// simulated inner fix loop on one recorded filter failure. Every figure is a
+// simulation under the assumptions of package fixsim, not a measurement.
+type FixFailureRow struct {
+	RunKey         string  `parquet:"run_key"`
+	Cycle          int32   `parquet:"cycle"`
+	Check          string  `parquet:"check"`
+	OutputBytes    int32   `parquet:"output_bytes"`
+	ParsedErrors   int32   `parquet:"parsed_errors"`
+	UnparsedLines  int32   `parquet:"unparsed_lines"`
+	NextCycle      string  `parquet:"next_cycle"` // cleared, not_cleared, unknown, none
+	PassProb       float64 `parquet:"pass_prob"`
+	PassProbSource string  `parquet:"pass_prob_source"` // history or given
+	HistoryCleared int32   `parquet:"history_cleared"`
+	HistoryTrials  int32   `parquet:"history_trials"`
+
+	ExpectedAttempts float64 `parquet:"expected_attempts"`
+	AttemptsLow      float64 `parquet:"attempts_low"`
+	AttemptsHigh     float64 `parquet:"attempts_high"`
+	PFixed           float64 `parquet:"p_fixed"`
+	PFixedLow        float64 `parquet:"p_fixed_low"`
+	PFixedHigh       float64 `parquet:"p_fixed_high"`
+	CyclesSaved      float64 `parquet:"expected_cycles_saved"`
+	FixCostUSD       float64 `parquet:"expected_fix_cost_usd"`
+	FixCostLow       float64 `parquet:"fix_cost_low"`
+	FixCostHigh      float64 `parquet:"fix_cost_high"`
+	CostDeltaUSD     float64 `parquet:"expected_cost_delta_usd"`
+	CostDeltaLow     float64 `parquet:"cost_delta_low"`
+	CostDeltaHigh    float64 `parquet:"cost_delta_high"`
+	PBudgetStop      float64 `parquet:"p_budget_stop"`
+	Skipped          *string `parquet:"skipped,optional"`
+	CoderCostSource  string  `parquet:"coder_cost_source"` // measured or estimated
+}
+
+// FixRunRow is one row of the fix-loop run table (results.fixloop_runs.parquet): the
+// simulated inner fix loop over all of a run's recorded filter failures.
+type FixRunRow struct {
+	RunKey          string   `parquet:"run_key"`
+	Outcome         string   `parquet:"outcome"`
+	Cycles          int32    `parquet:"cycles"`
+	MaxCycles       int32    `parquet:"max_cycles"`
+	Failures        int32    `parquet:"failures"`
+	MeanCoderUSD    float64  `parquet:"mean_coder_call_usd"`
+	CoderCostSource string   `parquet:"coder_cost_source"`
+	MeanCycleUSD    float64  `parquet:"mean_cycle_cost_usd"`
+	CyclesSaved     float64  `parquet:"expected_cycles_saved"`
+	CyclesSavedLow  float64  `parquet:"cycles_saved_low"`
+	CyclesSavedHigh float64  `parquet:"cycles_saved_high"`
+	FixCostUSD      float64  `parquet:"expected_fix_cost_usd"`
+	CostDeltaUSD    float64  `parquet:"expected_cost_delta_usd"`
+	CostDeltaLow    float64  `parquet:"cost_delta_low"`
+	CostDeltaHigh   float64  `parquet:"cost_delta_high"`
+	PWithinLimit    *float64 `parquet:"p_within_limit,optional"`
+	PWithinLow      *float64 `parquet:"p_within_limit_low,optional"`
+	PWithinHigh     *float64 `parquet:"p_within_limit_high,optional"`
+}
+
+var transitionNames = map[fixsim.Transition]string{fixsim.NoNextCycle: "none", fixsim.Cleared: "cleared",
+	fixsim.NotCleared: "not_cleared", fixsim.Unknown: "unknown"}
+
+// FixRows converts a simulated run into its run row and failure rows.
+func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, []FixFailureRow) {
+	c := run.Case
+	src := "measured"
+	if c.CoderCostEstimated {
+		src = "estimated"
+	}
+	rr := FixRunRow{RunKey: c.Key, Outcome: string(c.Outcome), Cycles: int32(c.Cycles), MaxCycles: int32(c.MaxCycles),
+		Failures: int32(len(c.Failures)), MeanCoderUSD: c.MeanCoderCostUSD, CoderCostSource: src, MeanCycleUSD: c.MeanCycleCostUSD,
+		CyclesSaved: run.CyclesSaved.Mean, CyclesSavedLow: run.CyclesSaved.Low, CyclesSavedHigh: run.CyclesSaved.High,
+		FixCostUSD: run.FixCostUSD.Mean, CostDeltaUSD: run.CostDeltaUSD.Mean, CostDeltaLow: run.CostDeltaUSD.Low,
+		CostDeltaHigh: run.CostDeltaUSD.High}
+	if w := run.PWithinLimit; w != nil {
+		rr.PWithinLimit, rr.PWithinLow, rr.PWithinHigh = ptr(w.Mean), ptr(w.Low), ptr(w.High)
+	}
+	rows := make([]FixFailureRow, len(failures))
+	for i, f := range failures {
+		fl := f.Failure
+		rows[i] = FixFailureRow{RunKey: f.RunKey, Cycle: int32(fl.Cycle), Check: fl.Check, OutputBytes: int32(fl.OutputLen),
+			ParsedErrors: int32(fl.Errors), UnparsedLines: int32(fl.Unparsed), NextCycle: transitionNames[fl.Next],
+			PassProb: f.Rate.Mean(), PassProbSource: f.Rate.Source, HistoryCleared: int32(f.Rate.Cleared), HistoryTrials: int32(f.Rate.Trials),
+			ExpectedAttempts: f.Attempts.Mean, AttemptsLow: f.Attempts.Low, AttemptsHigh: f.Attempts.High,
+			PFixed: f.PFixed.Mean, PFixedLow: f.PFixed.Low, PFixedHigh: f.PFixed.High, CyclesSaved: f.PFixed.Mean,
+			FixCostUSD: f.FixCostUSD.Mean, FixCostLow: f.FixCostUSD.Low, FixCostHigh: f.FixCostUSD.High,
+			CostDeltaUSD: f.CostDeltaUSD.Mean, CostDeltaLow: f.CostDeltaUSD.Low, CostDeltaHigh: f.CostDeltaUSD.High,
+			PBudgetStop: f.PBudgetStop, CoderCostSource: src}
+		if f.Skipped != "" {
+			rows[i].Skipped = ptr(f.Skipped)
+		}
+	}
+	return rr, rows
+}
