@@ -1,7 +1,9 @@
 package detect
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -206,5 +208,50 @@ func TestNewPatternMatcherErrors(t *testing.T) {
 		if _, err := NewPatternMatcher(p); err == nil {
 			t.Errorf("NewPatternMatcher(%+v) succeeded", p)
 		}
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	str := func(sets [][][]byte) [][]string {
+		var out [][]string
+		for _, set := range sets {
+			var s []string
+			for _, l := range set {
+				s = append(s, string(l))
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	tests := []struct {
+		src  string
+		want [][]string
+	}{
+		{`(?i)\btry\s+again\b`, [][]string{{"try"}, {"again"}}},
+		{`(?i)\b(perfect|excellent|Great)\b`, [][]string{{"perfect", "excellent", "great"}}},
+		{`(?i)\bno\b,?\s*(that'?s?\s*)?(not|wrong)`, [][]string{{"no"}, {"not", "wrong"}}},
+		{`x*`, nil},
+		{`(?i)é+t`, [][]string{{"t"}}}, // a non-ASCII folded literal yields no set
+		{`FAILED`, [][]string{{"failed"}}},
+		{`a|b*`, nil},
+	}
+	for _, tt := range tests {
+		if got := str(requiredLiterals(tt.src)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestPrefilterOffForUnicodeFolds(t *testing.T) {
+	// RE2's (?i) folds the Kelvin sign onto k; the ASCII prefilter must not hide it.
+	m := mustMatcher(t, Patterns{Frustration: []string{`(?i)\bok`}})
+	for _, text := range []string{"OK", "o\u212A", "ok"} {
+		if len(m.MatchFrustration(nil, text)) != 1 {
+			t.Errorf("%q: no match", text)
+		}
+	}
+	long := strings.Repeat("x ", 2000) + "TRY AGAIN" // longer than the stack buffer
+	if len(mustMatcher(t, DefaultPatterns()).MatchFrustration(nil, long)) != 1 {
+		t.Error("long message missed")
 	}
 }
