@@ -49,8 +49,9 @@ type Config struct {
 	// messages with boundaries firing in between; 20 makes the count a fallback for
 	// long stretches without a boundary.
 	MessageThreshold int `json:"message_threshold"`
-	// TimeThreshold: a checkpoint fires on the first message-bearing event more than
-	// this much event time after the last checkpoint (or the session's first event).
+	// TimeThreshold: a checkpoint fires on the first event more than this much event
+	// time after the last checkpoint (or the session's first event), provided a
+	// message has been counted since.
 	// Default 10m: the seed's example session (23 minutes, 4 checkpoints) checkpoints
 	// about every 6 minutes with boundaries doing most of the work; 10 minutes bounds
 	// the gap when they don't.

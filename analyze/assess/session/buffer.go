@@ -57,7 +57,8 @@ type Stats struct {
 	ToolResults       int `json:"tool_results"`
 	ToolErrors        int `json:"tool_errors"` // results with ToolStatusError
 	SidechainEvents   int `json:"sidechain_events"`
-	// Signals counts signals by kind, indexed by detect.Kind.
+	// Signals counts signals by kind, indexed by detect.Kind (index 0 is unused);
+	// use Count.
 	Signals       [detect.NumKinds]int `json:"signals"`
 	Interventions int                  `json:"interventions"`
 	Checkpoints   int                  `json:"checkpoints"`
