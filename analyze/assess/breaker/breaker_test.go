@@ -1,0 +1,283 @@
+package breaker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
+	"github.com/loopwatch/loopwatch/analyze/assess/duration"
+)
+
+var t0 = time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func sig(k detect.Kind) []detect.Signal { return []detect.Signal{{Kind: k}} }
+
+type step struct {
+	at      time.Duration
+	signals []detect.Signal
+	ema     float64
+	want    Intervention // 0: none
+}
+
+// run feeds steps through a breaker, delivering and recording interventions as the
+// processor does, and checks each step's decision.
+func run(t *testing.T, cfg Config, steps []step) *CircuitBreaker {
+	t.Helper()
+	b := New(cfg)
+	for i, s := range steps {
+		b.Update(at(s.at), s.signals, s.ema)
+		got, ok := b.ShouldIntervene(at(s.at))
+		if !ok {
+			got = 0
+		}
+		if got != s.want {
+			t.Fatalf("step %d (t+%v): intervention %v, want %v; state %+v", i, s.at, got, s.want, b.State(at(s.at)))
+		}
+		if ok {
+			b.RecordIntervention(at(s.at))
+		}
+	}
+	return b
+}
+
+func TestCorrectionStorm(t *testing.T) {
+	cfg := DefaultConfig()
+	corr := sig(detect.UserCorrection)
+	t.Run("three inside five minutes", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: corr},
+			{at: 2 * time.Minute, signals: corr},
+			{at: 4*time.Minute + 59*time.Second, signals: corr, want: ClarificationPause},
+		})
+	})
+	t.Run("exactly five minutes is still inside", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: corr},
+			{at: time.Minute, signals: corr},
+			{at: 5 * time.Minute, signals: corr, want: ClarificationPause},
+		})
+	})
+	t.Run("spread over more than five minutes", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: corr},
+			{at: 3 * time.Minute, signals: corr},
+			{at: 5*time.Minute + time.Second, signals: corr},
+			{at: 9 * time.Minute, signals: nil},
+		})
+		if s := b.State(at(9 * time.Minute)); s.CorrectionsInWindow != 1 || s.InterventionCount != 0 {
+			t.Errorf("state %+v", s)
+		}
+	})
+	t.Run("interrupts count as corrections", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: sig(detect.Interrupt)},
+			{at: 30 * time.Second, signals: corr},
+			{at: time.Minute, signals: sig(detect.Interrupt), want: ClarificationPause},
+		})
+	})
+	t.Run("interrupts ignored when configured", func(t *testing.T) {
+		c := cfg
+		c.InterruptIsCorrection = false
+		b := run(t, c, []step{
+			{at: 0, signals: sig(detect.Interrupt)},
+			{at: 30 * time.Second, signals: corr},
+			{at: time.Minute, signals: sig(detect.Interrupt)},
+		})
+		if s := b.State(at(time.Minute)); s.CorrectionsInWindow != 1 || s.ConsecutiveFailures != 1 {
+			t.Errorf("state %+v", s)
+		}
+	})
+	t.Run("one event counts once", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, []detect.Signal{{Kind: detect.UserCorrection}, {Kind: detect.Interrupt}}, 0)
+		if s := b.State(t0); s.CorrectionsInWindow != 1 || s.ConsecutiveFailures != 1 {
+			t.Errorf("state %+v", s)
+		}
+	})
+}
+
+func TestCooldown(t *testing.T) {
+	corr := sig(detect.UserCorrection)
+	b := run(t, DefaultConfig(), []step{
+		{at: 0, signals: corr},
+		{at: 10 * time.Second, signals: corr},
+		{at: 20 * time.Second, signals: corr, want: ClarificationPause},
+		// Inside the cooldown: a fresh storm and a high EMA are both suppressed.
+		{at: time.Minute, signals: corr, ema: 0.9},
+		{at: 2 * time.Minute, signals: corr, ema: 0.9},
+		{at: 5*time.Minute + 19*time.Second, signals: nil, ema: 0.9},
+		// The cooldown expires on event time (5m after t+20s); the storm is still on.
+		{at: 5*time.Minute + 20*time.Second, signals: nil, ema: 0.9, want: ClarificationPause},
+	})
+	s := b.State(at(5*time.Minute + 20*time.Second))
+	if s.InterventionCount != 2 || !s.CooldownActive || !s.LastIntervention.Equal(at(5*time.Minute+20*time.Second)) {
+		t.Errorf("state %+v", s)
+	}
+	if b.State(at(11 * time.Minute)).CooldownActive {
+		t.Error("cooldown still active 11 minutes in")
+	}
+}
+
+func TestConsecutiveFailures(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FailureThreshold = 3
+	fail, ok := sig(detect.BuildFailure), sig(detect.TestSuccess)
+	t.Run("threshold", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: fail},
+			{at: time.Minute, signals: sig(detect.TestFailure)},
+			{at: 2 * time.Minute, signals: sig(detect.ToolFailure), want: ApproachPivot},
+		})
+	})
+	t.Run("reset by a success", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: fail},
+			{at: time.Minute, signals: fail},
+			{at: 2 * time.Minute, signals: ok},
+			{at: 3 * time.Minute, signals: fail},
+			{at: 4 * time.Minute, signals: fail},
+		})
+		if n := b.State(at(4 * time.Minute)).ConsecutiveFailures; n != 2 {
+			t.Errorf("failures = %d, want 2", n)
+		}
+	})
+	t.Run("one failing output counts once", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, []detect.Signal{{Kind: detect.BuildFailure}, {Kind: detect.TestFailure}, {Kind: detect.LintError}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 1 {
+			t.Errorf("failures = %d, want 1", n)
+		}
+	})
+	t.Run("lint alone and other signals count nothing", func(t *testing.T) {
+		b := New(cfg)
+		for _, k := range []detect.Kind{detect.LintError, detect.Frustration, detect.Success} {
+			b.Update(t0, sig(k), 0)
+		}
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("tool errors ignored when configured", func(t *testing.T) {
+		c := cfg
+		c.ToolErrorIsFailure = false
+		b := New(c)
+		b.Update(t0, sig(detect.ToolFailure), 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("corrections are failures too, as in the seed", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: fail},
+			{at: 10 * time.Minute, signals: sig(detect.UserCorrection)},
+			{at: 20 * time.Minute, signals: fail, want: ApproachPivot},
+		})
+	})
+	t.Run("persisting failures fire again after the cooldown", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: fail},
+			{at: time.Minute, signals: fail},
+			{at: 2 * time.Minute, signals: fail, want: ApproachPivot},
+			{at: 3 * time.Minute, signals: fail},
+			{at: 7 * time.Minute, signals: fail, want: ApproachPivot},
+		})
+	})
+}
+
+func TestFrustrationEMAAndPriority(t *testing.T) {
+	run(t, DefaultConfig(), []step{
+		{at: 0, ema: 0.69},
+		{at: time.Minute, ema: 0.70, want: ExplicitCheckIn},
+	})
+	// Storm beats failures beats EMA.
+	cfg := DefaultConfig()
+	cfg.FailureThreshold = 1
+	run(t, cfg, []step{{at: 0, signals: sig(detect.BuildFailure), ema: 0.9, want: ApproachPivot}})
+	cfg.CorrectionStorm = 1
+	run(t, cfg, []step{{at: 0, signals: sig(detect.UserCorrection), ema: 0.9, want: ClarificationPause}})
+}
+
+func TestConfig(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mut := range []func(*Config){
+		func(c *Config) { c.CorrectionStorm = 0 },
+		func(c *Config) { c.CorrectionWindow = 0 },
+		func(c *Config) { c.FailureThreshold = 0 },
+		func(c *Config) { c.FrustrationThreshold = 0 },
+	} {
+		c := DefaultConfig()
+		mut(&c)
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	var c Config
+	in := `{"correction_storm":4,"correction_window":"2m","failure_threshold":2,"frustration_threshold":0.5,"cooldown":"90s"}`
+	if err := json.Unmarshal([]byte(in), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.CorrectionWindow != duration.Duration(2*time.Minute) || c.Cooldown != duration.Duration(90*time.Second) || c.CorrectionStorm != 4 {
+		t.Errorf("decoded %+v", c)
+	}
+}
+
+func TestMessagesVerbatim(t *testing.T) {
+	want := map[Intervention]string{
+		ClarificationPause: "Before we continue: I want to make sure I understand what you're looking for. Could you help me understand which part isn't matching your expectations?",
+		ApproachPivot:      "I notice my current approach isn't working well. Let me step back and try a different strategy. What would be most helpful right now?",
+		ExplicitCheckIn:    "I sense some friction in our session. Would you like to pause and reassess our approach, or should I continue with adjustments?",
+	}
+	for i, w := range want {
+		if i.Message() != w {
+			t.Errorf("%v: %q", i, i.Message())
+		}
+		b, err := i.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Intervention
+		if err := back.UnmarshalText(b); err != nil || back != i {
+			t.Errorf("round trip %v: %v %v", i, back, err)
+		}
+	}
+	if Intervention(0).Message() != "" {
+		t.Error("zero intervention has a message")
+	}
+	if _, err := Intervention(9).MarshalText(); err == nil {
+		t.Error("invalid intervention marshalled")
+	}
+}
+
+func TestSinks(t *testing.T) {
+	ctx := context.Background()
+	m := NewMessage("s1", ApproachPivot, t0)
+	var rec RecordingSink
+	if err := rec.Deliver(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Messages(); len(got) != 1 || got[0] != m {
+		t.Errorf("recorded %+v", got)
+	}
+
+	ch := make(chan Message, 1)
+	if err := (ChannelSink{C: ch}).Deliver(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ch; got.Content != ApproachPivot.Message() || got.SessionID != "s1" {
+		t.Errorf("received %+v", got)
+	}
+	// A full channel blocks until the context ends.
+	full := make(chan Message)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := (ChannelSink{C: full}).Deliver(cctx, m); !errors.Is(err, context.Canceled) {
+		t.Errorf("blocked deliver: %v", err)
+	}
+}

@@ -1,0 +1,23 @@
+package detect
+
+import (
+	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze/assess/internal/benchdata"
+)
+
+func BenchmarkDetect(b *testing.B) {
+	rules := MustCompile(DefaultConfig())
+	evs := benchdata.Events()
+	for _, name := range benchdata.Names() {
+		ev := evs[name]
+		b.Run(name, func(b *testing.B) {
+			d := NewLightweightDetector(rules)
+			b.SetBytes(int64(len(ev.UserContent) + len(ev.AssistantText) + len(ev.ToolOutput)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d.Detect(ev)
+			}
+		})
+	}
+}

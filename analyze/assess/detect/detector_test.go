@@ -1,0 +1,127 @@
+package detect
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze"
+)
+
+func user(text string) analyze.Event {
+	return analyze.Event{Kind: analyze.KindUserMessage, SessionID: "s", UserContent: text}
+}
+
+func TestEmaTracker(t *testing.T) {
+	e := NewEmaTracker(0.3)
+	want := 0.0
+	for i, x := range []float64{1, 1, 0, 0.5, 1} {
+		want = 0.3*x + 0.7*want
+		if got := e.Update(x); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("step %d: %v want %v", i, got, want)
+		}
+	}
+	if e.Updates() != 5 || e.Value() != want {
+		t.Errorf("Updates=%d Value=%v", e.Updates(), e.Value())
+	}
+}
+
+func TestEMAConfigValidate(t *testing.T) {
+	for _, c := range []EMAConfig{{Alpha: 0}, {Alpha: 1.5}, {Alpha: math.NaN()}, {Alpha: 0.3, SuccessWeight: -1}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if err := DefaultEMAConfig().Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDetectorEventRouting(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	tests := []struct {
+		name string
+		ev   analyze.Event
+		want []Kind
+	}{
+		{"user frustration+correction", user("no, that's wrong"), []Kind{Frustration, Frustration, UserCorrection}},
+		{"assistant text never scanned", analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "Perfect! No, that's wrong"}, nil},
+		{"sidechain prompt is not the human", analyze.Event{Kind: analyze.KindUserMessage, Sidechain: true, UserContent: "no, that's wrong"}, nil},
+		{"interrupt", analyze.Event{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user]"}, []Kind{Interrupt}},
+		{"sidechain interrupt ignored", analyze.Event{Kind: analyze.KindInterrupt, Sidechain: true}, nil},
+		{"tool output", analyze.Event{Kind: analyze.KindToolResult, ToolOutput: cargoTestOK}, []Kind{TestSuccess}},
+		{"sidechain tool output", analyze.Event{Kind: analyze.KindToolResult, Sidechain: true, ToolOutput: "x", ToolStatus: analyze.ToolStatusError}, []Kind{ToolFailure}},
+		{"user content on a tool event is not read", analyze.Event{Kind: analyze.KindToolResult, UserContent: "try again", ToolOutput: "fine"}, nil},
+		{"tool output on a user event is not read", analyze.Event{Kind: analyze.KindUserMessage, UserContent: "ok", ToolOutput: "error:"}, nil},
+		{"hook", analyze.Event{Kind: analyze.KindHook, HookName: "Stop"}, nil},
+	}
+	for _, tt := range tests {
+		d := NewLightweightDetector(rules)
+		if got := kinds(d.Detect(tt.ev)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	noSide := DefaultConfig()
+	noSide.SidechainToolSignals = false
+	d := NewLightweightDetector(MustCompile(noSide))
+	if got := d.Detect(analyze.Event{Kind: analyze.KindToolResult, Sidechain: true, ToolStatus: analyze.ToolStatusError}); got != nil {
+		t.Errorf("SidechainToolSignals=false: %v", got)
+	}
+}
+
+func TestDetectorEMAs(t *testing.T) {
+	d := NewLightweightDetector(MustCompile(DefaultConfig()))
+	steps := []struct {
+		ev         analyze.Event
+		fr, su     float64
+		frAfterMsg string
+	}{
+		{ev: user("add a flag"), fr: 0, su: 0},
+		{ev: user("no, that's wrong"), fr: 0.3, su: 0},                                                  // value min(1, .5+.5+.5)=1
+		{ev: analyze.Event{Kind: analyze.KindToolResult, ToolStatus: analyze.ToolStatusError}, fr: 0.3}, // tools leave EMAs alone
+		{ev: analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "sorry"}, fr: 0.3},
+		{ev: analyze.Event{Kind: analyze.KindInterrupt}, fr: 0.51}, // 0.3*1 + 0.7*0.3
+		{ev: user("try again"), fr: 0.507},                         // 0.3*0.5 + 0.7*0.51
+		{ev: user("perfect, thanks"), fr: 0.3549, su: 0.3},         // success value 1
+		{ev: analyze.Event{Kind: analyze.KindUserMessage, Sidechain: true, UserContent: "try again"}, fr: 0.3549, su: 0.3},
+	}
+	for i, s := range steps {
+		d.Detect(s.ev)
+		if math.Abs(d.FrustrationEMA()-s.fr) > 1e-9 || math.Abs(d.SuccessEMA()-s.su) > 1e-9 {
+			t.Fatalf("step %d: frustration %v success %v, want %v %v", i, d.FrustrationEMA(), d.SuccessEMA(), s.fr, s.su)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	bad := DefaultConfig()
+	bad.EMA.Alpha = 0
+	if _, err := Compile(bad); err == nil {
+		t.Error("alpha 0 accepted")
+	}
+	bad = DefaultConfig()
+	bad.Patterns.Correction = []string{"("}
+	if _, err := Compile(bad); err == nil {
+		t.Error("bad pattern accepted")
+	}
+	bad = DefaultConfig()
+	bad.ExtraToolRules = []ToolRule{{Name: "x", Signal: TestSuccess}}
+	if _, err := Compile(bad); err == nil {
+		t.Error("empty rule accepted")
+	}
+}
+
+func TestSignalsDoNotAllocateWithoutHits(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	d := NewLightweightDetector(rules)
+	evs := []analyze.Event{
+		user("please add a --verbose flag to the replay command"),
+		{Kind: analyze.KindToolResult, ToolOutput: "total 8\ndrwxr-xr-x 2 root root 4096 main.go", ToolStatus: analyze.ToolStatusOK},
+		{Kind: analyze.KindAssistantMessage, AssistantText: "Done."},
+	}
+	for _, ev := range evs {
+		if n := testing.AllocsPerRun(100, func() { d.Detect(ev) }); n != 0 {
+			t.Errorf("%s: %v allocs per Detect", ev.Kind, n)
+		}
+	}
+}

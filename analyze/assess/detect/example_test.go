@@ -1,0 +1,56 @@
+package detect_test
+
+import (
+	"fmt"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
+)
+
+func ExampleLightweightDetector_Detect() {
+	rules, err := detect.Compile(detect.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	d := detect.NewLightweightDetector(rules) // one per session
+	for _, ev := range []analyze.Event{
+		{Kind: analyze.KindUserMessage, UserContent: "still didnt work, try again"},
+		{Kind: analyze.KindToolResult, ToolOutput: "--- FAIL: TestParse (0.00s)", ToolStatus: analyze.ToolStatusError},
+		{Kind: analyze.KindAssistantMessage, AssistantText: "Perfect! No, that's wrong."}, // never scanned
+		{Kind: analyze.KindUserMessage, UserContent: "works great, thanks"},
+	} {
+		var kinds []string
+		for _, s := range d.Detect(ev) {
+			kinds = append(kinds, s.Kind.String())
+		}
+		fmt.Printf("%-17s %v frustration=%.2f success=%.2f\n", ev.Kind, kinds, d.FrustrationEMA(), d.SuccessEMA())
+	}
+	// Output:
+	// user_message      [frustration frustration frustration] frustration=0.30 success=0.00
+	// tool_result       [test_failure] frustration=0.30 success=0.00
+	// assistant_message [] frustration=0.30 success=0.00
+	// user_message      [success success success] frustration=0.21 success=0.30
+}
+
+func ExampleToolClassifier_Classify() {
+	seed, err := detect.NewToolClassifier(detect.SeedToolRules())
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range []struct {
+		out    string
+		status analyze.ToolStatus
+	}{
+		{"test result: FAILED. 1 passed; 1 failed", analyze.ToolStatusUnknown},
+		{`return fmt.Errorf("error: %w", err)`, analyze.ToolStatusOK}, // a Read of source code
+		{"Exit code 128\nfatal: no upstream branch", analyze.ToolStatusError},
+		{"    Finished `release` profile [optimized]", analyze.ToolStatusOK},
+	} {
+		fmt.Println(seed.Classify(nil, c.out, c.status))
+	}
+	// Output:
+	// [{build_failure seed.build_failure} {test_failure seed.test_failure}]
+	// []
+	// [{tool_failure is_error}]
+	// [{build_success seed.build_success}]
+}

@@ -1,0 +1,257 @@
+package detect
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func kinds(signals []Signal) []Kind {
+	out := make([]Kind, 0, len(signals))
+	for _, s := range signals {
+		out = append(out, s.Kind)
+	}
+	return out
+}
+
+func mustMatcher(t *testing.T, p Patterns) *PatternMatcher {
+	t.Helper()
+	m, err := NewPatternMatcher(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestSeedListsAreVerbatim(t *testing.T) {
+	// A guard against accidental edits: these strings are copied from the seed.
+	wantFr := []string{
+		`(?i)\bno\b,?\s*(that'?s?\s*)?(not|wrong)`,
+		`(?i)\bi\s+(already|just)\s+(said|told|mentioned)`,
+		`(?i)\btry\s+again\b`,
+		`(?i)\bstill\s+(not|doesn'?t|won'?t)\b`,
+		`(?i)\bwhy\s+(are|do|did)\s+you\b`,
+		`(?i)\bi\s+don'?t\s+want\b`,
+		`(?i)\bactually\b.*\bnot\b`,
+	}
+	wantSu := []string{
+		`(?i)\b(perfect|excellent|great|awesome)\b`,
+		`(?i)\bthat'?s?\s+(exactly|precisely)\b`,
+		`(?i)\bthank(s|\s+you)\b`,
+		`(?i)\bworks?\s+(great|perfectly|well)\b`,
+		`(?i)\bgood\s+job\b`,
+	}
+	if got := SeedFrustrationPatterns(); !slices.Equal(got, wantFr) {
+		t.Errorf("SeedFrustrationPatterns() = %q", got)
+	}
+	if got := SeedSuccessPatterns(); !slices.Equal(got, wantSu) {
+		t.Errorf("SeedSuccessPatterns() = %q", got)
+	}
+	p := DefaultPatterns()
+	if !slices.Equal(p.Frustration, wantFr) || !slices.Equal(p.Success, wantSu) {
+		t.Error("DefaultPatterns does not start from the seed lists")
+	}
+	// Returned slices are fresh: mutating one does not change the next.
+	SeedFrustrationPatterns()[0] = "x"
+	if SeedFrustrationPatterns()[0] != wantFr[0] {
+		t.Error("SeedFrustrationPatterns shares its backing array")
+	}
+}
+
+func TestPatternsDefault(t *testing.T) {
+	m := mustMatcher(t, DefaultPatterns())
+	seedOnly := mustMatcher(t, Patterns{Frustration: SeedFrustrationPatterns(), Success: SeedSuccessPatterns()})
+	tests := []struct {
+		text                 string
+		frustration, success int // hits with the default patterns
+		correction           bool
+		seedFrustration      int // hits with the seed's frustration list alone
+	}{
+		// Seed frustration patterns, one by one.
+		{text: "No, that's wrong", frustration: 2, correction: true, seedFrustration: 1}, // + extra "that's wrong"
+		{text: "no not that one", frustration: 1, correction: true, seedFrustration: 1},
+		{text: "I already said use tabs", frustration: 1, seedFrustration: 1},
+		{text: "i just told you that", frustration: 1, seedFrustration: 1},
+		{text: "try again", frustration: 1, seedFrustration: 1},
+		{text: "it still doesnt compile", frustration: 1, seedFrustration: 1},
+		{text: "still won't start", frustration: 1, seedFrustration: 1},
+		{text: "why did you delete the tests?", frustration: 1, seedFrustration: 1},
+		{text: "I dont want a new file", frustration: 1, seedFrustration: 1},
+		{text: "actually the button is not blue", frustration: 1, correction: true, seedFrustration: 1},
+		// Missing apostrophes and what the seed misses.
+		{text: "still didnt work", frustration: 2, seedFrustration: 0}, // "still didn't" and "didn't work"
+		{text: "still didn't work.  what I was trying to say", frustration: 2, seedFrustration: 0},
+		{text: "still no\n\n(llm) jim@host:~$ claude -c", frustration: 1, seedFrustration: 0},
+		{text: "scrolling still does not work", frustration: 1, seedFrustration: 0},
+		{text: "it doesnt work", frustration: 1},
+		{text: "mix phx.server not working", frustration: 1},
+		{text: "same error again", frustration: 1},
+		{text: "that's incorrect", frustration: 1},
+		// Typographic apostrophes read as ASCII ones.
+		{text: "it still doesn’t compile", frustration: 1, seedFrustration: 1},
+		{text: "I don’t want that", frustration: 1, seedFrustration: 1},
+		// Corrections.
+		{text: "I meant the other config file", correction: true},
+		{text: "that's not what I asked for", frustration: 1, correction: true},
+		{text: "no, use the existing helper", correction: true},
+		{text: "Nope, you missed the second call site", correction: true},
+		{text: "wrong file — edit main.go", correction: true},
+		{text: "I asked you to keep the API", correction: true},
+		{text: "please undo that", correction: true},
+		// Success.
+		{text: "perfect, thanks!", success: 2},
+		{text: "That's exactly it", success: 1},
+		{text: "thank you", success: 1},
+		{text: "works great", success: 2},
+		{text: "good job", success: 1},
+		{text: "it worked!"}, // none of the seed's success patterns
+		// False-positive bait: none of these is frustration or a correction.
+		{text: "no problem, thanks", success: 1},
+		{text: "No, thanks — that's all", success: 1},
+		{text: "no worries"},
+		{text: "No, you're right, go ahead"},
+		{text: "I don't know"},
+		{text: "I don't mind either way"},
+		{text: "Nothing else for now"},
+		{text: "the network is slow today"},
+		{text: "is there any other data that could be captured"},
+		{text: "not sure whether that matters"},
+		{text: "try again later if the server is down", frustration: 1, seedFrustration: 1}, // literal seed hit, kept
+		// Seed quirk kept verbatim: (not|wrong) has no closing \b.
+		{text: "no, nothing else", frustration: 1, seedFrustration: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := len(m.MatchFrustration(nil, tt.text)); got != tt.frustration {
+				t.Errorf("frustration hits = %d, want %d (%v)", got, tt.frustration, m.MatchFrustration(nil, tt.text))
+			}
+			if got := len(m.MatchSuccess(nil, tt.text)); got != tt.success {
+				t.Errorf("success hits = %d, want %d", got, tt.success)
+			}
+			if src, got := m.Correction(tt.text); got != tt.correction {
+				t.Errorf("correction = %v (%s), want %v", got, src, tt.correction)
+			}
+			if got := len(seedOnly.MatchFrustration(nil, tt.text)); got != tt.seedFrustration {
+				t.Errorf("seed-only frustration hits = %d, want %d", got, tt.seedFrustration)
+			}
+		})
+	}
+}
+
+func TestUnicodeWordBoundaries(t *testing.T) {
+	m := mustMatcher(t, Patterns{
+		Frustration: []string{`(?i)\bno\b`},
+		Success:     SeedSuccessPatterns(),
+	})
+	tests := []struct {
+		text                 string
+		frustration, success bool
+	}{
+		{text: "no", frustration: true},
+		{text: "«no»", frustration: true},
+		{text: "¡no!", frustration: true},
+		{text: "noční směna", frustration: false}, // ASCII \b alone would match "no"
+		{text: "Ånoé", frustration: false},
+		{text: "ano", frustration: false},
+		{text: "great 👍", success: true},
+		{text: "👍great", success: true},
+		{text: "très great!", success: true},
+		{text: "greaté", success: false},
+		{text: "éthanks", success: false},
+		{text: "über-great", success: true},
+		{text: "greaté but great", success: true}, // the second occurrence counts
+		{text: "perfect\u0301", success: false},   // combining mark continues the word
+		{text: "thanks_", success: false},
+	}
+	for _, tt := range tests {
+		if got := len(m.MatchFrustration(nil, tt.text)) > 0; got != tt.frustration {
+			t.Errorf("%q: frustration = %v, want %v", tt.text, got, tt.frustration)
+		}
+		if got := len(m.MatchSuccess(nil, tt.text)) > 0; got != tt.success {
+			t.Errorf("%q: success = %v, want %v", tt.text, got, tt.success)
+		}
+	}
+}
+
+func TestBoundaryDetection(t *testing.T) {
+	tests := []struct {
+		src               string
+		leading, trailing bool
+	}{
+		{`(?i)\bno\b`, true, true},
+		{`(?is)(?m)\bx`, true, false},
+		{`x\b`, false, true},
+		{`x\\b`, false, false},
+		{`x\\\b`, false, true},
+		{`(?i)\bno\b,?\s*(that'?s?\s*)?(not|wrong)`, true, false},
+		{`(?P<x>\bno)`, false, false},
+	}
+	for _, tt := range tests {
+		set, err := compileSet("t", []string{tt.src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set[0].leading != tt.leading || set[0].trailing != tt.trailing {
+			t.Errorf("%s: leading,trailing = %v,%v want %v,%v", tt.src, set[0].leading, set[0].trailing, tt.leading, tt.trailing)
+		}
+	}
+}
+
+func TestNewPatternMatcherErrors(t *testing.T) {
+	for _, p := range []Patterns{
+		{Frustration: []string{`(`}},
+		{ExtraFrustration: []string{`[a-`}},
+		{Success: []string{`(?<`}},
+		{Correction: []string{`*`}},
+	} {
+		if _, err := NewPatternMatcher(p); err == nil {
+			t.Errorf("NewPatternMatcher(%+v) succeeded", p)
+		}
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	str := func(sets [][][]byte) [][]string {
+		var out [][]string
+		for _, set := range sets {
+			var s []string
+			for _, l := range set {
+				s = append(s, string(l))
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	tests := []struct {
+		src  string
+		want [][]string
+	}{
+		{`(?i)\btry\s+again\b`, [][]string{{"try"}, {"again"}}},
+		{`(?i)\b(perfect|excellent|Great)\b`, [][]string{{"perfect", "excellent", "great"}}},
+		{`(?i)\bno\b,?\s*(that'?s?\s*)?(not|wrong)`, [][]string{{"no"}, {"not", "wrong"}}},
+		{`x*`, nil},
+		{`(?i)é+t`, [][]string{{"t"}}}, // a non-ASCII folded literal yields no set
+		{`FAILED`, [][]string{{"failed"}}},
+		{`a|b*`, nil},
+	}
+	for _, tt := range tests {
+		if got := str(requiredLiterals(tt.src)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestPrefilterOffForUnicodeFolds(t *testing.T) {
+	// RE2's (?i) folds the Kelvin sign onto k; the ASCII prefilter must not hide it.
+	m := mustMatcher(t, Patterns{Frustration: []string{`(?i)\bok`}})
+	for _, text := range []string{"OK", "o\u212A", "ok"} {
+		if len(m.MatchFrustration(nil, text)) != 1 {
+			t.Errorf("%q: no match", text)
+		}
+	}
+	long := strings.Repeat("x ", 2000) + "TRY AGAIN" // longer than the stack buffer
+	if len(mustMatcher(t, DefaultPatterns()).MatchFrustration(nil, long)) != 1 {
+		t.Error("long message missed")
+	}
+}

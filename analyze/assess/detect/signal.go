@@ -1,0 +1,132 @@
+package detect
+
+import "fmt"
+
+// Kind is the kind of a lightweight [Signal].
+type Kind uint8
+
+// The signal kinds. The zero Kind is invalid.
+const (
+	// Frustration: a frustration pattern matched a human message.
+	Frustration Kind = iota + 1
+	// Success: a success pattern matched a human message.
+	Success
+	// UserCorrection: a human message corrects the agent ("no, that's wrong",
+	// "I meant …", "actually … not").
+	UserCorrection
+	// Interrupt: the human interrupted the agent mid-turn (an event of kind
+	// analyze.KindInterrupt).
+	Interrupt
+	// BuildFailure: a tool output shows a failed build.
+	BuildFailure
+	// TestFailure: a tool output shows failing tests.
+	TestFailure
+	// LintError: a tool output shows lint errors.
+	LintError
+	// ToolFailure: the source flagged the tool call as failed (analyze.ToolStatusError)
+	// and no textual rule named a build or test failure.
+	ToolFailure
+	// BuildSuccess: a tool output shows a successful build.
+	BuildSuccess
+	// TestSuccess: a tool output shows passing tests.
+	TestSuccess
+)
+
+// NumKinds is one more than the largest [Kind]: the length of an array indexed by Kind.
+const NumKinds = int(TestSuccess) + 1
+
+// String returns the snake_case name of k ("frustration", "build_failure", ...), or
+// "kind(N)" for an invalid value.
+func (k Kind) String() string {
+	switch k {
+	case Frustration:
+		return "frustration"
+	case Success:
+		return "success"
+	case UserCorrection:
+		return "user_correction"
+	case Interrupt:
+		return "interrupt"
+	case BuildFailure:
+		return "build_failure"
+	case TestFailure:
+		return "test_failure"
+	case LintError:
+		return "lint_error"
+	case ToolFailure:
+		return "tool_failure"
+	case BuildSuccess:
+		return "build_success"
+	case TestSuccess:
+		return "test_success"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// ParseKind is the inverse of [Kind.String].
+func ParseKind(s string) (Kind, error) {
+	for k := Frustration; int(k) < NumKinds; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("detect: unknown signal kind %q", s)
+}
+
+// MarshalText encodes k by name, so signals and tool rules read well in JSON.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k == 0 || int(k) >= NumKinds {
+		return nil, fmt.Errorf("detect: invalid signal kind %d", uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText decodes a kind name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// IsToolFailure reports whether k is a failure read from tool output (build, test,
+// lint or an explicitly flagged tool error).
+func (k Kind) IsToolFailure() bool {
+	return k == BuildFailure || k == TestFailure || k == LintError || k == ToolFailure
+}
+
+// IsToolSuccess reports whether k is a success read from tool output.
+func (k Kind) IsToolSuccess() bool { return k == BuildSuccess || k == TestSuccess }
+
+// Signal is one thing the lightweight detector noticed in one event.
+type Signal struct {
+	Kind Kind `json:"kind"`
+	// Source names what produced the signal: the pattern's regular expression for
+	// Frustration, Success and UserCorrection; the tool rule's name for tool signals;
+	// "is_error" for a ToolFailure read from the explicit status; "interrupt" for an
+	// Interrupt.
+	Source string `json:"source,omitempty"`
+}
+
+// Has reports whether signals contains a signal of kind k.
+func Has(signals []Signal, k Kind) bool {
+	for _, s := range signals {
+		if s.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many of signals are of kind k.
+func Count(signals []Signal, k Kind) int {
+	n := 0
+	for _, s := range signals {
+		if s.Kind == k {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,48 @@
+// Package assess is the vibes assessment of seed assessment-logic.md as importable
+// Go: the [Processor] that runs, for every event of an agent session, lightweight
+// detection (package detect), the circuit breaker and its interventions (package
+// breaker), checkpoints (package checkpoint), the session buffer, end detection and
+// sampling (package session), and the segment/session assessment (package llm), as a
+// consumer of an event log (package eventlog).
+//
+// The replay drives the very code the online loop runs: [Processor.Process] takes one
+// event synchronously and returns a [Step] with everything decided for it (signals,
+// both EMAs, the breaker state, the intervention, the checkpoint and its summary, the
+// session end and its analysis); [Processor.EndSession] flushes a session whose
+// input ended without an end hook; [Processor.Run] is the seed's poll–process–commit
+// loop built on Process.
+//
+//	p, err := assess.New(assess.DefaultConfig(), assess.Options{Sink: sink})
+//	step, err := p.Process(ctx, ev)
+//
+// # Readings of the seed
+//
+//   - State is per session. The seed's sketch holds one detector, one breaker and one
+//     checkpoint manager for the whole log; a log interleaves sessions, and a single
+//     breaker would let one session's corrections trigger an intervention in another.
+//     Here each session has its own detector (EMAs), breaker and checkpoint manager.
+//     The sampler's burn-in counts sessions across the processor, as in the seed.
+//   - All time is event time. Every Instant::now() and elapsed() of the seed reads the
+//     event's timestamp: the correction window, the cooldown, the checkpoint timer and
+//     the inactivity timeout all run on it, so a replay decides exactly as the live
+//     loop did.
+//   - Which events feed what: user-content detectors scan only human turns
+//     (non-sidechain user messages); tool rules scan only tool results, with the
+//     source's explicit status authoritative for failure-versus-not; an interrupt is
+//     a strong friction signal (an Interrupt signal, frustration weight 1.0, and a
+//     correction for the breaker); subagent (sidechain) prompts never count as the
+//     human. See detect.Rules.Signals.
+//   - Failures and corrections are counted per event, not per signal (the seed's loop
+//     would count one failing cargo test twice).
+//   - A session ends on a "SessionEnd" hook by default, not on "Stop", which Claude
+//     Code fires after every turn (configurable: session.SeedEndHooks); on inactivity
+//     past the timeout; or when the caller flushes it.
+//   - Summariser and analyzer errors are reported in the Step and do not stop the
+//     assessment.
+//
+// What it refuses to do: it never reads the wall clock or a global random source,
+// keeps no package-level mutable state, reads no files except through
+// eventlog.JSONL, and knows nothing of transcripts' on-disk formats (the replay maps
+// them onto analyze.Event). It is not safe for concurrent use: one Processor per
+// goroutine.
+package assess

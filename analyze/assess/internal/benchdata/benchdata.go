@@ -1,0 +1,45 @@
+// Package benchdata builds the realistic events the assessment benchmarks run on, so
+// the detector's and the processor's figures are measured on the same inputs. It is
+// for benchmarks only.
+package benchdata
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/analyze"
+)
+
+// Names lists the events of [Events] in benchmark order.
+func Names() []string {
+	return []string{"prompt", "prompt_plain", "assistant", "tool_4KB", "tool_200KB_ok", "tool_200KB_unk"}
+}
+
+// Events returns, by name: a frustrated prompt and a plain one (from the shared
+// corpus), an assistant message, a 4 KB cargo test output, and two 200 KB tool
+// outputs — a Read of Go source flagged ok, and a cargo build log whose status the
+// source did not give (the worst case: every tool rule scans it).
+func Events() map[string]analyze.Event {
+	var cargo strings.Builder
+	for i := 0; cargo.Len() < 4<<10-200; i++ {
+		fmt.Fprintf(&cargo, "test parser::tests::case_%03d ... ok\n", i)
+	}
+	cargo.WriteString("\ntest result: ok. 112 passed; 0 failed; 0 ignored; finished in 0.41s\n")
+	var src strings.Builder
+	for i := 1; src.Len() < 200<<10; i++ {
+		fmt.Fprintf(&src, "%6d→\tif err := s.parse(line); err != nil {\n%6d→\t\treturn fmt.Errorf(\"parse error: %%w\", err)\n", i, i+1)
+	}
+	var build strings.Builder
+	for i := 0; build.Len() < 200<<10; i++ {
+		fmt.Fprintf(&build, "   Compiling crate-%d v0.%d.0 (/home/user/work/crate-%d)\n", i, i%9, i)
+	}
+	build.WriteString("warning: unused variable: `x`\n    Finished `release` profile [optimized] target(s) in 41.3s\n")
+	return map[string]analyze.Event{
+		"prompt":         {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions"},
+		"prompt_plain":   {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: "Work on bead spotter-dov. Run bd show spotter-dov to see the issue details and bd ready to find available subtasks."},
+		"assistant":      {Kind: analyze.KindAssistantMessage, SessionID: "s", AssistantText: "I'll update the parser to handle the empty-line case and re-run the tests."},
+		"tool_4KB":       {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: cargo.String(), ToolStatus: analyze.ToolStatusOK},
+		"tool_200KB_ok":  {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Read", ToolOutput: src.String(), ToolStatus: analyze.ToolStatusOK},
+		"tool_200KB_unk": {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: build.String()},
+	}
+}
