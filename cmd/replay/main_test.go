@@ -428,3 +428,26 @@ func moduleRoot(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// TestReadmeShowsTheDemo checks that the output quoted in the README is what `make demo`
+// prints today, so no number in the README drifts from the command that produces it.
+func TestReadmeShowsTheDemo(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```\ninput:")
+	if !ok {
+		t.Fatal("README has no demo output block")
+	}
+	block = "input:" + block[:strings.Index(block, "```")]
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "--out", filepath.Join(dir, "results.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	summary, _, _ := strings.Cut(stdout, "\nwrote ")
+	if strings.TrimSpace(summary) != strings.TrimSpace(block) {
+		t.Errorf("README's demo output is stale; `make demo` prints:\n%s", summary)
+	}
+}
