@@ -173,13 +173,14 @@ func Evaluate(obs []Observation, opts Options) *Report {
 		return [6]float64{c.Precision(), c.Recall(), c.F1(), c.FBeta(opts.Beta), math.NaN(), math.NaN()}
 	}
 	est := point(scored)
-	est[4], est[5] = rankingMetrics(scored, ranked, nil)
+	rk := newRanking(scored, ranked)
+	est[4], est[5] = rk.metrics(nil)
 	var lows, highs [6]float64
 	for i := range lows {
 		lows[i], highs[i] = math.NaN(), math.NaN()
 	}
 	if opts.Resamples > 0 && len(scored) > 0 {
-		lows, highs = bootstrap(scored, ranked, opts, point)
+		lows, highs = bootstrap(scored, ranked, rk, opts, point)
 	}
 	mk := func(i int) Estimate {
 		e := undefined()
@@ -223,24 +224,35 @@ func rankable(obs []Observation) []int {
 	return idx
 }
 
-// rankingMetrics computes average precision and ROC AUC of the observations at ranked
-// (indices sorted by score ascending), the observation at ranked[k] weighted by
+// ranking is the observations with a finite score in ascending score order, as gonum's
+// ROC wants them: scores y and classes (true: positive).
+type ranking struct {
+	y       []float64
+	classes []bool
+}
+
+func newRanking(obs []Observation, ranked []int) ranking {
+	r := ranking{y: make([]float64, len(ranked)), classes: make([]bool, len(ranked))}
+	for k, i := range ranked {
+		r.y[k], r.classes[k] = obs[i].Score, obs[i].Label == Positive
+	}
+	return r
+}
+
+// metrics computes average precision and ROC AUC, the k-th observation weighted by
 // weights[k] (nil: 1 each). gonum's ROC counts a run positive at threshold t when its
 // score ≥ t, thresholds descending.
-func rankingMetrics(obs []Observation, ranked []int, weights []float64) (ap, auc float64) {
-	if len(ranked) == 0 {
+func (r ranking) metrics(weights []float64) (ap, auc float64) {
+	if len(r.y) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	y := make([]float64, len(ranked))
-	classes := make([]bool, len(ranked))
 	var pos, neg float64
-	for k, i := range ranked {
-		y[k], classes[k] = obs[i].Score, obs[i].Label == Positive
+	for k, c := range r.classes {
 		w := 1.0
 		if weights != nil {
 			w = weights[k]
 		}
-		if classes[k] {
+		if c {
 			pos += w
 		} else {
 			neg += w
@@ -249,7 +261,7 @@ func rankingMetrics(obs []Observation, ranked []int, weights []float64) (ap, auc
 	if pos == 0 {
 		return math.NaN(), math.NaN()
 	}
-	tpr, fpr, _ := stat.ROC(nil, y, classes, weights)
+	tpr, fpr, _ := stat.ROC(nil, r.y, r.classes, weights)
 	// Average precision: Σ (Rᵢ − Rᵢ₋₁)·Pᵢ with Pᵢ = TPᵢ/(TPᵢ+FPᵢ), TP = tpr·P, FP = fpr·N.
 	prevRecall := 0.0
 	for i := range tpr {
@@ -270,7 +282,7 @@ func rankingMetrics(obs []Observation, ranked []int, weights []float64) (ap, auc
 }
 
 // bootstrap returns percentile intervals of the six metrics over resamples of runs.
-func bootstrap(scored []Observation, ranked []int, opts Options, point func([]Observation) [6]float64) (lows, highs [6]float64) {
+func bootstrap(scored []Observation, ranked []int, rk ranking, opts Options, point func([]Observation) [6]float64) (lows, highs [6]float64) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c6f6f7077617463)) // "loopwatc"
 	n := len(scored)
 	rankOf := make([]int, n) // scored index → position in ranked, -1 if unranked
@@ -293,7 +305,7 @@ func bootstrap(scored []Observation, ranked []int, opts Options, point func([]Ob
 			}
 		}
 		v := point(sample)
-		v[4], v[5] = rankingMetrics(scored, ranked, weights)
+		v[4], v[5] = rk.metrics(weights)
 		for m := range v {
 			if !math.IsNaN(v[m]) {
 				samples[m] = append(samples[m], v[m])
