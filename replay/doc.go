@@ -3,6 +3,12 @@
 // it holds (sub-packages, one per format, do the reading), and replays every run cycle
 // by cycle through the real detector code in analyze, on event time.
 //
+// Some files are context rather than runs: quasar's nebula files, its configuration and
+// lists of cycle commits. The engine reads them first, one at a time in path order, into
+// one join context (package join), and only then reads the run files, which join
+// against it — so a beads run knows its nebula's limits, its estimated cost and its
+// lint-fix calls whatever order the files come in.
+//
 // Results reach a [Sink] in a deterministic order — by file path, then run key —
 // whatever the number of workers, so that the same input always gives byte-identical
 // output. Problems in the input never stop a replay: they are collected, with file and

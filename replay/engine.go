@@ -1,24 +1,24 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/join"
 )
 
 // Options configure a replay.
@@ -47,14 +47,18 @@ func (f SinkFunc) Run(r *RunResult) error { return f(r) }
 
 // Summary describes what a replay read.
 type Summary struct {
-	Files        int            // files read as input
+	Files        int            // files read as input (context files included)
 	FilesByFmt   map[string]int // files per recognised format
 	Ignored      int            // documentation files skipped without a problem
 	Runs         int            // runs replayed
 	Problems     []input.Problem
 	ProblemCount map[input.ProblemKind]int // complete counts, also beyond the kept details
-	// Fingerprint is a SHA-256 over the path and content of every file read, in path
-	// order: equal fingerprints mean identical input.
+	// Notes counts facts about the input that are not problems (beads without cycle
+	// comments, comments quasar cut, nebula phases that joined no run, …), by what was
+	// counted; see [input.Note].
+	Notes map[string]int
+	// Fingerprint is a SHA-256 over the path and content of every file read, context
+	// files included, in path order: equal fingerprints mean identical input.
 	Fingerprint string
 }
 
@@ -67,10 +71,20 @@ func (s *Summary) TotalProblems() int {
 	return n
 }
 
+func (s *Summary) note(notes []input.Note) {
+	for _, n := range notes {
+		s.Notes[n.What] += n.Count
+	}
+}
+
 // Replay reads every file under fsys, replays each run it finds and hands the results
-// to sink in order of file path, then run key. Errors reading the input are problems
-// in the Summary; Replay itself fails only when fsys cannot be walked at all, the
-// context is cancelled or the sink fails.
+// to sink in order of file path, then run key. It works in three steps: it recognises
+// every file's format; reads the context files (nebula files, cycle-commit lists,
+// quasar's configuration) one at a time in path order into the join context the run
+// sources join against; then reads and replays the run files in a pool of workers,
+// delivering in order. Errors reading the input are problems in the Summary; Replay
+// itself fails only when fsys cannot be walked at all, the context is cancelled or the
+// sink fails.
 func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -78,7 +92,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	if opts.MaxProblemDetails <= 0 {
 		opts.MaxProblemDetails = 10000
 	}
-	sum := &Summary{FilesByFmt: map[string]int{}, ProblemCount: map[input.ProblemKind]int{}}
+	sum := &Summary{FilesByFmt: map[string]int{}, ProblemCount: map[input.ProblemKind]int{}, Notes: map[string]int{}}
 	problem := func(p input.Problem) {
 		sum.ProblemCount[p.Kind]++
 		if len(sum.Problems) < opts.MaxProblemDetails {
@@ -108,6 +122,41 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 	sort.Strings(files) // WalkDir is lexical per directory; make the order global and explicit
 
+	// Step 1: recognise every file.
+	sniffed, err := sniffAll(ctx, fsys, files, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	digests := make([]string, len(files))
+
+	// Step 2: the context files, in path order, into one join context.
+	jc := join.New()
+	var runFiles []int
+	for i, name := range files {
+		fm := sniffed[i].format
+		if fm == nil || fm.role != roleContext {
+			runFiles = append(runFiles, i)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		digest, probs, notes := readContextFile(fsys, name, fm, jc)
+		for _, p := range probs {
+			problem(p)
+		}
+		sum.note(notes)
+		if digest != "" {
+			digests[i] = digest
+			sum.Files++
+			sum.FilesByFmt[fm.name]++
+		}
+	}
+	for _, p := range jc.Finish() {
+		problem(p)
+	}
+
+	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan fileResult, opts.Workers)
@@ -115,14 +164,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	window := make(chan struct{}, 4*opts.Workers) // bounds results held for reordering
 	go func() {
 		defer close(jobs)
-		for i := range files {
+		for k := range runFiles {
 			select {
 			case window <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 			select {
-			case jobs <- i:
+			case jobs <- k:
 			case <-ctx.Done():
 				return
 			}
@@ -130,9 +179,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}()
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
-			for i := range jobs {
-				res := replayFile(fsys, files[i], opts)
-				res.index = i
+			for k := range jobs {
+				i := runFiles[k]
+				res := replayFile(fsys, files[i], sniffed[i], jc, opts)
+				res.index = k
 				select {
 				case results <- res:
 				case <-ctx.Done():
@@ -142,10 +192,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}()
 	}
 
-	fp := sha256.New()
 	seen := map[string]string{} // run key → file that had it first
+	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
-	for next := 0; next < len(files); {
+	for next := 0; next < len(runFiles); {
 		res, ok := pending[next]
 		if !ok {
 			select {
@@ -157,21 +207,59 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			continue
 		}
 		delete(pending, next)
+		digests[runFiles[next]] = res.digest
 		next++
 		<-window
-		if err := sum.absorb(res, fp, seen, problem, sink); err != nil {
+		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
 			return nil, err
+		}
+	}
+	sum.note(joined.notes(jc))
+
+	fp := sha256.New()
+	for i, name := range files {
+		if digests[i] != "" {
+			fmt.Fprintf(fp, "%s\x00%s\n", name, digests[i])
 		}
 	}
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
 	return sum, ctx.Err()
 }
 
+// joinedCounts tallies what of the join context the delivered runs used.
+type joinedCounts struct {
+	phases  map[[2]string]bool // nebula, phase
+	commits int
+}
+
+func (j *joinedCounts) add(r *input.Run) {
+	if r.Nebula != "" || r.Phase != "" {
+		j.phases[[2]string{r.Nebula, r.Phase}] = true
+	}
+	for _, c := range r.Cycles {
+		j.commits += len(c.Commits)
+	}
+}
+
+func (j *joinedCounts) notes(jc *join.Context) []input.Note {
+	phases, commits := jc.Counts()
+	var notes []input.Note
+	if phases > 0 {
+		notes = append(notes, input.Note{What: "nebula: phases with a bead", Count: phases},
+			input.Note{What: "nebula: phases that joined no run", Count: phases - len(j.phases)})
+	}
+	if commits > 0 {
+		notes = append(notes, input.Note{What: "cycle-commits: cycle commits that joined no run", Count: commits - j.commits})
+	}
+	return notes
+}
+
 // absorb folds one file's results into the summary and hands its runs to the sink.
-func (s *Summary) absorb(res fileResult, fp hash.Hash, seen map[string]string, problem func(input.Problem), sink Sink) error {
+func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedCounts, problem func(input.Problem), sink Sink) error {
 	for _, p := range res.problems {
 		problem(p)
 	}
+	s.note(res.notes)
 	switch {
 	case res.ignored:
 		s.Ignored++
@@ -181,7 +269,6 @@ func (s *Summary) absorb(res fileResult, fp hash.Hash, seen map[string]string, p
 	}
 	s.Files++
 	s.FilesByFmt[res.format]++
-	fmt.Fprintf(fp, "%s\x00%s\n", res.name, res.digest)
 	for _, rr := range res.runs {
 		if first, dup := seen[rr.Run.Key]; dup {
 			problem(input.Problem{File: res.name, Line: rr.Run.Line, Kind: input.ProblemDuplicate,
@@ -190,6 +277,7 @@ func (s *Summary) absorb(res fileResult, fp hash.Hash, seen map[string]string, p
 		}
 		seen[rr.Run.Key] = res.name
 		s.Runs++
+		joined.add(rr.Run)
 		if err := sink.Run(rr); err != nil {
 			return err
 		}
@@ -205,19 +293,49 @@ type fileResult struct {
 	digest   string
 	runs     []*RunResult
 	problems []input.Problem
+	notes    []input.Note
 }
 
-// replayFile detects, reads and replays one file.
-func replayFile(fsys fs.FS, name string, opts Options) fileResult {
-	res := fileResult{name: name}
-	fail := func(err error) fileResult {
-		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemRead,
-			Detail: fmt.Sprintf("cannot read: %v; skipped (check the file's permissions)", err)})
-		return res
+// sniffedFile is what recognising a file found.
+type sniffedFile struct {
+	format  *format
+	ignored bool           // documentation or repository furniture
+	problem *input.Problem // it could not be read, or no format recognises it
+}
+
+// sniffAll recognises every file's format, reading the opening bytes of several files
+// at once; the result is indexed like files.
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, workers int) ([]sniffedFile, error) {
+	out := make([]sniffedFile, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = sniffFile(fsys, files[i])
+			}
+		}()
 	}
+	for i := range files {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+func sniffFile(fsys fs.FS, name string) sniffedFile {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return fail(err)
+		return sniffedFile{problem: readProblem(name, err)}
 	}
 	defer f.Close()
 	size := int64(sniffSize)
@@ -227,33 +345,67 @@ func replayFile(fsys fs.FS, name string, opts Options) fileResult {
 	head := make([]byte, size)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return fail(err)
+		return sniffedFile{problem: readProblem(name, err)}
 	}
-	head = head[:n]
-	fm := detect(name, head)
-	if fm == nil {
-		if ignorable(name) {
-			res.ignored = true
-			return res
-		}
-		detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
-		if n == 0 {
-			detail = "empty file; skipped"
-		}
-		res.problems = append(res.problems, input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail})
+	if fm := detect(name, head[:n]); fm != nil {
+		return sniffedFile{format: fm}
+	}
+	if ignorable(name) {
+		return sniffedFile{ignored: true}
+	}
+	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
+	if n == 0 {
+		detail = "empty file; skipped"
+	}
+	return sniffedFile{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}
+}
+
+func readProblem(name string, err error) *input.Problem {
+	return &input.Problem{File: name, Kind: input.ProblemRead,
+		Detail: fmt.Sprintf("cannot read: %v; skipped (check the file's permissions)", err)}
+}
+
+// readContextFile reads one context file into jc and returns its content digest ("" when
+// it could not be opened), problems and notes.
+func readContextFile(fsys fs.FS, name string, fm *format, jc *join.Context) (string, []input.Problem, []input.Note) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", []input.Problem{*readProblem(name, err)}, nil
+	}
+	defer f.Close()
+	h := sha256.New()
+	probs, notes := fm.readContext(name, io.TeeReader(f, h), jc)
+	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
+	return hex.EncodeToString(h.Sum(nil)), probs, notes
+}
+
+// replayFile reads and replays one run file, or reports what recognising it found.
+func replayFile(fsys fs.FS, name string, sn sniffedFile, jc *join.Context, opts Options) fileResult {
+	res := fileResult{name: name, ignored: sn.ignored}
+	if sn.problem != nil {
+		res.problems = append(res.problems, *sn.problem)
+	}
+	if sn.format == nil {
 		return res
 	}
-	res.format = fm.name
+	f, err := fsys.Open(name)
+	if err != nil {
+		res.problems = append(res.problems, *readProblem(name, err))
+		return res
+	}
+	defer f.Close()
+	res.format = sn.format.name
 	h := sha256.New()
-	h.Write(head)
-	runs, probs := fm.read(name, io.MultiReader(bytes.NewReader(head), io.TeeReader(f, h)))
+	runs, probs, notes := sn.format.read(name, io.TeeReader(f, h), jc)
+	io.Copy(h, f)
 	res.digest = hex.EncodeToString(h.Sum(nil))
 	res.problems = append(res.problems, probs...)
+	res.notes = notes
 	for _, r := range runs {
 		rr := ReplayRun(r, opts.Struggle)
-		var probs []input.Problem
-		rr.FixCase, probs = fixsim.Observe(r)
-		res.problems = append(res.problems, probs...)
+		var fixProbs []input.Problem
+		rr.FixCase, fixProbs = fixsim.Observe(r)
+		res.problems = append(res.problems, fixProbs...)
 		res.runs = append(res.runs, rr)
 	}
 	return res

@@ -5,26 +5,66 @@ import (
 	"path"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/replay/beads"
+	"github.com/loopwatch/loopwatch/replay/commits"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/join"
+	"github.com/loopwatch/loopwatch/replay/nebula"
 	"github.com/loopwatch/loopwatch/replay/trace"
 )
 
 // sniffSize is how much of a file's start format detection looks at.
 const sniffSize = 64 << 10
 
+// role says when the engine reads a format's files.
+type role int
+
+const (
+	// roleRuns files hold runs: they are read in the worker pool, after every context
+	// file, and may join what the context files told.
+	roleRuns role = iota
+	// roleContext files are side tables joined to the runs of other files (nebula
+	// limits and costs, cycle commits, configuration): read first, one at a time, in
+	// path order, into one join.Context.
+	roleContext
+)
+
 // A format is one input format the engine can read.
 type format struct {
 	name string
+	role role
 	// sniff reports whether a file with this slash-separated path and these opening
 	// bytes is in the format.
 	sniff func(name string, head []byte) bool
-	// read reads the runs of one file.
-	read func(name string, r io.Reader) ([]*input.Run, []input.Problem)
+	// read reads the runs of one file (roleRuns), joining jc, which is finished.
+	read func(name string, r io.Reader, jc *join.Context) ([]*input.Run, []input.Problem, []input.Note)
+	// readContext reads one context file into jc (roleContext).
+	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 }
 
 // formats lists the formats in the order detection tries them.
 var formats = []format{
-	{name: trace.SourceName, sniff: func(_ string, head []byte) bool { return trace.Sniff(head) }, read: trace.Read},
+	{name: trace.SourceName, sniff: func(_ string, head []byte) bool { return trace.Sniff(head) },
+		read: func(name string, r io.Reader, _ *join.Context) ([]*input.Run, []input.Problem, []input.Note) {
+			runs, probs := trace.Read(name, r)
+			return runs, probs, nil
+		}},
+	{name: beads.SourceName, sniff: func(_ string, head []byte) bool { return beads.Sniff(head) }, read: beads.Read},
+	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},
+	{name: nebula.StateFormat, role: roleContext, sniff: nebula.SniffState, readContext: withoutNotes(nebula.ReadState)},
+	{name: nebula.PhaseFormat, role: roleContext, sniff: nebula.SniffPhase, readContext: withoutNotes(nebula.ReadPhase)},
+	{name: nebula.ConfigFormat, role: roleContext, sniff: nebula.SniffConfig, readContext: withoutNotes(nebula.ReadConfig)},
+	{name: commits.SourceName, role: roleContext, sniff: func(_ string, head []byte) bool { return commits.Sniff(head) },
+		readContext: func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note) {
+			probs, st := commits.Read(name, r, jc)
+			return probs, st.Notes()
+		}},
+}
+
+func withoutNotes(read func(string, io.Reader, *join.Context) []input.Problem) func(string, io.Reader, *join.Context) ([]input.Problem, []input.Note) {
+	return func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note) {
+		return read(name, r, jc), nil
+	}
 }
 
 // FormatNames returns the names of the input formats the engine recognises.

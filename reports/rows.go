@@ -31,6 +31,25 @@ type RunRow struct {
 	OutcomeNote  string     `parquet:"outcome_reason"`
 	FilterKnown  bool       `parquet:"filter_known"`
 	Findings     int32      `parquet:"findings"`
+	LintFixCalls int32      `parquet:"lint_fix_calls"`
+	LintFixKnown bool       `parquet:"lint_fix_known"`
+
+	// What quasar's history records around the run (beads and nebula sources); null
+	// where the source does not know.
+	TaskCreatedAt          *time.Time `parquet:"task_created_at,optional,timestamp(millisecond:utc)"`
+	TaskStatus             *string    `parquet:"task_status,optional"`
+	CloseReason            *string    `parquet:"close_reason,optional"`
+	Attempt                *int32     `parquet:"attempt,optional"`
+	Attempts               *int32     `parquet:"attempts,optional"`
+	Nebula                 *string    `parquet:"nebula,optional"`
+	PhaseStatus            *string    `parquet:"phase_status,optional"`
+	MaxCyclesSource        *string    `parquet:"max_cycles_source,optional"`
+	MaxBudgetSource        *string    `parquet:"max_budget_source,optional"`
+	ReportSatisfaction     *string    `parquet:"report_satisfaction,optional"`
+	ReportRisk             *string    `parquet:"report_risk,optional"`
+	ReportNeedsHumanReview *bool      `parquet:"report_needs_human_review,optional"`
+	ReportSummary          *string    `parquet:"report_summary,optional"`
+	ReportSource           *string    `parquet:"report_source,optional"`
 
 	Label       *string `parquet:"label,optional"`
 	LabelSource *string `parquet:"label_source,optional"`
@@ -67,6 +86,12 @@ type CycleRow struct {
 	Triggered       bool       `parquet:"triggered"`
 	Decision        bool       `parquet:"decision_point"`
 	Reason          string     `parquet:"reason"`
+
+	// Rebuilt from history (beads source); null or empty where the source does not record them.
+	CoderAt         *time.Time `parquet:"coder_at,optional,timestamp(millisecond:utc)"`
+	ReviewerAt      *time.Time `parquet:"reviewer_at,optional,timestamp(millisecond:utc)"`
+	ReviewTruncated bool       `parquet:"review_truncated"`
+	CommitSHAs      []string   `parquet:"commit_shas,list"`
 }
 
 // MetricRow is one row of the metrics table (results.metrics.parquet), in long form:
@@ -115,6 +140,18 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 	}
 	for _, c := range r.Cycles {
 		row.Findings += int32(len(c.Findings))
+		row.LintFixCalls += int32(c.LintFixCalls)
+	}
+	row.LintFixKnown = r.LintFixKnown
+	row.TaskCreatedAt, row.TaskStatus, row.CloseReason = timePtr(r.TaskCreatedAt), strPtr(r.TaskStatus), strPtr(r.CloseReason)
+	if r.Attempt > 0 {
+		row.Attempt, row.Attempts = ptr(int32(r.Attempt)), ptr(int32(r.Attempts))
+	}
+	row.Nebula, row.PhaseStatus = strPtr(r.Nebula), strPtr(r.PhaseStatus)
+	row.MaxCyclesSource, row.MaxBudgetSource = strPtr(r.MaxCyclesSource), strPtr(r.MaxBudgetSource)
+	if rep := r.Report; rep != nil {
+		row.ReportSatisfaction, row.ReportRisk, row.ReportSummary = strPtr(rep.Satisfaction), strPtr(rep.Risk), strPtr(rep.Summary)
+		row.ReportNeedsHumanReview, row.ReportSource = rep.NeedsHumanReview, strPtr(rep.Source)
 	}
 	s := res.Struggle
 	row.StrugglePredicted, row.StruggleMaxScore = s.Triggered, s.MaxScore
@@ -143,6 +180,8 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 			LintFixCalls: int32(c.LintFixCalls), Approved: c.Approved, FilterRepeat: int32(cr.Signal.FilterRepeat),
 			FindingOverlap: cr.Signal.FindingOverlap, BudgetBurnRate: cr.Signal.BudgetBurnRate, Score: cr.Signal.Score,
 			Triggered: cr.Signal.Triggered, Decision: cr.Decision, Reason: cr.Signal.Reason,
+			CoderAt: timePtr(c.CoderTime), ReviewerAt: timePtr(c.ReviewerTime), ReviewTruncated: c.ReviewTruncated,
+			CommitSHAs: c.Commits,
 		}
 		if r.FilterKnown {
 			cycles[i].FilterCheckName = ptr(c.FilterCheckName)
@@ -207,6 +246,13 @@ func confusionCell(actual, predicted bool) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 func timePtr(t time.Time) *time.Time {
 	if t.IsZero() {

@@ -29,6 +29,13 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
 	}
 	fmt.Fprintf(w, "input:    %d files (%s), %d runs, %d problems\n", sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.TotalProblems())
+	for i, what := range slices.Sorted(maps.Keys(sum.Notes)) {
+		head := "          "
+		if i == 0 {
+			head = "notes:    "
+		}
+		fmt.Fprintf(w, "%s%s: %d\n", head, what, sum.Notes[what])
+	}
 	if labelsNote != "" {
 		fmt.Fprintf(w, "labels:   %s\n", labelsNote)
 	}

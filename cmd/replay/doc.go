@@ -10,6 +10,13 @@
 // each one cycle by cycle through struggle detection, on the recorded event time.
 // Without --in it replays the built-in sample dataset and its labels.
 //
+// quasar's real history is read too: a beads export (.beads/issues.jsonl) rebuilds the
+// runs, and the nebula files (nebula.toml, nebula.state.toml, phase files), quasar's
+// configuration and a cycle-commit list (TSV or git log output) found beside it are
+// joined to them for limits, estimated cost and lint-fix calls. --derive-labels labels
+// quasar runs from their recorded outcomes (each row names its rule); a label in
+// --labels overrides the derived one of its run.
+//
 // It writes the run table to --out and sibling tables beside it:
 //
 //	results.parquet           one row per run: outcome, label, prediction, lead time
@@ -28,6 +35,7 @@
 //	replay --in runs/ --out results.parquet
 //	replay --in runs/ --labels labels.csv --out results.parquet --workers 8
 //	replay --in runs/ --struggle-config struggle.json --strict
+//	replay --in quasar-history/ --derive-labels --out q.parquet
 //
 // The struggle configuration file is JSON with any of the fields enabled,
 // min_cycles_before_check, filter_repeat_threshold, finding_overlap_threshold,

@@ -43,7 +43,7 @@ type usageError struct{ error }
 type options struct {
 	in, out, labels, struggleConfig string
 	workers                         int
-	strict                          bool
+	strict, deriveLabels            bool
 	seed                            uint64
 	resamples                       int
 	level, beta                     float64
@@ -60,6 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.in, "in", "", "input folder or file (default: the built-in sample)")
 	fs.StringVar(&o.out, "out", "results.parquet", "run table to write; sibling tables share its stem")
 	fs.StringVar(&o.labels, "labels", "", "labels file, CSV or JSONL (default: none, or the sample's labels without --in)")
+	fs.BoolVar(&o.deriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
 	fs.StringVar(&o.struggleConfig, "struggle-config", "", "JSON file overriding struggle detection thresholds")
 	fs.IntVar(&o.workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the input has any problem")
@@ -116,6 +117,7 @@ Examples:
   replay --in runs/ --out results.parquet
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
+  replay --in quasar-history/ --derive-labels --out q.parquet
 
 Flags:
 `
@@ -184,8 +186,14 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 	var obs []eval.Observation
 	var fixCases []*fixsim.Case
+	derived := 0
 	sink := replay.SinkFunc(func(res *replay.RunResult) error {
 		rec, ok := labels.Get(res.Run.Key)
+		if !ok && o.deriveLabels {
+			r := res.Run
+			rec, ok = eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true
+			derived++
+		}
 		runRow, cycleRows := reports.RunRows(res, rec, ok)
 		if err := runs.Write(runRow); err != nil {
 			return err
@@ -216,6 +224,14 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
+	if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
+		out.SetMetadata("loopwatch.input_notes", string(notes))
+	}
+	if o.deriveLabels {
+		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
+		out.SetMetadata("loopwatch.labels", labelsID)
+		labelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", derived, labelsNote)
+	}
 	if err := out.Commit(); err != nil {
 		return err
 	}
@@ -349,7 +365,11 @@ func loadLabels(o options, stderr io.Writer) (*eval.Labels, string, string, erro
 	case o.in == "":
 		data, name = datasets.SampleLabels(), datasets.SampleName+" labels"
 	default:
-		return eval.NewLabels(), "none (pass --labels to score the detectors)", "none", nil
+		note := "none (pass --labels or --derive-labels to score the detectors)"
+		if o.deriveLabels {
+			note = "none"
+		}
+		return eval.NewLabels(), note, "none", nil
 	}
 	ls, probs, err := eval.ReadLabels(bytes.NewReader(data))
 	if err != nil {

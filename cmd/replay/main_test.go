@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,13 +84,20 @@ func TestDocExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "struggle.json"), []byte(`{"composite_threshold": 0.5}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.CopyFS(filepath.Join(dir, "quasar-history"), os.DirFS(filepath.Join("testdata", "quasar"))); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	for _, ex := range examples {
 		if !strings.Contains(usage, "  "+ex+"\n") {
 			t.Errorf("example %q is in doc.go but not in the usage text", ex)
 		}
 		args := strings.Fields(ex)[1:]
-		os.Remove("results.parquet")
+		out := "results.parquet"
+		if i := slices.Index(args, "--out"); i >= 0 {
+			out = args[i+1]
+		}
+		os.Remove(out)
 		code, stdout, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
@@ -98,7 +106,7 @@ func TestDocExamples(t *testing.T) {
 		if !strings.Contains(stdout, "DETECTOR") {
 			t.Errorf("%s: no summary table:\n%s", ex, stdout)
 		}
-		if _, err := os.Stat("results.parquet"); err != nil {
+		if _, err := os.Stat(out); err != nil {
 			t.Errorf("%s: %v", ex, err)
 		}
 	}

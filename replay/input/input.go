@@ -76,6 +76,47 @@ type Run struct {
 	FilterKnown bool
 	// CostSource says whether the Cycle.TotalCostUSD figures are measured or estimated.
 	CostSource CostSource
+	// LintFixKnown reports whether Cycle.LintFixCalls was recorded (a trace) or
+	// reconstructed (a cycle-commit list was read). When false the counts are zero
+	// because nothing told them, not because no lint fix ran.
+	LintFixKnown bool
+
+	// What quasar's history records around a run (the beads and nebula sources); zero
+	// where the source does not know.
+	TaskCreatedAt time.Time // when the task (bead) was created; tells apart a reused id
+	TaskStatus    string    // the bead's status when it was exported: open | in_progress | closed
+	CloseReason   string    // the bead's close reason; shared by every run of the bead
+	Attempt       int       // 1-based index of this run among its task's runs, in time order
+	Attempts      int       // number of runs of the task in the input
+	Nebula        string    // name of the nebula the task is a phase of
+	PhaseStatus   string    // the phase's status in nebula.state.toml
+	// MaxCyclesSource and MaxBudgetSource say where MaxCycles and MaxBudgetUSD come
+	// from: see the Limit* constants; "" when the source records the limits itself.
+	MaxCyclesSource string
+	MaxBudgetSource string
+	// Report is the reviewer's closing report of an approved run, when one is recorded.
+	Report *Report
+}
+
+// Where a rebuilt run's limits come from, in quasar's resolution order (the first that
+// sets a value wins), and the record that overrides them all.
+const (
+	LimitPhase   = "phase"   // the phase file's front matter
+	LimitNebula  = "nebula"  // nebula.toml [execution]
+	LimitConfig  = "config"  // quasar's global configuration file
+	LimitDefault = "default" // quasar's built-in defaults: 3 cycles, 5.0 USD
+	LimitComment = "comment" // a "Max cycles reached (N)" or "Budget exceeded: $X / $Y" comment
+)
+
+// Report is the reviewer's report that closes an approved quasar run.
+type Report struct {
+	Satisfaction     string // e.g. high | medium | low, as written
+	Risk             string // e.g. low | medium | high, as written
+	NeedsHumanReview *bool  // nil when the report does not say
+	Summary          string
+	// Source says where the report was read: "comment" (the bead's [reviewer report]
+	// comment) or "nebula_state" (the phase's report in nebula.state.toml).
+	Source string
 }
 
 // Cycle is the state of a run at the end of one of its cycles.
@@ -91,6 +132,12 @@ type Cycle struct {
 
 	FilterFixAttempts int     // recorded inner fix attempts in this cycle
 	FilterFixCostUSD  float64 // their recorded cost
+
+	// Rebuilt from history (beads source); zero when the source does not record them.
+	CoderTime       time.Time // when the coder's comment for the cycle was posted, UTC
+	ReviewerTime    time.Time // when the reviewer's comment for the cycle was posted, UTC
+	ReviewTruncated bool      // the reviewer's comment was cut (quasar keeps 2000 bytes)
+	Commits         []string  // SHAs of the cycle's commits (lint fixes included), in time order
 }
 
 // AgentCall is one recorded agent invocation.
@@ -137,6 +184,7 @@ const (
 	ProblemDuplicate   ProblemKind = "duplicate_run"  // a run key seen before; the later one is skipped
 	ProblemUnknownFile ProblemKind = "unknown_file"   // no source recognises the file; skipped
 	ProblemRead        ProblemKind = "read_error"     // the file could not be read (whole or in part)
+	ProblemUnmatched   ProblemKind = "unmatched"      // refers to something the input does not hold (a parent, a run, a file)
 )
 
 // Problem is one thing wrong with the input. Problems never stop a replay; the rest of
@@ -146,6 +194,14 @@ type Problem struct {
 	Line   int         // 1-based line; 0 when it concerns a whole file or run
 	Kind   ProblemKind //
 	Detail string      // what is wrong and, where it helps, what to do
+}
+
+// Note is a counted fact about the input that is worth knowing but is not a problem:
+// beads without cycle comments, reviewer comments that quasar cut, nebula phases that
+// match no run. The replay's summary adds notes up by What.
+type Note struct {
+	What  string // what was counted, e.g. "beads: beads without cycle comments (not runs)"
+	Count int
 }
 
 // String formats the problem as "file:line: kind: detail".

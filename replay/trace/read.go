@@ -114,7 +114,7 @@ func Read(file string, r io.Reader) ([]*input.Run, []input.Problem) {
 		b := builders[key]
 		if b == nil {
 			b = &runBuilder{run: &input.Run{Key: key, Source: SourceName, File: file, Line: l.Num,
-				TaskID: env.Task, Epoch: env.Epoch, Start: ts, FilterKnown: true, CostSource: input.CostMeasured}}
+				TaskID: env.Task, Epoch: env.Epoch, Start: ts, FilterKnown: true, CostSource: input.CostMeasured, LintFixKnown: true}}
 			builders[key] = b
 		}
 		if ts.Before(b.run.Start) {

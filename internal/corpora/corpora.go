@@ -1,0 +1,52 @@
+// Package corpora finds the real-world corpora that loopwatch's corpus tests replay.
+// The corpora are not part of the module: they live in a folder beside it
+// (../shared/corpora from the folder holding go.mod) or wherever the environment
+// variable LOOPWATCH_CORPORA points. Tests skip when a corpus is absent.
+//
+// The package only locates folders; it never copies or reads corpus files.
+package corpora
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// EnvVar names the environment variable that points at the corpora folder.
+const EnvVar = "LOOPWATCH_CORPORA"
+
+// Dir returns the folder of the named corpus (e.g. "quasar"): under $LOOPWATCH_CORPORA
+// when it is set, else under ../shared/corpora beside the module root found by walking
+// up from the working directory to the folder holding go.mod. It returns an error
+// saying where it looked when the corpus is not there.
+func Dir(name string) (string, error) {
+	if root := os.Getenv(EnvVar); root != "" {
+		dir := filepath.Join(root, name)
+		if isDir(dir) {
+			return dir, nil
+		}
+		return "", fmt.Errorf("corpus %s not found in %s=%s", name, EnvVar, root)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			dir := filepath.Join(d, "..", "shared", "corpora", name)
+			if isDir(dir) {
+				return filepath.Clean(dir), nil
+			}
+			return "", fmt.Errorf("corpus %s not found at %s (set %s to the corpora folder)", name, filepath.Clean(dir), EnvVar)
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no go.mod above the working directory")
+		}
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,131 @@
+package commits
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopwatch/loopwatch/replay/join"
+)
+
+const (
+	sha1 = "d5ce931809ecab586a2388d05b27e579ce67ea79"
+	sha2 = "b0e755710094ae5c16263419832be53891e362fa"
+	sha3 = "59e904cf35e9b9b9c92f573559982281e7e8c612"
+)
+
+func TestParseSubject(t *testing.T) {
+	tests := []struct {
+		in    string
+		bead  string
+		cycle int
+		lint  bool
+		ok    bool
+	}{
+		{"q-iyyo/cycle-2: Wire struggle detection", "q-iyyo", 2, false, true},
+		{"q-mo9j/cycle-2: Define model tiers (lint fix)", "q-mo9j", 2, true, true},
+		{"quasar: quasar-kf8 cycle-3", "quasar-kf8", 3, false, true},
+		{"q-0mzl.1/cycle-1: a child bead id", "q-0mzl.1", 1, false, true},
+		{"q-x/cycle-0: no cycle zero", "", 0, false, false},
+		{"Merge branch 'main'", "", 0, false, false},
+		{"fix: (lint fix)", "", 0, false, false},
+	}
+	for _, tt := range tests {
+		bead, cycle, lint, ok := ParseSubject(tt.in)
+		if bead != tt.bead || cycle != tt.cycle || lint != tt.lint || ok != tt.ok {
+			t.Errorf("ParseSubject(%q) = %q %d %v %v", tt.in, bead, cycle, lint, ok)
+		}
+	}
+}
+
+func TestRead(t *testing.T) {
+	tsv := sha1 + "\t2026-03-01T00:03:07-05:00\tq-a/cycle-2: two\n" +
+		sha2 + "\t2026-02-28T23:52:49-05:00\tq-a/cycle-1: one\n" +
+		sha3 + "\t2026-02-28T23:59:00-05:00\tq-a/cycle-1: one (lint fix)\n"
+	gitLog := "commit " + sha1 + " (HEAD -> main)\nAuthor: A <a@x>\nDate:   Sun Mar 1 00:03:07 2026 -0500\n\n    q-a/cycle-2: two\n\n    body\n\n" +
+		"commit " + sha2 + "\nMerge: 1 2\nAuthor: A <a@x>\nAuthorDate: 2026-02-28 23:50:00 -0500\nCommitDate: 2026-02-28 23:52:49 -0500\n\n    q-a/cycle-1: one\n" +
+		"commit " + sha3 + "\nDate: 2026-02-28T23:59:00-05:00\n\n    Update README\n"
+	tests := []struct {
+		name     string
+		in       string
+		commits  []string // bead:cycle:lint@time
+		problems []string
+		stats    Stats
+	}{
+		{name: "TSV", in: tsv, stats: Stats{3, 3, 1},
+			commits: []string{"q-a:1:false@04:52:49", "q-a:1:true@04:59:00", "q-a:2:false@05:03:07"}},
+		{name: "TSV with a header and bad lines", in: "sha\ttime\tsubject\n" + tsv + "zzz\t2026-02-28T23:52:49Z\tq-a/cycle-1: x\n" +
+			sha1 + "\tyesterday\tq-a/cycle-1: x\n" + "just one field\n\n" + sha2 + "\t2026-02-28T23:52:49Z\tnot a cycle commit\n",
+			stats:    Stats{4, 3, 1},
+			commits:  []string{"q-a:1:false@04:52:49", "q-a:1:true@04:59:00", "q-a:2:false@05:03:07"},
+			problems: []string{"5:malformed_line", "6:malformed_line", "7:malformed_line"}},
+		{name: "git log", in: gitLog, stats: Stats{3, 2, 0},
+			commits: []string{"q-a:1:false@04:52:49", "q-a:2:false@05:03:07"}},
+		{name: "git log with a broken block", in: "commit " + sha1 + "\nAuthor: A\nDate: someday\n\n    q-a/cycle-1: x\n" +
+			"commit " + sha2 + "\nDate: 2026-02-28T23:59:00-05:00\n",
+			stats: Stats{}, problems: []string{"1:invalid_record", "3:invalid_record", "6:invalid_record"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jc := join.New()
+			probs, st := Read("c.tsv", strings.NewReader(tt.in), jc)
+			jc.Finish()
+			var got []string
+			for _, c := range jc.CommitsFor("q-a") {
+				got = append(got, fmt.Sprintf("%s:%d:%v@%s", c.BeadID, c.Cycle, c.LintFix, c.Time.Format("15:04:05")))
+				if c.Time.Location() != time.UTC || c.File != "c.tsv" || c.Line == 0 {
+					t.Errorf("commit %+v", c)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.commits) {
+				t.Errorf("commits %v, want %v", got, tt.commits)
+			}
+			var ps []string
+			for _, p := range probs {
+				ps = append(ps, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+			}
+			if fmt.Sprint(ps) != fmt.Sprint(tt.problems) {
+				t.Errorf("problems %v, want %v\n%v", ps, tt.problems, probs)
+			}
+			if st != tt.stats {
+				t.Errorf("stats %+v, want %+v", st, tt.stats)
+			}
+		})
+	}
+}
+
+func TestSniff(t *testing.T) {
+	tests := []struct {
+		head string
+		want bool
+	}{
+		{sha1 + "\t2026-03-01T00:03:07-05:00\tq-a/cycle-2: two\n", true},
+		{"sha\ttime\tsubject\n" + sha1 + "\t2026-03-01T00:03:07Z\tx\n", true},
+		{"commit " + sha1 + "\nAuthor: x\n", true},
+		{sha1 + "\tnot a time\tx\n", false},
+		{"a\tb\tc\n", false},
+		{`{"id":"q-1","title":"t"}`, false},
+	}
+	for _, tt := range tests {
+		if got := Sniff([]byte(tt.head)); got != tt.want {
+			t.Errorf("Sniff(%.30q) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
+}
+
+// FuzzRead checks that no input panics the reader and that every commit it records is
+// a cycle commit with a sha, a cycle ≥ 1 and a time.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(sha1 + "\t2026-03-01T00:03:07-05:00\tq-a/cycle-2: two (lint fix)\n"))
+	f.Add([]byte("commit " + sha1 + "\nDate:   Sun Mar 1 00:03:07 2026 -0500\n\n    quasar: q-a cycle-1\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		jc := join.New()
+		_, st := Read("f", bytes.NewReader(in), jc)
+		jc.Finish()
+		if _, n := jc.Counts(); n != st.CycleCommits || st.CycleCommits > st.Commits || st.LintFix > st.CycleCommits {
+			t.Fatalf("stats %+v, %d recorded", st, n)
+		}
+	})
+}
