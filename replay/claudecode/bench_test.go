@@ -3,6 +3,8 @@ package claudecode
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +63,46 @@ func BenchmarkReadTranscript(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		ReadTranscript("bench.jsonl", bytes.NewReader(data))
+		n++
+	}
+	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkReadCorpus reports MB/s and events/s over the shared Claude Code corpus
+// (every main transcript with its subagents); it is skipped without the corpus.
+func BenchmarkReadCorpus(b *testing.B) {
+	fsys := os.DirFS(corpusDir(b))
+	var mains []string
+	var size int64
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		size += fi.Size()
+		if !IsSubagentFile(p) {
+			mains = append(mains, p)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	events := 0
+	for _, m := range mains {
+		s, _ := Read(fsys, m)
+		events += len(s.Events)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	start, n := time.Now(), 0
+	for b.Loop() {
+		for _, m := range mains {
+			Read(fsys, m)
+		}
 		n++
 	}
 	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")

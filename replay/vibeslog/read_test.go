@@ -283,3 +283,21 @@ func BenchmarkRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(events*runs)/time.Since(start).Seconds(), "events/s")
 }
+
+// FuzzEventTime checks that EventTime never panics and that the hyphenated and the
+// 32-digit forms of one id agree.
+func FuzzEventTime(f *testing.F) {
+	f.Add("019cb3ff-9f00-7001-8000-000000000001")
+	f.Add("019cb3ff9f0070018000000000000001")
+	f.Add("zz")
+	f.Fuzz(func(t *testing.T, id string) {
+		t1, err1 := EventTime(id)
+		if len(id) != 36 || err1 != nil {
+			return
+		}
+		t2, err2 := EventTime(id[0:8] + id[9:13] + id[14:18] + id[19:23] + id[24:36])
+		if err2 != nil || !t1.Equal(t2) {
+			t.Fatalf("%q: %v %v, 32-digit form: %v %v", id, t1, err1, t2, err2)
+		}
+	})
+}
