@@ -71,4 +71,11 @@ type Event struct {
 	// Sidechain marks records of a subagent: they belong to the session but not to the
 	// human conversation.
 	Sidechain bool
+
+	// Subtype says, in the source's own terms, what a KindSystem event records: a
+	// Claude Code system subtype ("compact_boundary", "turn_duration", "local_command",
+	// "api_error"), the class of system-injected user text ("command", "meta",
+	// "compact_summary", "task_notification"), or a vibes variant ("error",
+	// "session_removed"). Empty for the other kinds.
+	Subtype string
 }

@@ -11,6 +11,12 @@
 // metric that is undefined on the data (precision with no predicted positive, AUC
 // with one class) is NaN and explained, never silently zero.
 //
+// Label files label runs (run_key, label) or sessions (session_id, outcome): a
+// session's binary label comes from its outcome through an [OutcomeClass] (by default
+// failure and abandoned are positive, success and partial negative, none excluded),
+// and a session label may carry event-level [Moment]s — the record ids or times of
+// the human messages that show friction.
+//
 // The package reads label files (CSV, JSONL) but knows nothing of replay, Parquet or
 // the detectors' internals.
 package eval

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/replay/jsonl"
@@ -53,20 +55,30 @@ const (
 	SourceModel   LabelSource = "model"
 )
 
-// LabelRecord is one labelled run.
+// LabelRecord is one labelled run or session.
 type LabelRecord struct {
 	Key     string      // run key (or session id)
 	Label   Label       //
-	Outcome string      // the run's outcome as the labeller saw it, optional
+	Outcome string      // the run's or session's outcome as the labeller saw it, optional
 	Source  LabelSource // human, derived or model; human when the file does not say
-	Rule    string      // for derived labels: the rule that produced it
+	Rule    string      // for derived labels, or labels taken from an outcome: how it was made
 	Line    int         // line of the record in its file
+
+	// Session labels (all optional).
+	Confidence string   // how sure the labeller is of the outcome: high, medium, low
+	HumanMsgs  int      // messages the human typed, by the labeller's count; -1 when not given
+	Moments    []Moment // event-level moments (friction), in file order
+	Path       string   // the labelled input's file, when the label file names it
+	Notes      string   // the labeller's reason
 }
 
 // Labels maps run keys to their labels.
 type Labels struct {
 	byKey map[string]LabelRecord
 	File  string // the file they were read from, for messages
+	// Outcomes is the class that turned outcomes into labels for records without an
+	// explicit label.
+	Outcomes OutcomeClass
 }
 
 // NewLabels returns an empty label set.
@@ -84,18 +96,67 @@ func (ls *Labels) Get(key string) (LabelRecord, bool) {
 // Set records a label, replacing any label the key had.
 func (ls *Labels) Set(r LabelRecord) { ls.byKey[r.Key] = r }
 
+// Moments returns the event-level moments labelled for key (nil when none).
+func (ls *Labels) Moments(key string) []Moment { return ls.byKey[key].Moments }
+
+// Keys returns the labelled keys in sorted order.
+func (ls *Labels) Keys() []string {
+	keys := make([]string, 0, len(ls.byKey))
+	for k := range ls.byKey {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // LabelProblem is a label-file line that could not be used.
 type LabelProblem struct {
 	Line   int
 	Detail string
 }
 
-// ReadLabels reads a label file: CSV with a header row, or JSON Lines, told apart by
-// content. Recognised columns (JSON keys): run_key (or key), label, outcome,
-// label_source, rule (or label_rule); others are ignored. A line that cannot be used is
-// returned as a problem and skipped; a key labelled twice keeps its last label and is
-// reported. ReadLabels fails only when the file has no usable header or cannot be read.
+// LabelOptions configure how a label file is read.
+type LabelOptions struct {
+	// Outcomes turns the outcome of a record without an explicit label into its label;
+	// the zero value is DefaultOutcomeClass.
+	Outcomes OutcomeClass
+}
+
+// ReadLabels reads a label file with the default options; see [ReadLabelsWith].
 func ReadLabels(r io.Reader) (*Labels, []LabelProblem, error) {
+	return ReadLabelsWith(r, LabelOptions{})
+}
+
+// ReadLabelsWith reads a label file: CSV with a header row, or JSON Lines, told apart
+// by content. Recognised columns (JSON keys), others ignored:
+//
+//   - run_key (or key): the run the record labels; label (positive, negative,
+//     ambiguous, excluded; see [ParseLabel]) is then required, and outcome is
+//     informational;
+//   - session_id (when there is no run_key or key column): the session the record
+//     labels; a session record with an empty (or no) label takes its label from its
+//     outcome (success, partial, failure, abandoned, none) through opts.Outcomes, so a
+//     session label file needs no label column;
+//   - label_source (human, derived, model), rule or label_rule;
+//   - confidence, human_msgs, notes, file (kept in the record);
+//   - friction_uuids: ";"-separated record ids of event-level moments; friction_times:
+//     ";"-separated RFC 3339 times; moments: ";"-separated entries, each a time if it
+//     parses as one, else an id. In JSON each may also be an array of strings.
+//
+// A run label file must name run_key and label, a session label file session_id and
+// outcome (or label). A line that cannot
+// be used is returned as a problem and skipped; a key labelled twice keeps its last
+// label and is reported. ReadLabelsWith fails only when the file has no usable header
+// or cannot be read.
+func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
+	ls, probs, err := readLabels(r, opts.Outcomes)
+	if ls != nil {
+		ls.Outcomes = opts.Outcomes
+	}
+	return ls, probs, err
+}
+
+func readLabels(r io.Reader, class OutcomeClass) (*Labels, []LabelProblem, error) {
 	br := bufio.NewReader(r)
 	for {
 		b, err := br.Peek(1)
@@ -110,27 +171,68 @@ func ReadLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 			br.ReadByte()
 			continue
 		case '{':
-			return readJSONLabels(jsonl.NewReader(br, 1<<20))
+			return readJSONLabels(jsonl.NewReader(br, 1<<20), class)
 		}
-		return readCSVLabels(br)
+		return readCSVLabels(br, class)
 	}
 }
 
 type labelRow struct {
 	Key, Label, Outcome, Source, Rule string
+	Session                           bool // keyed by session_id: an empty label comes from the outcome
+
+	Confidence, HumanMsgs, Notes, Path  string
+	FrictionIDs, FrictionTimes, Moments []string
 }
 
-func (ls *Labels) add(row labelRow, line int, probs *[]LabelProblem) {
+func (ls *Labels) add(row labelRow, line int, class OutcomeClass, probs *[]LabelProblem) {
 	row.Key = strings.TrimSpace(row.Key)
 	if row.Key == "" {
-		*probs = append(*probs, LabelProblem{line, "no run_key; skipped"})
+		if row.Session {
+			*probs = append(*probs, LabelProblem{line, "no session_id; skipped"})
+		} else {
+			*probs = append(*probs, LabelProblem{line, "no run_key; skipped"})
+		}
 		return
 	}
-	lab, err := ParseLabel(row.Label)
-	if err != nil {
-		*probs = append(*probs, LabelProblem{line, err.Error() + "; skipped"})
+	var lab Label
+	var err error
+	rule := strings.TrimSpace(row.Rule)
+	switch outcome := strings.TrimSpace(row.Outcome); {
+	case row.Session && strings.TrimSpace(row.Label) == "" && outcome != "":
+		if lab = class.Label(outcome); lab == Unlabelled {
+			*probs = append(*probs, LabelProblem{line, fmt.Sprintf("no label, and outcome %q is not a session outcome (%s); skipped",
+				outcome, strings.Join(SessionOutcomes(), ", "))})
+			return
+		}
+		if rule == "" {
+			rule = fmt.Sprintf("outcome %s; positive outcomes: %s", strings.ToLower(outcome), class)
+		}
+	case row.Session && strings.TrimSpace(row.Label) == "" && outcome == "":
+		*probs = append(*probs, LabelProblem{line, "no label and no outcome; skipped"})
 		return
+	default:
+		if lab, err = ParseLabel(row.Label); err != nil {
+			*probs = append(*probs, LabelProblem{line, err.Error() + "; skipped"})
+			return
+		}
 	}
+	humans := -1
+	if h := strings.TrimSpace(row.HumanMsgs); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil || n < 0 {
+			*probs = append(*probs, LabelProblem{line, fmt.Sprintf("human_msgs %q is not a count; ignored", row.HumanMsgs)})
+		} else {
+			humans = n
+		}
+	}
+	moments, _ := parseMoments(row.FrictionIDs, true, false)
+	times, bad := parseMoments(row.FrictionTimes, false, true)
+	mixed, _ := parseMoments(row.Moments, true, true)
+	for _, b := range bad {
+		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("friction time %q is not an RFC 3339 time; ignored", b)})
+	}
+	moments = append(append(moments, times...), mixed...)
 	src := LabelSource(strings.ToLower(strings.TrimSpace(row.Source)))
 	switch src {
 	case "":
@@ -143,10 +245,30 @@ func (ls *Labels) add(row labelRow, line int, probs *[]LabelProblem) {
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", row.Key, prev.Line)})
 	}
 	ls.byKey[row.Key] = LabelRecord{Key: row.Key, Label: lab, Outcome: strings.TrimSpace(row.Outcome),
-		Source: src, Rule: strings.TrimSpace(row.Rule), Line: line}
+		Source: src, Rule: rule, Line: line,
+		Confidence: strings.TrimSpace(row.Confidence), HumanMsgs: humans, Moments: moments,
+		Path: strings.TrimSpace(row.Path), Notes: strings.TrimSpace(row.Notes)}
 }
 
-func readJSONLabels(rd *jsonl.Reader) (*Labels, []LabelProblem, error) {
+// stringList is a JSON string or array of strings.
+type stringList []string
+
+// UnmarshalJSON accepts a string, an array of strings, or null.
+func (s *stringList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = stringList{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("not a string or an array of strings")
+	}
+	*s = many
+	return nil
+}
+
+func readJSONLabels(rd *jsonl.Reader, class OutcomeClass) (*Labels, []LabelProblem, error) {
 	ls := NewLabels()
 	var probs []LabelProblem
 	for {
@@ -165,25 +287,40 @@ func readJSONLabels(rd *jsonl.Reader) (*Labels, []LabelProblem, error) {
 			continue
 		}
 		var obj struct {
-			RunKey    string `json:"run_key"`
-			Key       string `json:"key"`
-			Label     string `json:"label"`
-			Outcome   string `json:"outcome"`
-			Source    string `json:"label_source"`
-			Rule      string `json:"rule"`
-			LabelRule string `json:"label_rule"`
+			RunKey        string          `json:"run_key"`
+			Key           string          `json:"key"`
+			SessionID     string          `json:"session_id"`
+			Label         string          `json:"label"`
+			Outcome       string          `json:"outcome"`
+			Source        string          `json:"label_source"`
+			Rule          string          `json:"rule"`
+			LabelRule     string          `json:"label_rule"`
+			Confidence    string          `json:"confidence"`
+			HumanMsgs     json.RawMessage `json:"human_msgs"`
+			Notes         string          `json:"notes"`
+			File          string          `json:"file"`
+			FrictionUUIDs stringList      `json:"friction_uuids"`
+			FrictionTimes stringList      `json:"friction_times"`
+			Moments       stringList      `json:"moments"`
 		}
 		if err := json.Unmarshal(l.Bytes, &obj); err != nil {
 			probs = append(probs, LabelProblem{l.Num, "not a JSON object: " + err.Error() + "; skipped"})
 			continue
 		}
-		ls.add(labelRow{Key: firstNonEmpty(obj.RunKey, obj.Key), Label: obj.Label, Outcome: obj.Outcome,
-			Source: obj.Source, Rule: firstNonEmpty(obj.Rule, obj.LabelRule)}, l.Num, &probs)
+		humans := strings.Trim(string(obj.HumanMsgs), `"`)
+		if humans == "null" {
+			humans = ""
+		}
+		key := firstNonEmpty(obj.RunKey, obj.Key)
+		ls.add(labelRow{Key: firstNonEmpty(key, obj.SessionID), Session: key == "" && obj.SessionID != "", Label: obj.Label, Outcome: obj.Outcome,
+			Source: obj.Source, Rule: firstNonEmpty(obj.Rule, obj.LabelRule),
+			Confidence: obj.Confidence, HumanMsgs: humans, Notes: obj.Notes, Path: obj.File,
+			FrictionIDs: obj.FrictionUUIDs, FrictionTimes: obj.FrictionTimes, Moments: obj.Moments}, l.Num, class, &probs)
 	}
 	return ls, probs, nil
 }
 
-func readCSVLabels(r io.Reader) (*Labels, []LabelProblem, error) {
+func readCSVLabels(r io.Reader, class OutcomeClass) (*Labels, []LabelProblem, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -199,8 +336,19 @@ func readCSVLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 	if !ok {
 		keyCol, ok = col["key"]
 	}
-	if _, hasLabel := col["label"]; !ok || !hasLabel {
+	_, hasLabel := col["label"]
+	_, hasOutcome := col["outcome"]
+	sessionCol, session := col["session_id"]
+	switch {
+	case ok && hasLabel: // run labels (which may also name a session_id column)
+		session = false
+	case ok:
 		return nil, nil, errors.New("the header must name the columns run_key and label (found: " + strings.Join(header, ",") + ")")
+	case session && (hasLabel || hasOutcome):
+		keyCol = sessionCol
+	default:
+		return nil, nil, errors.New("the header must name the columns run_key and label, or session_id and outcome (found: " +
+			strings.Join(header, ",") + ")")
 	}
 	get := func(rec []string, name string) string {
 		if i, ok := col[name]; ok && i < len(rec) {
@@ -231,8 +379,11 @@ func readCSVLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 		if keyCol < len(rec) {
 			key = rec[keyCol]
 		}
-		ls.add(labelRow{Key: key, Label: get(rec, "label"), Outcome: get(rec, "outcome"), Source: get(rec, "label_source"),
-			Rule: firstNonEmpty(get(rec, "rule"), get(rec, "label_rule"))}, line, &probs)
+		ls.add(labelRow{Key: key, Session: session, Label: get(rec, "label"), Outcome: get(rec, "outcome"), Source: get(rec, "label_source"),
+			Rule:       firstNonEmpty(get(rec, "rule"), get(rec, "label_rule")),
+			Confidence: get(rec, "confidence"), HumanMsgs: get(rec, "human_msgs"), Notes: get(rec, "notes"), Path: get(rec, "file"),
+			FrictionIDs: []string{get(rec, "friction_uuids")}, FrictionTimes: []string{get(rec, "friction_times")},
+			Moments: []string{get(rec, "moments")}}, line, class, &probs)
 	}
 	return ls, probs, nil
 }

@@ -24,7 +24,21 @@ func TestReadLabels(t *testing.T) {
 			in:    "run_key,label\nq-1,maybe\n,positive\nq-2,excluded\nq-2,positive\n",
 			want:  map[string]string{"q-2": "positive/human/"},
 			probs: []string{"2:not positive", "3:no run_key", "5:already labelled on line 4"}},
+		{name: "run CSV: an empty label is a problem whatever the outcome; a session_id column does not matter",
+			in:    "run_key,session_id,label,outcome\nq-1,s-1,negative,failure\nq-2,s-2,,failure\n",
+			want:  map[string]string{"q-1": "negative/human/"},
+			probs: []string{`3:label "" is not`}},
 		{name: "CSV without a label column", in: "run_key,outcome\nq-1,approved\n", errSub: "run_key and label"},
+		{name: "CSV without a key column", in: "name,label\nq-1,positive\n", errSub: "session_id and outcome"},
+		{name: "session CSV without an outcome or label column", in: "session_id,notes\ns-1,x\n", errSub: "session_id and outcome"},
+		{name: "session CSV: an explicit label wins over the outcome",
+			in:    "session_id,label,outcome\ns-1,negative,failure\ns-2,,failure\ns-3,,\n",
+			want:  map[string]string{"s-1": "negative/human/", "s-2": "positive/human/outcome failure; positive outcomes: failure,abandoned"},
+			probs: []string{"4:no label and no outcome"}},
+		{name: "session CSV whose outcome is a run outcome labels nothing",
+			in:    "session_id,outcome\ns-1,approved\n,failure\n",
+			want:  map[string]string{},
+			probs: []string{"2:not a session outcome", "3:no session_id"}},
 		{name: "JSONL",
 			in:    `{"run_key":"q-1","label":"positive","label_source":"model"}` + "\n\n" + `{"key":"q-2","label":"0","label_rule":"r"}` + "\nnot json\n" + `{"run_key":"q-3","label":"positive","label_source":"oracle"}`,
 			want:  map[string]string{"q-1": "positive/model/", "q-2": "negative/human/r", "q-3": "positive/oracle/"},
@@ -71,6 +85,8 @@ func TestReadLabels(t *testing.T) {
 func FuzzReadLabels(f *testing.F) {
 	f.Add([]byte("run_key,label\nq,positive\n"))
 	f.Add([]byte(`{"run_key":"q","label":"negative"}`))
+	f.Add([]byte(sessionCSV))
+	f.Add([]byte(`{"session_id":"s","outcome":"failure","friction_uuids":["a"],"friction_times":"2026-01-01T00:00:00Z;x","human_msgs":"2"}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ls, _, err := ReadLabels(strings.NewReader(string(in)))
 		if err == nil && ls == nil {

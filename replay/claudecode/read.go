@@ -1,0 +1,596 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
+)
+
+// MaxLine is the longest transcript line read (256 MiB); longer lines are reported
+// and skipped without being held in memory. Real lines reach tens of megabytes (tool
+// output, images in base64).
+const MaxLine = 256 << 20
+
+// MaxBackstep is how far a record's timestamp may fall behind an earlier record's of
+// the same file before it is reported. Smaller back-steps are normal in Claude Code:
+// the records of parallel tool calls are written as they stream, and a slash command
+// is logged after the compaction it started.
+const MaxBackstep = 10 * time.Minute
+
+// Read reads one session: the main transcript name in fsys and its subagent
+// transcripts ([SubagentFiles]), merged into one timeline. It returns nil only when
+// the main transcript cannot be opened or holds no record; the problems say why.
+// Problems come in file order (main transcript first), then line order.
+func Read(fsys fs.FS, name string) (*input.Session, []input.Problem) {
+	b := newBuilder(name)
+	f, err := fsys.Open(name)
+	if err != nil {
+		b.report(name, 0, input.ProblemRead, "cannot open the transcript: %v", err)
+		return nil, b.probs
+	}
+	b.readFile(name, f, false)
+	f.Close()
+	subs, err := SubagentFiles(fsys, name)
+	if err != nil {
+		b.report(name, 0, input.ProblemRead, "cannot list its subagent transcripts: %v", err)
+	}
+	for _, sub := range subs {
+		f, err := fsys.Open(sub)
+		if err != nil {
+			b.report(sub, 0, input.ProblemRead, "cannot open the subagent transcript: %v", err)
+			continue
+		}
+		b.readFile(sub, f, true)
+		f.Close()
+		b.sess.Subagents++
+	}
+	return b.finish()
+}
+
+// ReadTranscript reads one transcript file from r, without looking for subagent
+// transcripts (use [Read] for that). name is the file's path for problems and
+// [input.Session.File].
+func ReadTranscript(name string, r io.Reader) (*input.Session, []input.Problem) {
+	b := newBuilder(name)
+	b.readFile(name, r, false)
+	return b.finish()
+}
+
+// ReadOrphan handles a subagent transcript whose main transcript ([ParentOf]) is not
+// in the input. Such a file is not replayed: a subagent's records are not the human
+// conversation, and the session they belong to is incomplete without its main
+// transcript (were the main transcript replayed from elsewhere, the subagent would
+// count twice). ReadOrphan still reads the file, so that its bad lines are reported
+// like any other, and returns those problems followed by one [input.ProblemUnusable]
+// that names the session, the missing parent and what the file held.
+func ReadOrphan(fsys fs.FS, name string) []input.Problem {
+	b := newBuilder(name)
+	f, err := fsys.Open(name)
+	if err != nil {
+		b.report(name, 0, input.ProblemRead, "cannot open the subagent transcript: %v", err)
+		return b.probs
+	}
+	b.readFile(name, f, true)
+	f.Close()
+	records := 0
+	for k, n := range b.sess.Records {
+		if !strings.Contains(k, "/") {
+			records += n
+		}
+	}
+	id := b.firstID
+	if id == "" {
+		id = "unknown"
+	}
+	b.report(name, 0, input.ProblemUnusable,
+		"subagent transcript of session %s (%d records, %d events) without its main transcript %s; not replayed",
+		id, records, len(b.events), ParentOf(name))
+	return b.probs
+}
+
+// builder assembles one session from its files.
+type builder struct {
+	sess    *input.Session
+	probs   []input.Problem
+	fileIdx map[string]int
+
+	firstID string // the first sessionId met in the main transcript
+	foreign map[string]*foreignID
+	uuids   map[string]bool // record uuids, to match summaries' leafUuid
+
+	summaries   []summary
+	aiTitle     string
+	customTitle string
+
+	events []analyze.Event // in reading order: main transcript, then subagents; lines in order
+	start  time.Time
+	end    time.Time
+}
+
+type foreignID struct {
+	file  string
+	line  int
+	count int
+	order int
+}
+
+type summary struct{ text, leaf string }
+
+func newBuilder(name string) *builder {
+	return &builder{
+		sess:    &input.Session{Source: SourceName, File: name, Records: map[string]int{}},
+		fileIdx: map[string]int{},
+		foreign: map[string]*foreignID{},
+		uuids:   map[string]bool{},
+	}
+}
+
+func (b *builder) report(file string, line int, kind input.ProblemKind, format string, args ...any) {
+	if _, ok := b.fileIdx[file]; !ok {
+		b.fileIdx[file] = len(b.fileIdx)
+	}
+	b.probs = append(b.probs, input.Problem{File: file, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// fileState is what the reader tracks while reading one file.
+type fileState struct {
+	name    string
+	sub     bool              // a subagent transcript: every record is a sidechain
+	tools   map[string]string // tool_use id → tool name
+	last    time.Time         // the last timestamp read (any record)
+	max     time.Time         // the latest timestamp read (any record) …
+	maxLine int               // … and its line
+	maxEv   time.Time         // the latest time of an event-producing record
+	firstTS time.Time
+	untimed []int // indices in b.events waiting for a time
+}
+
+// readFile reads the records of one file.
+func (b *builder) readFile(name string, r io.Reader, sub bool) {
+	if _, ok := b.fileIdx[name]; !ok {
+		b.fileIdx[name] = len(b.fileIdx)
+	}
+	fst := &fileState{name: name, sub: sub, tools: map[string]string{}}
+	rd := jsonl.NewReader(r, MaxLine)
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.report(name, 0, input.ProblemRead, "reading stopped after line %d: %v; the records before it are kept", rd.Line(), err)
+			break
+		}
+		if l.Oversize {
+			b.report(name, l.Num, input.ProblemOversize, "line of %d bytes exceeds the %d-byte limit; skipped", l.Len, MaxLine)
+			continue
+		}
+		if l.Blank() {
+			continue
+		}
+		if !l.ValidUTF8() {
+			b.report(name, l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
+		}
+		b.readLine(fst, l)
+	}
+	// Records before the file's first timestamp take that timestamp.
+	for _, i := range fst.untimed {
+		b.events[i].Time = fst.firstTS
+	}
+}
+
+// readLine decodes and maps one line.
+func (b *builder) readLine(fst *fileState, l jsonl.Line) {
+	var rec record
+	if firstByte(l.Bytes) != '{' {
+		b.badLine(fst, l, errors.New("not a JSON object"))
+		return
+	}
+	if err := json.Unmarshal(l.Bytes, &rec); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			b.badLine(fst, l, err)
+			return
+		}
+		// A field of an unexpected type: the rest of the record was decoded.
+		b.report(fst.name, l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the record is read without it",
+			typeErr.Field, typeErr.Value, typeErr.Type)
+	}
+	if rec.Type == "" {
+		b.report(fst.name, l.Num, input.ProblemInvalid, "record without a type; skipped")
+		return
+	}
+	s := b.sess
+	s.Records[rec.Type]++
+	if s.Line == 0 && !fst.sub {
+		s.Line = l.Num
+	}
+	b.noteSession(fst, l.Num, rec.SessionID)
+	if rec.UUID != "" {
+		b.uuids[rec.UUID] = true
+	}
+	if s.Project == "" && rec.Cwd != "" {
+		s.Project = rec.Cwd
+	}
+	if s.Version == "" && rec.Version != "" {
+		s.Version = rec.Version
+	}
+
+	// Time. A small step back is kept (the events are sorted by time at the end); a
+	// step back of more than MaxBackstep is a clock fault, and the record is placed at
+	// the latest earlier time of its file, in file order.
+	ts, timed := time.Time{}, false
+	if rec.Timestamp != "" {
+		t, err := time.Parse(time.RFC3339Nano, rec.Timestamp)
+		if err != nil {
+			b.report(fst.name, l.Num, input.ProblemInvalid, "timestamp %q is not an RFC 3339 time; the record takes the previous record's time", rec.Timestamp)
+		} else {
+			ts, timed = t.UTC(), true
+			if back := fst.max.Sub(ts); back > MaxBackstep {
+				b.report(fst.name, l.Num, input.ProblemInvalid,
+					"timestamp %s is %s before line %d's; the record is placed at that time, in file order",
+					ts.Format(time.RFC3339Nano), back.Round(time.Second), fst.maxLine)
+				ts = fst.max
+			}
+			if ts.After(fst.max) {
+				fst.max, fst.maxLine = ts, l.Num
+			}
+			if b.start.IsZero() || ts.Before(b.start) {
+				b.start = ts
+			}
+			if ts.After(b.end) {
+				b.end = ts
+			}
+			if fst.firstTS.IsZero() {
+				fst.firstTS = ts
+			}
+		}
+	}
+
+	n := len(b.events)
+	side := fst.sub || rec.IsSidechain
+	base := analyze.Event{ID: rec.UUID, Sidechain: side}
+	switch rec.Type {
+	case "user":
+		b.user(fst, l.Num, l.Bytes, &rec, base)
+	case "assistant":
+		b.assistant(fst, l.Num, &rec, base)
+	case "system":
+		b.system(&rec, base)
+	case "summary":
+		if rec.Summary != "" {
+			b.summaries = append(b.summaries, summary{rec.Summary, rec.LeafUUID})
+		}
+	case "ai-title":
+		if rec.AITitle != "" {
+			b.aiTitle = rec.AITitle
+		}
+	case "custom-title":
+		if rec.CustomTitle != "" {
+			b.customTitle = rec.CustomTitle
+		}
+	}
+	if len(b.events) == n {
+		if timed {
+			fst.last = ts
+		}
+		return
+	}
+
+	// The record produced events: place them in time.
+	switch {
+	case timed:
+		if ts.Before(fst.maxEv) {
+			s.Records["time/out_of_order"]++
+		} else {
+			fst.maxEv = ts
+		}
+		fst.last = ts
+	default:
+		s.Records["time/missing"]++
+		if rec.Timestamp == "" {
+			b.report(fst.name, l.Num, input.ProblemInvalid, "%s record without a timestamp; it takes the time of the record before it (at the start of a file, the first time recorded)", rec.Type)
+		}
+		ts = fst.last
+	}
+	for i := n; i < len(b.events); i++ {
+		b.events[i].Time = ts
+		if ts.IsZero() {
+			fst.untimed = append(fst.untimed, i)
+		}
+	}
+}
+
+// badLine reports a line that is not a record.
+func (b *builder) badLine(fst *fileState, l jsonl.Line, err error) {
+	if l.Unterminated {
+		b.report(fst.name, l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
+		return
+	}
+	b.report(fst.name, l.Num, input.ProblemMalformed, "not a JSON record: %v; skipped", err)
+}
+
+// noteSession keys the session by the main transcript's first sessionId and counts
+// records of any other id.
+func (b *builder) noteSession(fst *fileState, line int, id string) {
+	if id == "" {
+		return
+	}
+	if b.firstID == "" {
+		b.firstID = id
+		return
+	}
+	if id == b.firstID {
+		return
+	}
+	f := b.foreign[id]
+	if f == nil {
+		f = &foreignID{file: fst.name, line: line, order: len(b.foreign)}
+		b.foreign[id] = f
+	}
+	f.count++
+}
+
+func (b *builder) emit(ev analyze.Event) {
+	b.events = append(b.events, ev)
+}
+
+// user maps a user record: tool results, interrupts, human text and system-written
+// text.
+func (b *builder) user(fst *fileState, line int, raw []byte, rec *record, base analyze.Event) {
+	s := b.sess
+	if rec.Message == nil || !rec.Message.Content.present {
+		s.Records["user/no_content"]++
+		b.report(fst.name, line, input.ProblemInvalid, "user record without message content; skipped")
+		return
+	}
+	c := &rec.Message.Content
+	if c.odd != "" {
+		b.report(fst.name, line, input.ProblemInvalid, "user message content is a JSON %s, not a string or a list of blocks; skipped", c.odd)
+		return
+	}
+	var human []string
+	var sys TextClass
+	text := func(t string) {
+		class := Classify(t, rec.IsMeta, rec.IsCompactSummary)
+		s.Records["user/"+string(class)]++
+		switch class {
+		case ClassHuman:
+			human = append(human, t)
+		case ClassInterrupt:
+			ev := base
+			ev.Kind, ev.UserContent = analyze.KindInterrupt, strings.TrimSpace(t)
+			b.emit(ev)
+		case ClassEmpty:
+		default:
+			if sys == "" {
+				sys = class
+			}
+		}
+	}
+	if c.isText {
+		text(c.text)
+	}
+	toolResults := 0
+	for i := range c.blocks {
+		if c.blocks[i].Type == "tool_result" {
+			toolResults++
+		}
+	}
+	for i := range c.blocks {
+		bl := &c.blocks[i]
+		switch bl.Type {
+		case "text":
+			text(bl.Text)
+		case "tool_result":
+			b.toolResult(fst, raw, rec, bl, toolResults == 1, base)
+		default:
+			if bl.Type == "" {
+				s.Records["user/untyped_block"]++
+			} else {
+				s.Records["user/"+bl.Type]++
+			}
+		}
+	}
+	if sys != "" {
+		ev := base
+		ev.Kind, ev.Subtype = analyze.KindSystem, string(sys)
+		b.emit(ev)
+	}
+	if len(human) > 0 {
+		ev := base
+		ev.Kind, ev.UserContent = analyze.KindUserMessage, strings.Join(human, "\n")
+		b.emit(ev)
+	}
+}
+
+// toolResult maps one tool_result block of the record on line. only reports that it
+// is the record's only tool result, so that the record's toolUseResult describes it.
+func (b *builder) toolResult(fst *fileState, line []byte, rec *record, bl *block, only bool, base analyze.Event) {
+	s := b.sess
+	s.Records["user/tool_result"]++
+	ev := base
+	ev.Kind = analyze.KindToolResult
+	name, ok := fst.tools[bl.ToolUseID]
+	if !ok {
+		s.Records["user/tool_result_unmatched"]++
+	}
+	ev.ToolName = name
+	ev.ToolOutput = bl.Content.text
+	if bl.Content.images > 0 {
+		s.Records["user/tool_result_image"] += bl.Content.images
+	}
+	tur := rec.ToolUseResult
+	switch {
+	case bl.IsError != nil && *bl.IsError:
+		ev.ToolStatus = analyze.ToolStatusError
+	case bl.IsError != nil:
+		ev.ToolStatus = analyze.ToolStatusOK
+	case only && tur.Interrupted:
+		ev.ToolStatus = analyze.ToolStatusError
+	}
+	if only && tur.HasOutput && strings.TrimSpace(ev.ToolOutput) == "" {
+		ev.ToolOutput = bashOutput(line) // rare: the output is usually in the content too
+	}
+	b.emit(ev)
+}
+
+// assistant maps an assistant record: its text blocks make one assistant message;
+// thinking and tool_use blocks are counted, tool_use ids remembered.
+func (b *builder) assistant(fst *fileState, line int, rec *record, base analyze.Event) {
+	s := b.sess
+	if rec.Message == nil || !rec.Message.Content.present {
+		s.Records["assistant/no_content"]++
+		return
+	}
+	c := &rec.Message.Content
+	if c.odd != "" {
+		b.report(fst.name, line, input.ProblemInvalid, "assistant message content is a JSON %s, not a string or a list of blocks; skipped", c.odd)
+		return
+	}
+	var texts []string
+	if c.isText && strings.TrimSpace(c.text) != "" {
+		texts = append(texts, c.text)
+		s.Records["assistant/text"]++
+	}
+	for i := range c.blocks {
+		bl := &c.blocks[i]
+		switch bl.Type {
+		case "text":
+			if strings.TrimSpace(bl.Text) == "" {
+				s.Records["assistant/empty_text"]++
+				continue
+			}
+			texts = append(texts, bl.Text)
+			s.Records["assistant/text"]++
+		case "tool_use", "server_tool_use":
+			fst.tools[bl.ID] = bl.Name
+			s.Records["assistant/"+bl.Type]++
+		case "":
+			s.Records["assistant/untyped_block"]++
+		default: // thinking, redacted_thinking, …
+			s.Records["assistant/"+bl.Type]++
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	ev := base
+	if rec.IsAPIError {
+		ev.Kind, ev.Subtype = analyze.KindSystem, "api_error"
+		s.Records["assistant/api_error"]++
+	} else {
+		ev.Kind, ev.AssistantText = analyze.KindAssistantMessage, strings.Join(texts, "\n\n")
+	}
+	b.emit(ev)
+}
+
+// system maps a system record: Stop hook summaries are hooks, the rest system events.
+func (b *builder) system(rec *record, base analyze.Event) {
+	sub := rec.Subtype
+	if sub == "" {
+		sub = "system"
+	}
+	b.sess.Records["system/"+sub]++
+	ev := base
+	if sub == "stop_hook_summary" {
+		ev.Kind, ev.HookName = analyze.KindHook, "Stop"
+		if base.Sidechain {
+			ev.HookName = "SubagentStop"
+		}
+	} else {
+		ev.Kind, ev.Subtype = analyze.KindSystem, sub
+	}
+	b.emit(ev)
+}
+
+// finish keys, titles and orders the session.
+func (b *builder) finish() (*input.Session, []input.Problem) {
+	s := b.sess
+	main := s.File
+	if len(s.Records) == 0 {
+		b.report(main, 0, input.ProblemUnusable, "no Claude Code record in the transcript; skipped")
+		return nil, b.sortedProblems()
+	}
+	s.Key = b.firstID
+	if s.Key == "" {
+		s.Key = strings.TrimSuffix(path.Base(main), ".jsonl")
+	}
+	ids := make([]string, 0, len(b.foreign))
+	for id := range b.foreign {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y string) int { return b.foreign[x].order - b.foreign[y].order })
+	for _, id := range ids {
+		f := b.foreign[id]
+		b.report(f.file, f.line, input.ProblemInvalid,
+			"%d record(s) from here on carry session id %s, not the session's %s; kept in this session", f.count, id, s.Key)
+	}
+
+	switch {
+	case b.customTitle != "":
+		s.Title = b.customTitle
+	case b.aiTitle != "":
+		s.Title = b.aiTitle
+	case len(b.summaries) > 0:
+		s.Title = b.summaries[len(b.summaries)-1].text
+		for _, sm := range b.summaries {
+			if b.uuids[sm.leaf] {
+				s.Title = sm.text
+			}
+		}
+	}
+
+	// Ties keep reading order: main transcript before subagents, lines in order.
+	slices.SortStableFunc(b.events, func(x, y analyze.Event) int { return x.Time.Compare(y.Time) })
+	for i := range b.events {
+		b.events[i].SessionID = s.Key
+	}
+	s.Events = b.events
+	s.Start, s.End = b.start, b.end
+	if n := len(s.Events); n > 0 {
+		if s.Start.IsZero() || s.Events[0].Time.Before(s.Start) {
+			s.Start = s.Events[0].Time
+		}
+		if s.Events[n-1].Time.After(s.End) {
+			s.End = s.Events[n-1].Time
+		}
+	}
+	return s, b.sortedProblems()
+}
+
+// sortedProblems orders problems by file (main transcript first) and line.
+func (b *builder) sortedProblems() []input.Problem {
+	slices.SortStableFunc(b.probs, func(x, y input.Problem) int {
+		if c := b.fileIdx[x.File] - b.fileIdx[y.File]; c != 0 {
+			return c
+		}
+		return x.Line - y.Line
+	})
+	return b.probs
+}
+
+func joinNonEmpty(parts ...string) string {
+	var buf bytes.Buffer
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if buf.Len() > 0 {
+			buf.WriteByte('\n')
+		}
+		buf.WriteString(p)
+	}
+	return buf.String()
+}

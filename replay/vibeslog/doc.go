@@ -1,0 +1,76 @@
+// Package vibeslog reads vibes event logs — the JSONL export of vibes' append-only
+// event stream, one {"event_id": "<UUIDv7>", "type": "<variant>", …} object per line —
+// into [input.Session] values: one session per session_id, each a sequence of
+// [analyze.Event]s on event time. Several sessions interleaved in one log come back
+// as one session each, sorted by key.
+//
+// It reads; it does not detect, score or replay, and it does not look at Claude Code
+// transcripts (package claudecode does).
+//
+// # Time
+//
+// An event's time is the Unix millisecond time in the first 48 bits of its event_id
+// ([EventTime]), in UTC. An event whose id is missing or not a UUIDv7 is reported and
+// takes the time of its session's event before it (the session's first time when it
+// comes first). Within a session, events are stable-sorted by time (ties keep log
+// order); an event more than [MaxBackstep] behind an earlier one of its session is a
+// clock fault: it is reported and placed at that earlier time, in log order. Start and
+// End are the session's earliest and latest event times.
+//
+// # Events → events
+//
+// Records keys count every event by type ("hook", "claude", …) and by type/inner type
+// ("hook/stop", "claude/text_delta", …); keys ending in "/paired", "/empty",
+// "/unmatched" count the decisions below.
+//
+//   - user_input.content → KindUserMessage.
+//   - hook user_prompt_submit.prompt → KindUserMessage too: a prompt typed in Claude
+//     Code's own terminal reaches vibes only through the hook. A prompt sent through
+//     vibes arrives twice, as user_input and as the hook; the two are one message when
+//     their texts are equal after trimming white space and they are at most
+//     [PairWindow] apart, in either order and oldest first: the first of the two is
+//     the event (at its time, with its id), the second is merged into it (user_input's
+//     text wins) and counted [user_input/paired, hook/user_prompt_submit/paired].
+//   - claude text_delta: consecutive deltas of a session join into one
+//     KindAssistantMessage, ended by any other event of the same session (a thinking
+//     delta, a tool call, a turn's end, a prompt, a hook); it takes the time of its
+//     last delta (when the text was complete) and the id of its first. White-space-only
+//     runs are counted, not emitted.
+//   - claude tool_result{output, is_error} → KindToolResult: ToolName from the
+//     tool_use_start with that id, ToolStatus error/ok from is_error (unknown without
+//     it). hook post_tool_use{tool_name, tool_response} → KindToolResult too: a string
+//     response is the output, Bash's {stdout, stderr, interrupted} gives stdout and
+//     stderr joined by a newline (interrupted → error), any other shape its JSON text.
+//     One tool call reported both ways is one event: a claude tool_result and a
+//     post_tool_use of the same tool name (or either unnamed) at most PairWindow apart
+//     pair, oldest first, in either order; the first is the event, the claude side's
+//     output and is_error win, the hook's interrupted flag fills an unknown status.
+//   - claude thinking_delta, tool_use_start, tool_input_delta: no events (counted).
+//   - claude turn_start, turn_complete, error, permission_request → KindSystem with
+//     that Subtype. Unknown claude event types are counted and reported once per type.
+//   - hook stop → KindHook "Stop" (one per turn); session_end → "SessionEnd";
+//     session_start, pre_tool_use, notification, subagent_stop, pre_compact,
+//     permission_request → their Claude Code names; an unknown hook type takes the
+//     payload's hook_event_name (or its CamelCase). A user_prompt_submit without a
+//     prompt is a plain KindHook "UserPromptSubmit".
+//   - session_created, session_state_changed, session_removed, permission_response,
+//     ownership_transferred → KindSystem with the variant as Subtype. session_removed
+//     is where vibes ends a session: it is usually the session's last event, so End is
+//     its time, and a replay that ends each session at its End ends it there (it is
+//     not a Claude Code hook, so it is no KindHook). session_created's name is the session's Title. Project is the first cwd of a
+//     hook payload.
+//   - client_connected, client_disconnected, tunnel_state_changed (no session):
+//     counted in [Log.Unattributed].
+//
+// The session key is the event's session_id, or the hook payload's session_id when the
+// event has none. Event ID is the event_id.
+//
+// # Bad input
+//
+// Nothing in a log stops the reading. Lines that are not JSON objects, cut-off final
+// lines, lines longer than [MaxLine], invalid UTF-8 (kept, read as U+FFFD), events
+// without a type, session events without a session_id, claude or hook events without
+// an inner event, fields of the wrong JSON type, and bad event ids are reported as
+// [input.Problem]s with their line; unknown types are counted in their session's
+// Records and reported once per type, with the line of the first and the count.
+package vibeslog

@@ -1,0 +1,603 @@
+package vibeslog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
+)
+
+// SourceName is the name sessions read by this package carry in [input.Session.Source].
+const SourceName = "vibes_log"
+
+// MaxLine is the longest log line read (256 MiB); longer lines are reported and
+// skipped without being held in memory.
+const MaxLine = 256 << 20
+
+// PairWindow is how far apart in time the two records of one prompt (user_input and
+// hook user_prompt_submit) or of one tool call (claude tool_result and hook
+// post_tool_use) may be to be taken for one.
+const PairWindow = 5 * time.Minute
+
+// MaxBackstep is how far an event's time may fall behind an earlier event's of the
+// same session before it is taken for a clock fault, reported, and placed at that
+// earlier time.
+const MaxBackstep = 10 * time.Minute
+
+// The top-level event types (variants) of the vibes event log.
+var variants = map[string]bool{
+	"claude": true, "user_input": true, "hook": true, "session_created": true,
+	"session_state_changed": true, "session_removed": true, "permission_response": true,
+	"ownership_transferred": true, "client_connected": true, "client_disconnected": true,
+	"tunnel_state_changed": true,
+}
+
+// claudeEvents are the Claude event types (the claude variant's event.type).
+var claudeEvents = map[string]bool{
+	"text_delta": true, "thinking_delta": true, "tool_use_start": true, "tool_input_delta": true,
+	"tool_result": true, "turn_start": true, "turn_complete": true, "error": true,
+	"permission_request": true,
+}
+
+// hookNames maps the hook payload types to Claude Code's hook event names.
+var hookNames = map[string]string{
+	"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse", "stop": "Stop",
+	"session_start": "SessionStart", "user_prompt_submit": "UserPromptSubmit",
+	"permission_request": "PermissionRequest", "notification": "Notification",
+	"subagent_stop": "SubagentStop", "pre_compact": "PreCompact", "session_end": "SessionEnd",
+}
+
+// Sniff reports whether head, the opening bytes of a file, looks like a vibes event
+// log: its first line is a JSON object with an event_id and a type that is a vibes
+// variant.
+func Sniff(head []byte) bool {
+	obj := jsonl.FirstObject(head)
+	if obj == nil {
+		return false
+	}
+	_, hasID := obj["event_id"]
+	return hasID && variants[obj["type"]]
+}
+
+// Log is what one event-log file holds.
+type Log struct {
+	// Sessions in key order.
+	Sessions []*input.Session
+	// Problems in line order.
+	Problems []input.Problem
+	// Unattributed counts, by type, the events that belong to no session
+	// (client_connected, client_disconnected, tunnel_state_changed, …).
+	Unattributed map[string]int
+}
+
+// Read reads the sessions of one event-log file. name is the file's path for
+// problems and [input.Session.File]. Sessions come back sorted by key, problems in
+// line order. Events that belong to no session are counted in [ReadLog]'s Log only.
+func Read(name string, r io.Reader) ([]*input.Session, []input.Problem) {
+	lg := ReadLog(name, r)
+	return lg.Sessions, lg.Problems
+}
+
+// envelope is one log line.
+type envelope struct {
+	EventID   string  `json:"event_id"`
+	Type      string  `json:"type"`
+	SessionID string  `json:"session_id"`
+	Content   *string `json:"content"` // user_input
+	Name      string  `json:"name"`    // session_created
+	Event     *inner  `json:"event"`   // claude, hook
+}
+
+// inner is a claude or hook event.
+type inner struct {
+	Type string `json:"type"`
+	// claude
+	Text    string  `json:"text"`
+	ID      string  `json:"id"`
+	Name    string  `json:"name"`
+	Output  *string `json:"output"`
+	IsError *bool   `json:"is_error"`
+	// hook
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	Prompt        *string         `json:"prompt"`
+	ToolName      string          `json:"tool_name"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+}
+
+// ReadLog reads one event-log file; see [Read].
+func ReadLog(name string, r io.Reader) *Log {
+	lr := &logReader{name: name, sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
+		log: &Log{Unattributed: map[string]int{}}}
+	rd := jsonl.NewReader(r, MaxLine)
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			lr.report(0, input.ProblemRead, "reading stopped after line %d: %v; the events before it are kept", rd.Line(), err)
+			break
+		}
+		if l.Oversize {
+			lr.report(l.Num, input.ProblemOversize, "line of %d bytes exceeds the %d-byte limit; skipped", l.Len, MaxLine)
+			continue
+		}
+		if l.Blank() {
+			continue
+		}
+		if !l.ValidUTF8() {
+			lr.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
+		}
+		lr.line(l)
+	}
+	return lr.finish()
+}
+
+type logReader struct {
+	name     string
+	log      *Log
+	sessions map[string]*sessBuilder
+	unknown  map[string]*unknownType
+}
+
+type unknownType struct {
+	line, count, order int
+}
+
+func (lr *logReader) report(line int, kind input.ProblemKind, format string, args ...any) {
+	lr.log.Problems = append(lr.log.Problems, input.Problem{File: lr.name, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// noteUnknown counts an event of an unknown type; one problem per type is reported
+// at the end.
+func (lr *logReader) noteUnknown(typ string, line int) {
+	u := lr.unknown[typ]
+	if u == nil {
+		u = &unknownType{line: line, order: len(lr.unknown)}
+		lr.unknown[typ] = u
+	}
+	u.count++
+}
+
+// line decodes and maps one line.
+func (lr *logReader) line(l jsonl.Line) {
+	var env envelope
+	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) == 0 || b[0] != '{' {
+		lr.bad(l, errors.New("not a JSON object"))
+		return
+	}
+	if err := json.Unmarshal(l.Bytes, &env); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			lr.bad(l, err)
+			return
+		}
+		lr.report(l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the event is read without it", typeErr.Field, typeErr.Value, typeErr.Type)
+	}
+	if env.Type == "" {
+		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
+		return
+	}
+	sid := env.SessionID
+	if sid == "" && env.Event != nil {
+		sid = env.Event.SessionID
+	}
+	if sid == "" {
+		switch env.Type {
+		case "claude", "user_input", "hook", "session_created", "session_state_changed", "session_removed",
+			"permission_response", "ownership_transferred":
+			lr.report(l.Num, input.ProblemInvalid, "%s event without a session_id; skipped", env.Type)
+		default:
+			if !variants[env.Type] {
+				lr.noteUnknown(env.Type, l.Num)
+			}
+			lr.log.Unattributed[env.Type]++
+		}
+		return
+	}
+	sb := lr.sessions[sid]
+	if sb == nil {
+		sb = newSession(sid, lr.name, l.Num)
+		lr.sessions[sid] = sb
+	}
+	sb.s.Records[env.Type]++
+	if !variants[env.Type] {
+		lr.noteUnknown(env.Type, l.Num)
+		return
+	}
+
+	// Time: from the event id, else the session's previous event's.
+	t, err := EventTime(env.EventID)
+	timed := err == nil
+	if !timed {
+		sb.s.Records["time/missing"]++
+		if env.EventID == "" {
+			lr.report(l.Num, input.ProblemInvalid, "event without an event_id; it takes the time of the session's event before it")
+		} else {
+			lr.report(l.Num, input.ProblemInvalid, "event_id %q is not a UUIDv7 (%v); it takes the time of the session's event before it", env.EventID, err)
+		}
+	}
+	t = sb.place(lr, l.Num, t, timed)
+	at := at{t: t, id: env.EventID}
+
+	if env.Type == "claude" || env.Type == "hook" {
+		if env.Event == nil || env.Event.Type == "" {
+			lr.report(l.Num, input.ProblemInvalid, "%s event without an event type; skipped", env.Type)
+			return
+		}
+		sb.s.Records[env.Type+"/"+env.Event.Type]++
+	}
+	switch env.Type {
+	case "claude":
+		lr.claude(sb, l.Num, env.Event, at)
+	case "hook":
+		sb.flush()
+		sb.hook(env.Event, at)
+	case "user_input":
+		sb.flush()
+		if env.Content == nil {
+			lr.report(l.Num, input.ProblemInvalid, "user_input without content; skipped")
+			return
+		}
+		sb.prompt(*env.Content, sideInput, at)
+	case "session_created":
+		sb.flush()
+		if sb.s.Title == "" {
+			sb.s.Title = env.Name
+		}
+		sb.system(env.Type, at)
+	case "client_connected", "client_disconnected", "tunnel_state_changed":
+		// Connection events with a session id: counted, no event.
+	default: // session_state_changed, session_removed, permission_response, ownership_transferred
+		sb.flush()
+		sb.system(env.Type, at)
+	}
+}
+
+// bad reports a line that is not an event.
+func (lr *logReader) bad(l jsonl.Line, err error) {
+	if l.Unterminated {
+		lr.report(l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
+		return
+	}
+	lr.report(l.Num, input.ProblemMalformed, "not a JSON event: %v; skipped", err)
+}
+
+// claude maps a Claude event.
+func (lr *logReader) claude(sb *sessBuilder, line int, ev *inner, at at) {
+	if ev.Type == "text_delta" {
+		sb.delta(ev.Text, at)
+		return
+	}
+	sb.flush()
+	switch ev.Type {
+	case "thinking_delta", "tool_input_delta":
+	case "tool_use_start":
+		sb.toolNames[ev.ID] = ev.Name
+	case "tool_result":
+		e := analyze.Event{Kind: analyze.KindToolResult, ToolName: sb.toolNames[ev.ID]}
+		if _, ok := sb.toolNames[ev.ID]; !ok {
+			sb.s.Records["claude/tool_result/unmatched"]++
+		}
+		if ev.Output != nil {
+			e.ToolOutput = *ev.Output
+		}
+		if ev.IsError != nil {
+			e.ToolStatus = analyze.ToolStatusOK
+			if *ev.IsError {
+				e.ToolStatus = analyze.ToolStatusError
+			}
+		}
+		sb.tool(e, sideInput, at)
+	case "turn_start", "turn_complete", "error", "permission_request":
+		sb.system(ev.Type, at)
+	default:
+		lr.noteUnknown("claude/"+ev.Type, line)
+	}
+}
+
+// finish closes every session and orders the results.
+func (lr *logReader) finish() *Log {
+	keys := make([]string, 0, len(lr.sessions))
+	for k := range lr.sessions {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		lr.log.Sessions = append(lr.log.Sessions, lr.sessions[k].finish())
+	}
+	types := make([]string, 0, len(lr.unknown))
+	for t := range lr.unknown {
+		types = append(types, t)
+	}
+	slices.SortFunc(types, func(a, b string) int { return lr.unknown[a].order - lr.unknown[b].order })
+	for _, t := range types {
+		u := lr.unknown[t]
+		lr.report(u.line, input.ProblemUnknownKind, "%d event(s) of unknown type %q, the first here; counted and skipped", u.count, t)
+	}
+	slices.SortStableFunc(lr.log.Problems, func(a, b input.Problem) int { return a.Line - b.Line })
+	return lr.log
+}
+
+// at is when and as what a record happened.
+type at struct {
+	t  time.Time
+	id string
+}
+
+// The two sides of a pair: the record vibes makes itself (user_input, claude
+// tool_result) and the Claude Code hook reporting the same thing.
+const (
+	sideInput = iota
+	sideHook
+)
+
+// pairRef is an event that may yet be paired with its record from the other side.
+type pairRef struct {
+	idx  int // in sessBuilder.events
+	side int
+	key  string
+	t    time.Time
+}
+
+// sessBuilder assembles one session.
+type sessBuilder struct {
+	s         *input.Session
+	events    []analyze.Event
+	toolNames map[string]string
+
+	text     strings.Builder // the pending assistant text run
+	textAt   at              // its first delta
+	textLast time.Time       // its last delta
+	inText   bool
+
+	prompts []pairRef
+	tools   []pairRef
+
+	last    time.Time // the previous event's placed time
+	max     time.Time // the latest time so far …
+	maxLine int       // … and its line
+	untimed []int     // events waiting for a time (before the session's first known one)
+	firstTS time.Time
+}
+
+func newSession(key, file string, line int) *sessBuilder {
+	return &sessBuilder{
+		s:         &input.Session{Key: key, Source: SourceName, File: file, Line: line, Records: map[string]int{}},
+		toolNames: map[string]string{},
+	}
+}
+
+// place returns the time an event of the session is placed at.
+func (sb *sessBuilder) place(lr *logReader, line int, t time.Time, timed bool) time.Time {
+	if !timed {
+		return sb.last
+	}
+	if back := sb.max.Sub(t); back > MaxBackstep {
+		lr.report(line, input.ProblemInvalid, "event time %s is %s before line %d's; the event is placed at that time, in log order",
+			t.Format(time.RFC3339Nano), back.Round(time.Second), sb.maxLine)
+		t = sb.max
+	}
+	if t.Before(sb.last) {
+		sb.s.Records["time/out_of_order"]++
+	}
+	if t.After(sb.max) {
+		sb.max, sb.maxLine = t, line
+	}
+	if sb.firstTS.IsZero() {
+		sb.firstTS = t
+	}
+	if sb.s.Start.IsZero() || t.Before(sb.s.Start) {
+		sb.s.Start = t
+	}
+	if t.After(sb.s.End) {
+		sb.s.End = t
+	}
+	sb.last = t
+	return t
+}
+
+// add appends an event at a and returns its index.
+func (sb *sessBuilder) add(ev analyze.Event, a at) int {
+	ev.Time, ev.ID, ev.SessionID = a.t, a.id, sb.s.Key
+	if a.t.IsZero() {
+		sb.untimed = append(sb.untimed, len(sb.events))
+	}
+	sb.events = append(sb.events, ev)
+	return len(sb.events) - 1
+}
+
+func (sb *sessBuilder) system(subtype string, a at) {
+	sb.add(analyze.Event{Kind: analyze.KindSystem, Subtype: subtype}, a)
+}
+
+// delta adds assistant text to the pending run.
+func (sb *sessBuilder) delta(text string, a at) {
+	if !sb.inText {
+		sb.inText, sb.textAt = true, a
+	}
+	sb.text.WriteString(text)
+	sb.textLast = a.t
+}
+
+// flush ends the pending text run: one assistant message at its last delta's time,
+// with its first delta's id.
+func (sb *sessBuilder) flush() {
+	if !sb.inText {
+		return
+	}
+	text := sb.text.String()
+	sb.text.Reset()
+	sb.inText = false
+	if strings.TrimSpace(text) == "" {
+		sb.s.Records["claude/text_delta/empty_run"]++
+		return
+	}
+	sb.add(analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: text}, at{t: sb.textLast, id: sb.textAt.id})
+}
+
+// pairWith returns the index in refs of the oldest reference from the other side
+// with a matching key within PairWindow of t, or -1; references too old to pair are
+// dropped.
+func pairWith(refs *[]pairRef, side int, key string, t time.Time, anyKey bool) int {
+	kept := (*refs)[:0]
+	for _, r := range *refs {
+		if t.Sub(r.t) <= PairWindow {
+			kept = append(kept, r)
+		}
+	}
+	*refs = kept
+	for i, r := range kept {
+		if r.side != side && (r.key == key || anyKey && (r.key == "" || key == "")) {
+			return i
+		}
+	}
+	return -1
+}
+
+func remove(refs *[]pairRef, i int) { *refs = slices.Delete(*refs, i, i+1) }
+
+// prompt maps a user prompt from either side: the first of a pair is the user
+// message, the second is merged into it (user_input's text wins).
+func (sb *sessBuilder) prompt(text string, side int, a at) {
+	key := strings.TrimSpace(text)
+	if key == "" {
+		if side == sideInput {
+			sb.s.Records["user_input/empty"]++
+		} else {
+			sb.s.Records["hook/user_prompt_submit/empty"]++
+		}
+		return
+	}
+	if i := pairWith(&sb.prompts, side, key, a.t, false); i >= 0 {
+		if side == sideInput {
+			sb.events[sb.prompts[i].idx].UserContent = text
+			sb.s.Records["user_input/paired"]++
+		} else {
+			sb.s.Records["hook/user_prompt_submit/paired"]++
+		}
+		remove(&sb.prompts, i)
+		return
+	}
+	idx := sb.add(analyze.Event{Kind: analyze.KindUserMessage, UserContent: text}, a)
+	sb.prompts = append(sb.prompts, pairRef{idx: idx, side: side, key: key, t: a.t})
+}
+
+// tool maps a tool result from either side: the first of a pair is the tool result
+// event, the second is merged into it (the claude tool_result's output and is_error
+// win; the hook's interrupted flag fills an unknown status).
+func (sb *sessBuilder) tool(ev analyze.Event, side int, a at) {
+	if i := pairWith(&sb.tools, side, ev.ToolName, a.t, true); i >= 0 {
+		first := &sb.events[sb.tools[i].idx]
+		if first.ToolName == "" {
+			first.ToolName = ev.ToolName
+		}
+		if side == sideInput {
+			first.ToolOutput = ev.ToolOutput
+			if ev.ToolStatus != analyze.ToolStatusUnknown {
+				first.ToolStatus = ev.ToolStatus
+			}
+			sb.s.Records["claude/tool_result/paired"]++
+		} else {
+			if first.ToolStatus == analyze.ToolStatusUnknown {
+				first.ToolStatus = ev.ToolStatus
+			}
+			sb.s.Records["hook/post_tool_use/paired"]++
+		}
+		remove(&sb.tools, i)
+		return
+	}
+	idx := sb.add(ev, a)
+	sb.tools = append(sb.tools, pairRef{idx: idx, side: side, key: ev.ToolName, t: a.t})
+}
+
+// hook maps a Claude Code hook payload.
+func (sb *sessBuilder) hook(ev *inner, a at) {
+	if sb.s.Project == "" && ev.Cwd != "" {
+		sb.s.Project = ev.Cwd
+	}
+	switch ev.Type {
+	case "user_prompt_submit":
+		if ev.Prompt != nil {
+			sb.prompt(*ev.Prompt, sideHook, a)
+			return
+		}
+	case "post_tool_use":
+		out, status := toolResponse(ev.ToolResponse)
+		sb.tool(analyze.Event{Kind: analyze.KindToolResult, ToolName: ev.ToolName, ToolOutput: out, ToolStatus: status}, sideHook, a)
+		return
+	}
+	name := hookNames[ev.Type]
+	if name == "" {
+		name = ev.HookEventName
+	}
+	if name == "" {
+		name = camel(ev.Type)
+	}
+	sb.add(analyze.Event{Kind: analyze.KindHook, HookName: name}, a)
+}
+
+// toolResponse renders a post_tool_use tool_response: a string as it is, Bash's
+// {stdout, stderr, interrupted} as stdout and stderr joined by a newline (interrupted
+// is a failure), anything else as its JSON text.
+func toolResponse(raw json.RawMessage) (string, analyze.ToolStatus) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", analyze.ToolStatusUnknown
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, analyze.ToolStatusUnknown
+	}
+	var bash struct {
+		Stdout      *string `json:"stdout"`
+		Stderr      *string `json:"stderr"`
+		Interrupted bool    `json:"interrupted"`
+	}
+	if json.Unmarshal(raw, &bash) == nil && (bash.Stdout != nil || bash.Stderr != nil) {
+		var parts []string
+		for _, p := range []*string{bash.Stdout, bash.Stderr} {
+			if p != nil && *p != "" {
+				parts = append(parts, *p)
+			}
+		}
+		status := analyze.ToolStatusUnknown
+		if bash.Interrupted {
+			status = analyze.ToolStatusError
+		}
+		return strings.Join(parts, "\n"), status
+	}
+	return string(raw), analyze.ToolStatusUnknown
+}
+
+// camel turns a snake_case hook type into Claude Code's CamelCase spelling.
+func camel(s string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(s, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
+// finish flushes, times and orders the session.
+func (sb *sessBuilder) finish() *input.Session {
+	sb.flush()
+	for _, i := range sb.untimed {
+		sb.events[i].Time = sb.firstTS
+	}
+	slices.SortStableFunc(sb.events, func(a, b analyze.Event) int { return a.Time.Compare(b.Time) })
+	sb.s.Events = sb.events
+	return sb.s
+}

@@ -1,0 +1,303 @@
+package vibeslog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze"
+)
+
+var t0 = time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC)
+
+// id returns a UUIDv7 for t0 plus ms milliseconds; n makes it unique.
+func id(ms int64, n int) string {
+	u := uint64(t0.UnixMilli() + ms)
+	return fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", u>>16, u&0xffff, n&0xfff, n&0xfff, n)
+}
+
+// line builds one log line from a type, a session and extra fields.
+func line(ms int64, n int, typ, session, extra string) string {
+	s := fmt.Sprintf(`{"event_id":%q,"type":%q`, id(ms, n), typ)
+	if session != "" {
+		s += fmt.Sprintf(`,"session_id":%q`, session)
+	}
+	if extra != "" {
+		s += "," + extra
+	}
+	return s + "}\n"
+}
+
+func claudeEv(ms int64, n int, session, event string) string {
+	return line(ms, n, "claude", session, `"event":`+event)
+}
+
+func hookEv(ms int64, n int, session, typ, extra string) string {
+	ev := fmt.Sprintf(`{"type":%q,"session_id":"cc","cwd":"/w","hook_event_name":"x"`, typ)
+	if extra != "" {
+		ev += "," + extra
+	}
+	return line(ms, n, "hook", session, `"event":`+ev+"}")
+}
+
+func userInput(ms int64, n int, session, text string) string {
+	return line(ms, n, "user_input", session, fmt.Sprintf(`"content":%q,"source":"cli"`, text))
+}
+
+func brief(evs []analyze.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		s := string(ev.Kind)
+		switch ev.Kind {
+		case analyze.KindUserMessage:
+			s += ":" + ev.UserContent
+		case analyze.KindAssistantMessage:
+			s += ":" + ev.AssistantText
+		case analyze.KindToolResult:
+			s += fmt.Sprintf(":%s/%s/%s", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
+		case analyze.KindHook:
+			s += ":" + ev.HookName
+		case analyze.KindSystem:
+			s += ":" + ev.Subtype
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestRead(t *testing.T) {
+	const a = "s-a"
+	tests := []struct {
+		name   string
+		in     string
+		events []string
+		probs  []string
+	}{
+		{name: "a prompt seen by vibes and by the hook is one message, whichever comes first",
+			in: userInput(0, 1, a, "fix it") + hookEv(10, 2, a, "user_prompt_submit", `"prompt":" fix it "`) +
+				hookEv(1000, 3, a, "user_prompt_submit", `"prompt":"typed in the TUI"`) +
+				hookEv(2000, 4, a, "user_prompt_submit", `"prompt":"again"`) + userInput(2010, 5, a, "again"),
+			events: []string{"user_message:fix it", "user_message:typed in the TUI", "user_message:again"}},
+		{name: "the same text twice makes two messages; pairs are not made across the window",
+			in: userInput(0, 1, a, "continue") + hookEv(5, 2, a, "user_prompt_submit", `"prompt":"continue"`) +
+				userInput(100, 3, a, "continue") + hookEv(105, 4, a, "user_prompt_submit", `"prompt":"continue"`) +
+				userInput(200, 5, a, "late") + hookEv(200+int64(PairWindow/time.Millisecond)+1, 6, a, "user_prompt_submit", `"prompt":"late"`),
+			events: []string{"user_message:continue", "user_message:continue", "user_message:late", "user_message:late"}},
+		{name: "text deltas join until anything else of the session",
+			in: claudeEv(0, 1, a, `{"type":"text_delta","text":"Hel"}`) +
+				claudeEv(1, 2, "s-b", `{"type":"text_delta","text":"other session"}`) +
+				claudeEv(2, 3, a, `{"type":"text_delta","text":"lo."}`) +
+				claudeEv(3, 4, a, `{"type":"thinking_delta","text":"hm"}`) +
+				claudeEv(4, 5, a, `{"type":"text_delta","text":" "}`) +
+				claudeEv(5, 6, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
+				claudeEv(6, 7, a, `{"type":"text_delta","text":"Done."}`),
+			events: []string{"assistant_message:Hello.", "assistant_message:Done."}},
+		{name: "tool results pair with post_tool_use by tool name (or with any when a name is unknown); claude's output and flag win",
+			in: claudeEv(0, 1, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
+				claudeEv(1, 2, a, `{"type":"tool_use_start","id":"t2","name":"Read"}`) +
+				hookEv(10, 3, a, "post_tool_use", `"tool_name":"Read","tool_response":"file text"`) +
+				hookEv(11, 4, a, "post_tool_use", `"tool_name":"Bash","tool_response":{"stdout":"so","stderr":"se","interrupted":true}`) +
+				claudeEv(12, 5, a, `{"type":"tool_result","id":"t1","output":"claude's","is_error":false}`) +
+				claudeEv(13, 6, a, `{"type":"tool_result","id":"t2","output":"file text"}`) +
+				claudeEv(14, 7, a, `{"type":"tool_result","id":"t9","output":"no start","is_error":true}`) +
+				hookEv(15, 8, a, "post_tool_use", `"tool_name":"Edit","tool_response":{"filePath":"x"}`),
+			events: []string{"tool_result:Read/unknown/file text", "tool_result:Bash/ok/claude's", "tool_result:Edit/error/no start"}}, // an unnamed result pairs with any tool
+		{name: "a hook after its tool result fills an unknown status",
+			in: claudeEv(0, 1, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
+				claudeEv(1, 2, a, `{"type":"tool_result","id":"t1","output":"partial"}`) +
+				hookEv(2, 3, a, "post_tool_use", `"tool_name":"Bash","tool_response":{"stdout":"partial","interrupted":true}`),
+			events: []string{"tool_result:Bash/error/partial"}},
+		{name: "hooks and lifecycle",
+			in: hookEv(0, 1, a, "session_start", "") + hookEv(1, 2, a, "stop", "") + hookEv(2, 3, a, "subagent_stop", "") +
+				hookEv(3, 4, a, "pre_compact", "") + hookEv(4, 5, a, "session_end", `"reason":"logout"`) +
+				hookEv(5, 6, a, "config_change", "") + hookEv(6, 7, a, "user_prompt_submit", "") +
+				line(7, 8, "session_removed", a, "") + line(8, 9, "ownership_transferred", a, "") +
+				claudeEv(9, 10, a, `{"type":"error","message":"boom","recoverable":false}`),
+			events: []string{"hook:SessionStart", "hook:Stop", "hook:SubagentStop", "hook:PreCompact", "hook:SessionEnd",
+				"hook:x", "hook:UserPromptSubmit", "system:session_removed", "system:ownership_transferred", "system:error"}},
+		{name: "out of order: small steps sorted, large ones clamped",
+			in:     userInput(2000, 1, a, "b") + userInput(1000, 2, a, "a") + userInput(3000, 3, a, "c") + userInput(-3600_000, 4, a, "fault"),
+			events: []string{"user_message:a", "user_message:b", "user_message:c", "user_message:fault"},
+			probs:  []string{"4:invalid_record"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg := ReadLog("t.jsonl", strings.NewReader(tt.in))
+			checkLog(t, lg)
+			var got []string
+			for _, s := range lg.Sessions {
+				if s.Key == a {
+					got = brief(s.Events)
+				}
+			}
+			if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.events) {
+				t.Errorf("events\n got %q\nwant %q", got, tt.events)
+			}
+			var probs []string
+			for _, p := range lg.Problems {
+				probs = append(probs, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+			}
+			if fmt.Sprint(probs) != fmt.Sprint(tt.probs) {
+				t.Errorf("problems %v, want %v\n%v", probs, tt.probs, lg.Problems)
+			}
+		})
+	}
+}
+
+func TestReadSessions(t *testing.T) {
+	in := line(0, 1, "client_connected", "", `"client_id":"c"`) +
+		userInput(1, 2, "s-2", "two") + line(2, 3, "session_created", "s-1", `"name":"first"`) +
+		hookEv(3, 4, "s-1", "stop", "")
+	sessions, probs := Read("log.jsonl", strings.NewReader(in))
+	if len(probs) != 0 || len(sessions) != 2 {
+		t.Fatalf("sessions %d, problems %v", len(sessions), probs)
+	}
+	s1, s2 := sessions[0], sessions[1]
+	if s1.Key != "s-1" || s1.Title != "first" || s1.Project != "/w" || s1.Line != 3 || s1.File != "log.jsonl" ||
+		!s1.Start.Equal(t0.Add(2*time.Millisecond)) || !s1.End.Equal(t0.Add(3*time.Millisecond)) {
+		t.Errorf("s-1: %+v", s1)
+	}
+	if s2.Key != "s-2" || s2.Line != 2 || len(s2.Events) != 1 || s2.Records["user_input"] != 1 {
+		t.Errorf("s-2: %+v", s2)
+	}
+	if lg := ReadLog("log.jsonl", strings.NewReader(in)); lg.Unattributed["client_connected"] != 1 {
+		t.Errorf("unattributed %v", lg.Unattributed)
+	}
+}
+
+func TestEventTime(t *testing.T) {
+	tests := []struct {
+		id   string
+		want string // RFC 3339 or "error"
+	}{
+		{"019cb3ff-9f00-7001-8000-000000000001", "2026-03-03T14:00:00Z"},
+		{"019CB3FF-9F00-7001-B000-000000000001", "2026-03-03T14:00:00Z"},
+		{"019cb3ff9f0070018000000000000001", "2026-03-03T14:00:00Z"},
+		{"00000000-0000-7000-8000-000000000000", "1970-01-01T00:00:00Z"},
+		{"019cb3ff-9f00-4001-8000-000000000001", "error"}, // v4
+		{"019cb3ff-9f00-7001-c000-000000000001", "error"}, // wrong variant
+		{"019cb3ff-9f00-7001-8000-00000000000g", "error"},
+		{"019cb3ff_9f00-7001-8000-000000000001", "error"},
+		{"", "error"},
+	}
+	for _, tt := range tests {
+		got, err := EventTime(tt.id)
+		s := "error"
+		if err == nil {
+			s = got.Format(time.RFC3339Nano)
+		}
+		if s != tt.want {
+			t.Errorf("EventTime(%q) = %s (%v), want %s", tt.id, s, err, tt.want)
+		}
+	}
+	if got, _ := EventTime(id(1234, 1)); !got.Equal(t0.Add(1234*time.Millisecond)) || got.Location() != time.UTC {
+		t.Errorf("EventTime of a generated id: %s", got)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	tests := []struct {
+		head string
+		want bool
+	}{
+		{line(0, 1, "user_input", "s", `"content":"x"`), true},
+		{line(0, 1, "client_connected", "", ""), true},
+		{`{"event_id":"x","type":"claude","session_id":"s","event":{"type":"text_delta","text":"` /* cut */, true},
+		{`{"event_id":"x","type":"hologram"}`, false},
+		{`{"type":"user","sessionId":"s","uuid":"u"}`, false},
+		{`{"ts":"2026-01-01T00:00:00Z","kind":"cycle_done","task":"q"}`, false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := Sniff([]byte(tt.head)); got != tt.want {
+			t.Errorf("Sniff(%.50q) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
+}
+
+// FuzzRead checks that no input panics the reader and that what it returns keeps the
+// invariants (sorted sessions, non-decreasing UTC times within Start–End, content
+// where the kind needs it, problems in line order).
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(userInput(0, 1, "s", "hi") + hookEv(1, 2, "s", "user_prompt_submit", `"prompt":"hi"`) +
+		claudeEv(2, 3, "s", `{"type":"text_delta","text":"x"}`) + hookEv(3, 4, "s", "stop", "")))
+	f.Add([]byte(claudeEv(0, 1, "s", `{"type":"tool_use_start","id":"t","name":"Bash"}`) +
+		hookEv(1, 2, "s", "post_tool_use", `"tool_name":"Bash","tool_response":{"stdout":"a"}`) +
+		claudeEv(2, 3, "s", `{"type":"tool_result","id":"t","output":"a","is_error":true}`) + "{\xff\n"))
+	f.Add([]byte(`{"event_id":"nope","type":"user_input","session_id":"s","content":"x"}` + "\n" + `{"type":`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lg := ReadLog("f.jsonl", bytes.NewReader(in))
+		checkLog(t, lg)
+	})
+}
+
+// BenchmarkRead reports MB/s and events/s over a synthetic log of 20 interleaved
+// sessions of 200 turns each (every turn a prompt seen twice, 30 text deltas, a tool
+// call seen twice with a few KiB of output, the Stop hook):
+//
+//	go test -run '^$' -bench Read -benchmem ./replay/vibeslog/
+func BenchmarkRead(b *testing.B) {
+	var buf bytes.Buffer
+	out, _ := json.Marshal(strings.Repeat("ok  \tgithub.com/acme/project/pkg\t0.123s\n", 80))
+	n, ms := 0, int64(0)
+	next := func() (int64, int) { n++; ms += 40; return ms, n }
+	for turn := range 200 {
+		for s := range 20 {
+			sess := fmt.Sprintf("s-%02d", s)
+			prompt := fmt.Sprintf("turn %d: run the tests and fix what fails", turn)
+			m, k := next()
+			buf.WriteString(userInput(m, k, sess, prompt))
+			m, k = next()
+			buf.WriteString(hookEv(m, k, sess, "user_prompt_submit", fmt.Sprintf(`"prompt":%q`, prompt)))
+			for range 30 {
+				m, k = next()
+				buf.WriteString(claudeEv(m, k, sess, `{"type":"text_delta","text":"some streamed words "}`))
+			}
+			m, k = next()
+			buf.WriteString(claudeEv(m, k, sess, `{"type":"tool_use_start","id":"t","name":"Bash"}`))
+			m, k = next()
+			buf.WriteString(hookEv(m, k, sess, "post_tool_use", `"tool_name":"Bash","tool_response":{"stdout":`+string(out)+`,"stderr":"","interrupted":false}`))
+			m, k = next()
+			buf.WriteString(claudeEv(m, k, sess, `{"type":"tool_result","id":"t","output":`+string(out)+`,"is_error":false}`))
+			m, k = next()
+			buf.WriteString(hookEv(m, k, sess, "stop", ""))
+		}
+	}
+	data := buf.Bytes()
+	events := 0
+	for _, s := range ReadLog("bench.jsonl", bytes.NewReader(data)).Sessions {
+		events += len(s.Events)
+	}
+	if events != 200*20*4 {
+		b.Fatalf("%d events, want %d", events, 200*20*4)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	start, runs := time.Now(), 0
+	for b.Loop() {
+		ReadLog("bench.jsonl", bytes.NewReader(data))
+		runs++
+	}
+	b.ReportMetric(float64(events*runs)/time.Since(start).Seconds(), "events/s")
+}
+
+// FuzzEventTime checks that EventTime never panics and that the hyphenated and the
+// 32-digit forms of one id agree.
+func FuzzEventTime(f *testing.F) {
+	f.Add("019cb3ff-9f00-7001-8000-000000000001")
+	f.Add("019cb3ff9f0070018000000000000001")
+	f.Add("zz")
+	f.Fuzz(func(t *testing.T, id string) {
+		t1, err1 := EventTime(id)
+		if len(id) != 36 || err1 != nil {
+			return
+		}
+		t2, err2 := EventTime(id[0:8] + id[9:13] + id[14:18] + id[19:23] + id[24:36])
+		if err2 != nil || !t1.Equal(t2) {
+			t.Fatalf("%q: %v %v, 32-digit form: %v %v", id, t1, err1, t2, err2)
+		}
+	})
+}
