@@ -92,6 +92,8 @@ type Options struct {
 	Level     float64 // confidence level of the intervals; outside (0, 1) means 0.95
 	Resamples int     // bootstrap resamples; 0 means 2000, < 0 disables the bootstrap
 	Seed      uint64  // seed of the bootstrap's random source
+	// Unit names what is scored in warnings: "runs" (the default) or "sessions".
+	Unit string
 }
 
 func (o Options) withDefaults() Options {
@@ -103,6 +105,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Resamples == 0 {
 		o.Resamples = 2000
+	}
+	if o.Unit == "" {
+		o.Unit = "runs"
 	}
 	return o
 }
@@ -157,11 +162,11 @@ func Evaluate(obs []Observation, opts Options) *Report {
 	rep.Positives = rep.TP + rep.FN
 	warn := func(format string, args ...any) { rep.Warnings = append(rep.Warnings, fmt.Errorf(format, args...)) }
 	if rep.LeftOut() > 0 {
-		warn("%d of %d runs left out of the metrics: %d ambiguous, %d excluded, %d unlabelled",
-			rep.LeftOut(), rep.Runs, rep.Ambiguous, rep.Excluded, rep.Unlabelled)
+		warn("%d of %d %s left out of the metrics: %d ambiguous, %d excluded, %d unlabelled",
+			rep.LeftOut(), rep.Runs, opts.Unit, rep.Ambiguous, rep.Excluded, rep.Unlabelled)
 	}
 	if rep.Scored == 0 {
-		warn("no run is labelled positive or negative: nothing to score")
+		warn("none of the %s is labelled positive or negative: nothing to score", opts.Unit)
 	}
 
 	ranked := rankable(scored)
@@ -195,18 +200,18 @@ func Evaluate(obs []Observation, opts Options) *Report {
 	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.TP, rep.TP+rep.FN, opts.Level)
 
 	if math.IsNaN(rep.Precision.Value) && rep.Scored > 0 {
-		warn("precision undefined: no scored run was predicted positive")
+		warn("precision undefined: none of the scored %s was predicted positive", opts.Unit)
 	}
 	if rep.Scored > 0 && rep.Positives == 0 {
-		warn("recall, AP and ROC AUC undefined: no scored run is labelled positive")
+		warn("recall, AP and ROC AUC undefined: none of the scored %s is labelled positive", opts.Unit)
 	} else if rep.Scored > 0 && rep.Positives == rep.Scored {
-		warn("ROC AUC undefined: no scored run is labelled negative")
+		warn("ROC AUC undefined: none of the scored %s is labelled negative", opts.Unit)
 	}
 	if n := len(scored) - len(ranked); n > 0 {
-		warn("%d scored runs have no finite score and are left out of AP and ROC AUC", n)
+		warn("%d scored %s have no finite score and are left out of AP and ROC AUC", n, opts.Unit)
 	}
 	if rep.Scored > 0 && rep.Scored < 30 {
-		warn("only %d scored runs: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored)
+		warn("only %d scored %s: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored, opts.Unit)
 	}
 	return rep
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/replay/claudecode"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
@@ -31,19 +32,48 @@ type Options struct {
 	// MaxProblemDetails caps how many problems the Summary keeps in full (the counts
 	// are always complete); ≤ 0 means 10000.
 	MaxProblemDetails int
+	// Sessions configures how agent sessions are replayed through the assessment.
+	Sessions SessionOptions
 }
 
-// A Sink receives the results of a replay, one run at a time, in order, from a single
-// goroutine. An error from the sink stops the replay and is returned by [Replay].
+// A Sink receives the results of a replay, one run or session at a time, in order of
+// file path and then key, from a single goroutine. An error from the sink stops the
+// replay and is returned by [Replay].
 type Sink interface {
 	Run(*RunResult) error
+	Session(*SessionResult) error
 }
 
-// SinkFunc adapts a function to a Sink.
+// SinkFunc adapts a function to a Sink that receives runs and ignores sessions.
 type SinkFunc func(*RunResult) error
 
 // Run calls f.
 func (f SinkFunc) Run(r *RunResult) error { return f(r) }
+
+// Session ignores the session.
+func (f SinkFunc) Session(*SessionResult) error { return nil }
+
+// Sinks is a Sink made of two functions; a nil function ignores what it would receive.
+type Sinks struct {
+	Runs     func(*RunResult) error
+	Sessions func(*SessionResult) error
+}
+
+// Run calls s.Runs.
+func (s Sinks) Run(r *RunResult) error {
+	if s.Runs == nil {
+		return nil
+	}
+	return s.Runs(r)
+}
+
+// Session calls s.Sessions.
+func (s Sinks) Session(r *SessionResult) error {
+	if s.Sessions == nil {
+		return nil
+	}
+	return s.Sessions(r)
+}
 
 // Summary describes what a replay read.
 type Summary struct {
@@ -51,6 +81,8 @@ type Summary struct {
 	FilesByFmt   map[string]int // files per recognised format
 	Ignored      int            // documentation files skipped without a problem
 	Runs         int            // runs replayed
+	Sessions     int            // sessions replayed
+	Events       int            // events of the replayed sessions
 	Problems     []input.Problem
 	ProblemCount map[input.ProblemKind]int // complete counts, also beyond the kept details
 	// Notes counts facts about the input that are not problems (beads without cycle
@@ -127,6 +159,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	if err != nil {
 		return nil, err
 	}
+	attachSubagents(files, sniffed)
 	digests := make([]string, len(files))
 
 	// Step 2: the context files, in path order, into one join context.
@@ -181,7 +214,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(fsys, files[i], sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], sniffed[i], jc, opts)
 				res.index = k
 				select {
 				case results <- res:
@@ -207,6 +240,9 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			continue
 		}
 		delete(pending, next)
+		if res.err != nil {
+			return nil, res.err
+		}
 		digests[runFiles[next]] = res.digest
 		next++
 		<-window
@@ -282,6 +318,20 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 			return err
 		}
 	}
+	for _, sr := range res.sessions {
+		key := sr.Session.Key
+		if first, dup := seen[key]; dup {
+			problem(input.Problem{File: res.name, Line: sr.Session.Line, Kind: input.ProblemDuplicate,
+				Detail: fmt.Sprintf("session %s was already read from %s; this one is skipped", key, first)})
+			continue
+		}
+		seen[key] = res.name
+		s.Sessions++
+		s.Events += len(sr.Session.Events)
+		if err := sink.Session(sr); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -292,8 +342,10 @@ type fileResult struct {
 	ignored  bool
 	digest   string
 	runs     []*RunResult
+	sessions []*SessionResult
 	problems []input.Problem
 	notes    []input.Note
+	err      error // the replay could not go on (cancelled)
 }
 
 // sniffedFile is what recognising a file found.
@@ -301,6 +353,11 @@ type sniffedFile struct {
 	format  *format
 	ignored bool           // documentation or repository furniture
 	problem *input.Problem // it could not be read, or no format recognises it
+	// note is a counted fact about an ignored file (a label file among the inputs).
+	note string
+	// subagent marks a Claude Code subagent transcript: attached when its parent
+	// transcript is in the input (the parent's read includes it), else an orphan.
+	subagent, attached bool
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
@@ -347,11 +404,14 @@ func sniffFile(fsys fs.FS, name string) sniffedFile {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return sniffedFile{problem: readProblem(name, err)}
 	}
-	if fm := detect(name, head[:n]); fm != nil {
+	if fm := detectFormat(name, head[:n]); fm != nil {
 		return sniffedFile{format: fm}
 	}
 	if ignorable(name) {
 		return sniffedFile{ignored: true}
+	}
+	if looksLikeLabels(head[:n]) {
+		return sniffedFile{ignored: true, note: labelsNote}
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if n == 0 {
@@ -380,13 +440,19 @@ func readContextFile(fsys fs.FS, name string, fm *format, jc *join.Context) (str
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(fsys fs.FS, name string, sn sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, jc *join.Context, opts Options) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
 		res.problems = append(res.problems, *sn.problem)
 	}
+	if sn.note != "" {
+		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
+	}
 	if sn.format == nil {
 		return res
+	}
+	if sn.format.role == roleSessions {
+		return replaySessionFile(ctx, fsys, name, sn, opts, res)
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -409,6 +475,69 @@ func replayFile(fsys fs.FS, name string, sn sniffedFile, jc *join.Context, opts 
 		res.runs = append(res.runs, rr)
 	}
 	return res
+}
+
+// replaySessionFile reads a session file and replays its sessions through the
+// assessment. A subagent transcript is read with its parent; here it only counts in
+// the fingerprint, or is reported when its parent is missing.
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, opts Options, res fileResult) fileResult {
+	digest, err := hashFile(fsys, name)
+	if err != nil {
+		res.problems = append(res.problems, *readProblem(name, err))
+		return res
+	}
+	res.digest, res.format = digest, sn.format.name
+	switch {
+	case sn.subagent && sn.attached:
+		res.format = subagentFormat
+		return res
+	case sn.subagent:
+		res.format = subagentFormat
+		res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
+		return res
+	}
+	sessions, probs := sn.format.readSessions(fsys, name)
+	res.problems = append(res.problems, probs...)
+	for _, s := range sessions {
+		sr, err := ReplaySession(ctx, s, opts.Sessions)
+		if err != nil {
+			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
+			return res
+		}
+		res.sessions = append(res.sessions, sr)
+	}
+	return res
+}
+
+// attachSubagents marks the Claude Code subagent transcripts and whether their parent
+// transcript is in the input.
+func attachSubagents(files []string, sniffed []sniffedFile) {
+	transcripts := map[string]bool{}
+	for i, name := range files {
+		if fm := sniffed[i].format; fm != nil && fm.name == claudecode.SourceName && !claudecode.IsSubagentFile(name) {
+			transcripts[name] = true
+		}
+	}
+	for i, name := range files {
+		if fm := sniffed[i].format; fm != nil && fm.name == claudecode.SourceName && claudecode.IsSubagentFile(name) {
+			sniffed[i].subagent = true
+			sniffed[i].attached = transcripts[claudecode.ParentOf(name)]
+		}
+	}
+}
+
+// hashFile returns the hex SHA-256 of a file's content.
+func hashFile(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // RunResult is the replay of one run: the run as read, and every decision the

@@ -2,16 +2,24 @@ package replay
 
 import (
 	"io"
+	"io/fs"
 	"path"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/replay/beads"
+	"github.com/loopwatch/loopwatch/replay/claudecode"
 	"github.com/loopwatch/loopwatch/replay/commits"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 	"github.com/loopwatch/loopwatch/replay/nebula"
 	"github.com/loopwatch/loopwatch/replay/trace"
+	"github.com/loopwatch/loopwatch/replay/vibeslog"
 )
+
+// subagentFormat names, in FilesByFmt, Claude Code subagent transcripts read as part
+// of their parent session.
+const subagentFormat = claudecode.SourceName + "_subagent"
 
 // sniffSize is how much of a file's start format detection looks at.
 const sniffSize = 64 << 10
@@ -27,6 +35,9 @@ const (
 	// limits and costs, cycle commits, configuration): read first, one at a time, in
 	// path order, into one join.Context.
 	roleContext
+	// roleSessions files hold agent sessions (Claude Code transcripts, vibes event
+	// logs): read in the worker pool and replayed through the assessment processor.
+	roleSessions
 )
 
 // A format is one input format the engine can read.
@@ -40,6 +51,9 @@ type format struct {
 	read func(name string, r io.Reader, jc *join.Context) ([]*input.Run, []input.Problem, []input.Note)
 	// readContext reads one context file into jc (roleContext).
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
+	// readSessions reads the sessions of one file (roleSessions); it may open other
+	// files of fsys (a transcript's subagents).
+	readSessions func(fsys fs.FS, name string) ([]*input.Session, []input.Problem)
 }
 
 // formats lists the formats in the order detection tries them.
@@ -50,6 +64,23 @@ var formats = []format{
 			return runs, probs, nil
 		}},
 	{name: beads.SourceName, sniff: func(_ string, head []byte) bool { return beads.Sniff(head) }, read: beads.Read},
+	{name: claudecode.SourceName, role: roleSessions, sniff: claudecode.Sniff,
+		readSessions: func(fsys fs.FS, name string) ([]*input.Session, []input.Problem) {
+			s, probs := claudecode.Read(fsys, name)
+			if s == nil {
+				return nil, probs
+			}
+			return []*input.Session{s}, probs
+		}},
+	{name: vibeslog.SourceName, role: roleSessions, sniff: func(_ string, head []byte) bool { return vibeslog.Sniff(head) },
+		readSessions: func(fsys fs.FS, name string) ([]*input.Session, []input.Problem) {
+			f, err := fsys.Open(name)
+			if err != nil {
+				return nil, []input.Problem{*readProblem(name, err)}
+			}
+			defer f.Close()
+			return vibeslog.Read(name, f)
+		}},
 	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},
 	{name: nebula.StateFormat, role: roleContext, sniff: nebula.SniffState, readContext: withoutNotes(nebula.ReadState)},
 	{name: nebula.PhaseFormat, role: roleContext, sniff: nebula.SniffPhase, readContext: withoutNotes(nebula.ReadPhase)},
@@ -76,8 +107,8 @@ func FormatNames() []string {
 	return names
 }
 
-// detect returns the format of a file, or nil.
-func detect(name string, head []byte) *format {
+// detectFormat returns the format of a file, or nil.
+func detectFormat(name string, head []byte) *format {
 	for i := range formats {
 		if formats[i].sniff(name, head) {
 			return &formats[i]
@@ -100,4 +131,26 @@ func ignorable(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(path.Base(name), ".git")
+}
+
+// labelsNote counts the label files found among the inputs.
+const labelsNote = "label files among the inputs (not replayed; pass them with --labels)"
+
+// looksLikeLabels reports whether a file is a label file (CSV with a run_key or
+// session_id column and a label or outcome column, or JSON Lines with those keys):
+// not an input, but not a problem either.
+func looksLikeLabels(head []byte) bool {
+	if obj := jsonl.FirstObject(head); obj != nil {
+		_, run := obj["run_key"]
+		_, sess := obj["session_id"]
+		_, label := obj["label"]
+		_, outcome := obj["outcome"]
+		return (run || sess) && (label || outcome) && len(obj) <= 12
+	}
+	first, _, _ := strings.Cut(string(head), "\n")
+	cols := map[string]bool{}
+	for _, c := range strings.Split(strings.TrimPrefix(strings.ToLower(first), "\ufeff"), ",") {
+		cols[strings.TrimSpace(c)] = true
+	}
+	return (cols["run_key"] || cols["session_id"]) && (cols["label"] || cols["outcome"])
 }

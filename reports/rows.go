@@ -22,17 +22,17 @@ type RunRow struct {
 	Epoch        string     `parquet:"epoch"`
 	StartedAt    *time.Time `parquet:"started_at,optional,timestamp(millisecond:utc)"`
 	EndedAt      *time.Time `parquet:"ended_at,optional,timestamp(millisecond:utc)"`
-	Cycles       int32      `parquet:"cycles"`
-	MaxCycles    int32      `parquet:"max_cycles"`
-	MaxBudgetUSD float64    `parquet:"max_budget_usd"`
-	TotalCostUSD float64    `parquet:"total_cost_usd"`
-	CostSource   string     `parquet:"cost_source"`
-	Outcome      string     `parquet:"outcome"`
-	OutcomeNote  string     `parquet:"outcome_reason"`
-	FilterKnown  bool       `parquet:"filter_known"`
-	Findings     int32      `parquet:"findings"`
-	LintFixCalls int32      `parquet:"lint_fix_calls"`
-	LintFixKnown bool       `parquet:"lint_fix_known"`
+	Cycles       *int32     `parquet:"cycles,optional"`
+	MaxCycles    *int32     `parquet:"max_cycles,optional"`
+	MaxBudgetUSD *float64   `parquet:"max_budget_usd,optional"`
+	TotalCostUSD *float64   `parquet:"total_cost_usd,optional"`
+	CostSource   *string    `parquet:"cost_source,optional"`
+	Outcome      *string    `parquet:"outcome,optional"`
+	OutcomeNote  *string    `parquet:"outcome_reason,optional"`
+	FilterKnown  *bool      `parquet:"filter_known,optional"`
+	Findings     *int32     `parquet:"findings,optional"`
+	LintFixCalls *int32     `parquet:"lint_fix_calls,optional"`
+	LintFixKnown *bool      `parquet:"lint_fix_known,optional"`
 
 	// What quasar's history records around the run (beads and nebula sources); null
 	// where the source does not know.
@@ -56,14 +56,48 @@ type RunRow struct {
 	LabelRule   *string `parquet:"label_rule,optional"`
 	Actual      *bool   `parquet:"actual,optional"`
 
-	StrugglePredicted  bool       `parquet:"struggle_predicted"`
+	StrugglePredicted  *bool      `parquet:"struggle_predicted,optional"`
 	StruggleFirstCycle *int32     `parquet:"struggle_first_cycle,optional"`
 	StruggleFirstAt    *time.Time `parquet:"struggle_first_at,optional,timestamp(millisecond:utc)"`
-	StruggleMaxScore   float64    `parquet:"struggle_max_score"`
+	StruggleMaxScore   *float64   `parquet:"struggle_max_score,optional"`
 	LeadCycles         *int32     `parquet:"lead_cycles,optional"`
 	LeadCostUSD        *float64   `parquet:"lead_cost_usd,optional"`
 	LeadSeconds        *float64   `parquet:"lead_seconds,optional"`
 	Confusion          *string    `parquet:"struggle_confusion,optional"`
+
+	// Session columns (kind "session"); null on quasar runs.
+	Project             *string    `parquet:"project,optional"`
+	AgentVersion        *string    `parquet:"agent_version,optional"`
+	Events              *int32     `parquet:"events,optional"`
+	HumanMessages       *int32     `parquet:"human_messages,optional"`
+	AssistantMessages   *int32     `parquet:"assistant_messages,optional"`
+	ToolResults         *int32     `parquet:"tool_results,optional"`
+	ToolErrors          *int32     `parquet:"tool_errors,optional"`
+	ToolFailures        *int32     `parquet:"tool_failures,optional"`
+	Interrupts          *int32     `parquet:"interrupts,optional"`
+	SidechainEvents     *int32     `parquet:"sidechain_events,optional"`
+	Subagents           *int32     `parquet:"subagents,optional"`
+	Checkpoints         *int32     `parquet:"checkpoints,optional"`
+	Interventions       *int32     `parquet:"interventions,optional"`
+	FirstInterventionAt *time.Time `parquet:"first_intervention_at,optional,timestamp(millisecond:utc)"`
+	FirstInterventionIx *int32     `parquet:"first_intervention_index,optional"`
+	FirstInterventionTy *string    `parquet:"first_intervention_type,optional"`
+	PeakFrustrationEMA  *float64   `parquet:"peak_frustration_ema,optional"`
+	FinalFrustrationEMA *float64   `parquet:"final_frustration_ema,optional"`
+	FinalSuccessEMA     *float64   `parquet:"final_success_ema,optional"`
+	SessionEnds         *int32     `parquet:"session_ends,optional"`
+	EndReason           *string    `parquet:"end_reason,optional"`
+	PredictedOutcome    *string    `parquet:"predicted_outcome,optional"`
+	PredictedConfidence *float64   `parquet:"predicted_confidence,optional"`
+	AnalysisSummary     *string    `parquet:"analysis_summary,optional"`
+	AnalysisError       *string    `parquet:"analysis_error,optional"`
+	LabelOutcome        *string    `parquet:"label_outcome,optional"`
+	LabelConfidence     *string    `parquet:"label_confidence,optional"`
+	FrictionMoments     *int32     `parquet:"friction_moments,optional"`
+	BreakerPredicted    *bool      `parquet:"breaker_predicted,optional"`
+	BreakerConfusion    *string    `parquet:"breaker_confusion,optional"`
+	OutcomePredictedBad *bool      `parquet:"outcome_predicted_bad,optional"`
+	OutcomeConfusion    *string    `parquet:"outcome_confusion,optional"`
 }
 
 // CycleRow is one row of the cycle table (results.cycles.parquet): struggle detection's
@@ -134,15 +168,16 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 	row := RunRow{
 		RunKey: r.Key, Kind: "quasar_run", Source: r.Source, File: r.File, TaskID: r.TaskID, Title: r.Title,
 		Phase: r.Phase, Epoch: r.Epoch, StartedAt: timePtr(r.Start), EndedAt: timePtr(r.End),
-		Cycles: int32(len(r.Cycles)), MaxCycles: int32(r.MaxCycles), MaxBudgetUSD: r.MaxBudgetUSD,
-		TotalCostUSD: last.TotalCostUSD, CostSource: string(r.CostSource), Outcome: string(r.Outcome),
-		OutcomeNote: r.Reason, FilterKnown: r.FilterKnown,
+		Cycles: ptr(int32(len(r.Cycles))), MaxCycles: ptr(int32(r.MaxCycles)), MaxBudgetUSD: ptr(r.MaxBudgetUSD),
+		TotalCostUSD: ptr(last.TotalCostUSD), CostSource: ptr(string(r.CostSource)), Outcome: ptr(string(r.Outcome)),
+		OutcomeNote: ptr(r.Reason), FilterKnown: ptr(r.FilterKnown), LintFixKnown: ptr(r.LintFixKnown),
 	}
+	var findings, lintFixes int32
 	for _, c := range r.Cycles {
-		row.Findings += int32(len(c.Findings))
-		row.LintFixCalls += int32(c.LintFixCalls)
+		findings += int32(len(c.Findings))
+		lintFixes += int32(c.LintFixCalls)
 	}
-	row.LintFixKnown = r.LintFixKnown
+	row.Findings, row.LintFixCalls = &findings, &lintFixes
 	row.TaskCreatedAt, row.TaskStatus, row.CloseReason = timePtr(r.TaskCreatedAt), strPtr(r.TaskStatus), strPtr(r.CloseReason)
 	if r.Attempt > 0 {
 		row.Attempt, row.Attempts = ptr(int32(r.Attempt)), ptr(int32(r.Attempts))
@@ -154,7 +189,7 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 		row.ReportNeedsHumanReview, row.ReportSource = rep.NeedsHumanReview, strPtr(rep.Source)
 	}
 	s := res.Struggle
-	row.StrugglePredicted, row.StruggleMaxScore = s.Triggered, s.MaxScore
+	row.StrugglePredicted, row.StruggleMaxScore = ptr(s.Triggered), ptr(s.MaxScore)
 	if s.Triggered {
 		row.StruggleFirstCycle = ptr(int32(s.FirstCycle))
 		row.StruggleFirstAt = timePtr(s.FirstTime)

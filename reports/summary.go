@@ -28,7 +28,14 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
 		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
 	}
-	fmt.Fprintf(w, "input:    %d files (%s), %d runs, %d problems\n", sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.TotalProblems())
+	units := ""
+	if sum.Runs > 0 || sum.Sessions == 0 {
+		units += fmt.Sprintf("%d runs, ", sum.Runs)
+	}
+	if sum.Sessions > 0 {
+		units += fmt.Sprintf("%d sessions (%d events), ", sum.Sessions, sum.Events)
+	}
+	fmt.Fprintf(w, "input:    %d files (%s), %s%d problems\n", sum.Files, strings.Join(fmts, ", "), units, sum.TotalProblems())
 	for i, what := range slices.Sorted(maps.Keys(sum.Notes)) {
 		head := "          "
 		if i == 0 {
@@ -41,10 +48,14 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DETECTOR\tRUNS\tLABELLED\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1")
+	fmt.Fprintln(tw, "DETECTOR\tOF\tN\tLABELLED\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1")
 	for _, d := range reports {
 		r := d.Report
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, r.Runs, r.Runs-r.Unlabelled, r.Scored,
+		of := "runs"
+		if d.Detector != "struggle" {
+			of = "sessions"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, of, r.Runs, r.Runs-r.Unlabelled, r.Scored,
 			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1))
 	}
 	if err := tw.Flush(); err != nil {
@@ -117,4 +128,15 @@ func usd(v float64) string {
 		return fmt.Sprintf("−$%.2f", -v)
 	}
 	return fmt.Sprintf("$%.2f", v)
+}
+
+// WriteMomentSummary prints the event-level line: interventions against labelled
+// friction moments.
+func WriteMomentSummary(w io.Writer, detector string, rep *eval.MomentReport) {
+	delay := "—"
+	if !math.IsNaN(rep.MedianDelaySeconds) {
+		delay = fmt.Sprintf("%.0f s (%.1f events)", rep.MedianDelaySeconds, rep.MedianDelayEvents)
+	}
+	fmt.Fprintf(w, "%s at friction moments (window %s): %d sessions, %d moments, %d interventions: precision %s, recall %s, median delay %s\n",
+		detector, rep.Window, rep.Sessions, rep.Moments, rep.Interventions, FormatEstimate(rep.Precision), FormatEstimate(rep.Recall), delay)
 }

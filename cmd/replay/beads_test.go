@@ -46,8 +46,8 @@ func TestReplayBeadsDerivedLabels(t *testing.T) {
 	}
 	var got []string
 	for _, r := range runs {
-		got = append(got, fmt.Sprintf("%s %s/%d %s/%s/%s %s %.2f %s/%s pred=%v", r.RunKey, r.Outcome, r.Cycles,
-			str(r.Label), str(r.LabelSource), str(r.LabelRule), r.CostSource, r.TotalCostUSD, str(r.Nebula), str(r.MaxCyclesSource), r.StrugglePredicted))
+		got = append(got, fmt.Sprintf("%s %s/%d %s/%s/%s %s %.2f %s/%s pred=%v", r.RunKey, str(r.Outcome), *r.Cycles,
+			str(r.Label), str(r.LabelSource), str(r.LabelRule), str(r.CostSource), *r.TotalCostUSD, str(r.Nebula), str(r.MaxCyclesSource), *r.StrugglePredicted))
 	}
 	want := []string{
 		"q-a#1 approved/1 negative/derived/approved_in_1_cycle estimated 1.50 shop/nebula pred=false",
@@ -60,14 +60,14 @@ func TestReplayBeadsDerivedLabels(t *testing.T) {
 		t.Errorf("runs\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	b := runs[1]
-	if b.LintFixCalls != 1 || !b.LintFixKnown || b.FilterKnown || str(b.PhaseStatus) != "done" || str(b.TaskStatus) != "closed" ||
+	if *b.LintFixCalls != 1 || !*b.LintFixKnown || *b.FilterKnown || str(b.PhaseStatus) != "done" || str(b.TaskStatus) != "closed" ||
 		b.Attempt == nil || *b.Attempt != 1 || *b.Attempts != 1 || str(b.ReportSatisfaction) != "high" || str(b.ReportSource) != "comment" ||
-		b.ReportNeedsHumanReview == nil || *b.ReportNeedsHumanReview || b.MaxCycles != 5 || b.MaxBudgetUSD != 10 || str(b.MaxBudgetSource) != "nebula" ||
-		b.Findings != 2 || b.StruggleFirstCycle == nil || *b.StruggleFirstCycle != 2 || str(b.Confusion) != "tp" {
+		b.ReportNeedsHumanReview == nil || *b.ReportNeedsHumanReview || *b.MaxCycles != 5 || *b.MaxBudgetUSD != 10 || str(b.MaxBudgetSource) != "nebula" ||
+		*b.Findings != 2 || b.StruggleFirstCycle == nil || *b.StruggleFirstCycle != 2 || str(b.Confusion) != "tp" {
 		t.Errorf("q-b#1 row %+v", b)
 	}
 	c2 := runs[3]
-	if *c2.Attempt != 2 || *c2.Attempts != 2 || c2.TaskCreatedAt == nil || c2.TaskCreatedAt.Format("2006-01-02T15:04:05.000Z07:00") != "2026-02-14T17:56:49.381Z" || c2.LintFixKnown {
+	if *c2.Attempt != 2 || *c2.Attempts != 2 || c2.TaskCreatedAt == nil || c2.TaskCreatedAt.Format("2006-01-02T15:04:05.000Z07:00") != "2026-02-14T17:56:49.381Z" || *c2.LintFixKnown {
 		t.Errorf("q-c#2 row %+v", c2)
 	}
 	if str(runs[4].CloseReason) != "Blocked by the Claude Code permission bug" {

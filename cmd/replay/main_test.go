@@ -133,8 +133,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 6 {
-		t.Fatalf("expected 6 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 9 {
+		t.Fatalf("expected 9 tables, got %d", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -313,14 +313,14 @@ func TestInteropDuckDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := regexp.MustCompile(`(?m)^struggle\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)`).FindStringSubmatch(stdout)
+	m := regexp.MustCompile(`(?m)^struggle\s+runs\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)`).FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no struggle line in the summary:\n%s", stdout)
 	}
 	printedRuns, _ := strconv.Atoi(m[1])
 	printedTP, _ := strconv.Atoi(m[3])
 	printedPrecision, _ := strconv.ParseFloat(m[7], 64)
-	cyclesLine := regexp.MustCompile(`\((\d+) cycles\)`).FindStringSubmatch(stdout)
+	cyclesLine := regexp.MustCompile(`cycles \((\d+)\)`).FindStringSubmatch(stdout)
 
 	stem := strings.TrimSuffix(out, ".parquet")
 	q := func(sql ...string) [][]map[string]any {

@@ -1,0 +1,121 @@
+package replay
+
+import (
+	"context"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
+	"github.com/loopwatch/loopwatch/analyze/assess/llm"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// SessionOptions configure how sessions are replayed through the assessment.
+type SessionOptions struct {
+	// Assess configures the assessment processor (assess.DefaultConfig when zero).
+	Assess *assess.Config
+	// LLM is the session analyzer and segment summariser; nil means the processor's
+	// deterministic offline analyzer.
+	LLM llm.AssessmentLLM
+}
+
+// SessionResult is the replay of one session through the assessment processor:
+// every event's step, and the session's ends.
+type SessionResult struct {
+	Session *input.Session
+	// Steps holds the processor's step for each event, aligned with Session.Events.
+	Steps []assess.Step
+	// Ends are the session's ends in order: end hooks and inactivity timeouts during
+	// the replay (after which later events open the session again, as online), and the
+	// final end at the session's last record.
+	Ends []assess.SessionEnd
+
+	// Summary figures, over the whole session.
+	HumanMessages int // non-sidechain user messages
+	ToolFailures  int // tool results the detector saw fail (build, test or tool failure)
+	Interventions int
+	// FirstIntervention is the index (into Steps) of the first event that triggered an
+	// intervention; -1 when none did.
+	FirstIntervention int
+	PeakFrustration   float64
+}
+
+// Final returns the session's last end: its analysis is the session's predicted
+// outcome.
+func (r *SessionResult) Final() assess.SessionEnd {
+	if len(r.Ends) == 0 {
+		return assess.SessionEnd{}
+	}
+	return r.Ends[len(r.Ends)-1]
+}
+
+// ReplaySession drives one session through a fresh assessment processor, event by
+// event on the recorded event time, exactly as the online plugin would consume it,
+// and ends it at its last record. Every event is given the session's key as its
+// session id, so the session is one unit whatever ids its records carry. A fresh
+// processor per session keeps sessions independent of each other and of the order
+// they are replayed in.
+func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (*SessionResult, error) {
+	cfg := assess.DefaultConfig()
+	if opts.Assess != nil {
+		cfg = *opts.Assess
+	}
+	p, err := assess.New(cfg, assess.Options{LLM: opts.LLM, Sink: discardSink{}})
+	if err != nil {
+		return nil, err
+	}
+	res := &SessionResult{Session: s, Steps: make([]assess.Step, 0, len(s.Events)), FirstIntervention: -1}
+	for i := range s.Events {
+		ev := s.Events[i]
+		ev.SessionID = s.Key
+		step, err := p.Process(ctx, ev)
+		if err != nil {
+			return nil, err
+		}
+		res.Ends = append(res.Ends, step.TimedOut...)
+		if step.End != nil {
+			res.Ends = append(res.Ends, *step.End)
+		}
+		if ev.Kind == analyze.KindUserMessage && !ev.Sidechain {
+			res.HumanMessages++
+		}
+		if isToolFailure(step.Signals) {
+			res.ToolFailures++
+		}
+		if step.Intervention != nil {
+			res.Interventions++
+			if res.FirstIntervention < 0 {
+				res.FirstIntervention = i
+			}
+		}
+		res.PeakFrustration = max(res.PeakFrustration, step.FrustrationEMA)
+		res.Steps = append(res.Steps, step)
+	}
+	end := s.End
+	if end.IsZero() && len(s.Events) > 0 {
+		end = s.Events[len(s.Events)-1].Time
+	}
+	final, err := p.EndAll(ctx, end)
+	if err != nil {
+		return nil, err
+	}
+	res.Ends = append(res.Ends, final...)
+	return res, nil
+}
+
+func isToolFailure(signals []detect.Signal) bool {
+	for _, s := range signals {
+		switch s.Kind {
+		case detect.BuildFailure, detect.TestFailure, detect.ToolFailure:
+			return true
+		}
+	}
+	return false
+}
+
+// discardSink accepts interventions: a replay records them in its steps and delivers
+// them nowhere.
+type discardSink struct{}
+
+func (discardSink) Deliver(context.Context, breaker.Message) error { return nil }
