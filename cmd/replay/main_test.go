@@ -19,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/internal/corpora"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -457,5 +458,43 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 	summary, _, _ := strings.Cut(stdout, "\nwrote ")
 	if strings.TrimSpace(summary) != strings.TrimSpace(block) {
 		t.Errorf("README's demo output is stale; `make demo` prints:\n%s", summary)
+	}
+}
+
+// TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
+// corpus: the seed's breaker with the defaults, and without loopwatch's extension that
+// counts unclassified tool errors.
+func TestCorpusClaudeCode(t *testing.T) {
+	dir, err := corpora.Dir("claude-code")
+	if err != nil {
+		t.Skip(err)
+	}
+	out := t.TempDir()
+	cfg := filepath.Join(out, "partial.json")
+	os.WriteFile(cfg, []byte(`{"breaker": {"tool_error_is_failure": false}}`), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "13 sessions, 11 moments, 27 interventions: precision 0.000"},
+		{[]string{"--assess-config", cfg}, "13 sessions, 11 moments, 18 interventions: precision 0.000"},
+	} {
+		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, "13 sessions (2151 events), 0 problems") || !strings.Contains(stdout, tt.want) {
+			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
+		}
+	}
+	ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range ivs {
+		if iv.Type != "approach_pivot" || iv.AfterFriction == nil || *iv.AfterFriction {
+			t.Errorf("intervention %+v", iv)
+		}
 	}
 }
