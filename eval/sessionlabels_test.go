@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopwatch/loopwatch/internal/corpora"
+
 	"github.com/loopwatch/loopwatch/analyze"
 )
 
@@ -217,27 +219,9 @@ func TestCorpusLabels(t *testing.T) {
 // test when there is none.
 func corpusLabelsPath(t *testing.T) string {
 	t.Helper()
-	root := os.Getenv("LOOPWATCH_CORPORA")
-	if root == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				t.Skip("no go.mod above the test directory, so no corpus beside it")
-			}
-			dir = parent
-		}
-		root = filepath.Join(dir, "..", "shared", "corpora")
+	dir, err := corpora.Dir("claude-code")
+	if err != nil {
+		t.Skip(err)
 	}
-	path := filepath.Join(root, "claude-code", "labels.csv")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("corpus labels not found (set LOOPWATCH_CORPORA to the corpora folder): %v", err)
-	}
-	return path
+	return filepath.Join(dir, "labels.csv")
 }

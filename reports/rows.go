@@ -227,36 +227,45 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 
 // MetricRows converts an evaluation report into metric rows.
 func MetricRows(detector, target, positiveClass, configHash string, rep *eval.Report) []MetricRow {
-	base := MetricRow{Detector: detector, Target: target, PositiveClass: positiveClass,
+	b := metricRows{base: MetricRow{Detector: detector, Target: target, PositiveClass: positiveClass,
 		CILevel: rep.Options.Level, Resamples: int32(max(rep.Options.Resamples, 0)), Seed: int64(rep.Options.Seed),
 		Runs: int32(rep.Runs), Scored: int32(rep.Scored), Ambiguous: int32(rep.Ambiguous),
-		Excluded: int32(rep.Excluded), Unlabelled: int32(rep.Unlabelled), ConfigHash: configHash}
-	var rows []MetricRow
-	count := func(name string, v int) {
-		r := base
-		r.Metric, r.Value = name, ptr(float64(v))
-		rows = append(rows, r)
-	}
-	estimate := func(name string, e eval.Estimate) {
-		r := base
-		r.Metric = name
-		r.Value, r.CILow, r.CIHigh = finite(e.Value), finite(e.Low), finite(e.High)
-		r.JeffreysLow, r.JeffreysHigh = finite(e.JeffreysLow), finite(e.JeffreysHigh)
-		rows = append(rows, r)
-	}
-	count("tp", rep.TP)
-	count("fp", rep.FP)
-	count("fn", rep.FN)
-	count("tn", rep.TN)
-	estimate("precision", rep.Precision)
-	estimate("recall", rep.Recall)
-	estimate("f1", rep.F1)
+		Excluded: int32(rep.Excluded), Unlabelled: int32(rep.Unlabelled), ConfigHash: configHash}}
+	b.value("tp", float64(rep.TP))
+	b.value("fp", float64(rep.FP))
+	b.value("fn", float64(rep.FN))
+	b.value("tn", float64(rep.TN))
+	b.estimate("precision", rep.Precision)
+	b.estimate("recall", rep.Recall)
+	b.estimate("f1", rep.F1)
 	if rep.Options.Beta != 1 {
-		estimate("f_beta", rep.FBeta)
+		b.estimate("f_beta", rep.FBeta)
 	}
-	estimate("average_precision", rep.AP)
-	estimate("roc_auc", rep.AUC)
-	return rows
+	b.estimate("average_precision", rep.AP)
+	b.estimate("roc_auc", rep.AUC)
+	return b.rows
+}
+
+// metricRows builds metric rows that share everything but the metric.
+type metricRows struct {
+	base MetricRow
+	rows []MetricRow
+}
+
+// value adds a metric without intervals; a NaN or infinite value is null.
+func (b *metricRows) value(name string, v float64) {
+	r := b.base
+	r.Metric, r.Value = name, finite(v)
+	b.rows = append(b.rows, r)
+}
+
+// estimate adds a metric with its intervals.
+func (b *metricRows) estimate(name string, e eval.Estimate) {
+	r := b.base
+	r.Metric = name
+	r.Value, r.CILow, r.CIHigh = finite(e.Value), finite(e.Low), finite(e.High)
+	r.JeffreysLow, r.JeffreysHigh = finite(e.JeffreysLow), finite(e.JeffreysHigh)
+	b.rows = append(b.rows, r)
 }
 
 // ProblemRows converts input problems into rows.

@@ -222,30 +222,17 @@ func MomentSession(sr *replay.SessionResult, moments []int) eval.MomentSession {
 // MomentMetricRows converts an event-level evaluation into metric rows (target
 // "friction_moment").
 func MomentMetricRows(detector, configHash string, rep *eval.MomentReport, opts eval.Options) []MetricRow {
-	base := MetricRow{Detector: detector, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
+	b := metricRows{base: MetricRow{Detector: detector, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
 		CILevel: opts.Level, Resamples: int32(max(opts.Resamples, 0)), Seed: int64(opts.Seed), Runs: int32(rep.Sessions),
-		Scored: int32(rep.Sessions), ConfigHash: configHash}
-	var rows []MetricRow
-	value := func(name string, v float64) {
-		r := base
-		r.Metric, r.Value = name, finite(v)
-		rows = append(rows, r)
-	}
-	estimate := func(name string, e eval.Estimate) {
-		r := base
-		r.Metric = name
-		r.Value, r.CILow, r.CIHigh = finite(e.Value), finite(e.Low), finite(e.High)
-		r.JeffreysLow, r.JeffreysHigh = finite(e.JeffreysLow), finite(e.JeffreysHigh)
-		rows = append(rows, r)
-	}
-	value("moments", float64(rep.Moments))
-	value("interventions", float64(rep.Interventions))
-	value("moments_hit", float64(rep.Hits))
-	value("interventions_after_friction", float64(rep.TruePositives))
-	estimate("precision", rep.Precision)
-	estimate("recall", rep.Recall)
-	value("median_delay_seconds", rep.MedianDelaySeconds)
-	value("mean_delay_seconds", rep.MeanDelaySeconds)
-	value("median_delay_events", rep.MedianDelayEvents)
-	return rows
+		Scored: int32(rep.Sessions), ConfigHash: configHash}}
+	b.value("moments", float64(rep.Moments))
+	b.value("interventions", float64(rep.Interventions))
+	b.value("moments_hit", float64(rep.Hits))
+	b.value("interventions_after_friction", float64(rep.TruePositives))
+	b.estimate("precision", rep.Precision)
+	b.estimate("recall", rep.Recall)
+	b.value("median_delay_seconds", rep.MedianDelaySeconds)
+	b.value("mean_delay_seconds", rep.MeanDelaySeconds)
+	b.value("median_delay_events", rep.MedianDelayEvents)
+	return b.rows
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopwatch/loopwatch/internal/corpora"
+
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 )
@@ -19,25 +21,11 @@ import (
 // directory holding go.mod), or skips the test.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := corpora.Dir("claude-code")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpora", "claude-code")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("Claude Code corpus not found at %s (it lives in ../shared beside the module): %v", c, err)
-	}
-	return c
+	return dir
 }
 
 // ccRecord is the part of a Claude Code transcript record this test reads.

@@ -48,48 +48,23 @@ type job struct {
 // openTables creates every output table.
 func (j *job) openTables() error {
 	var err error
-	open := func(name string, f func(*reports.Output, string) error) {
-		if err == nil {
-			err = f(j.out, name)
-		}
-	}
-	open("", func(o *reports.Output, n string) (e error) {
-		j.runs, e = reports.NewTable[reports.RunRow](o, n)
-		return
-	})
-	open("cycles", func(o *reports.Output, n string) (e error) {
-		j.cycles, e = reports.NewTable[reports.CycleRow](o, n)
-		return
-	})
-	open("metrics", func(o *reports.Output, n string) (e error) {
-		j.metrics, e = reports.NewTable[reports.MetricRow](o, n)
-		return
-	})
-	open("problems", func(o *reports.Output, n string) (e error) {
-		j.problems, e = reports.NewTable[reports.ProblemRow](o, n)
-		return
-	})
-	open("fixloop", func(o *reports.Output, n string) (e error) {
-		j.fixFailures, e = reports.NewTable[reports.FixFailureRow](o, n)
-		return
-	})
-	open("fixloop_runs", func(o *reports.Output, n string) (e error) {
-		j.fixRuns, e = reports.NewTable[reports.FixRunRow](o, n)
-		return
-	})
-	open("events", func(o *reports.Output, n string) (e error) {
-		j.events, e = reports.NewTable[reports.EventRow](o, n)
-		return
-	})
-	open("checkpoints", func(o *reports.Output, n string) (e error) {
-		j.checkpoints, e = reports.NewTable[reports.CheckpointRow](o, n)
-		return
-	})
-	open("interventions", func(o *reports.Output, n string) (e error) {
-		j.interventions, e = reports.NewTable[reports.InterventionRow](o, n)
-		return
-	})
+	openTable(j.out, "", &j.runs, &err)
+	openTable(j.out, "cycles", &j.cycles, &err)
+	openTable(j.out, "metrics", &j.metrics, &err)
+	openTable(j.out, "problems", &j.problems, &err)
+	openTable(j.out, "fixloop", &j.fixFailures, &err)
+	openTable(j.out, "fixloop_runs", &j.fixRuns, &err)
+	openTable(j.out, "events", &j.events, &err)
+	openTable(j.out, "checkpoints", &j.checkpoints, &err)
+	openTable(j.out, "interventions", &j.interventions, &err)
 	return err
+}
+
+// openTable opens the table named name into dst unless an earlier table failed.
+func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], err *error) {
+	if *err == nil {
+		*dst, *err = reports.NewTable[T](out, name)
+	}
 }
 
 // run takes one replayed quasar run.

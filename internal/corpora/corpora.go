@@ -28,17 +28,27 @@ func Dir(name string) (string, error) {
 		}
 		return "", fmt.Errorf("corpus %s not found in %s=%s", name, EnvVar, root)
 	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Clean(filepath.Join(root, "..", "shared", "corpora", name))
+	if isDir(dir) {
+		return dir, nil
+	}
+	return "", fmt.Errorf("corpus %s not found at %s (set %s to the corpora folder)", name, dir, EnvVar)
+}
+
+// ModuleRoot returns the folder holding go.mod, found by walking up from the working
+// directory (a test's package folder).
+func ModuleRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			dir := filepath.Join(d, "..", "shared", "corpora", name)
-			if isDir(dir) {
-				return filepath.Clean(dir), nil
-			}
-			return "", fmt.Errorf("corpus %s not found at %s (set %s to the corpora folder)", name, filepath.Clean(dir), EnvVar)
+			return d, nil
 		}
 		if filepath.Dir(d) == d {
 			return "", errors.New("no go.mod above the working directory")

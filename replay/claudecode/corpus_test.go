@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/internal/corpora"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -18,32 +19,11 @@ import (
 // It skips the test when there is none.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	if env := os.Getenv("LOOPWATCH_CORPORA"); env != "" {
-		dir := filepath.Join(env, "claude-code")
-		if _, err := os.Stat(dir); err != nil {
-			t.Skipf("LOOPWATCH_CORPORA=%s has no claude-code corpus: %v", env, err)
-		}
-		return dir
-	}
-	dir, err := os.Getwd()
+	dir, err := corpora.Dir("claude-code")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory, so no corpus beside it")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpora", "claude-code")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("Claude Code corpus not found at %s (set LOOPWATCH_CORPORA to the corpora folder): %v", c, err)
-	}
-	return c
+	return dir
 }
 
 // corpusFigures is what one corpus session maps to.
