@@ -170,7 +170,7 @@ func TestReplayFingerprint(t *testing.T) {
 	if fp(changed) != a {
 		t.Error("same files, different fingerprint")
 	}
-	changed["synth-0001.jsonl"].Data = []byte(strings.Replace(string(changed["synth-0001.jsonl"].Data), "0.", "1.", 1))
+	changed["runs/synth-0001.jsonl"].Data = []byte(strings.Replace(string(changed["runs/synth-0001.jsonl"].Data), "0.", "1.", 1))
 	if fp(changed) == a {
 		t.Error("changed content, same fingerprint")
 	}

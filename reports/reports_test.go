@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -165,8 +166,12 @@ func TestSampleSummaryGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runs, err := fs.Sub(datasets.Sample(), "runs") // the sample's run traces
+	if err != nil {
+		t.Fatal(err)
+	}
 	var obs []eval.Observation
-	sum, err := replay.Replay(context.Background(), datasets.Sample(), replay.Options{Struggle: struggle.DefaultStruggleConfig()},
+	sum, err := replay.Replay(context.Background(), runs, replay.Options{Struggle: struggle.DefaultStruggleConfig()},
 		replay.SinkFunc(func(r *replay.RunResult) error {
 			rec, _ := labels.Get(r.Run.Key)
 			obs = append(obs, eval.Observation{Key: r.Run.Key, Label: rec.Label, Predicted: r.Struggle.Triggered, Score: r.Struggle.MaxScore})

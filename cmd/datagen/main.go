@@ -1,19 +1,32 @@
-// Command datagen writes synthetic quasar run traces with ground-truth labels.
+// Command datagen writes synthetic agent activity with ground-truth labels: quasar
+// run traces, Claude Code session transcripts and vibes event logs.
 //
 // Usage:
 //
-//	datagen --out DIR [--runs N] [--seed S] [--rerun-every K]
+//	datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
 //	datagen --sample --out DIR
 //
-// It writes DIR/runs/<task>.jsonl (run traces in loopwatch's lossless trace format)
-// and DIR/labels.csv (run_key, label, outcome, label_source, rule). The same flags
-// always write the same bytes. --sample writes loopwatch's built-in sample dataset,
-// the one committed under datasets/sample and replayed by `make demo`.
+// It writes a dataset laid out like loopwatch's built-in sample:
+//
+//	DIR/inputs/runs/<task>.jsonl                             run traces (lossless trace format)
+//	DIR/inputs/sessions/<project-dir>/<session-id>.jsonl     Claude Code transcripts,
+//	DIR/inputs/sessions/<project-dir>/<session-id>/subagents/agent-<id>.jsonl   with their subagents
+//	DIR/inputs/vibes/vibes-events[-NNNN].jsonl               vibes event logs, two sessions each
+//	DIR/labels/runs.csv                                      run_key, label, outcome, label_source, rule
+//	DIR/labels/sessions.csv                                  session_id, file, outcome, confidence,
+//	                                                         human_msgs, friction_uuids, notes
+//
+// Replay DIR/inputs; the session labels' file column is relative to it. Parts with
+// nothing to write (--runs 0, no sessions or logs) are left out. The same flags
+// always write the same bytes. Files already in DIR are left as they are: write into
+// an empty folder. --sample writes loopwatch's built-in sample dataset, the one
+// committed under datasets/sample and replayed by `make demo`.
 //
 // Examples:
 //
-//	datagen --sample --out datasets/sample
+//	datagen --sample --out /tmp/sample
 //	datagen --runs 10000 --seed 7 --out /tmp/synth10k
+//	datagen --runs 0 --sessions 500 --vibes 50 --out /tmp/sessions
 package main
 
 import (
@@ -22,6 +35,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -34,13 +49,15 @@ func main() {
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("datagen", flag.ContinueOnError)
-	out := fs.String("out", "", "folder to write runs/ and labels.csv into (required)")
-	runs := fs.Int("runs", 100, "number of runs, scenarios drawn uniformly")
+	out := fs.String("out", "", "folder to write inputs/ and labels/ into (required)")
+	runs := fs.Int("runs", 100, "number of quasar runs, scenarios drawn uniformly")
+	sessions := fs.Int("sessions", 0, "number of Claude Code sessions, scenarios drawn uniformly")
+	vibes := fs.Int("vibes", 0, "number of vibes event logs (two sessions each)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	rerun := fs.Int("rerun-every", 0, "make every k-th run a re-run (second epoch) of the previous task; 0 disables")
-	sample := fs.Bool("sample", false, "write the built-in sample dataset (ignores --runs, --seed, --rerun-every)")
+	sample := fs.Bool("sample", false, "write the built-in sample dataset (ignores the other flags but --out)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: datagen --out DIR [--runs N] [--seed S] [--rerun-every K]\n       datagen --sample --out DIR\n\n")
+		fmt.Fprintf(os.Stderr, "Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]\n       datagen --sample --out DIR\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,27 +67,48 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "datagen: --out is required")
 		return 2
 	}
-	cfg := synth.Config{Runs: *runs, Seed: *seed, RerunEvery: *rerun}
+	if *runs < 0 || *sessions < 0 || *vibes < 0 {
+		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions and --vibes must not be negative")
+		return 2
+	}
+	var files map[string][]byte
 	if *sample {
-		cfg = synth.SampleConfig()
+		files = synth.SampleFiles()
+	} else {
+		var rs []synth.Run
+		if *runs > 0 {
+			rs = synth.Generate(synth.Config{Runs: *runs, Seed: *seed, RerunEvery: *rerun})
+		}
+		var ss []synth.Session
+		if *sessions > 0 {
+			ss = synth.GenerateSessions(synth.SessionConfig{Sessions: *sessions, Seed: *seed})
+		}
+		var logs []synth.VibesLog
+		for i := range *vibes {
+			cfg := synth.VibesConfig{Seed: *seed + uint64(i), Start: synth.SampleVibesConfig().Start.Add(time.Duration(i) * 2 * time.Hour)}
+			if *vibes > 1 {
+				cfg.File = fmt.Sprintf("vibes/vibes-events-%04d.jsonl", i+1)
+			}
+			logs = append(logs, synth.GenerateVibesLog(cfg))
+		}
+		files = synth.Layout(rs, ss, logs)
 	}
-	generated := synth.Generate(cfg)
-	files := synth.Files(generated)
-	dir := filepath.Join(*out, "runs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
-		return 1
-	}
+	counts := map[string]int{}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
+		p := filepath.Join(*out, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
 			return 1
 		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
+			return 1
+		}
+		if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
+			counts[part]++
+		}
 	}
-	if err := os.WriteFile(filepath.Join(*out, "labels.csv"), synth.Labels(generated), 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
-		return 1
-	}
-	fmt.Printf("wrote %d runs in %d files to %s, labels to %s\n", len(generated), len(files), dir, filepath.Join(*out, "labels.csv"))
+	fmt.Printf("wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
+		counts["runs"], counts["sessions"], counts["vibes"], *out)
 	return 0
 }

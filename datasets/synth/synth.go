@@ -1,16 +1,26 @@
-// Package synth generates synthetic quasar run traces with known ground truth: runs
-// that converge, make slow but real progress, trip the filter once, keep failing the
-// same filter check, keep getting the same review findings, or burn their budget. It
-// is deterministic — the same Config always gives the same bytes — so generated data
-// can be committed as a sample, used as golden test input, or scaled up for
-// benchmarks.
+// Package synth generates synthetic agent activity with known ground truth, for
+// loopwatch's built-in sample, golden tests and benchmarks. It is deterministic — the
+// same configuration always gives the same bytes.
 //
-// The traces it writes are in the lossless run-trace format of
-// [github.com/loopwatch/loopwatch/replay/trace]. Ground truth is the scenario a run was
-// generated from: a run is positive ("struggled") when its scenario is one of the
-// struggling ones, whatever a detector makes of it. The figures are synthetic: use
-// them to exercise the tool and compare detector settings, never as a measurement of
-// real loops.
+// Runs ([Generate]) are quasar run traces in the lossless run-trace format of
+// [github.com/loopwatch/loopwatch/replay/trace]: runs that converge, make slow but
+// real progress, trip the filter once, keep failing the same filter check, keep
+// getting the same review findings, or burn their budget. Ground truth is the
+// scenario a run was generated from: a run is positive ("struggled") when its
+// scenario is one of the struggling ones, whatever a detector makes of it.
+//
+// Sessions ([GenerateSessions]) are Claude Code v2 transcripts, with a subagent
+// transcript where the scenario delegates: a smooth success, a correction storm, a
+// failing tool loop, an interrupt with a redirect, an abandoned session, and one
+// with a subagent. [GenerateVibesLog] writes a vibes event log with two interleaved
+// sessions, one smooth and one with friction. Their ground truth ([SessionLabel]) is
+// the session labels of the Claude Code corpus (LABELS.md): the outcome, the number
+// of human messages, and the record ids of the moments of friction. The projects,
+// files and conversations are made up.
+//
+// [Layout] puts runs, sessions and logs into a dataset folder's files; [SampleFiles]
+// is the built-in sample. The figures are synthetic: use them to exercise the tool
+// and compare detector settings, never as a measurement of real agents.
 package synth
 
 import (

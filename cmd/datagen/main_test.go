@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/datasets/synth"
+)
+
+// written returns the files under dir, keyed by slash-separated relative path.
+func written(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	got := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		got[filepath.ToSlash(rel)], err = os.ReadFile(p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		check func(t *testing.T, files map[string][]byte)
+	}{
+		{"sample", []string{"--sample"}, 0, func(t *testing.T, files map[string][]byte) {
+			want := synth.SampleFiles()
+			if len(files) != len(want) {
+				t.Errorf("%d files, want %d", len(files), len(want))
+			}
+			for name, b := range want {
+				if !bytes.Equal(files[name], b) {
+					t.Errorf("%s differs from synth.SampleFiles", name)
+				}
+			}
+		}},
+		{"runs only", []string{"--runs", "5", "--seed", "3"}, 0, func(t *testing.T, files map[string][]byte) {
+			if files[synth.RunLabelsFile] == nil || files[synth.SessionLabelsFile] != nil || len(files) < 4 {
+				t.Errorf("files %d, run labels %v, session labels %v", len(files), files[synth.RunLabelsFile] != nil, files[synth.SessionLabelsFile] != nil)
+			}
+		}},
+		{"sessions and logs", []string{"--runs", "0", "--sessions", "4", "--vibes", "2"}, 0, func(t *testing.T, files map[string][]byte) {
+			var sessions, logs int
+			for name := range files {
+				switch {
+				case strings.HasPrefix(name, "inputs/sessions/") && !strings.Contains(name, "/subagents/"):
+					sessions++
+				case strings.HasPrefix(name, "inputs/vibes/vibes-events-"):
+					logs++
+				case strings.HasPrefix(name, "inputs/runs/") || name == synth.RunLabelsFile:
+					t.Errorf("unexpected %s", name)
+				}
+			}
+			if sessions != 4 || logs != 2 || files[synth.SessionLabelsFile] == nil {
+				t.Errorf("%d sessions, %d logs", sessions, logs)
+			}
+		}},
+		{"no out", nil, 2, nil},
+		{"negative", []string{"--sessions", "-1"}, 2, nil},
+		{"bad flag", []string{"--nope"}, 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := tt.args
+			if tt.name != "no out" {
+				args = append(args, "--out", dir)
+			}
+			if code := run(args); code != tt.code {
+				t.Fatalf("exit %d, want %d", code, tt.code)
+			}
+			if tt.check != nil {
+				tt.check(t, written(t, dir))
+			}
+		})
+	}
+}
