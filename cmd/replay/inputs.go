@@ -58,7 +58,8 @@ func loadLabels(o options, outcomes eval.OutcomeClass, stderr io.Writer) (*eval.
 			files = append(files, file{name, b})
 		}
 	case o.in == "":
-		files = append(files, file{datasets.SampleName + " labels", datasets.SampleLabels()})
+		files = append(files, file{datasets.SampleName + " run labels", datasets.SampleLabels()},
+			file{datasets.SampleName + " session labels", datasets.SampleSessionLabels()})
 	default:
 		note := "none (pass --labels or --derive-labels to score the detectors)"
 		if o.deriveLabels {

@@ -342,7 +342,7 @@ func TestInteropDuckDB(t *testing.T) {
 		return res
 	}
 	res := q(
-		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet')`, stem),
+		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet') WHERE kind = 'quasar_run'`, stem),
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.cycles.parquet')`, stem),
 		fmt.Sprintf(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('%s.parquet'))`, stem),
 		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' ORDER BY metric`, stem),
@@ -351,6 +351,14 @@ func TestInteropDuckDB(t *testing.T) {
 			FROM read_parquet('%s.parquet')`, stem),
 		fmt.Sprintf(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('%s.metrics.parquet')`, stem),
 		fmt.Sprintf(`SELECT count(*) AS n, sum(expected_cycles_saved) AS saved FROM read_parquet('%s.fixloop.parquet')`, stem),
+		fmt.Sprintf(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('%s.events.parquet'))`, stem),
+		fmt.Sprintf(`SELECT count(*) AS n, count(*) FILTER (WHERE list_contains(signals, 'user_correction')) AS corrections,
+			count(*) FILTER (WHERE intervention IS NOT NULL) AS interventions FROM read_parquet('%s.events.parquet')`, stem),
+		fmt.Sprintf(`SELECT r.run_key, r.interventions, count(i.event_index) AS rows FROM read_parquet('%s.parquet') r
+			LEFT JOIN read_parquet('%s.interventions.parquet') i ON i.session_key = r.run_key
+			WHERE r.kind = 'session' GROUP BY ALL HAVING r.interventions <> count(i.event_index)`, stem, stem),
+		fmt.Sprintf(`SELECT count(*) FILTER (WHERE kind = 'session') AS sessions, count(*) FILTER (WHERE kind = 'session' AND cycles IS NULL) AS null_cycles
+			FROM read_parquet('%s.parquet')`, stem),
 	)
 	if n := int(num(t, res[0][0]["n"])); n != printedRuns {
 		t.Errorf("DuckDB counts %d runs, replay printed %d", n, printedRuns)
@@ -398,6 +406,27 @@ func TestInteropDuckDB(t *testing.T) {
 	fixLine := regexp.MustCompile(`fixloop \(simulated\): (\d+) filter failures in \d+ runs: ([\d.]+) `).FindStringSubmatch(stdout)
 	if fixLine == nil || fmt.Sprint(num(t, res[6][0]["n"])) != fixLine[1] || fmt.Sprintf("%.1f", num(t, res[6][0]["saved"])) != fixLine[2] {
 		t.Errorf("fixloop table in DuckDB %v, replay printed %v", res[6][0], fixLine)
+	}
+	evTypes := map[string]string{}
+	for _, row := range res[7] {
+		evTypes[row["column_name"].(string)] = row["column_type"].(string)
+	}
+	for col, want := range map[string]string{"session_key": "VARCHAR", "at": "TIMESTAMP WITH TIME ZONE", "signals": "VARCHAR[]",
+		"frustration_ema": "DOUBLE", "friction_label": "BOOLEAN"} {
+		if evTypes[col] != want {
+			t.Errorf("events column %s is %q in DuckDB, want %s", col, evTypes[col], want)
+		}
+	}
+	eventsLine := regexp.MustCompile(`sessions \((\d+) events\)`).FindStringSubmatch(stdout)
+	if eventsLine == nil || fmt.Sprint(num(t, res[8][0]["n"])) != eventsLine[1] || num(t, res[8][0]["corrections"]) == 0 || num(t, res[8][0]["interventions"]) == 0 {
+		t.Errorf("events table in DuckDB %v, replay printed %v", res[8][0], eventsLine)
+	}
+	if len(res[9]) != 0 {
+		t.Errorf("sessions whose intervention count disagrees with the interventions table: %v", res[9])
+	}
+	sessionsLine := regexp.MustCompile(`(\d+) sessions \(`).FindStringSubmatch(stdout)
+	if sessionsLine == nil || fmt.Sprint(num(t, res[10][0]["sessions"])) != sessionsLine[1] || res[10][0]["sessions"] != res[10][0]["null_cycles"] {
+		t.Errorf("session rows %v, printed %v", res[10][0], sessionsLine)
 	}
 	if kv["loopwatch.table"] != "metrics" {
 		t.Errorf("loopwatch.table = %q", kv["loopwatch.table"])

@@ -128,6 +128,7 @@ type simRunner struct {
 	rng    *rand.Rand
 	p      float64
 	output string
+	result filter.CheckResult // reused: the loop reads a result before the next re-run
 }
 
 func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
@@ -136,9 +137,11 @@ func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
 
 func (s *simRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
 	if s.rng.Float64() < s.p {
-		return &filter.CheckResult{Name: name, Passed: true}, nil
+		s.result = filter.CheckResult{Name: name, Passed: true}
+	} else {
+		s.result = filter.CheckResult{Name: name, Output: s.output}
 	}
-	return &filter.CheckResult{Name: name, Output: s.output}, nil
+	return &s.result, nil
 }
 
 // simCoder is the simulated coder: every fix attempt costs the same.
