@@ -75,7 +75,7 @@ func writeFixture(t testing.TB, dir string) string {
 		PeakFrustrationEMA: ptr(0.62), FinalFrustrationEMA: ptr(0.31), FinalSuccessEMA: ptr(0.45), EndReason: ptr("flush"),
 		PredictedOutcome: ptr("partial"), PredictedConfidence: ptr(0.7),
 		AnalysisSummary: ptr("partial: approved after heavy friction (12 messages, 5 human turns, 4 friction events)."),
-		Label: ptr("ambiguous"), LabelSource: ptr("human"), LabelOutcome: ptr("partial"), LabelConfidence: ptr("high"),
+		Label:           ptr("ambiguous"), LabelSource: ptr("human"), LabelOutcome: ptr("partial"), LabelConfidence: ptr("high"),
 		FrictionMoments: ptr[int32](1)}))
 	emaA := []float64{0, 0, 0, 0.15, 0.15, 0.405, 0.62, 0.5, 0.5, 0.35, 0.31, 0.31}
 	sigA := map[int][]string{3: {"test_failure"}, 4: {"user_correction"}, 6: {"user_correction", "frustration"},

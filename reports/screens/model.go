@@ -102,8 +102,8 @@ type Status struct {
 type Breaker struct {
 	// State is "ok" (the breaker never intervened in the active session), "tripped"
 	// (it intervened at least once) or "none" (no session).
-	State         string   `json:"state"`
-	Interventions int      `json:"interventions"`
+	State          string   `json:"state"`
+	Interventions  int      `json:"interventions"`
 	FrustrationEMA *float64 `json:"frustration_ema"` // the active session's final EMA
 	// Thresholds come from the replay's loopwatch.assess_config; null when the file
 	// does not record it.
