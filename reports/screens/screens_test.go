@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/loopwatch/loopwatch/reports"
 )
@@ -383,5 +384,34 @@ func TestThresholds(t *testing.T) {
 	th := thresholds(`{"breaker":{"frustration_threshold":0.5,"failure_threshold":4,"correction_storm":2,"correction_window":"2m0s","cooldown":"1m0s"}}`)
 	if th == nil || *th != (Thresholds{Frustration: 0.5, ConsecutiveFailures: 4, CorrectionStorm: 2, CorrectionWindow: "2m0s", Cooldown: "1m0s"}) {
 		t.Errorf("thresholds = %+v", th)
+	}
+}
+
+// TestRowGroupStatistics checks that the statistics Detail relies on to skip row groups
+// are written, and rule out a key outside them.
+func TestRowGroupStatistics(t *testing.T) {
+	r := openFixture(t)
+	f, err := os.Open(r.Sibling("events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, ok := pf.Schema().Lookup("session_key")
+	if !ok {
+		t.Fatal("no session_key column")
+	}
+	st := pf.Metadata().RowGroups[0].Columns[leaf.ColumnIndex].MetaData.Statistics
+	for key, want := range map[string]bool{keyA: true, keyB: true, keyC: true, "0000": false, "zzzz": false} {
+		if got := mayHold(st, key); got != want {
+			t.Errorf("mayHold(%s) = %v, want %v (statistics %q–%q)", key, got, want, st.MinValue, st.MaxValue)
+		}
+	}
+	if !mayHold(format.Statistics{}, "anything") {
+		t.Error("without statistics every row group may hold the key")
 	}
 }
