@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/reports/screens"
+)
+
+// The fixture: TestMain builds the replay command and replays the hand-written Claude
+// Code transcripts of testdata/transcripts (three sessions: 5f3c0000… with a
+// correction storm, 5f3c1111… a quiet question, 77aa0000… ten days older) with
+// testdata/labels.csv into a temporary folder, so the screens are tested on what the
+// real pipeline writes.
+var fixture struct {
+	dir    string // holds results.parquet and its sibling tables
+	replay string // the built replay binary
+	err    error
+}
+
+const (
+	sessionA = "5f3c0000-0000-4000-8000-00000000000a"
+	sessionB = "5f3c1111-0000-4000-8000-00000000000b"
+	sessionC = "77aa0000-0000-4000-8000-00000000000c"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "assess-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixture.dir = filepath.Join(tmp, "fixture")
+	fixture.replay = filepath.Join(tmp, "replay")
+	fixture.err = buildFixture()
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func buildFixture() error {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("the go command is needed to build the replay command: %w", err)
+	}
+	build := exec.Command(goCmd, "build", "-o", fixture.replay, "github.com/loopwatch/loopwatch/cmd/replay")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build cmd/replay: %v\n%s", err, out)
+	}
+	if err := os.MkdirAll(fixture.dir, 0o755); err != nil {
+		return err
+	}
+	return replay(filepath.Join("testdata", "transcripts"), filepath.Join("testdata", "labels.csv"), filepath.Join(fixture.dir, "results.parquet"))
+}
+
+// replay runs the built replay command on a folder of transcripts.
+func replay(in, labels, out string) error {
+	cmd := exec.Command(fixture.replay, "--in", in, "--labels", labels, "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("replay --in %s: %v\n%s", in, err, b)
+	}
+	return nil
+}
+
+func needFixture(t *testing.T) string {
+	t.Helper()
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return filepath.Join(fixture.dir, "results.parquet")
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestDocExamples runs every example invocation of the command's documentation in a
+// folder holding the fixture as results.parquet: each must be in the --help text too
+// and succeed.
+func TestDocExamples(t *testing.T) {
+	needFixture(t)
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []string
+	_, block, _ := strings.Cut(string(doc), "// Examples:\n//\n")
+	for _, line := range strings.Split(block, "\n") {
+		ex, ok := strings.CutPrefix(line, "//\tassess")
+		if !ok {
+			break
+		}
+		examples = append(examples, "assess"+ex)
+	}
+	if len(examples) < 5 {
+		t.Fatalf("found %d examples in doc.go", len(examples))
+	}
+	t.Chdir(fixture.dir)
+	for _, ex := range examples {
+		if !strings.Contains(usage, "  "+ex+"\n") {
+			t.Errorf("example %q is in doc.go but not in the usage text", ex)
+		}
+		code, stdout, stderr := runCLI(strings.Fields(ex)[1:]...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
+			continue
+		}
+		if strings.Contains(ex, "--json") {
+			if !json.Valid([]byte(stdout)) {
+				t.Errorf("%s: invalid JSON:\n%s", ex, stdout)
+			}
+		} else if !strings.Contains(stdout, "\n───") && !strings.Contains(stdout, "\n─") {
+			t.Errorf("%s: no screen:\n%s", ex, stdout)
+		}
+	}
+	code, _, stderr := runCLI("--help")
+	if code != 0 || !strings.Contains(stderr, "Examples:") || !strings.Contains(stderr, "--results") {
+		t.Errorf("--help: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestScreens checks the three screens on what the real pipeline wrote for the
+// fixture's transcripts.
+func TestScreens(t *testing.T) {
+	results := needFixture(t)
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stdout, in order
+		not  []string
+	}{
+		{"status", []string{"status"}, []string{
+			"Assessment Status\n─────────────────\nEnabled: true\nCircuit Breaker: TRIPPED (1 intervention; frustration: ",
+			"threshold: 0.70)", "Active Session", "Session: " + sessionA, "Messages: 5\n", "Checkpoints: ",
+			"Interventions: 1 (first: clarification_pause at msg 9)", "Replay", "Sessions: 3 (23 events)", "Analyzer: offline"}, nil},
+		{"history, last 7 days", []string{"history"}, []string{
+			"Session History (last 7 days to 2026-03-02 09:00)", "SESSION   OUTCOME", "LABEL", "MSGS  FRUST  INTERV  DATE (UTC)",
+			"\n5f3c0000  partial", "2026-03-02 09:00", "\n5f3c1111  success", "2026-03-01 14:00\n",
+			"1 older session not shown (--days 0 shows all).", "Use `assess history <session-id>` for details."},
+			[]string{"77aa0000"}},
+		{"history, all", []string{"history", "--days", "0"}, []string{"Session History (all 3 sessions)", "5f3c0000", "5f3c1111",
+			"77aa0000  abandoned"}, []string{"not shown"}},
+		{"history, limit", []string{"history", "--days=0", "--limit=1"}, []string{"5f3c0000", "Showing the newest 1 of 3 sessions (--limit 1)."},
+			[]string{"5f3c1111"}},
+		{"one session by prefix", []string{"history", "5f3c0"}, []string{
+			"Session: " + sessionA, "Date: 2026-03-02 09:00 UTC", "Duration: 5 minutes", "Messages: 5 (13 events in all)",
+			"Outcome: partial (confidence: ", "Label: partial (confidence: high)",
+			"Frustration Trajectory\n──────────────────────\n0.0 ▁", " 1.0\n    Start", "End\nPeak 0.",
+			"Checkpoints\n───────────\n1. \"", "Signals Detected\n────────────────\n• 1x test_failure (msg 3)",
+			"x user_correction (msgs 5, 7, 9)", "Labelled friction: msgs 5, 7",
+			"Interventions\n─────────────\n1. clarification_pause at 2026-03-02 09:03:00 UTC (msg 9; 3 corrections in the window)",
+			"Analysis\n────────\npartial: "}, nil},
+		{"a quiet session", []string{"history", sessionB}, []string{"Session: " + sessionB, "Checkpoints: None", "Signals Detected: None",
+			"Labelled friction: None", "Interventions: None"}, nil},
+		{"an unlabelled session", []string{"history", "77"}, []string{"Session: " + sessionC, "• 1x interrupt (msg 4)"}, []string{"Label", "Labelled friction"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"--results", results}, tt.args...)...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rest := stdout
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("output lacks %q (after what came before it):\n%s", w, stdout)
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, n := range tt.not {
+				if strings.Contains(stdout, n) {
+					t.Errorf("output has %q:\n%s", n, stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestJSON decodes each screen's JSON into the screens' structs and checks it agrees
+// with the text.
+func TestJSON(t *testing.T) {
+	results := needFixture(t)
+	decode := func(v any, args ...string) {
+		t.Helper()
+		code, stdout, stderr := runCLI(append([]string{"--results", results, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stdout)
+		}
+	}
+	var st screens.Status
+	decode(&st, "status")
+	if !st.Enabled || st.Breaker.State != "tripped" || st.ActiveSession == nil || st.ActiveSession.ID != sessionA ||
+		st.Breaker.Thresholds == nil || st.Breaker.Thresholds.Frustration != 0.7 || st.Replay.Sessions != 3 || st.Replay.Events != 23 {
+		t.Errorf("status: %+v", st)
+	}
+	var h screens.History
+	decode(&h, "history")
+	if h.Days != 7 || h.TotalSessions != 3 || h.InWindow != 2 || len(h.Sessions) != 2 || h.Sessions[0].ID != sessionA || h.Sessions[1].ID != sessionB {
+		t.Errorf("history: %+v", h)
+	}
+	var d screens.Detail
+	decode(&d, "history", "5f3c0")
+	if d.Session.ID != sessionA || d.Trajectory.Cells != 13 || len(d.Trajectory.Values) != 13 || d.Trajectory.Peak == nil ||
+		*d.Trajectory.Peak != d.Session.PeakFrustrationEMA || len(d.Interventions) != 1 || d.Interventions[0].EventIndex != 9 ||
+		len(d.Checkpoints) != d.Session.Checkpoints {
+		t.Errorf("detail: %+v", d)
+	}
+	kinds := map[string]int{}
+	for _, s := range d.Signals {
+		kinds[s.Kind] = s.Count
+		if len(s.Events) != s.Count {
+			t.Errorf("signal %s: %d events for %d signals", s.Kind, len(s.Events), s.Count)
+		}
+	}
+	if kinds["user_correction"] != 3 || kinds["test_failure"] != 1 || kinds["test_success"] != 1 {
+		t.Errorf("signals: %+v", d.Signals)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	results := needFixture(t)
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "foreign.parquet")
+	if err := parquet.WriteFile(foreign, []struct{ A int }{{1}}); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(dir, "notes.parquet")
+	os.WriteFile(text, []byte("hello\n"), 0o644)
+	missing := filepath.Join(dir, "results.parquet")
+	events := strings.TrimSuffix(results, ".parquet") + ".events.parquet"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // in stderr
+	}{
+		{"missing results", []string{"--results", missing, "status"}, 2, []string{"assess: " + missing + ": no such file", "replay --out " + missing}},
+		{"missing default results", []string{"history"}, 2, []string{"assess: results.parquet: no such file (run `replay --out results.parquet` first, or give --results FILE)"}},
+		{"not Parquet", []string{"--results", text, "status"}, 2, []string{text + ": not a Parquet file"}},
+		{"not a loopwatch file", []string{"--results", foreign, "history"}, 2, []string{foreign + ": not a loopwatch results file (no loopwatch.table metadata)", "replay --out"}},
+		{"a sibling table", []string{"--results", events, "status"}, 2, []string{"is the events table of a replay, not its run table (give --results " + results + ")"}},
+		{"ambiguous prefix", []string{"--results", results, "history", "5f3c"}, 1, []string{`session "5f3c" is ambiguous`, sessionA, sessionB}},
+		{"unknown session", []string{"--results", results, "history", "deadbeef"}, 1, []string{`no session "deadbeef" in ` + results}},
+		{"no command", nil, 2, []string{"no command: give status or history"}},
+		{"unknown command", []string{"stats"}, 2, []string{`unknown command "stats"`}},
+		{"status with an argument", []string{"status", "x"}, 2, []string{`status takes no argument, got "x"`}},
+		{"two sessions", []string{"history", "a", "b"}, 2, []string{"history takes at most one session id"}},
+		{"--days with status", []string{"status", "--days", "3"}, 2, []string{"--days and --limit apply to history only"}},
+		{"--limit with a session", []string{"history", "5f3c0", "--limit", "3"}, 2, []string{"not one session"}},
+		{"negative days", []string{"history", "--days", "-1"}, 2, []string{"must be ≥ 0"}},
+		{"unknown flag", []string{"--frobnicate", "status"}, 2, []string{"unknown flag: --frobnicate"}},
+	}
+	t.Chdir(dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not contain %q", stderr, w)
+				}
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 {
+				t.Errorf("stderr is %d lines, want one:\n%s", n, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+		})
+	}
+}
+
+// TestCorpus replays the shared Claude Code corpus and checks that the session with
+// the highest frustration shows its trajectory. It skips when the corpus is absent.
+func TestCorpus(t *testing.T) {
+	needFixture(t)
+	dir, err := corpora.Dir("claude-code")
+	if err != nil {
+		t.Skipf("no Claude Code corpus: %v", err)
+	}
+	results := filepath.Join(t.TempDir(), "cc.parquet")
+	if err := replay(dir, filepath.Join(dir, "labels.csv"), results); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("--results", results, "--json", "history", "--days", "0")
+	if code != 0 {
+		t.Fatalf("history: exit %d: %s", code, stderr)
+	}
+	var h screens.History
+	if err := json.Unmarshal([]byte(stdout), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Sessions) < 10 {
+		t.Fatalf("only %d sessions in the corpus", len(h.Sessions))
+	}
+	// The session with the highest frustration, and the longest one that rises
+	// above the sparkline's lowest level (its events are bucketed into cells).
+	var top, long *screens.Session
+	for i := range h.Sessions {
+		s := &h.Sessions[i]
+		if top == nil || s.PeakFrustrationEMA > top.PeakFrustrationEMA {
+			top = s
+		}
+		if s.PeakFrustrationEMA >= 0.125 && (long == nil || s.Events > long.Events) {
+			long = s
+		}
+	}
+	if top.PeakFrustrationEMA < 0.125 {
+		t.Fatalf("no session of the corpus rises above the sparkline's lowest level (peak %.2f)", top.PeakFrustrationEMA)
+	}
+	if long.Events <= screens.TrajectoryWidth {
+		t.Errorf("the longest frustrated session has only %d events", long.Events)
+	}
+	for _, s := range []*screens.Session{top, long} {
+		checkTrajectory(t, results, s)
+	}
+}
+
+// checkTrajectory checks the detail screen of session s: its trajectory's cells, its
+// peak against the session row, and the sparkline in the text.
+func checkTrajectory(t *testing.T, results string, s *screens.Session) {
+	t.Helper()
+	code, stdout, stderr := runCLI("--results", results, "--json", "history", s.ShortID)
+	if code != 0 {
+		t.Fatalf("history %s: exit %d: %s", s.ShortID, code, stderr)
+	}
+	var d screens.Detail
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	tr := d.Trajectory
+	if d.Session.ID != s.ID || tr.Cells != min(screens.TrajectoryWidth, s.Events) || tr.Peak == nil || *tr.Peak != s.PeakFrustrationEMA {
+		t.Fatalf("%s: trajectory %+v for a session of %d events with peak %v", s.ID, tr, s.Events, s.PeakFrustrationEMA)
+	}
+	highest := 0.0
+	for _, v := range tr.Values {
+		highest = max(highest, v)
+	}
+	if highest != *tr.Peak {
+		t.Errorf("%s: the cells' highest value %v is not the peak %v", s.ID, highest, *tr.Peak)
+	}
+	code, stdout, stderr = runCLI("--results", results, "history", s.ShortID)
+	if code != 0 {
+		t.Fatalf("history %s: exit %d: %s", s.ShortID, code, stderr)
+	}
+	line := "0.0 " + tr.Sparkline + " 1.0\n"
+	if !strings.Contains(stdout, "Frustration Trajectory\n──────────────────────\n"+line) || strings.Trim(tr.Sparkline, "▁") == "" {
+		t.Errorf("%s: no trajectory above the floor in:\n%s", s.ID, stdout)
+	}
+	t.Logf("%s (%d events): %s (peak %.2f)", s.ShortID, s.Events, tr.Sparkline, *tr.Peak)
+}

@@ -1,0 +1,205 @@
+package screens
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// Status builds the status screen: the breaker's state in the newest session, that
+// session, and the replay.
+func (r *Results) Status() Status {
+	st := Status{Results: r.Path, Enabled: len(r.Sessions) > 0,
+		Breaker: Breaker{State: "none", Thresholds: thresholds(r.Meta.AssessConfig)},
+		Replay: Replay{Sessions: len(r.Sessions), OtherRuns: r.OtherRuns, InputFingerprint: r.Meta.InputFingerprint,
+			Analyzer: r.Meta.LLM, Labels: r.Meta.Labels, Version: r.Meta.Version}}
+	for i := range r.Sessions {
+		st.Replay.Events += num(r.Sessions[i].Events)
+	}
+	if len(r.Sessions) == 0 {
+		return st
+	}
+	s := r.session(&r.Sessions[0])
+	st.ActiveSession = &s
+	st.Breaker.State = "ok"
+	if s.Interventions > 0 {
+		st.Breaker.State = "tripped"
+	}
+	st.Breaker.Interventions = s.Interventions
+	st.Breaker.FrustrationEMA = &s.FinalFrustrationEMA
+	return st
+}
+
+// HistoryOptions choose the sessions of the history screen.
+type HistoryOptions struct {
+	// Days keeps the sessions that started at most this many days before the newest
+	// session of the file (never the wall clock); 0 keeps all, undated ones included.
+	Days int
+	// Limit caps the number of sessions listed, newest first; 0 lists all.
+	Limit int
+}
+
+// History builds the session list: newest first (start time descending, then id).
+func (r *Results) History(opts HistoryOptions) History {
+	h := History{Results: r.Path, Days: max(opts.Days, 0), Limit: max(opts.Limit, 0), TotalSessions: len(r.Sessions),
+		Sessions: []Session{}}
+	var since time.Time
+	if h.Days > 0 && len(r.Sessions) > 0 && r.Sessions[0].StartedAt != nil {
+		until := r.Sessions[0].StartedAt.UTC()
+		since = until.Add(-time.Duration(h.Days) * 24 * time.Hour)
+		h.Since, h.Until = &since, &until
+	}
+	for i := range r.Sessions {
+		row := &r.Sessions[i]
+		if row.StartedAt == nil {
+			h.Undated++
+			if h.Days > 0 {
+				continue
+			}
+		} else if h.Days > 0 && row.StartedAt.Before(since) {
+			continue
+		}
+		h.InWindow++
+		if h.Limit == 0 || len(h.Sessions) < h.Limit {
+			h.Sessions = append(h.Sessions, r.session(row))
+		}
+	}
+	return h
+}
+
+// TrajectoryWidth is the number of cells of the frustration sparkline (fewer when the
+// session has fewer events).
+const TrajectoryWidth = 30
+
+// Detail builds the screen of the session id names (its id or a unique prefix),
+// reading its rows from the events, checkpoints and interventions tables beside the
+// run table.
+func (r *Results) Detail(id string) (Detail, error) {
+	row, err := r.Find(id)
+	if err != nil {
+		return Detail{}, err
+	}
+	key := row.RunKey
+	events, err := readSession(r, "events", key, func(e *reports.EventRow) string { return e.SessionKey })
+	if err != nil {
+		return Detail{}, err
+	}
+	cps, err := readSession(r, "checkpoints", key, func(c *reports.CheckpointRow) string { return c.SessionKey })
+	if err != nil {
+		return Detail{}, err
+	}
+	ivs, err := readSession(r, "interventions", key, func(i *reports.InterventionRow) string { return i.SessionKey })
+	if err != nil {
+		return Detail{}, err
+	}
+	return r.detail(row, events, cps, ivs), nil
+}
+
+func (r *Results) detail(row *reports.RunRow, events []reports.EventRow, cps []reports.CheckpointRow, ivs []reports.InterventionRow) Detail {
+	slices.SortStableFunc(events, func(a, b reports.EventRow) int { return cmp.Compare(a.Index, b.Index) })
+	slices.SortStableFunc(cps, func(a, b reports.CheckpointRow) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortStableFunc(ivs, func(a, b reports.InterventionRow) int { return cmp.Compare(a.EventIndex, b.EventIndex) })
+	d := Detail{Results: r.Path, Session: r.session(row),
+		Analysis: Analysis{Outcome: row.PredictedOutcome, Confidence: row.PredictedConfidence, Summary: row.AnalysisSummary,
+			Error: row.AnalysisError, EndReason: row.EndReason},
+		Checkpoints: []Checkpoint{}, Signals: []Signal{}, Interventions: []Intervention{}}
+
+	ema := make([]float64, len(events))
+	for i, e := range events {
+		ema[i] = e.FrustrationEMA
+	}
+	d.Trajectory = trajectory(ema, TrajectoryWidth)
+	if d.Trajectory.PeakEvent != nil {
+		ix := int(events[*d.Trajectory.PeakEvent].Index)
+		d.Trajectory.PeakEvent = &ix
+	}
+
+	// Signals, by kind in order of first appearance.
+	byKind := map[string]int{}
+	labelled := false
+	var friction []int
+	for _, e := range events {
+		for _, k := range e.Signals {
+			i, ok := byKind[k]
+			if !ok {
+				i = len(d.Signals)
+				byKind[k] = i
+				d.Signals = append(d.Signals, Signal{Kind: k})
+			}
+			d.Signals[i].Count++
+			d.Signals[i].Events = append(d.Signals[i].Events, int(e.Index))
+		}
+		if e.FrictionLabel != nil {
+			labelled = true
+			if *e.FrictionLabel {
+				friction = append(friction, int(e.Index))
+			}
+		}
+	}
+	if labelled || row.FrictionMoments != nil {
+		d.LabelledFriction = append([]int{}, friction...)
+	}
+
+	for _, c := range cps {
+		// The checkpoint's segment is in processor indices, which count from the
+		// session's first processed event; the event it fired at is its last.
+		first := int(c.EventIndex) - int(c.ToIndex-c.FromIndex)
+		d.Checkpoints = append(d.Checkpoints, Checkpoint{Seq: int(c.Seq), Trigger: c.Trigger, EventIndex: int(c.EventIndex),
+			FirstEvent: min(first, int(c.EventIndex)), LastEvent: int(c.EventIndex), At: utc(c.At), Summary: c.Summary, Error: c.Error})
+	}
+	for _, iv := range ivs {
+		d.Interventions = append(d.Interventions, Intervention{Type: iv.Type, EventIndex: int(iv.EventIndex), At: utc(iv.At),
+			FrustrationEMA: iv.FrustrationEMA, ConsecutiveFailures: int(iv.ConsecutiveFailures),
+			CorrectionsInWindow: int(iv.CorrectionsInWindow), Content: iv.Content, AfterFriction: iv.AfterFriction})
+	}
+	return d
+}
+
+// trajectory buckets values into at most width cells, each the highest value of the
+// values it covers; PeakEvent is the position (into values) of the first maximum.
+func trajectory(values []float64, width int) Trajectory {
+	t := Trajectory{Values: []float64{}}
+	n := len(values)
+	if n == 0 || width <= 0 {
+		return t
+	}
+	cells := min(width, n)
+	t.Cells = cells
+	for c := range cells {
+		lo, hi := c*n/cells, (c+1)*n/cells
+		m := values[lo]
+		for _, v := range values[lo+1 : hi] {
+			m = max(m, v)
+		}
+		t.Values = append(t.Values, m)
+	}
+	t.Sparkline = sparkline(t.Values)
+	peak, at := values[0], 0
+	for i, v := range values {
+		if v > peak {
+			peak, at = v, i
+		}
+	}
+	final := values[n-1]
+	t.Peak, t.PeakEvent, t.Final = &peak, &at, &final
+	return t
+}
+
+// sparkBlocks are the sparkline's eight levels, lowest first.
+var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws values on the fixed scale 0.0–1.0: level ⌊8v⌋, clamped to the
+// eight blocks (NaN and negatives draw the lowest).
+func sparkline(values []float64) string {
+	out := make([]rune, len(values))
+	for i, v := range values {
+		level := 0
+		if v > 0 {
+			level = min(int(v*float64(len(sparkBlocks))), len(sparkBlocks)-1)
+		}
+		out[i] = sparkBlocks[level]
+	}
+	return string(out)
+}

@@ -1,0 +1,389 @@
+package screens
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// Results is a replay's run table, opened for the screens: its session rows in
+// display order and the metadata every table of the replay carries.
+type Results struct {
+	// Path is the run table as it was given.
+	Path string
+	// Sessions are the rows of kind "session", newest first: started_at descending,
+	// then run_key; sessions without a start time come last, by run_key.
+	Sessions []reports.RunRow
+	// OtherRuns counts the rows of other kinds (quasar runs).
+	OtherRuns int
+	// Meta is the file's loopwatch key-value metadata.
+	Meta Metadata
+
+	short map[string]string // run_key → shortest unique prefix (≥ ShortIDLen)
+}
+
+// Metadata is what the screens use of a replay's key-value metadata.
+type Metadata struct {
+	Table            string // loopwatch.table
+	Version          string // loopwatch.version
+	InputFingerprint string // loopwatch.input_fingerprint
+	LLM              string // loopwatch.llm: the session analyzer
+	Labels           string // loopwatch.labels
+	// AssessConfig is loopwatch.assess_config as written (JSON of assess.Config).
+	AssessConfig string
+}
+
+// FileError is a results file (or a sibling table) that is missing, unreadable or not
+// a loopwatch results file. Its message is one line that names the file and says what
+// to do.
+type FileError struct {
+	Path    string
+	Problem string
+	Hint    string
+}
+
+func (e *FileError) Error() string {
+	msg := e.Path + ": " + e.Problem
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
+}
+
+// LookupError is a session id that names no session, or more than one.
+type LookupError struct {
+	Path       string
+	ID         string
+	Candidates []string // the sessions an ambiguous prefix matches, in key order
+	Note       string   // why it is unknown, when more can be said
+}
+
+func (e *LookupError) Error() string {
+	if len(e.Candidates) > 1 {
+		const show = 8
+		list := strings.Join(e.Candidates[:min(show, len(e.Candidates))], ", ")
+		if n := len(e.Candidates) - show; n > 0 {
+			list += fmt.Sprintf(" and %d more", n)
+		}
+		return fmt.Sprintf("session %q is ambiguous in %s: it begins %d sessions: %s (give more of the id)", e.ID, e.Path, len(e.Candidates), list)
+	}
+	msg := fmt.Sprintf("no session %q in %s", e.ID, e.Path)
+	if e.Note != "" {
+		return msg + ": " + e.Note
+	}
+	return msg + " (assess history --days 0 lists them all)"
+}
+
+// ShortIDLen is the least number of characters of a session id the screens show.
+const ShortIDLen = 8
+
+// runTable is the loopwatch.table value of a replay's run table.
+const runTable = "runs"
+
+func replayHint(path string) string {
+	return "run `replay --out " + path + "` first, or give --results FILE"
+}
+
+// Open reads the run table of a replay (the file replay --out wrote). It returns a
+// [*FileError] when the file is missing or unreadable, is not Parquet, or is not a
+// loopwatch run table.
+func Open(path string) (*Results, error) {
+	pf, closer, meta, err := openTable(path, runTable)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	rows, err := readAll[reports.RunRow](pf)
+	if err != nil {
+		return nil, &FileError{Path: path, Problem: "cannot read the run table: " + err.Error(), Hint: replayHint(path)}
+	}
+	r := &Results{Path: path, Meta: meta}
+	for _, row := range rows {
+		if row.Kind == "session" {
+			r.Sessions = append(r.Sessions, row)
+		} else {
+			r.OtherRuns++
+		}
+	}
+	slices.SortStableFunc(r.Sessions, compareSessions)
+	r.short = shortIDs(r.Sessions)
+	return r, nil
+}
+
+// compareSessions orders sessions newest first, then by key; undated ones last.
+func compareSessions(a, b reports.RunRow) int {
+	switch {
+	case a.StartedAt == nil && b.StartedAt == nil:
+	case a.StartedAt == nil:
+		return 1
+	case b.StartedAt == nil:
+		return -1
+	default:
+		if c := b.StartedAt.Compare(*a.StartedAt); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.RunKey, b.RunKey)
+}
+
+// shortIDs gives each session the shortest prefix of its key, at least ShortIDLen
+// characters long, that begins no other session's key.
+func shortIDs(sessions []reports.RunRow) map[string]string {
+	keys := make([]string, len(sessions))
+	for i, s := range sessions {
+		keys[i] = s.RunKey
+	}
+	slices.Sort(keys)
+	short := make(map[string]string, len(keys))
+	common := func(a, b string) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	for i, k := range keys {
+		n := ShortIDLen
+		if i > 0 {
+			n = max(n, common(k, keys[i-1])+1)
+		}
+		if i+1 < len(keys) {
+			n = max(n, common(k, keys[i+1])+1)
+		}
+		short[k] = truncateID(k, n)
+	}
+	return short
+}
+
+// truncateID cuts k to n bytes without splitting a UTF-8 sequence.
+func truncateID(k string, n int) string {
+	if n >= len(k) {
+		return k
+	}
+	for n < len(k) && !isRuneStart(k[n]) {
+		n++
+	}
+	return k[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// ShortID returns the short form of a session's id shown in the history table.
+func (r *Results) ShortID(key string) string {
+	if s, ok := r.short[key]; ok {
+		return s
+	}
+	return key
+}
+
+// Find returns the session whose id is id or, failing that, the only session whose id
+// begins with id. It returns a [*LookupError] for no match or an ambiguous prefix.
+func (r *Results) Find(id string) (*reports.RunRow, error) {
+	if id == "" {
+		return nil, &LookupError{Path: r.Path, ID: id, Note: "the session id is empty"}
+	}
+	var matches []int
+	for i := range r.Sessions {
+		if r.Sessions[i].RunKey == id {
+			return &r.Sessions[i], nil
+		}
+		if strings.HasPrefix(r.Sessions[i].RunKey, id) {
+			matches = append(matches, i)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return &r.Sessions[matches[0]], nil
+	case 0:
+		e := &LookupError{Path: r.Path, ID: id}
+		if len(r.Sessions) == 0 {
+			e.Note = r.noSessionsNote()
+		}
+		return nil, e
+	}
+	e := &LookupError{Path: r.Path, ID: id}
+	for _, i := range matches {
+		e.Candidates = append(e.Candidates, r.Sessions[i].RunKey)
+	}
+	slices.Sort(e.Candidates)
+	return nil, e
+}
+
+func (r *Results) noSessionsNote() string {
+	if r.OtherRuns > 0 {
+		return fmt.Sprintf("it holds no sessions, only %d quasar runs (sessions come from Claude Code transcripts and vibes event logs)", r.OtherRuns)
+	}
+	return "it holds no sessions"
+}
+
+// Sibling returns the path of the replay's table named table ("events",
+// "checkpoints", "interventions"): the run table's stem plus ".<table>.parquet".
+func (r *Results) Sibling(table string) string {
+	return strings.TrimSuffix(r.Path, ".parquet") + "." + table + ".parquet"
+}
+
+// openTable opens a loopwatch Parquet table and checks its loopwatch.table metadata.
+func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
+	var meta Metadata
+	hint := replayHint(path)
+	if table != runTable {
+		hint = "it is written beside the run table by replay --out; run the replay again"
+	}
+	if !strings.HasSuffix(path, ".parquet") {
+		return nil, nil, meta, &FileError{Path: path, Problem: "not a loopwatch results file: the name must end in .parquet", Hint: replayHint("results.parquet")}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		problem := "cannot open: " + unwrapPathError(err).Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			problem = "no such file"
+		}
+		return nil, nil, meta, &FileError{Path: path, Problem: problem, Hint: hint}
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		err = errors.New("is a directory")
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + unwrapPathError(err).Error(), Hint: hint}
+	}
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		f.Close()
+		return nil, nil, meta, &FileError{Path: path, Problem: "not a Parquet file (" + oneLine(err.Error()) + ")", Hint: hint}
+	}
+	meta.Table, _ = pf.Lookup("loopwatch.table")
+	meta.Version, _ = pf.Lookup("loopwatch.version")
+	meta.InputFingerprint, _ = pf.Lookup("loopwatch.input_fingerprint")
+	meta.LLM, _ = pf.Lookup("loopwatch.llm")
+	meta.Labels, _ = pf.Lookup("loopwatch.labels")
+	meta.AssessConfig, _ = pf.Lookup("loopwatch.assess_config")
+	switch {
+	case meta.Table == "":
+		f.Close()
+		return nil, nil, meta, &FileError{Path: path, Problem: "not a loopwatch results file (no loopwatch.table metadata)", Hint: hint}
+	case meta.Table != table && table == runTable:
+		f.Close()
+		stem := strings.TrimSuffix(strings.TrimSuffix(path, ".parquet"), "."+meta.Table)
+		return nil, nil, meta, &FileError{Path: path, Problem: fmt.Sprintf("is the %s table of a replay, not its run table", meta.Table),
+			Hint: "give --results " + stem + ".parquet"}
+	case meta.Table != table:
+		f.Close()
+		return nil, nil, meta, &FileError{Path: path, Problem: fmt.Sprintf("is loopwatch's %s table, expected the %s table", meta.Table, table), Hint: hint}
+	}
+	return pf, f, meta, nil
+}
+
+func readAll[T any](pf *parquet.File) ([]T, error) {
+	rd := parquet.NewGenericReader[T](pf)
+	defer rd.Close()
+	rows := make([]T, pf.NumRows())
+	n, err := rd.Read(rows)
+	if err == io.EOF || (err == nil && int64(n) == pf.NumRows()) {
+		return rows[:n], nil
+	}
+	if err == nil {
+		err = fmt.Errorf("read %d of %d rows", n, pf.NumRows())
+	}
+	return nil, err
+}
+
+// readSession reads the rows of one session from the sibling table named table,
+// skipping the row groups whose session_key statistics rule the session out (a
+// replay writes each session's rows together).
+func readSession[T any](r *Results, table, key string, keyOf func(*T) string) ([]T, error) {
+	path := r.Sibling(table)
+	pf, closer, _, err := openTable(path, table)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	col := -1
+	if leaf, ok := pf.Schema().Lookup("session_key"); ok {
+		col = leaf.ColumnIndex
+	}
+	var out []T
+	buf := make([]T, 512)
+	for i, rg := range pf.RowGroups() {
+		if col >= 0 && !mayHold(pf.Metadata().RowGroups[i].Columns[col].MetaData.Statistics, key) {
+			continue
+		}
+		rd := parquet.NewGenericRowGroupReader[T](rg)
+		for {
+			n, err := rd.Read(buf)
+			for j := range buf[:n] {
+				if keyOf(&buf[j]) == key {
+					out = append(out, buf[j])
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rd.Close()
+				return nil, &FileError{Path: path, Problem: "cannot read: " + oneLine(err.Error()), Hint: "run the replay again"}
+			}
+		}
+		rd.Close()
+	}
+	return out, nil
+}
+
+// mayHold reports whether a byte-array column chunk with these statistics can hold
+// key; without min and max it may.
+func mayHold(st format.Statistics, key string) bool {
+	lo, hi := st.MinValue, st.MaxValue
+	if lo == nil || hi == nil {
+		return true
+	}
+	return string(lo) <= key && key <= string(hi)
+}
+
+// unwrapPathError drops the path an *fs.PathError repeats.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// jsonString writes v as indented JSON followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// utc returns t in UTC, or nil.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
