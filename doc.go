@@ -8,8 +8,8 @@
 //	replay/...  sources → normalised runs and sessions → the replay engine
 //	analyze/... the shippable detectors (struggle, fixloop, assess)
 //	eval        labels, confusion counts, precision/recall, intervals
-//	reports     Parquet tables, summaries
-//	cmd/...     thin binaries: replay, datagen
+//	reports/... Parquet tables, summaries, the assessment screens
+//	cmd/...     thin binaries: replay, assess, datagen
 //
 // This package only records the tool's version.
 package loopwatch
