@@ -214,3 +214,20 @@ func mustReadF(f *testing.F, name string) string {
 	}
 	return string(b)
 }
+
+// FuzzReadConfig checks that no quasar config file panics the reader and that the
+// limits it reads are never negative or NaN.
+func FuzzReadConfig(f *testing.F) {
+	f.Add([]byte("max_review_cycles: 5\nmax_budget_usd: 12.5\n"))
+	f.Add([]byte("# comment\nmax_review_cycles: \"x\"\nlint_commands:\n  - go vet ./...\n"))
+	f.Add([]byte("max_budget_usd: -1\nmax_review_cycles: 1e99\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		jc := join.New()
+		ReadConfig(".quasar.yaml", strings.NewReader(string(in)), jc)
+		jc.Finish()
+		l := jc.Limits(nil)
+		if l.MaxCycles <= 0 || !(l.MaxBudgetUSD > 0) {
+			t.Fatalf("limits %+v from %q", l, in)
+		}
+	})
+}
