@@ -42,34 +42,23 @@ var statuses = map[string]bool{"pending": true, "created": true, "in_progress": 
 	"failed": true, "skipped": true, "decomposed": true}
 
 var (
-	tableRE = regexp.MustCompile(`(?m)^\s*\[\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\]`)
-	keyRE   = regexp.MustCompile(`(?m)^\s*(bead_id|nebula_name|total_cost_usd|max_review_cycles|max_budget_usd)\s*=`)
 	yamlRE  = regexp.MustCompile(`(?m)^(max_review_cycles|max_budget_usd|claude_path|beads_path)\s*:`)
 	idRE    = regexp.MustCompile(`(?m)^\s*id\s*=`)
 	phaseRE = regexp.MustCompile(`^\s*\[\s*(phases|tasks)\.("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*\]\s*(#.*)?$`)
 )
 
-// SniffManifest reports whether a file is a nebula manifest: it is named nebula.toml
-// and has a [nebula] or [execution] table.
+// SniffManifest reports whether a file is a nebula manifest: it is named nebula.toml.
+// The name is quasar's own, so a file of that name is read as a manifest even when
+// its content does not parse: the reader then reports the TOML error with its line,
+// instead of the file passing as unrecognised.
 func SniffManifest(name string, head []byte) bool {
-	if path.Base(name) != ManifestName {
-		return false
-	}
-	for _, m := range tableRE.FindAllSubmatch(head, -1) {
-		if s := string(m[1]); s == "nebula" || s == "execution" {
-			return true
-		}
-	}
-	return false
+	return path.Base(name) == ManifestName
 }
 
 // SniffState reports whether a file is a nebula state: it is named nebula.state.toml
-// and has nebula_name, bead_id or total_cost_usd keys or a [phases]/[tasks] table.
+// (read, like a manifest, whatever its content, so that a broken one is reported).
 func SniffState(name string, head []byte) bool {
-	if path.Base(name) != StateName {
-		return false
-	}
-	return keyRE.Match(head) || bytes.Contains(head, []byte("[phases")) || bytes.Contains(head, []byte("[tasks"))
+	return path.Base(name) == StateName
 }
 
 // SniffPhase reports whether a file is a nebula phase file: a .md file that opens with

@@ -166,7 +166,7 @@ func TestSniff(t *testing.T) {
 		manifest, state, phase, config bool
 	}{
 		{name: "x/nebula.toml", head: "[nebula]\nname = 'x'\n", manifest: true},
-		{name: "x/nebula.toml", head: "title = 'not a nebula'\n"},
+		{name: "x/nebula.toml", head: "title = 'not a nebula'\n", manifest: true}, // the name decides: the reader reports what is wrong
 		{name: "x/other.toml", head: "[nebula]\nname = 'x'\n"},
 		{name: "x/nebula.state.toml", head: "version = 1\nnebula_name = 'x'\n", state: true},
 		{name: "x/nebula.state.toml", head: "[tasks]\n", state: true},
