@@ -1,5 +1,5 @@
-// Command replay replays recorded coding-agent runs through loopwatch's detectors,
-// writes every decision to Parquet and scores the detectors against labels.
+// Command replay replays recorded coding-agent runs and sessions through loopwatch's
+// detectors, writes every decision to Parquet and scores the detectors against labels.
 //
 // Usage:
 //
@@ -10,6 +10,13 @@
 // each one cycle by cycle through struggle detection, on the recorded event time.
 // Without --in it replays the built-in sample dataset and its labels.
 //
+// Agent sessions are read too: Claude Code transcripts (with their subagents) and
+// vibes event logs are replayed event by event, on their recorded times, through the
+// assessment processor (detector, circuit breaker, checkpoints, session analysis —
+// offline by default, --llm claude for claude --print). Session labels (session_id,
+// outcome, friction_uuids) score the breaker and the outcome prediction per session,
+// and the interventions against labelled friction moments.
+//
 // quasar's real history is read too: a beads export (.beads/issues.jsonl) rebuilds the
 // runs, and the nebula files (nebula.toml, nebula.state.toml, phase files), quasar's
 // configuration and a cycle-commit list (TSV or git log output) found beside it are
@@ -19,10 +26,15 @@
 //
 // It writes the run table to --out and sibling tables beside it:
 //
-//	results.parquet           one row per run: outcome, label, prediction, lead time
-//	results.cycles.parquet    one row per run × cycle: every signal, score, reason
-//	results.metrics.parquet   TP/FP/FN/TN, precision, recall, F1, AP, ROC AUC, intervals
-//	results.problems.parquet  every problem found in the input, with file and line
+//	results.parquet                one row per run or session: outcome, label, predictions, lead time
+//	results.cycles.parquet         one row per run × cycle: every struggle signal, score, reason
+//	results.metrics.parquet        TP/FP/FN/TN, precision, recall, F1, AP, ROC AUC, intervals
+//	results.fixloop.parquet        the inner fix loop simulated on every recorded filter failure
+//	results.fixloop_runs.parquet   the same per run: cycles and dollars saved
+//	results.events.parquet         one row per session event: signals, EMAs, breaker state
+//	results.checkpoints.parquet    one row per checkpoint and its summary
+//	results.interventions.parquet  one row per intervention
+//	results.problems.parquet       every problem found in the input, with file and line
 //
 // and prints a short summary. Problems in the input (a malformed line, an unknown
 // event kind, a truncated file) are reported with file and line and the rest goes on;
@@ -36,6 +48,8 @@
 //	replay --in runs/ --labels labels.csv --out results.parquet --workers 8
 //	replay --in runs/ --struggle-config struggle.json --strict
 //	replay --in quasar-history/ --derive-labels --out q.parquet
+//	replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
+//	replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
 //
 // The struggle configuration file is JSON with any of the fields enabled,
 // min_cycles_before_check, filter_repeat_threshold, finding_overlap_threshold,

@@ -100,9 +100,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 const usage = `Usage: replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
 
-Replays recorded coding-agent runs through loopwatch's detectors, writes every decision
-to Parquet and scores the detectors against labels. Without --in it replays the
-built-in sample dataset.
+Replays recorded coding-agent runs (quasar traces, beads exports) and sessions (Claude
+Code transcripts, vibes event logs) through loopwatch's detectors, writes every
+decision to Parquet and scores the detectors against labels. Without --in it replays
+the built-in sample dataset.
 
 Examples:
   replay
@@ -110,6 +111,8 @@ Examples:
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
   replay --in quasar-history/ --derive-labels --out q.parquet
+  replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
+  replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
 
 Flags:
 `

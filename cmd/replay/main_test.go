@@ -88,6 +88,15 @@ func TestDocExamples(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(dir, "quasar-history"), os.DirFS(filepath.Join("testdata", "quasar"))); err != nil {
 		t.Fatal(err)
 	}
+	for name, b := range synth.SampleFiles() {
+		p := filepath.Join(dir, "sample", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Chdir(dir)
 	for _, ex := range examples {
 		if !strings.Contains(usage, "  "+ex+"\n") {
