@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 
 	"github.com/loopwatch/loopwatch/analyze"
 )
@@ -219,7 +219,7 @@ func TestCorpusLabels(t *testing.T) {
 // test when there is none.
 func corpusLabelsPath(t *testing.T) string {
 	t.Helper()
-	dir, err := corpora.Dir("claude-code")
+	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}

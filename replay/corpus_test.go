@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
@@ -24,7 +24,7 @@ import (
 // cycles, then was re-run and approved in 1. Over all 213 runs: 132 + 13 one-cycle runs
 // (approved/incomplete), 52 + 3 two-cycle, 11 + 1 three-cycle, 1 max-cycles run of 5.
 func TestQuasarCorpus(t *testing.T) {
-	dir, err := corpora.Dir("quasar")
+	dir, err := corpus.Dir("quasar")
 	if err != nil {
 		t.Skipf("quasar corpus absent: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
@@ -21,7 +21,7 @@ import (
 // directory holding go.mod), or skips the test.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir, err := corpora.Dir("claude-code")
+	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/reports/screens"
 )
 
@@ -295,7 +295,7 @@ func TestErrors(t *testing.T) {
 // the highest frustration shows its trajectory. It skips when the corpus is absent.
 func TestCorpus(t *testing.T) {
 	needFixture(t)
-	dir, err := corpora.Dir("claude-code")
+	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skipf("no Claude Code corpus: %v", err)
 	}

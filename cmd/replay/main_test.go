@@ -19,7 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -460,7 +460,7 @@ func num(t *testing.T, v any) float64 {
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	root, err := corpora.ModuleRoot()
+	root, err := corpus.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 // corpus: the seed's breaker with the defaults, and without loopwatch's extension that
 // counts unclassified tool errors.
 func TestCorpusClaudeCode(t *testing.T) {
-	dir, err := corpora.Dir("claude-code")
+	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/analyze"
-	"github.com/loopwatch/loopwatch/internal/corpora"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -19,7 +19,7 @@ import (
 // It skips the test when there is none.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	dir, err := corpora.Dir("claude-code")
+	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -1,10 +1,10 @@
-// Package corpora finds the real-world corpora that loopwatch's corpus tests replay.
+// Package corpus finds the real-world corpora that loopwatch's corpus tests replay.
 // The corpora are not part of the module: they live in a folder beside it
 // (../shared/corpora from the folder holding go.mod) or wherever the environment
 // variable LOOPWATCH_CORPORA points. Tests skip when a corpus is absent.
 //
 // The package only locates folders; it never copies or reads corpus files.
-package corpora
+package corpus
 
 import (
 	"errors"
