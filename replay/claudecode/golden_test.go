@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/internal/golden"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -79,20 +80,7 @@ func renderEvent(ev analyze.Event) string {
 // checkGolden compares got with testdata/name, or rewrites it under -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 // TestGolden maps every main transcript under testdata/ (subagents included) and

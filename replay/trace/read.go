@@ -152,14 +152,14 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 	r := b.run
 	switch kind {
 	case KindTaskStart:
-		if err := json.Unmarshal(data, &b.start); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &b.start); msg != "" {
+			return msg
 		}
 		r.Title, r.Phase = b.start.Title, b.start.Phase
 	case KindAgentDone:
 		var a AgentDone
-		if err := json.Unmarshal(data, &a); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &a); msg != "" {
+			return msg
 		}
 		if a.Role == "" {
 			return "without a role; skipped"
@@ -171,28 +171,28 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		}
 	case KindFilterResult:
 		var f FilterResult
-		if err := json.Unmarshal(data, &f); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &f); msg != "" {
+			return msg
 		}
 		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 	case KindFilterFixAttempt:
 		var f FilterFixAttempt
-		if err := json.Unmarshal(data, &f); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &f); msg != "" {
+			return msg
 		}
 		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
 			Attempt: f.Attempt, CostUSD: f.CostUSD, Time: ts})
 	case KindFilterFixResult:
 		var f FilterFixResult
-		if err := json.Unmarshal(data, &f); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &f); msg != "" {
+			return msg
 		}
 		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
 			Attempt: f.Attempts, CostUSD: f.CostUSD, Time: ts})
 	case KindCycleDone:
 		var c CycleDone
-		if err := json.Unmarshal(data, &c); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &c); msg != "" {
+			return msg
 		}
 		if c.Cycle < 1 {
 			return fmt.Sprintf("cycle %d is not a 1-based cycle number; skipped", c.Cycle)
@@ -200,8 +200,8 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		b.cycles = append(b.cycles, cycleAt{line: line, c: c, ts: ts})
 	case KindTaskState:
 		var s TaskState
-		if err := json.Unmarshal(data, &s); err != nil {
-			return "payload: " + err.Error() + "; skipped"
+		if msg := decode(data, &s); msg != "" {
+			return msg
 		}
 		if o := input.Outcome(s.Outcome); !o.Valid() || o == input.OutcomeIncomplete {
 			return fmt.Sprintf("outcome %q is not one of approved, max_cycles, budget_exceeded, decomposed, error; skipped", s.Outcome)
@@ -211,6 +211,14 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		if prev != nil {
 			return fmt.Sprintf("repeats the run's outcome (%s, now %s); the last one counts", prev.Outcome, s.Outcome)
 		}
+	}
+	return ""
+}
+
+// decode unmarshals an event's payload into v; it returns what is wrong, or "".
+func decode[T any](data json.RawMessage, v *T) string {
+	if err := json.Unmarshal(data, v); err != nil {
+		return "payload: " + err.Error() + "; skipped"
 	}
 	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/loopwatch/loopwatch/internal/golden"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -86,19 +87,7 @@ type renderer interface {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update accepts the change); got:\n%s", filepath.Base(path), got)
-	}
+	golden.Check(t, path, got, *update)
 }
 
 // TestRenderingIsStable renders each screen twice from two openings of the file.
