@@ -328,6 +328,7 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 		seen[key] = res.name
 		s.Sessions++
 		s.Events += len(sr.Session.Events)
+		s.note(sessionNotes(sr))
 		if err := sink.Session(sr); err != nil {
 			return err
 		}
@@ -627,4 +628,29 @@ func ReplayRun(run *input.Run, cfg struggle.StruggleConfig) *RunResult {
 		out.LeadSeconds = end.Sub(out.FirstTime).Seconds()
 	}
 	return res
+}
+
+// sessionNotes counts what a session's source read but did not turn into events the
+// assessment uses, so that nothing is dropped silently.
+func sessionNotes(sr *SessionResult) []input.Note {
+	src := sr.Session.Source
+	var notes []input.Note
+	add := func(what string, n int) {
+		if n > 0 {
+			notes = append(notes, input.Note{What: src + ": " + what, Count: n})
+		}
+	}
+	if sr.HumanMessages == 0 {
+		add("sessions without a human message", 1)
+	}
+	skipped := 0
+	for k, n := range sr.Session.Records {
+		if strings.HasPrefix(k, "skipped/") {
+			skipped += n
+		}
+	}
+	add("records skipped: no use to the assessment (progress, snapshots, queue operations, unknown types; see record_counts)", skipped)
+	add("records out of time order, placed by their time", sr.Session.Records["time/out_of_order"])
+	add("records without a time, given the previous record's", sr.Session.Records["time/missing"])
+	return notes
 }

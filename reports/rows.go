@@ -98,6 +98,9 @@ type RunRow struct {
 	BreakerConfusion    *string    `parquet:"breaker_confusion,optional"`
 	OutcomePredictedBad *bool      `parquet:"outcome_predicted_bad,optional"`
 	OutcomeConfusion    *string    `parquet:"outcome_confusion,optional"`
+	// RecordCounts is the source's complete accounting of the records it read, by type
+	// and what became of them, as a JSON object (keys sorted).
+	RecordCounts *string `parquet:"record_counts,optional"`
 }
 
 // CycleRow is one row of the cycle table (results.cycles.parquet): struggle detection's

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -129,6 +130,9 @@ func SessionRows(sr *replay.SessionResult, lab SessionLabel, outcomes eval.Outco
 		row.OutcomePredictedBad = &predictedBad
 	}
 	row.AnalysisError = strPtr(final.Err)
+	if counts, err := json.Marshal(s.Records); err == nil && len(s.Records) > 0 {
+		row.RecordCounts = ptr(string(counts))
+	}
 	breakerPredicted := sr.Interventions > 0
 	row.BreakerPredicted = &breakerPredicted
 

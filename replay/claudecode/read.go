@@ -280,6 +280,8 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 		if rec.CustomTitle != "" {
 			b.customTitle = rec.CustomTitle
 		}
+	default: // progress, file-history-snapshot, queue-operation, ... and types not yet known
+		s.Records["skipped/"+rec.Type]++
 	}
 	if len(b.events) == n {
 		if timed {
