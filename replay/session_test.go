@@ -36,7 +36,7 @@ func sessionFS(t *testing.T) fstest.MapFS {
 	}
 	add("claudecode/testdata", "cc")
 	add("vibeslog/testdata", "vibes")
-	orphan := fsys["cc/v2/7a1c0000-0000-4000-8000-000000000001/subagents/agent-a1b2c3d.jsonl"]
+	orphan := fsys["cc/v2/7a1c0000-0000-4000-8000-000000000001/subagents/agent-fixture-a1b2c3d.jsonl"]
 	fsys["orphans/9999/subagents/agent-ffffff.jsonl"] = orphan
 	return fsys
 }

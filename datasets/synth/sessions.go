@@ -34,7 +34,7 @@ const (
 	// interrupt with nothing after it. Outcome abandoned.
 	Abandoned SessionScenario = "abandoned"
 	// WithSubagent: the agent delegates a search to a subagent (a Task call with a
-	// subagents/agent-<id>.jsonl transcript), then finishes. Outcome success.
+	// subagents/agent-synth-<id>.jsonl transcript), then finishes. Outcome success.
 	WithSubagent SessionScenario = "subagent"
 )
 
@@ -79,7 +79,7 @@ type Session struct {
 	// Files holds the main transcript and its subagent transcripts, keyed by
 	// slash-separated path relative to the inputs folder:
 	// sessions/<project-dir>/<session-id>.jsonl and
-	// sessions/<project-dir>/<session-id>/subagents/agent-<id>.jsonl.
+	// sessions/<project-dir>/<session-id>/subagents/agent-synth-<id>.jsonl.
 	Files map[string][]byte
 }
 
@@ -120,7 +120,7 @@ func GenerateSessions(cfg SessionConfig) []Session {
 		main := dir + "/" + id + ".jsonl"
 		files := map[string][]byte{main: w.bytes()}
 		for _, s := range w.subs {
-			files[dir+"/"+id+"/subagents/agent-"+s.agentID+".jsonl"] = s.bytes()
+			files[dir+"/"+id+"/subagents/agent-synth-"+s.agentID+".jsonl"] = s.bytes()
 		}
 		out = append(out, Session{Scenario: sc, Files: files, Label: SessionLabel{
 			SessionID: id, File: main, Outcome: script.outcome, Confidence: "high", HumanMsgs: c.humans,
