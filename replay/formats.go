@@ -58,12 +58,12 @@ type format struct {
 
 // formats lists the formats in the order detection tries them.
 var formats = []format{
-	{name: trace.SourceName, sniff: func(_ string, head []byte) bool { return trace.Sniff(head) },
+	{name: trace.SourceName, role: roleRuns, sniff: func(_ string, head []byte) bool { return trace.Sniff(head) },
 		read: func(name string, r io.Reader, _ *join.Context) ([]*input.Run, []input.Problem, []input.Note) {
 			runs, probs := trace.Read(name, r)
 			return runs, probs, nil
 		}},
-	{name: beads.SourceName, sniff: func(_ string, head []byte) bool { return beads.Sniff(head) }, read: beads.Read},
+	{name: beads.SourceName, role: roleRuns, sniff: func(_ string, head []byte) bool { return beads.Sniff(head) }, read: beads.Read},
 	{name: claudecode.SourceName, role: roleSessions, sniff: claudecode.Sniff,
 		readSessions: func(fsys fs.FS, name string) ([]*input.Session, []input.Problem) {
 			s, probs := claudecode.Read(fsys, name)

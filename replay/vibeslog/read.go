@@ -40,13 +40,6 @@ var variants = map[string]bool{
 	"tunnel_state_changed": true,
 }
 
-// claudeEvents are the Claude event types (the claude variant's event.type).
-var claudeEvents = map[string]bool{
-	"text_delta": true, "thinking_delta": true, "tool_use_start": true, "tool_input_delta": true,
-	"tool_result": true, "turn_start": true, "turn_complete": true, "error": true,
-	"permission_request": true,
-}
-
 // hookNames maps the hook payload types to Claude Code's hook event names.
 var hookNames = map[string]string{
 	"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse", "stop": "Stop",
