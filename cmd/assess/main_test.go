@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/internal/doctest"
 	"github.com/loopwatch/loopwatch/reports/screens"
 )
 
@@ -92,27 +93,9 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 // and succeed.
 func TestDocExamples(t *testing.T) {
 	needFixture(t)
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var examples []string
-	_, block, _ := strings.Cut(string(doc), "// Examples:\n//\n")
-	for _, line := range strings.Split(block, "\n") {
-		ex, ok := strings.CutPrefix(line, "//\tassess")
-		if !ok {
-			break
-		}
-		examples = append(examples, "assess"+ex)
-	}
-	if len(examples) < 5 {
-		t.Fatalf("found %d examples in doc.go", len(examples))
-	}
+	examples := doctest.Examples(t, "assess", usage, 5)
 	t.Chdir(fixture.dir)
 	for _, ex := range examples {
-		if !strings.Contains(usage, "  "+ex+"\n") {
-			t.Errorf("example %q is in doc.go but not in the usage text", ex)
-		}
 		code, stdout, stderr := runCLI(strings.Fields(ex)[1:]...)
 		if code != 0 || stderr != "" {
 			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
