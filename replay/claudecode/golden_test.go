@@ -6,10 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopwatch/loopwatch/internal/sessiontext"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/internal/golden"
@@ -26,53 +27,15 @@ func render(s *input.Session, probs []input.Problem) string {
 	} else {
 		fmt.Fprintf(&b, "session %s source=%s file=%s line=%d subagents=%d\n", s.Key, s.Source, s.File, s.Line, s.Subagents)
 		fmt.Fprintf(&b, "title=%q project=%q version=%q\n", s.Title, s.Project, s.Version)
-		fmt.Fprintf(&b, "start=%s end=%s\n", fmtTime(s.Start), fmtTime(s.End))
-		keys := make([]string, 0, len(s.Records))
-		for k := range s.Records {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteString("records:")
-		for _, k := range keys {
-			fmt.Fprintf(&b, " %s=%d", k, s.Records[k])
-		}
-		b.WriteString("\nevents:\n")
+		fmt.Fprintf(&b, "start=%s end=%s\n", sessiontext.Time(s.Start), sessiontext.Time(s.End))
+		b.WriteString("records:" + sessiontext.Counts(s.Records) + "\nevents:\n")
 		for _, ev := range s.Events {
-			b.WriteString("  " + renderEvent(ev) + "\n")
+			b.WriteString("  " + sessiontext.Event(ev) + "\n")
 		}
 	}
 	b.WriteString("problems:\n")
 	for _, p := range probs {
 		b.WriteString("  " + p.String() + "\n")
-	}
-	return b.String()
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Format("2006-01-02T15:04:05.000Z07:00")
-}
-
-// renderEvent writes one event on one line: time, kind, id, flags and content.
-func renderEvent(ev analyze.Event) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s id=%s", fmtTime(ev.Time), ev.Kind, ev.ID)
-	if ev.Sidechain {
-		b.WriteString(" sidechain")
-	}
-	switch ev.Kind {
-	case analyze.KindUserMessage, analyze.KindInterrupt:
-		fmt.Fprintf(&b, " %q", ev.UserContent)
-	case analyze.KindAssistantMessage:
-		fmt.Fprintf(&b, " %q", ev.AssistantText)
-	case analyze.KindToolResult:
-		fmt.Fprintf(&b, " tool=%s status=%s %q", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
-	case analyze.KindHook:
-		fmt.Fprintf(&b, " hook=%s", ev.HookName)
-	case analyze.KindSystem:
-		fmt.Fprintf(&b, " subtype=%s", ev.Subtype)
 	}
 	return b.String()
 }

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopwatch/loopwatch/internal/sessiontext"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/internal/golden"
@@ -22,53 +23,15 @@ func render(lg *Log) string {
 	for _, s := range lg.Sessions {
 		fmt.Fprintf(&b, "session %s source=%s file=%s line=%d\n", s.Key, s.Source, s.File, s.Line)
 		fmt.Fprintf(&b, "title=%q project=%q\n", s.Title, s.Project)
-		fmt.Fprintf(&b, "start=%s end=%s\n", fmtTime(s.Start), fmtTime(s.End))
-		b.WriteString("records:" + renderCounts(s.Records) + "\nevents:\n")
+		fmt.Fprintf(&b, "start=%s end=%s\n", sessiontext.Time(s.Start), sessiontext.Time(s.End))
+		b.WriteString("records:" + sessiontext.Counts(s.Records) + "\nevents:\n")
 		for _, ev := range s.Events {
-			b.WriteString("  " + renderEvent(ev) + "\n")
+			b.WriteString("  " + sessiontext.Event(ev) + "\n")
 		}
 	}
-	b.WriteString("unattributed:" + renderCounts(lg.Unattributed) + "\nproblems:\n")
+	b.WriteString("unattributed:" + sessiontext.Counts(lg.Unattributed) + "\nproblems:\n")
 	for _, p := range lg.Problems {
 		b.WriteString("  " + p.String() + "\n")
-	}
-	return b.String()
-}
-
-func renderCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, " %s=%d", k, m[k])
-	}
-	return b.String()
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Format("2006-01-02T15:04:05.000Z07:00")
-}
-
-func renderEvent(ev analyze.Event) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s id=%s", fmtTime(ev.Time), ev.Kind, ev.ID)
-	switch ev.Kind {
-	case analyze.KindUserMessage, analyze.KindInterrupt:
-		fmt.Fprintf(&b, " %q", ev.UserContent)
-	case analyze.KindAssistantMessage:
-		fmt.Fprintf(&b, " %q", ev.AssistantText)
-	case analyze.KindToolResult:
-		fmt.Fprintf(&b, " tool=%s status=%s %q", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
-	case analyze.KindHook:
-		fmt.Fprintf(&b, " hook=%s", ev.HookName)
-	case analyze.KindSystem:
-		fmt.Fprintf(&b, " subtype=%s", ev.Subtype)
 	}
 	return b.String()
 }
