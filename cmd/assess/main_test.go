@@ -353,3 +353,41 @@ func checkTrajectory(t *testing.T, results string, s *screens.Session) {
 	}
 	t.Logf("%s (%d events): %s (peak %.2f)", s.ShortID, s.Events, tr.Sparkline, *tr.Peak)
 }
+
+// TestReadmeShowsTheScreens checks that the assess example in the README is what the
+// commands it shows print on the fixture today: the history screen whole, and every
+// line quoted from the session screen.
+func TestReadmeShowsTheScreens(t *testing.T) {
+	needFixture(t)
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "$ assess history\n")
+	if !ok {
+		t.Fatal("README has no `$ assess history` example")
+	}
+	history, detail, ok := strings.Cut(block, "$ assess history 5f3c0\n")
+	if !ok {
+		t.Fatal("README has no `$ assess history 5f3c0` example")
+	}
+	detail, _, _ = strings.Cut(detail, "```")
+	t.Chdir(fixture.dir)
+	code, stdout, stderr := runCLI("history")
+	if code != 0 || stdout != history {
+		t.Errorf("README's `assess history` is stale (exit %d, %s); the command prints:\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = runCLI("history", "5f3c0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(detail), "\n") {
+		if line != "…" && !strings.Contains(stdout, line+"\n") {
+			t.Errorf("README quotes %q from `assess history 5f3c0`, which prints:\n%s", line, stdout)
+		}
+	}
+}
