@@ -92,7 +92,8 @@ type Options struct {
 	Level     float64 // confidence level of the intervals; outside (0, 1) means 0.95
 	Resamples int     // bootstrap resamples; 0 means 2000, < 0 disables the bootstrap
 	Seed      uint64  // seed of the bootstrap's random source
-	// Unit names what is scored in warnings: "runs" (the default) or "sessions".
+	// Unit names what is scored, in warnings and summaries: "runs" (the default) or
+	// "sessions".
 	Unit string
 }
 

@@ -186,7 +186,7 @@ func TestReplaySinkErrorStops(t *testing.T) {
 	}
 }
 
-func TestReplayMissingRoot(t *testing.T) {
+func TestReplayEmptyInput(t *testing.T) {
 	_, err := Replay(context.Background(), fstest.MapFS{}, Options{}, SinkFunc(func(*RunResult) error { return nil }))
 	if err != nil {
 		t.Errorf("empty input: %v", err)

@@ -51,11 +51,7 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	fmt.Fprintln(tw, "DETECTOR\tOF\tN\tLABELLED\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1")
 	for _, d := range reports {
 		r := d.Report
-		of := "runs"
-		if d.Detector != "struggle" {
-			of = "sessions"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, of, r.Runs, r.Runs-r.Unlabelled, r.Scored,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, r.Options.Unit, r.Runs, r.Runs-r.Unlabelled, r.Scored,
 			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1))
 	}
 	if err := tw.Flush(); err != nil {
