@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
@@ -23,26 +22,26 @@ type job struct {
 	o          options
 	labels     *eval.Labels
 	outcomes   eval.OutcomeClass
-	struggle   struggle.StruggleConfig
 	cfgHash    string // struggle configuration
 	assessHash string // assessment configuration
 	evalOpts   eval.Options
+	fixGiven   map[string]float64 // --fix-pass-prob, parsed
 
-	out                                       *reports.Output
-	runs                                      *reports.Table[reports.RunRow]
-	cycles                                    *reports.Table[reports.CycleRow]
-	metrics                                   *reports.Table[reports.MetricRow]
-	problems                                  *reports.Table[reports.ProblemRow]
-	fixFailures                               *reports.Table[reports.FixFailureRow]
-	fixRuns                                   *reports.Table[reports.FixRunRow]
-	events                                    *reports.Table[reports.EventRow]
-	checkpoints                               *reports.Table[reports.CheckpointRow]
-	interventions                             *reports.Table[reports.InterventionRow]
-	runObs, breakerObs, outcomeObs            []eval.Observation
-	moments                                   []eval.MomentSession
-	fixCases                                  []*fixsim.Case
-	derived, sessionsLabelled, momentsMissing int
-	momentsMissingDetail                      []string
+	out                            *reports.Output
+	runs                           *reports.Table[reports.RunRow]
+	cycles                         *reports.Table[reports.CycleRow]
+	metrics                        *reports.Table[reports.MetricRow]
+	problems                       *reports.Table[reports.ProblemRow]
+	fixFailures                    *reports.Table[reports.FixFailureRow]
+	fixRuns                        *reports.Table[reports.FixRunRow]
+	events                         *reports.Table[reports.EventRow]
+	checkpoints                    *reports.Table[reports.CheckpointRow]
+	interventions                  *reports.Table[reports.InterventionRow]
+	runObs, breakerObs, outcomeObs []eval.Observation
+	moments                        []eval.MomentSession
+	fixCases                       []*fixsim.Case
+	derived, momentsMissing        int
+	momentsMissingDetail           []string
 }
 
 // openTables creates every output table.
@@ -96,7 +95,6 @@ func (j *job) session(sr *replay.SessionResult) error {
 	rec, ok := j.labels.Get(s.Key)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok}
 	if ok {
-		j.sessionsLabelled++
 		for _, m := range rec.Moments {
 			if i := m.Find(s.Events); i >= 0 {
 				lab.Moments = append(lab.Moments, i)
@@ -162,10 +160,9 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, labelsNote string
 	if err := j.problems.Write(reports.ProblemRows(sum.Problems)...); err != nil {
 		return err
 	}
-	given, _ := parsePassProb(j.o.fixPassProb) // validated before the replay
 	fixCfg := fixsim.Config{Draws: j.o.fixDraws, TrialsPerDraw: j.o.fixTrials, Seed: j.o.seed, CostFraction: j.o.fixCostFraction,
 		MaxFilterFixes: j.o.maxFixes, Level: j.o.level}
-	fixTotals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, given, j.o.workers, j.fixRuns, j.fixFailures)
+	fixTotals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, j.fixGiven, j.o.workers, j.fixRuns, j.fixFailures)
 	if err != nil {
 		return err
 	}
@@ -281,7 +278,8 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if _, err := parsePassProb(o.fixPassProb); err != nil {
+	fixGiven, err := parsePassProb(o.fixPassProb)
+	if err != nil {
 		return usageError{err}
 	}
 	if !(o.frictionWindow > 0) {
@@ -296,8 +294,8 @@ func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.deriveLabels {
 		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
 	}
-	j := &job{o: o, labels: labels, outcomes: outcomes, struggle: cfg, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
-		evalOpts: eval.Options{Seed: o.seed, Resamples: o.resamples, Level: o.level, Beta: o.beta}}
+	j := &job{o: o, labels: labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
+		evalOpts: eval.Options{Seed: o.seed, Resamples: o.resamples, Level: o.level, Beta: o.beta}, fixGiven: fixGiven}
 	j.out, err = reports.NewOutput(o.out, map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
 		"loopwatch.config_hash":     j.cfgHash,
