@@ -203,7 +203,7 @@ func TestCorpusLabels(t *testing.T) {
 			t.Errorf("%s: incomplete record %+v", k, r)
 		}
 	}
-	if ls.Len() != 13 || counts[Positive] != 3 || counts[Negative] != 9 || counts[Excluded] != 1 || moments != 11 || humans != 43 {
+	if ls.Len() != 73 || counts[Positive] != 5 || counts[Negative] != 67 || counts[Excluded] != 1 || moments != 52 || humans != 480 {
 		t.Errorf("%d labels %v, %d moments, %d human messages", ls.Len(), counts, moments, humans)
 	}
 	if r, _ := ls.Get("ff71dbed-a4f2-4284-a4fc-fe2fb90de929"); r.Label != Excluded || r.Outcome != "none" {

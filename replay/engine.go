@@ -652,5 +652,8 @@ func sessionNotes(sr *SessionResult) []input.Note {
 	add("records skipped: no use to the assessment (progress, snapshots, queue operations, unknown types; see record_counts)", skipped)
 	add("records out of time order, placed by their time", sr.Session.Records["time/out_of_order"])
 	add("records without a time, given the previous record's", sr.Session.Records["time/missing"])
+	if len(sr.Session.ContinuedFrom) > 0 {
+		add("sessions resuming an earlier session (its records at the top of the file kept in this one)", 1)
+	}
 	return notes
 }

@@ -488,15 +488,15 @@ func TestCorpusClaudeCode(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "13 sessions, 11 moments, 27 interventions: precision 0.000"},
-		{[]string{"--assess-config", cfg}, "13 sessions, 11 moments, 18 interventions: precision 0.000"},
+		{nil, "73 sessions, 52 moments, 56 interventions: precision 0.071"},
+		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: precision 0.043"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if !strings.Contains(stdout, "13 sessions (2151 events), 0 problems") || !strings.Contains(stdout, tt.want) {
+		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, tt.want) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
 	}
@@ -504,9 +504,18 @@ func TestCorpusClaudeCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	byType := map[string]int{}
+	after := 0
 	for _, iv := range ivs {
-		if iv.Type != "approach_pivot" || iv.AfterFriction == nil || *iv.AfterFriction {
-			t.Errorf("intervention %+v", iv)
+		byType[iv.Type]++
+		if iv.AfterFriction != nil && *iv.AfterFriction {
+			after++
 		}
+	}
+	// The last replay's (unclassified tool errors not counted): on real sessions the
+	// breaker's interventions are mostly approach_pivot, and one of 23 follows a
+	// labelled friction moment.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:22 clarification_pause:1] 1" {
+		t.Errorf("interventions by type and after friction: %s", got)
 	}
 }

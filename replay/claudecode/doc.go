@@ -84,11 +84,15 @@
 //
 // # Session fields
 //
-// Key is the first sessionId of the main transcript (Claude Code names the file after
-// it, but copies and renames exist), or the file name without ".jsonl" when no record
-// has one (a summary-only file). Records carrying another session id — in the main
-// transcript or a subagent's — are kept in the session and reported once per foreign
-// id with the line of its first record. Project is the first cwd, Version the first
+// Key is the file's stem when a record carries it as its sessionId (Claude Code names
+// a transcript after its session), else the sessionId of the main transcript's last
+// records, else the stem (a summary-only file). A resumed session's file begins with
+// records of the session it continues (and its hooks may go on reporting that id):
+// records of an id that opens the main transcript before the key's first record are
+// kept, counted under [ContinuedRecords] and listed in
+// Session.ContinuedFrom (a note, not a problem). Records carrying another session id
+// anywhere else — in the main transcript or a subagent's — are kept in the session
+// and reported once per foreign id with the line of its first record. Project is the first cwd, Version the first
 // version. Title is the last custom-title, else the last ai-title, else the summary
 // whose leafUuid is a record of this session, else the file's last summary (old
 // versions put at the top of a file the summaries of the conversation it continued).

@@ -28,6 +28,10 @@ const MaxLine = 256 << 20
 // is logged after the compaction it started.
 const MaxBackstep = 10 * time.Minute
 
+// ContinuedRecords is the Session.Records entry counting the records that carry the id
+// of a session this one resumed (listed in Session.ContinuedFrom).
+const ContinuedRecords = "continued/earlier_session"
+
 // Read reads one session: the main transcript name in fsys and its subagent
 // transcripts ([SubagentFiles]), merged into one timeline. It returns nil only when
 // the main transcript cannot be opened or holds no record; the problems say why.
@@ -89,9 +93,11 @@ func ReadOrphan(fsys fs.FS, name string) []input.Problem {
 			records += n
 		}
 	}
-	id := b.firstID
-	if id == "" {
-		id = "unknown"
+	id := "unknown"
+	for k, f := range b.ids {
+		if f.order == 0 {
+			id = k
+		}
 	}
 	b.report(name, 0, input.ProblemUnusable,
 		"subagent transcript of session %s (%d records, %d events) without its main transcript %s; not replayed",
@@ -105,9 +111,9 @@ type builder struct {
 	probs   []input.Problem
 	fileIdx map[string]int
 
-	firstID string // the first sessionId met in the main transcript
-	foreign map[string]*foreignID
-	uuids   map[string]bool // record uuids, to match summaries' leafUuid
+	ids    map[string]*sessionID // every sessionId met, main transcript and subagents
+	lastID string                // the sessionId of the main transcript's last record with one
+	uuids  map[string]bool       // record uuids, to match summaries' leafUuid
 
 	summaries   []summary
 	aiTitle     string
@@ -118,11 +124,14 @@ type builder struct {
 	end    time.Time
 }
 
-type foreignID struct {
-	file  string
-	line  int
-	count int
-	order int
+// sessionID is where one sessionId occurs in a session's files.
+type sessionID struct {
+	file      string // file and line of its first record
+	line      int
+	count     int
+	order     int // order of first appearance
+	main      int // records in the main transcript
+	firstMain int // first line in the main transcript (0: none)
 }
 
 type summary struct{ text, leaf string }
@@ -131,7 +140,7 @@ func newBuilder(name string) *builder {
 	return &builder{
 		sess:    &input.Session{Source: SourceName, File: name, Records: map[string]int{}},
 		fileIdx: map[string]int{},
-		foreign: map[string]*foreignID{},
+		ids:     map[string]*sessionID{},
 		uuids:   map[string]bool{},
 	}
 }
@@ -323,25 +332,38 @@ func (b *builder) badLine(fst *fileState, l jsonl.Line, err error) {
 	b.report(fst.name, l.Num, input.ProblemMalformed, "not a JSON record: %v; skipped", err)
 }
 
-// noteSession keys the session by the main transcript's first sessionId and counts
-// records of any other id.
+// noteSession counts the records of each sessionId; finish chooses the key.
 func (b *builder) noteSession(fst *fileState, line int, id string) {
 	if id == "" {
 		return
 	}
-	if b.firstID == "" {
-		b.firstID = id
-		return
-	}
-	if id == b.firstID {
-		return
-	}
-	f := b.foreign[id]
+	f := b.ids[id]
 	if f == nil {
-		f = &foreignID{file: fst.name, line: line, order: len(b.foreign)}
-		b.foreign[id] = f
+		f = &sessionID{file: fst.name, line: line, order: len(b.ids)}
+		b.ids[id] = f
 	}
 	f.count++
+	if !fst.sub {
+		if f.firstMain == 0 {
+			f.firstMain = line
+		}
+		f.main++
+		b.lastID = id
+	}
+}
+
+// sessionKey chooses the session's key: the file stem when the stem is a sessionId of
+// the file (Claude Code names a transcript after its session), else the sessionId of
+// the main transcript's last records (a resumed session's file begins with records of
+// the session it continues), else the stem (a summary-only file).
+func (b *builder) sessionKey(stem string) string {
+	if _, ok := b.ids[stem]; ok {
+		return stem
+	}
+	if b.lastID != "" {
+		return b.lastID
+	}
+	return stem
 }
 
 func (b *builder) emit(ev analyze.Event) {
@@ -525,17 +547,25 @@ func (b *builder) finish() (*input.Session, []input.Problem) {
 		b.report(main, 0, input.ProblemUnusable, "no Claude Code record in the transcript; skipped")
 		return nil, b.sortedProblems()
 	}
-	s.Key = b.firstID
-	if s.Key == "" {
-		s.Key = strings.TrimSuffix(path.Base(main), ".jsonl")
+	s.Key = b.sessionKey(strings.TrimSuffix(path.Base(main), ".jsonl"))
+	ids := make([]string, 0, len(b.ids))
+	for id := range b.ids {
+		if id != s.Key {
+			ids = append(ids, id)
+		}
 	}
-	ids := make([]string, 0, len(b.foreign))
-	for id := range b.foreign {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(x, y string) int { return b.foreign[x].order - b.foreign[y].order })
+	slices.SortFunc(ids, func(x, y string) int { return b.ids[x].order - b.ids[y].order })
+	own := b.ids[s.Key]
 	for _, id := range ids {
-		f := b.foreign[id]
+		f := b.ids[id]
+		if own != nil && f.main == f.count && f.firstMain < own.firstMain {
+			// The main transcript opens with records of another session: the session
+			// this one resumed (its hooks may go on reporting the earlier id). Kept, and
+			// noted.
+			s.Records[ContinuedRecords] += f.count
+			s.ContinuedFrom = append(s.ContinuedFrom, id)
+			continue
+		}
 		b.report(f.file, f.line, input.ProblemInvalid,
 			"%d record(s) from here on carry session id %s, not the session's %s; kept in this session", f.count, id, s.Key)
 	}

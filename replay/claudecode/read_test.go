@@ -190,6 +190,45 @@ func TestReadSessionFields(t *testing.T) {
 	}
 }
 
+// TestSessionKey keys a session by its file's stem when a record carries it, else by
+// the id of the main transcript's last records; a resumed session's opening records
+// of the earlier id are a continuation (kept, noted), other foreign ids a problem.
+func TestSessionKey(t *testing.T) {
+	line := func(id, uuid, ts string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":%q,"message":{"content":"x"}}`+"\n", uuid, id, ts)
+	}
+	for _, tt := range []struct {
+		name, file, in string
+		key            string
+		continued      int
+		from           []string
+		problems       int
+	}{
+		{"stem is an id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z"),
+			"new", 1, []string{"old"}, 0},
+		{"resumed, hooks keep the old id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z") +
+			line("old", "c", "2026-03-01T10:02:00Z") + line("new", "d", "2026-03-01T10:03:00Z"), "new", 2, []string{"old"}, 0},
+		{"renamed copy: last records' id", "copy.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z"),
+			"new", 1, []string{"old"}, 0},
+		{"foreign id after the session's own", "s1.jsonl", line("s1", "a", "2026-03-01T10:00:00Z") + line("other", "b", "2026-03-01T10:01:00Z") +
+			line("s1", "c", "2026-03-01T10:02:00Z"), "s1", 0, nil, 1},
+		{"one id", "whatever.jsonl", line("s1", "a", "2026-03-01T10:00:00Z"), "s1", 0, nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, probs := ReadTranscript(tt.file, strings.NewReader(tt.in))
+			if s.Key != tt.key || s.Records[ContinuedRecords] != tt.continued || fmt.Sprint(s.ContinuedFrom) != fmt.Sprint(tt.from) || len(probs) != tt.problems {
+				t.Errorf("key %s, continued %d from %v, problems %v; want %s, %d from %v, %d problems",
+					s.Key, s.Records[ContinuedRecords], s.ContinuedFrom, probs, tt.key, tt.continued, tt.from, tt.problems)
+			}
+			for _, ev := range s.Events {
+				if ev.SessionID != tt.key {
+					t.Errorf("event %s has session %s", ev.ID, ev.SessionID)
+				}
+			}
+		})
+	}
+}
+
 func TestReadNothing(t *testing.T) {
 	for _, in := range []string{"", "\n\n", "garbage\n"} {
 		s, probs := ReadTranscript("e.jsonl", strings.NewReader(in))

@@ -238,4 +238,7 @@ type Session struct {
 	Records map[string]int
 	// Subagents is the number of subagent transcripts attached to the session.
 	Subagents int
+	// ContinuedFrom lists the session ids of the sessions this one resumed: a resumed
+	// Claude Code session's file begins with records of the session it continues.
+	ContinuedFrom []string
 }
