@@ -127,12 +127,24 @@ func usd(v float64) string {
 }
 
 // WriteMomentSummary prints the event-level line: interventions against labelled
-// friction moments.
+// friction moments, scored as eval.ScoreSession defines.
 func WriteMomentSummary(w io.Writer, detector string, rep *eval.MomentReport) {
 	delay := "—"
 	if !math.IsNaN(rep.MedianDelaySeconds) {
 		delay = fmt.Sprintf("%.0f s (%.1f events)", rep.MedianDelaySeconds, rep.MedianDelayEvents)
 	}
-	fmt.Fprintf(w, "%s at friction moments (window %s): %d sessions, %d moments, %d interventions: precision %s, recall %s, median delay %s\n",
-		detector, rep.Window, rep.Sessions, rep.Moments, rep.Interventions, FormatEstimate(rep.Precision), FormatEstimate(rep.Recall), delay)
+	fmt.Fprintf(w, "%s at friction moments (window %s): %d sessions, %d moments, %d interventions: recall %s, precision %s, false alarms %s per 100 human turns, median delay %s\n",
+		detector, rep.Window, rep.Sessions, rep.Moments, rep.Interventions,
+		FormatEstimate(rep.Recall), FormatEstimate(rep.Precision), formatRate(rep.FalseAlarmsPer100), delay)
+}
+
+// formatRate formats a non-proportion estimate (a rate) with one decimal.
+func formatRate(e eval.Estimate) string {
+	if math.IsNaN(e.Value) {
+		return "—"
+	}
+	if math.IsNaN(e.Low) {
+		return fmt.Sprintf("%.1f", e.Value)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", e.Value, e.Low, e.High)
 }

@@ -488,8 +488,8 @@ func TestCorpusClaudeCode(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "73 sessions, 52 moments, 56 interventions: precision 0.071"},
-		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: precision 0.043"},
+		{nil, "73 sessions, 52 moments, 56 interventions: recall 0.077 [0.02, 0.18], precision 0.071 [0.02, 0.16], false alarms 10.9"},
+		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: recall 0.019 [0.00, 0.07], precision 0.043 [0.00, 0.25], false alarms 4.6"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
