@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -50,9 +51,9 @@ func TestScoreSession(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := ScoreSession(tt.s, 5*time.Minute)
-			if !equalInts(sc.CaughtBy, tt.caughtBy) || !equalInts(sc.Catches, tt.catches) || sc.Caught != tt.caught ||
-				sc.TruePositives != tt.tp || sc.FalseAlarms != tt.fa || !equalFloats(sc.DelaySeconds, tt.delaySeconds) ||
-				!equalFloats(sc.DelayEvents, tt.delayEvs) {
+			if !slices.Equal(sc.CaughtBy, tt.caughtBy) || !slices.Equal(sc.Catches, tt.catches) || sc.Caught != tt.caught ||
+				sc.TruePositives != tt.tp || sc.FalseAlarms != tt.fa || !slices.Equal(sc.DelaySeconds, tt.delaySeconds) ||
+				!slices.Equal(sc.DelayEvents, tt.delayEvs) {
 				t.Errorf("got %+v", sc)
 			}
 		})
@@ -96,7 +97,7 @@ func TestEvaluateMoments(t *testing.T) {
 	}
 	// delays: 120 s (3 events) and 60 s (2 events)
 	if rep.MedianDelaySeconds != 90 || rep.MeanDelaySeconds != 90 || rep.MedianDelayEvents != 2.5 || rep.P90DelaySeconds != 120 ||
-		!equalFloats(rep.DelaysSeconds, []float64{60, 120}) {
+		!slices.Equal(rep.DelaysSeconds, []float64{60, 120}) {
 		t.Errorf("delays %v %v %v %v %v", rep.MedianDelaySeconds, rep.MeanDelaySeconds, rep.MedianDelayEvents, rep.P90DelaySeconds, rep.DelaysSeconds)
 	}
 	for name, e := range map[string]Estimate{"recall": rep.Recall, "precision": rep.Precision, "fa/100": rep.FalseAlarmsPer100} {
@@ -116,28 +117,4 @@ func TestEvaluateMoments(t *testing.T) {
 		len(empty.Warnings) != 3 || !math.IsNaN(empty.MedianDelaySeconds) {
 		t.Errorf("empty: %+v", empty)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
