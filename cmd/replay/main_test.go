@@ -142,6 +142,11 @@ func TestUsageErrors(t *testing.T) {
 	runs := filepath.Join(dir, "runs")
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"composite_threshhold": 1}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "nolabel.csv"), []byte("run_key,outcome\nq,approved\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "allbad.csv"), []byte("run_key,label\nq,maybe\nr,perhaps\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "neg.json"), []byte(`{"composite_threshold": -5}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "trailing.json"), []byte(`{"composite_threshold": 0.5} {"enabled": false}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-trailing.json"), []byte(`{"breaker": {"cooldown": "1m"}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-unknown.json"), []byte(`{"breaker": {"colldown": "1m"}}`), 0o644)
 	notADir := filepath.Join(dir, "labels.csv")
 	tests := []struct {
 		name string
@@ -160,6 +165,21 @@ func TestUsageErrors(t *testing.T) {
 		{"bad fix pass probability", []string{"--in", runs, "--fix-pass-prob", "build=1.5", "--out", filepath.Join(dir, "r.parquet")}, `"build=1.5" is not a probability`},
 		{"bad fix pass probability word", []string{"--in", runs, "--fix-pass-prob", "always", "--out", filepath.Join(dir, "r.parquet")}, `--fix-pass-prob "always"`},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
+		{"labels file with no usable row", []string{"--in", runs, "--labels", filepath.Join(dir, "allbad.csv"), "--out", filepath.Join(dir, "r.parquet")}, "none of its 2 rows is usable"},
+		{"negative composite threshold", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "neg.json"), "--out", filepath.Join(dir, "r.parquet")}, "composite_threshold -5 must be in [0, 1]"},
+		{"data after the struggle config", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
+		{"data after the assess config", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
+		{"unknown assess config field lists the fields", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-unknown.json"), "--out", filepath.Join(dir, "r.parquet")}, "breaker.cooldown"},
+		{"ci level 2", []string{"--in", runs, "--ci-level", "2"}, "--ci-level 2: must be between 0 and 1"},
+		{"ci level 0", []string{"--in", runs, "--ci-level", "0"}, "--ci-level 0: must be between 0 and 1"},
+		{"ci level NaN", []string{"--in", runs, "--ci-level", "NaN"}, "--ci-level NaN: must be between 0 and 1"},
+		{"negative beta", []string{"--in", runs, "--beta", "-1"}, "--beta -1: must be a positive number"},
+		{"negative fix cost", []string{"--in", runs, "--fix-cost-fraction", "-3"}, "--fix-cost-fraction -3"},
+		{"no fix draws", []string{"--in", runs, "--fix-draws", "0"}, "--fix-draws 0: must be ≥ 1"},
+		{"negative fix trials", []string{"--in", runs, "--fix-trials", "-1"}, "--fix-trials -1: must be ≥ 1"},
+		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be ≥ 1"},
+		{"negative resamples", []string{"--in", runs, "--resamples", "-5"}, "--resamples -5: must be ≥ 0"},
+		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
 	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
 	before := files(t, dir)
@@ -517,5 +537,82 @@ func TestCorpusClaudeCode(t *testing.T) {
 	// labelled friction moment.
 	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:22 clarification_pause:1] 1" {
 		t.Errorf("interventions by type and after friction: %s", got)
+	}
+}
+
+// TestUnmatchedLabels: label keys that match no run or session are reported in the
+// summary, and fail --strict; the rest of the labels still score.
+func TestUnmatchedLabels(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	labels, err := os.ReadFile(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := filepath.Join(dir, "extra.csv")
+	os.WriteFile(extra, append(labels, "ghost-1,positive,,human,\nghost-2,negative,,human,\n"...), 0o644)
+	args := []string{"--in", filepath.Join(dir, "runs"), "--labels", extra, "--out", filepath.Join(dir, "r.parquet")}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stdout, "18 labelled; 2 label keys match no run or session (ghost-1, ghost-2)") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "struggle  runs  16  16        16") {
+		t.Errorf("the matching labels no longer score:\n%s", stdout)
+	}
+	code, _, stderr = runCLI(t, append(args, "--strict")...)
+	if code != 1 || !strings.Contains(stderr, "2 problems") {
+		t.Errorf("--strict: exit %d, %s", code, stderr)
+	}
+}
+
+// TestSingleTranscriptKeepsItsSubagents: --in naming one Claude Code transcript
+// replays its subagent folder with it, as a folder holding only them would.
+func TestSingleTranscriptKeepsItsSubagents(t *testing.T) {
+	root := moduleRoot(t)
+	dir := filepath.Join(root, "datasets", "sample", "inputs", "sessions", "-home-dev-src-ledger")
+	out := t.TempDir()
+	code, single, stderr := runCLI(t, "--in", filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"), "--out", filepath.Join(out, "a.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(single, "2 files (claude_code 1, claude_code_subagent 1), 1 sessions") {
+		t.Errorf("the subagent transcript is not replayed with its parent:\n%s", single)
+	}
+	// The same events as replaying a folder holding the transcript and its subagents.
+	copyTree(t, filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2"), filepath.Join(out, "in", "880aa009-0e96-4e59-95ae-38969e51f3b2"))
+	copyTree(t, filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"), filepath.Join(out, "in", "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"))
+	code, folder, stderr := runCLI(t, "--in", filepath.Join(out, "in"), "--out", filepath.Join(out, "b.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	events := regexp.MustCompile(`sessions \((\d+) events\)`)
+	if a, b := events.FindStringSubmatch(single), events.FindStringSubmatch(folder); a == nil || b == nil || a[1] != b[1] {
+		t.Errorf("single file %v events, folder %v", a, b)
+	}
+}
+
+// copyTree copies a file or a folder.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

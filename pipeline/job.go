@@ -1,10 +1,9 @@
-package main
+package pipeline
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -19,7 +18,7 @@ import (
 // job is one replay: its settings, its output tables and what it accumulates for
 // the metrics while results stream through.
 type job struct {
-	o          options
+	s          Settings
 	labels     *eval.Labels
 	outcomes   eval.OutcomeClass
 	cfgHash    string // struggle configuration
@@ -42,6 +41,7 @@ type job struct {
 	fixCases                       []*fixsim.Case
 	derived, momentsMissing        int
 	momentsMissingDetail           []string
+	keys                           map[string]bool // run and session keys replayed
 }
 
 // openTables creates every output table.
@@ -68,8 +68,9 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
+	j.keys[res.Run.Key] = true
 	rec, ok := j.labels.Get(res.Run.Key)
-	if !ok && j.o.deriveLabels {
+	if !ok && j.s.DeriveLabels {
 		r := res.Run
 		rec, ok = eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true
 		j.derived++
@@ -92,6 +93,7 @@ func (j *job) run(res *replay.RunResult) error {
 // session takes one replayed session.
 func (j *job) session(sr *replay.SessionResult) error {
 	s := sr.Session
+	j.keys[s.Key] = true
 	rec, ok := j.labels.Get(s.Key)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok}
 	if ok {
@@ -107,7 +109,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 		}
 		j.moments = append(j.moments, reports.MomentSession(sr, lab.Moments))
 	}
-	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.o.frictionWindow)
+	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.s.FrictionWindow)
 	for _, err := range []error{j.runs.Write(row), j.events.Write(events...), j.checkpoints.Write(cps...), j.interventions.Write(ivs...)} {
 		if err != nil {
 			return err
@@ -127,31 +129,28 @@ func (j *job) session(sr *replay.SessionResult) error {
 	return nil
 }
 
-// finish writes the metrics and the simulation, commits the output and prints the
-// summary.
-func (j *job) finish(ctx context.Context, sum *replay.Summary, labelsNote string, stdout, stderr io.Writer) error {
-	var detectors []reports.DetectorReport
+// finish writes the metrics and the simulation and commits the output.
+func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
 	badOutcome := "bad outcome (" + strings.Join(j.outcomes.Positive(), ", ") + ")"
 	if sum.Runs > 0 || sum.Sessions == 0 {
 		rep := eval.Evaluate(j.runObs, j.evalOpts)
-		detectors = append(detectors, reports.DetectorReport{Detector: "struggle", Report: rep})
+		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: "struggle", Report: rep})
 		if err := j.metrics.Write(reports.MetricRows("struggle", "run", "struggled", j.cfgHash, rep)...); err != nil {
 			return err
 		}
 	}
-	var momentRep *eval.MomentReport
 	if sum.Sessions > 0 {
 		sessionOpts := j.evalOpts
 		sessionOpts.Unit = "sessions"
 		breaker := eval.Evaluate(j.breakerObs, sessionOpts)
 		outcome := eval.Evaluate(j.outcomeObs, sessionOpts)
-		detectors = append(detectors, reports.DetectorReport{Detector: "breaker", Report: breaker},
+		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: "breaker", Report: breaker},
 			reports.DetectorReport{Detector: "outcome", Report: outcome})
 		rows := append(reports.MetricRows("breaker", "session", badOutcome, j.assessHash, breaker),
 			reports.MetricRows("outcome", "session", badOutcome, j.assessHash, outcome)...)
 		if len(j.moments) > 0 {
-			momentRep = eval.EvaluateMoments(j.moments, j.o.frictionWindow, j.evalOpts)
-			rows = append(rows, reports.MomentMetricRows("breaker", j.assessHash, momentRep, j.evalOpts)...)
+			res.Moments = eval.EvaluateMoments(j.moments, j.s.FrictionWindow, j.evalOpts)
+			rows = append(rows, reports.MomentMetricRows("breaker", j.assessHash, res.Moments, j.evalOpts)...)
 		}
 		if err := j.metrics.Write(rows...); err != nil {
 			return err
@@ -160,43 +159,37 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, labelsNote string
 	if err := j.problems.Write(reports.ProblemRows(sum.Problems)...); err != nil {
 		return err
 	}
-	fixCfg := fixsim.Config{Draws: j.o.fixDraws, TrialsPerDraw: j.o.fixTrials, Seed: j.o.seed, CostFraction: j.o.fixCostFraction,
-		MaxFilterFixes: j.o.maxFixes, Level: j.o.level}
-	fixTotals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, j.fixGiven, j.o.workers, j.fixRuns, j.fixFailures)
+	fixCfg := fixsim.Config{Draws: j.s.Fix.Draws, TrialsPerDraw: j.s.Fix.Trials, Seed: j.s.Seed, CostFraction: j.s.Fix.CostFraction,
+		MaxFilterFixes: j.s.Fix.MaxFixes, Level: j.s.Level}
+	totals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, j.fixGiven, j.s.Workers, j.fixRuns, j.fixFailures)
 	if err != nil {
 		return err
+	}
+	if sum.Runs > 0 {
+		res.FixTotals = totals
 	}
 	j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
 	if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
 		j.out.SetMetadata("loopwatch.input_notes", string(notes))
 	}
-	if j.o.deriveLabels {
-		labelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", j.derived, labelsNote)
+	if j.s.DeriveLabels {
+		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", j.derived, res.LabelsNote)
+	}
+	if j.momentsMissing > 0 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
+			j.momentsMissing, strings.Join(j.momentsMissingDetail, "; ")))
+	}
+	for _, k := range j.labels.Keys() {
+		if !j.keys[k] {
+			res.UnmatchedLabels = append(res.UnmatchedLabels, k)
+		}
 	}
 	if err := j.out.Commit(); err != nil {
 		return err
 	}
-
-	if sum.Files == 0 {
-		fmt.Fprintf(stderr, "replay: no input file is in a recognised format (%s)\n", strings.Join(replay.FormatNames(), ", "))
-	}
-	reports.WriteProblems(stderr, sum, j.o.showProblems, " (all are in "+j.out.Path("problems")+")")
-	if j.momentsMissing > 0 {
-		fmt.Fprintf(stderr, "replay: %d labelled friction moments are not events of their session and were left out (e.g. %s)\n",
-			j.momentsMissing, strings.Join(j.momentsMissingDetail, "; "))
-	}
-	if err := reports.WriteSummary(stdout, sum, labelsNote, detectors); err != nil {
-		return err
-	}
-	if momentRep != nil {
-		reports.WriteMomentSummary(stdout, "breaker", momentRep)
-	}
-	if sum.Runs > 0 {
-		reports.WriteFixSummary(stdout, fixTotals)
-	}
-	fmt.Fprintf(stdout, "\nwrote %s (%d runs and sessions) and beside it: cycles (%d), metrics (%d), fixloop (%d), fixloop_runs (%d), events (%d), checkpoints (%d), interventions (%d), problems (%d)\n",
-		j.out.Path(""), j.runs.Rows(), j.cycles.Rows(), j.metrics.Rows(), j.fixFailures.Rows(), j.fixRuns.Rows(),
-		j.events.Rows(), j.checkpoints.Rows(), j.interventions.Rows(), j.problems.Rows())
+	res.Tables = []TableCount{{"", j.runs.Rows()}, {"cycles", j.cycles.Rows()}, {"metrics", j.metrics.Rows()},
+		{"fixloop", j.fixFailures.Rows()}, {"fixloop_runs", j.fixRuns.Rows()}, {"events", j.events.Rows()},
+		{"checkpoints", j.checkpoints.Rows()}, {"interventions", j.interventions.Rows()}, {"problems", j.problems.Rows()}}
 	return nil
 }
 
@@ -252,77 +245,120 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 	return totals, nil
 }
 
-// replayJob runs the replay command's job.
-func replayJob(ctx context.Context, o options, stdout, stderr io.Writer) error {
-	fsys, inputName, err := openInput(o.in)
-	if err != nil {
-		return usageError{err}
+// Run replays s.In through the detectors, writes every table beside s.Out, scores
+// the detectors against the labels and commits the output as a set. A UsageError
+// means the settings or the files they name are wrong and nothing was written; any
+// other error means the replay or the writing failed and nothing was committed.
+// Problems in the input are not errors: they are in the Result.
+func Run(ctx context.Context, s Settings) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
-	outcomes, err := eval.ParseOutcomeClass(o.positiveOutcomes)
+	fsys, inputName, err := openInput(s.In)
 	if err != nil {
-		return usageError{fmt.Errorf("--positive-outcomes: %w", err)}
+		return nil, UsageError{err}
 	}
-	labels, labelsNote, labelsID, err := loadLabels(o, outcomes, stderr)
+	outcomes, err := eval.ParseOutcomeClass(s.PositiveOutcomes)
 	if err != nil {
-		return usageError{err}
+		return nil, usage("--positive-outcomes: %w", err)
 	}
-	cfg, err := loadStruggleConfig(o.struggleConfig)
+	labels, err := loadLabels(s, outcomes)
 	if err != nil {
-		return usageError{err}
+		return nil, UsageError{err}
 	}
-	assessCfg, err := loadAssessConfig(o.assessConfig)
+	cfg, err := loadStruggleConfig(s.StruggleConfig)
 	if err != nil {
-		return usageError{err}
+		return nil, UsageError{err}
 	}
-	analyzer, err := sessionLLM(o)
+	assessCfg, err := loadAssessConfig(s.AssessConfig)
 	if err != nil {
-		return usageError{err}
+		return nil, UsageError{err}
 	}
-	fixGiven, err := parsePassProb(o.fixPassProb)
+	analyzer, err := sessionLLM(s)
 	if err != nil {
-		return usageError{err}
+		return nil, UsageError{err}
 	}
-	if !(o.frictionWindow > 0) {
-		return usageError{fmt.Errorf("--friction-window %v: must be positive", o.frictionWindow)}
+	fixGiven, err := parsePassProb(s.Fix.PassProb)
+	if err != nil {
+		return nil, UsageError{err}
 	}
 	cfgJSON, _ := json.Marshal(cfg)
 	assessJSON, _ := json.Marshal(assessCfg)
-	fixJSON, _ := json.Marshal(map[string]any{"pass_prob": o.fixPassProb, "cost_fraction": o.fixCostFraction,
-		"draws": o.fixDraws, "trials_per_draw": o.fixTrials, "max_filter_fixes": o.maxFixes, "seed": o.seed})
-	evalJSON, _ := json.Marshal(map[string]any{"seed": o.seed, "resamples": max(o.resamples, 0), "ci_level": o.level, "beta": o.beta,
-		"positive_outcomes": outcomes.Positive(), "friction_window": o.frictionWindow.String()})
-	if o.deriveLabels {
+	fixJSON, _ := json.Marshal(map[string]any{"pass_prob": s.Fix.PassProb, "cost_fraction": s.Fix.CostFraction,
+		"draws": s.Fix.Draws, "trials_per_draw": s.Fix.Trials, "max_filter_fixes": s.Fix.MaxFixes, "seed": s.Seed})
+	evalJSON, _ := json.Marshal(map[string]any{"seed": s.Seed, "resamples": s.Resamples, "ci_level": s.Level, "beta": s.Beta,
+		"positive_outcomes": outcomes.Positive(), "friction_window": s.FrictionWindow.String()})
+	labelsID := labels.id
+	if s.DeriveLabels {
 		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
 	}
-	j := &job{o: o, labels: labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
-		evalOpts: eval.Options{Seed: o.seed, Resamples: o.resamples, Level: o.level, Beta: o.beta}, fixGiven: fixGiven}
-	j.out, err = reports.NewOutput(o.out, map[string]string{
+	resamples := s.Resamples
+	if resamples == 0 {
+		resamples = -1 // eval: < 0 disables; 0 would mean its default
+	}
+	j := &job{s: s, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
+		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: fixGiven,
+		keys: map[string]bool{}}
+	j.out, err = reports.NewOutput(s.Out, map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
 		"loopwatch.config_hash":     j.cfgHash,
 		"loopwatch.assess_config":   string(assessJSON),
 		"loopwatch.assess_hash":     j.assessHash,
-		"loopwatch.llm":             o.llm,
+		"loopwatch.llm":             s.LLM,
 		"loopwatch.labels":          labelsID,
 		"loopwatch.eval":            string(evalJSON),
 		"loopwatch.fixsim":          string(fixJSON),
 	})
 	if err != nil {
-		return usageError{err}
+		return nil, UsageError{err}
 	}
 	defer j.out.Abort()
 	if err := j.openTables(); err != nil {
-		return err
+		return nil, err
 	}
-	sum, err := replay.Replay(ctx, fsys, replay.Options{Workers: o.workers, Struggle: cfg,
+	sum, err := replay.Replay(ctx, fsys, replay.Options{Workers: s.Workers, Struggle: cfg,
 		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: analyzer}}, replay.Sinks{Runs: j.run, Sessions: j.session})
 	if err != nil {
-		return fmt.Errorf("%s: %w", inputName, err)
+		return nil, fmt.Errorf("%s: %w", inputName, err)
 	}
-	if err := j.finish(ctx, sum, labelsNote, stdout, stderr); err != nil {
-		return err
+	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out}
+	if err := j.finish(ctx, sum, res); err != nil {
+		return nil, err
 	}
-	if o.strict && sum.TotalProblems() > 0 {
-		return fmt.Errorf("%d problems in the input and --strict is set (fix them or drop --strict)", sum.TotalProblems())
-	}
-	return nil
+	return res, nil
 }
+
+// Result is what one replay produced: what it read, the detectors' evaluations and
+// the tables it wrote.
+type Result struct {
+	Summary *replay.Summary
+	// LabelsNote says where the labels came from and how many there were.
+	LabelsNote string
+	// Detectors holds the per-run and per-session evaluations, in summary order.
+	Detectors []reports.DetectorReport
+	// Moments is the event-level evaluation of interventions against labelled friction
+	// moments; nil when no labelled session was replayed.
+	Moments *eval.MomentReport
+	// FixTotals is the inner fix-loop simulation over the runs; nil without runs.
+	FixTotals *fixsim.Totals
+	// UnmatchedLabels are label keys that match no replayed run or session, in key
+	// order: a labels file for other input, or keys spelled differently.
+	UnmatchedLabels []string
+	// Warnings are facts the user should see that are not input problems (bad label
+	// rows, keys labelled twice, friction moments missing from their session).
+	Warnings []error
+	// Tables counts the rows of every table written, in the order they are listed.
+	Tables []TableCount
+	// Out is the committed output (Out.Path(table) names each table's file).
+	Out *reports.Output
+}
+
+// TableCount is one output table and its rows ("" is the run table).
+type TableCount struct {
+	Table string
+	Rows  int64
+}
+
+// Problems is the number of problems: input problems and label keys that match
+// nothing (a label that scores nothing is a problem under --strict).
+func (r *Result) Problems() int { return r.Summary.TotalProblems() + len(r.UnmatchedLabels) }
