@@ -109,8 +109,9 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
 	return set, nil
 }
 
-// loadStruggleConfig reads --struggle-config over the defaults.
-func loadStruggleConfig(path string) (struggle.StruggleConfig, error) {
+// LoadStruggleConfig reads a --struggle-config file over the defaults (path "": the
+// defaults), validated.
+func LoadStruggleConfig(path string) (struggle.StruggleConfig, error) {
 	cfg := struggle.DefaultStruggleConfig()
 	if path == "" {
 		return cfg, nil
@@ -297,8 +298,9 @@ func (d filteredDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return d.s.filter(d.name, entries), err
 }
 
-// loadAssessConfig reads --assess-config over the assessment's defaults.
-func loadAssessConfig(path string) (assess.Config, error) {
+// LoadAssessConfig reads an --assess-config file over the assessment's defaults
+// (path "": the defaults), validated.
+func LoadAssessConfig(path string) (assess.Config, error) {
 	cfg := assess.DefaultConfig()
 	if path != "" {
 		if err := decodeConfigFile("--assess-config", path, &cfg, jsonFields(cfg)); err != nil {

@@ -1,9 +1,14 @@
 package pipeline
 
 import (
+	"io/fs"
+
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/analyze/assess/llm"
+	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"math"
 	"runtime"
 	"strings"
@@ -251,37 +256,11 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 // other error means the replay or the writing failed and nothing was committed.
 // Problems in the input are not errors: they are in the Result.
 func Run(ctx context.Context, s Settings) (*Result, error) {
-	if err := s.Validate(); err != nil {
+	in, err := Prepare(s)
+	if err != nil {
 		return nil, err
 	}
-	fsys, inputName, err := openInput(s.In)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	outcomes, err := eval.ParseOutcomeClass(s.PositiveOutcomes)
-	if err != nil {
-		return nil, usage("--positive-outcomes: %w", err)
-	}
-	labels, err := loadLabels(s, outcomes)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	cfg, err := loadStruggleConfig(s.StruggleConfig)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	assessCfg, err := loadAssessConfig(s.AssessConfig)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	analyzer, err := sessionLLM(s)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	fixGiven, err := parsePassProb(s.Fix.PassProb)
-	if err != nil {
-		return nil, UsageError{err}
-	}
+	cfg, assessCfg, outcomes, labels := in.Struggle, in.Assess, in.Outcomes, in.labels
 	cfgJSON, _ := json.Marshal(cfg)
 	assessJSON, _ := json.Marshal(assessCfg)
 	fixJSON, _ := json.Marshal(map[string]any{"pass_prob": s.Fix.PassProb, "cost_fraction": s.Fix.CostFraction,
@@ -297,7 +276,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		resamples = -1 // eval: < 0 disables; 0 would mean its default
 	}
 	j := &job{s: s, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
-		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: fixGiven,
+		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: in.FixPassProb,
 		keys: map[string]bool{}}
 	j.out, err = reports.NewOutput(s.Out, map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
@@ -316,16 +295,74 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := j.openTables(); err != nil {
 		return nil, err
 	}
-	sum, err := replay.Replay(ctx, fsys, replay.Options{Workers: s.Workers, Struggle: cfg,
-		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: analyzer}}, replay.Sinks{Runs: j.run, Sessions: j.session})
+	sum, err := replay.Replay(ctx, in.FS, in.ReplayOptions(), replay.Sinks{Runs: j.run, Sessions: j.session})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inputName, err)
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out}
 	if err := j.finish(ctx, sum, res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Inputs is what a replay reads and how, resolved from Settings: the input file
+// system, the labels, the detector configurations and the session analyzer.
+type Inputs struct {
+	FS   fs.FS
+	Name string // the input, for messages
+	// Labels holds the merged labels (LabelsNote says where from; LabelWarnings are bad
+	// rows and keys labelled twice).
+	Labels        *eval.Labels
+	LabelsNote    string
+	LabelWarnings []error
+	Outcomes      eval.OutcomeClass
+	Struggle      struggle.StruggleConfig
+	Assess        assess.Config
+	LLM           llm.AssessmentLLM // nil: the offline analyzer
+	FixPassProb   map[string]float64
+	Workers       int
+	labels        labelSet
+}
+
+// Prepare validates s and resolves what it names: the input, the labels, the
+// configuration files, the session analyzer. Every failure is a UsageError.
+func Prepare(s Settings) (*Inputs, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	fsys, name, err := openInput(s.In)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers}
+	if in.Outcomes, err = eval.ParseOutcomeClass(s.PositiveOutcomes); err != nil {
+		return nil, usage("--positive-outcomes: %w", err)
+	}
+	if in.labels, err = loadLabels(s, in.Outcomes); err != nil {
+		return nil, UsageError{err}
+	}
+	in.Labels, in.LabelsNote, in.LabelWarnings = in.labels.labels, in.labels.note, in.labels.warnings
+	if in.Struggle, err = LoadStruggleConfig(s.StruggleConfig); err != nil {
+		return nil, UsageError{err}
+	}
+	if in.Assess, err = LoadAssessConfig(s.AssessConfig); err != nil {
+		return nil, UsageError{err}
+	}
+	if in.LLM, err = sessionLLM(s); err != nil {
+		return nil, UsageError{err}
+	}
+	if in.FixPassProb, err = parsePassProb(s.Fix.PassProb); err != nil {
+		return nil, UsageError{err}
+	}
+	return in, nil
+}
+
+// ReplayOptions returns the replay's options for these inputs.
+func (in *Inputs) ReplayOptions() replay.Options {
+	assessCfg := in.Assess
+	return replay.Options{Workers: in.Workers, Struggle: in.Struggle,
+		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}}
 }
 
 // Result is what one replay produced: what it read, the detectors' evaluations and
