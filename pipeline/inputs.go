@@ -3,25 +3,19 @@ package pipeline
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
-	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/datasets"
 	"github.com/loopwatch/loopwatch/eval"
 )
@@ -107,78 +101,6 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
 	}
 	set.note, set.id = strings.Join(notes, "; "), strings.Join(ids, "; ")
 	return set, nil
-}
-
-// LoadStruggleConfig reads a --struggle-config file over the defaults (path "": the
-// defaults), validated.
-func LoadStruggleConfig(path string) (struggle.StruggleConfig, error) {
-	cfg := struggle.DefaultStruggleConfig()
-	if path == "" {
-		return cfg, nil
-	}
-	if err := decodeConfigFile("--struggle-config", path, &cfg, jsonFields(cfg)); err != nil {
-		return cfg, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("--struggle-config %s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// decodeConfigFile decodes the JSON object in the file at path over cfg: unknown
-// fields and anything after the object are errors, which list the valid fields.
-func decodeConfigFile(flag, path string, cfg any, fields []string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, unwrap(err))
-	}
-	if err := DecodeConfig(b, cfg); err != nil {
-		return fmt.Errorf("%s %s: %w (fields: %s)", flag, path, err, strings.Join(fields, ", "))
-	}
-	return nil
-}
-
-// DecodeConfig decodes one JSON object over cfg: unknown fields are an error, and so
-// is anything but white space after the object.
-func DecodeConfig(b []byte, cfg any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("data after the JSON object at offset %d", dec.InputOffset())
-	}
-	return nil
-}
-
-// jsonFields lists the JSON names of v's fields, nested objects as "name.field",
-// so that an error can say what a configuration file may hold.
-func jsonFields(v any) []string {
-	var out []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" || !f.IsExported() {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct && f.Type.NumField() > 0 && !implementsText(f.Type) {
-				walk(f.Type, prefix+name+".")
-				continue
-			}
-			out = append(out, prefix+name)
-		}
-	}
-	walk(reflect.TypeOf(v), "")
-	return out
-}
-
-// implementsText reports whether t decodes itself from JSON text (a duration, say).
-func implementsText(t reflect.Type) bool {
-	p := reflect.PointerTo(t)
-	return p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
 }
 
 // parsePassProb reads --fix-pass-prob: "history", one probability for every check, or
@@ -296,21 +218,6 @@ func (d filteredDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	entries, err := d.ReadDirFile.ReadDir(-1)
 	return d.s.filter(d.name, entries), err
-}
-
-// LoadAssessConfig reads an --assess-config file over the assessment's defaults
-// (path "": the defaults), validated.
-func LoadAssessConfig(path string) (assess.Config, error) {
-	cfg := assess.DefaultConfig()
-	if path != "" {
-		if err := decodeConfigFile("--assess-config", path, &cfg, jsonFields(cfg)); err != nil {
-			return cfg, err
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("--assess-config %s: %w", path, err)
-	}
-	return cfg, nil
 }
 
 // sessionLLM returns the session analyzer --llm names: nil for the offline analyzer.

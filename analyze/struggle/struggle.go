@@ -93,6 +93,18 @@ func SeedStruggleConfig() StruggleConfig {
 	}
 }
 
+// Preset returns the named configuration: "loopwatch" ([DefaultStruggleConfig]) or
+// "seed" ([SeedStruggleConfig]).
+func Preset(name string) (StruggleConfig, error) {
+	switch name {
+	case "loopwatch":
+		return DefaultStruggleConfig(), nil
+	case "seed":
+		return SeedStruggleConfig(), nil
+	}
+	return StruggleConfig{}, fmt.Errorf("struggle: unknown preset %q (presets: loopwatch, seed)", name)
+}
+
 // Validate rejects settings that are not meaningful: negative counts, thresholds or
 // weights, NaN or infinite values, a similarity or composite threshold outside [0, 1].
 // (A zero threshold or weight is meaningful: it switches its signal off.)

@@ -28,14 +28,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s := pipeline.DefaultSettings()
 	var strict bool
 	var showProblems int
+	var printConfig string
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.In, "in", "", "input folder or file (default: the built-in sample)")
 	fs.StringVar(&s.Out, "out", s.Out, "run table to write; sibling tables share its stem")
 	fs.StringArrayVar(&s.Labels, "labels", nil, "labels file, CSV or JSONL: run labels (run_key, label) or session labels (session_id, outcome, friction_uuids); repeat for several (default: none, or the sample's labels without --in)")
 	fs.BoolVar(&s.DeriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
-	fs.StringVar(&s.StruggleConfig, "struggle-config", "", "JSON file overriding struggle detection thresholds")
-	fs.StringVar(&s.AssessConfig, "assess-config", "", "JSON file overriding the assessment configuration (detector, breaker, checkpoints, sampling, offline analyzer)")
+	fs.StringVar(&s.StruggleConfig, "struggle-config", "", `struggle detection: a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
+	fs.StringVar(&s.AssessConfig, "assess-config", "", `the assessment (detector, breaker, checkpoints, sampling, offline analyzer): a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
+	fs.StringVar(&printConfig, "print-config", "", `print the effective configuration as JSON and exit: "struggle" or "assess" (each a file --struggle-config/--assess-config accept as it is), or both when given no value`)
+	fs.Lookup("print-config").NoOptDefVal = "both"
 	fs.StringVar(&s.LLM, "llm", s.LLM, "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
 	fs.StringVar(&s.ClaudePath, "claude-path", s.ClaudePath, "the claude executable for --llm claude")
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
@@ -70,6 +73,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if showProblems < 0 {
 		fmt.Fprintf(stderr, "replay: --show-problems %d: must be ≥ 0\n", showProblems)
 		return 2
+	}
+	if printConfig != "" {
+		if err := pipeline.PrintConfig(stdout, s, printConfig); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 2
+		}
+		return 0
 	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
@@ -143,6 +153,8 @@ Examples:
   replay --in runs/ --out results.parquet
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
+  replay --in sessions/ --labels labels.csv --assess-config seed --out seed.parquet
+  replay --print-config=assess --assess-config seed
   replay --in quasar-history/ --derive-labels --out q.parquet
   replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
   replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet

@@ -616,3 +616,50 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPresetsAndPrintConfig: presets by name and as the base of a file; what
+// --print-config prints is accepted back as it is and means the same configuration.
+func TestPresetsAndPrintConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want []string // in stdout
+	}{
+		{[]string{"--print-config=struggle"}, []string{`"case_fold": true`, `"budget_burn": 0.25`}},
+		{[]string{"--print-config=struggle", "--struggle-config", "seed"}, []string{`"case_fold": false`}},
+		{[]string{"--print-config=assess", "--assess-config", "seed"}, []string{`"interrupt_is_correction": false`, `"end_hooks": [` + "\n" + `    "Stop"`}},
+		{[]string{"--print-config"}, []string{`"struggle": {`, `"assess": {`}},
+	} {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", tt.args, code, stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: no %q in\n%s", tt.args, w, stdout)
+			}
+		}
+	}
+	for _, which := range []string{"struggle", "assess"} {
+		for _, preset := range []string{"loopwatch", "seed"} {
+			_, printed, _ := runCLI(t, "--print-config="+which, "--"+which+"-config", preset)
+			file := filepath.Join(dir, which+"-"+preset+".json")
+			os.WriteFile(file, []byte(printed), 0o644)
+			code, again, stderr := runCLI(t, "--print-config="+which, "--"+which+"-config", file)
+			if code != 0 || again != printed {
+				t.Errorf("%s %s: printed config read back differs (exit %d %s):\n%s\nvs\n%s", which, preset, code, stderr, printed, again)
+			}
+		}
+	}
+	over := filepath.Join(dir, "over.json")
+	os.WriteFile(over, []byte(`{"preset": "seed", "breaker": {"cooldown": "1m"}}`), 0o644)
+	_, stdout, _ := runCLI(t, "--print-config=assess", "--assess-config", over)
+	if !strings.Contains(stdout, `"cooldown": "1m0s"`) || !strings.Contains(stdout, `"tool_error_is_failure": false`) {
+		t.Errorf("a file over the seed preset:\n%s", stdout)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"preset": "newest"}`), 0o644)
+	if code, _, stderr := runCLI(t, "--print-config=assess", "--assess-config", bad); code != 2 || !strings.Contains(stderr, `unknown preset "newest"`) {
+		t.Errorf("unknown preset: exit %d %s", code, stderr)
+	}
+}
