@@ -9,7 +9,6 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
-	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -31,22 +30,24 @@ type job struct {
 	evalOpts   eval.Options
 	fixGiven   map[string]float64 // --fix-pass-prob, parsed
 
-	out                            *reports.Output
-	runs                           *reports.Table[reports.RunRow]
-	cycles                         *reports.Table[reports.CycleRow]
-	metrics                        *reports.Table[reports.MetricRow]
-	problems                       *reports.Table[reports.ProblemRow]
-	fixFailures                    *reports.Table[reports.FixFailureRow]
-	fixRuns                        *reports.Table[reports.FixRunRow]
-	events                         *reports.Table[reports.EventRow]
-	checkpoints                    *reports.Table[reports.CheckpointRow]
-	interventions                  *reports.Table[reports.InterventionRow]
-	runObs, breakerObs, outcomeObs []eval.Observation
-	moments                        []eval.MomentSession
-	fixCases                       []*fixsim.Case
-	derived, momentsMissing        int
-	momentsMissingDetail           []string
-	keys                           map[string]bool // run and session keys replayed
+	out           *reports.Output
+	runs          *reports.Table[reports.RunRow]
+	cycles        *reports.Table[reports.CycleRow]
+	metrics       *reports.Table[reports.MetricRow]
+	problems      *reports.Table[reports.ProblemRow]
+	fixFailures   *reports.Table[reports.FixFailureRow]
+	fixRuns       *reports.Table[reports.FixRunRow]
+	events        *reports.Table[reports.EventRow]
+	checkpoints   *reports.Table[reports.CheckpointRow]
+	interventions *reports.Table[reports.InterventionRow]
+	curves        *reports.Table[reports.CurveRow]
+	// scorings holds the configured detectors' predictions first, then those of every
+	// configuration compared with them (the variants, in order).
+	scorings                []*scoring
+	fixCases                []*fixsim.Case
+	derived, momentsMissing int
+	momentsMissingDetail    []string
+	keys                    map[string]bool // run and session keys replayed
 }
 
 // openTables creates every output table.
@@ -61,6 +62,7 @@ func (j *job) openTables() error {
 	openTable(j.out, "events", &j.events, &err)
 	openTable(j.out, "checkpoints", &j.checkpoints, &err)
 	openTable(j.out, "interventions", &j.interventions, &err)
+	openTable(j.out, "curves", &j.curves, &err)
 	return err
 }
 
@@ -87,8 +89,10 @@ func (j *job) run(res *replay.RunResult) error {
 	if err := j.cycles.Write(cycleRows...); err != nil {
 		return err
 	}
-	j.runObs = append(j.runObs, eval.Observation{Key: res.Run.Key, Label: rec.Label, Predicted: res.Struggle.Triggered,
-		Score: res.Struggle.MaxScore})
+	j.scorings[0].addRun(res.Run.Key, rec.Label, res.Struggle)
+	for i, out := range res.Variants {
+		j.scorings[1+i].addRun(res.Run.Key, rec.Label, out)
+	}
 	if res.FixCase != nil {
 		j.fixCases = append(j.fixCases, res.FixCase)
 	}
@@ -112,7 +116,6 @@ func (j *job) session(sr *replay.SessionResult) error {
 				}
 			}
 		}
-		j.moments = append(j.moments, reports.MomentSession(sr, lab.Moments))
 	}
 	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.s.FrictionWindow)
 	for _, err := range []error{j.runs.Write(row), j.events.Write(events...), j.checkpoints.Write(cps...), j.interventions.Write(ivs...)} {
@@ -120,44 +123,22 @@ func (j *job) session(sr *replay.SessionResult) error {
 			return err
 		}
 	}
-	j.breakerObs = append(j.breakerObs, eval.Observation{Key: s.Key, Label: rec.Label, Predicted: sr.Interventions > 0,
-		Score: sr.PeakFrustration})
-	obs := eval.Observation{Key: s.Key, Label: rec.Label, Score: math.NaN()}
-	if a := sr.Final().Analysis; a != nil {
-		obs.Predicted = j.outcomes.Label(string(a.Outcome)) == eval.Positive
-		obs.Score = a.Confidence
-		if !obs.Predicted {
-			obs.Score = 1 - a.Confidence
-		}
+	j.scorings[0].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sr.Outcome(), j.outcomes)
+	for i, o := range sr.Variants {
+		j.scorings[1+i].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, o, j.outcomes)
 	}
-	j.outcomeObs = append(j.outcomeObs, obs)
 	return nil
 }
 
 // finish writes the metrics and the simulation and commits the output.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
 	badOutcome := "bad outcome (" + strings.Join(j.outcomes.Positive(), ", ") + ")"
-	if sum.Runs > 0 || sum.Sessions == 0 {
-		rep := eval.Evaluate(j.runObs, j.evalOpts)
-		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: "struggle", Report: rep})
-		if err := j.metrics.Write(reports.MetricRows("struggle", "run", "struggled", j.cfgHash, rep)...); err != nil {
+	for _, c := range j.scorings {
+		metrics, curves := c.evaluate(res, j.evalOpts, j.s.FrictionWindow, badOutcome, sum.Runs > 0 || sum.Sessions == 0)
+		if err := j.metrics.Write(metrics...); err != nil {
 			return err
 		}
-	}
-	if sum.Sessions > 0 {
-		sessionOpts := j.evalOpts
-		sessionOpts.Unit = "sessions"
-		breaker := eval.Evaluate(j.breakerObs, sessionOpts)
-		outcome := eval.Evaluate(j.outcomeObs, sessionOpts)
-		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: "breaker", Report: breaker},
-			reports.DetectorReport{Detector: "outcome", Report: outcome})
-		rows := append(reports.MetricRows("breaker", "session", badOutcome, j.assessHash, breaker),
-			reports.MetricRows("outcome", "session", badOutcome, j.assessHash, outcome)...)
-		if len(j.moments) > 0 {
-			res.Moments = eval.EvaluateMoments(j.moments, j.s.FrictionWindow, j.evalOpts)
-			rows = append(rows, reports.MomentMetricRows("breaker", j.assessHash, res.Moments, j.evalOpts)...)
-		}
-		if err := j.metrics.Write(rows...); err != nil {
+		if err := j.curves.Write(curves...); err != nil {
 			return err
 		}
 	}
@@ -194,7 +175,8 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 	}
 	res.Tables = []TableCount{{"", j.runs.Rows()}, {"cycles", j.cycles.Rows()}, {"metrics", j.metrics.Rows()},
 		{"fixloop", j.fixFailures.Rows()}, {"fixloop_runs", j.fixRuns.Rows()}, {"events", j.events.Rows()},
-		{"checkpoints", j.checkpoints.Rows()}, {"interventions", j.interventions.Rows()}, {"problems", j.problems.Rows()}}
+		{"checkpoints", j.checkpoints.Rows()}, {"interventions", j.interventions.Rows()}, {"curves", j.curves.Rows()},
+		{"problems", j.problems.Rows()}}
 	return nil
 }
 
@@ -278,6 +260,13 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	j := &job{s: s, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
 		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: in.FixPassProb,
 		keys: map[string]bool{}}
+	j.scorings = append(j.scorings, &scoring{struggleName: in.StruggleName, assessName: in.AssessName,
+		struggleHash: j.cfgHash, assessHash: j.assessHash})
+	for _, v := range in.Variants {
+		vs, _ := json.Marshal(v.Struggle)
+		va, _ := json.Marshal(v.Assess)
+		j.scorings = append(j.scorings, &scoring{struggleName: v.Name, assessName: v.Name, struggleHash: shortHash(vs), assessHash: shortHash(va)})
+	}
 	j.out, err = reports.NewOutput(s.Out, map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
 		"loopwatch.config_hash":     j.cfgHash,
@@ -322,7 +311,13 @@ type Inputs struct {
 	LLM           llm.AssessmentLLM // nil: the offline analyzer
 	FixPassProb   map[string]float64
 	Workers       int
-	labels        labelSet
+	// StruggleName and AssessName label the configured detectors in tables and
+	// summaries: the preset's name, or "configured" for a configuration file.
+	StruggleName, AssessName string
+	// Variants are the configurations compared with the configured one (the presets
+	// Settings.Compare names, unless equal to the configured one).
+	Variants []replay.Variant
+	labels   labelSet
 }
 
 // Prepare validates s and resolves what it names: the input, the labels, the
@@ -355,14 +350,41 @@ func Prepare(s Settings) (*Inputs, error) {
 	if in.FixPassProb, err = parsePassProb(s.Fix.PassProb); err != nil {
 		return nil, UsageError{err}
 	}
+	in.StruggleName, in.AssessName = configName(s.StruggleConfig), configName(s.AssessConfig)
+	for _, name := range s.Compare {
+		if name == in.StruggleName && name == in.AssessName {
+			continue
+		}
+		sc, err := struggle.Preset(name)
+		if err != nil {
+			return nil, usage("--compare %s: %w", name, err)
+		}
+		ac, err := assess.Preset(name)
+		if err != nil {
+			return nil, usage("--compare %s: %w", name, err)
+		}
+		in.Variants = append(in.Variants, replay.Variant{Name: name, Struggle: sc, Assess: &ac})
+	}
 	return in, nil
+}
+
+// configName labels a configuration value: the preset it names ("loopwatch" when
+// empty), else "configured".
+func configName(value string) string {
+	switch {
+	case value == "":
+		return assess.PresetLoopwatch
+	case assess.IsPreset(value):
+		return value
+	}
+	return "configured"
 }
 
 // ReplayOptions returns the replay's options for these inputs.
 func (in *Inputs) ReplayOptions() replay.Options {
 	assessCfg := in.Assess
 	return replay.Options{Workers: in.Workers, Struggle: in.Struggle,
-		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}}
+		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}, Variants: in.Variants}
 }
 
 // Result is what one replay produced: what it read, the detectors' evaluations and
@@ -371,11 +393,13 @@ type Result struct {
 	Summary *replay.Summary
 	// LabelsNote says where the labels came from and how many there were.
 	LabelsNote string
-	// Detectors holds the per-run and per-session evaluations, in summary order.
+	// Detectors holds the per-run and per-session evaluations: the configured
+	// detectors' first, then each compared configuration's (Config names it).
 	Detectors []reports.DetectorReport
-	// Moments is the event-level evaluation of interventions against labelled friction
-	// moments; nil when no labelled session was replayed.
-	Moments *eval.MomentReport
+	// Moments holds the event-level evaluations of interventions against labelled
+	// friction moments, the configured breaker's first; empty when no labelled session
+	// was replayed.
+	Moments []reports.MomentResult
 	// FixTotals is the inner fix-loop simulation over the runs; nil without runs.
 	FixTotals *fixsim.Totals
 	// UnmatchedLabels are label keys that match no replayed run or session, in key

@@ -237,8 +237,8 @@ func MomentSession(sr *replay.SessionResult, moments []int) eval.MomentSession {
 
 // MomentMetricRows converts an event-level evaluation into metric rows (target
 // "friction_moment").
-func MomentMetricRows(detector, configHash string, rep *eval.MomentReport, opts eval.Options) []MetricRow {
-	b := metricRows{base: MetricRow{Detector: detector, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
+func MomentMetricRows(detector, config, configHash string, rep *eval.MomentReport, opts eval.Options) []MetricRow {
+	b := metricRows{base: MetricRow{Detector: detector, Config: config, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
 		CILevel: opts.Level, Resamples: int32(max(opts.Resamples, 0)), Seed: int64(opts.Seed), Runs: int32(rep.Sessions),
 		Scored: int32(rep.Sessions), ConfigHash: configHash}}
 	b.value("moments", float64(rep.Moments))

@@ -49,6 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
+	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `presets also replayed and scored beside the configured detectors ("seed"; "none" for none)`)
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
 	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
 	fs.Float64Var(&s.Fix.CostFraction, "fix-cost-fraction", s.Fix.CostFraction, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call (≥ 0)")
@@ -73,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if showProblems < 0 {
 		fmt.Fprintf(stderr, "replay: --show-problems %d: must be ≥ 0\n", showProblems)
 		return 2
+	}
+	if len(s.Compare) == 1 && s.Compare[0] == "none" {
+		s.Compare = nil
 	}
 	if printConfig != "" {
 		if err := pipeline.PrintConfig(stdout, s, printConfig); err != nil {
@@ -119,10 +123,11 @@ func printResult(stdout, stderr io.Writer, res *pipeline.Result, showProblems in
 	if err := reports.WriteSummary(stdout, sum, labelsNote, res.Detectors); err != nil {
 		return err
 	}
-	if res.Moments != nil {
-		reports.WriteMomentSummary(stdout, "breaker", res.Moments)
+	if err := reports.WriteMomentSummary(stdout, res.Moments); err != nil {
+		return err
 	}
 	if res.FixTotals != nil {
+		fmt.Fprintln(stdout)
 		reports.WriteFixSummary(stdout, res.FixTotals)
 	}
 	var beside []string

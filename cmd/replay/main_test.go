@@ -126,8 +126,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 9 {
-		t.Fatalf("expected 9 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 10 {
+		t.Fatalf("expected 10 tables, got %d", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -326,13 +326,14 @@ func TestInteropDuckDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := regexp.MustCompile(`(?m)^struggle\s+runs\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)`).FindStringSubmatch(stdout)
+	m := regexp.MustCompile(`(?m)^struggle\s+loopwatch\s+runs\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+).*\s(\S+)\s+\S+$`).FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no struggle line in the summary:\n%s", stdout)
 	}
 	printedRuns, _ := strconv.Atoi(m[1])
 	printedTP, _ := strconv.Atoi(m[3])
 	printedPrecision, _ := strconv.ParseFloat(m[7], 64)
+	printedAP := m[8]
 	cyclesLine := regexp.MustCompile(`cycles \((\d+)\)`).FindStringSubmatch(stdout)
 
 	stem := strings.TrimSuffix(out, ".parquet")
@@ -357,7 +358,7 @@ func TestInteropDuckDB(t *testing.T) {
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet') WHERE kind = 'quasar_run'`, stem),
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.cycles.parquet')`, stem),
 		fmt.Sprintf(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('%s.parquet'))`, stem),
-		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' ORDER BY metric`, stem),
+		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' AND config = 'loopwatch' ORDER BY metric`, stem),
 		fmt.Sprintf(`SELECT count(*) FILTER (WHERE struggle_confusion = 'tp') AS tp, count(*) FILTER (WHERE actual) AS positives,
 			min(started_at) < max(ended_at) AS ordered, epoch(min(started_at)) AS first_start
 			FROM read_parquet('%s.parquet')`, stem),
@@ -371,6 +372,9 @@ func TestInteropDuckDB(t *testing.T) {
 			WHERE r.kind = 'session' GROUP BY ALL HAVING r.interventions <> count(i.event_index)`, stem, stem),
 		fmt.Sprintf(`SELECT count(*) FILTER (WHERE kind = 'session') AS sessions, count(*) FILTER (WHERE kind = 'session' AND cycles IS NULL) AS null_cycles
 			FROM read_parquet('%s.parquet')`, stem),
+		// Average precision recomputed from the PR curve's points, the step-wise sum.
+		fmt.Sprintf(`SELECT sum(step) AS ap FROM (SELECT (recall - coalesce(lag(recall) OVER (ORDER BY point), 0)) * precision AS step
+			FROM read_parquet('%s.curves.parquet') WHERE detector = 'struggle' AND config = 'loopwatch' AND curve = 'pr')`, stem),
 	)
 	if n := int(num(t, res[0][0]["n"])); n != printedRuns {
 		t.Errorf("DuckDB counts %d runs, replay printed %d", n, printedRuns)
@@ -432,6 +436,9 @@ func TestInteropDuckDB(t *testing.T) {
 	eventsLine := regexp.MustCompile(`sessions \((\d+) events\)`).FindStringSubmatch(stdout)
 	if eventsLine == nil || fmt.Sprint(num(t, res[8][0]["n"])) != eventsLine[1] || num(t, res[8][0]["corrections"]) == 0 || num(t, res[8][0]["interventions"]) == 0 {
 		t.Errorf("events table in DuckDB %v, replay printed %v", res[8][0], eventsLine)
+	}
+	if got := fmt.Sprintf("%.3f", num(t, res[11][0]["ap"])); got != printedAP {
+		t.Errorf("AP from the curves table in DuckDB %s, replay printed %s", got, printedAP)
 	}
 	if len(res[9]) != 0 {
 		t.Errorf("sessions whose intervention count disagrees with the interventions table: %v", res[9])
@@ -508,15 +515,16 @@ func TestCorpusClaudeCode(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "73 sessions, 52 moments, 56 interventions: recall 0.077 [0.02, 0.18], precision 0.071 [0.02, 0.16], false alarms 10.9"},
-		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: recall 0.019 [0.00, 0.07], precision 0.043 [0.00, 0.25], false alarms 4.6"},
+		{nil, `(?m)^loopwatch\s+56\s+0\.077 \[0\.02, 0\.18\]\s+0\.071 \[0\.02, 0\.16\]\s+10\.9 \[5\.2, 19\.1\]`},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+23\s+0\.019 \[0\.00, 0\.07\]\s+0\.043 \[0\.00, 0\.25\]\s+4\.6 \[0\.8, 10\.8\]`},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, tt.want) {
+		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
+			!regexp.MustCompile(tt.want).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
 	}
@@ -556,7 +564,7 @@ func TestUnmatchedLabels(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "18 labelled; 2 label keys match no run or session (ghost-1, ghost-2)") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "struggle  runs  16  16        16") {
+	if !strings.Contains(stdout, "struggle  loopwatch  runs  16  16      5   0   2   9") {
 		t.Errorf("the matching labels no longer score:\n%s", stdout)
 	}
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
