@@ -20,8 +20,8 @@
 //
 //	0.40 · [findings raised] + 0.25 · min(burnRate / BudgetBurnThreshold, 1)
 //
-// which, with the defaults, triggers whenever the reviewer raised a finding and
-// burnRate ≥ 0.24. QuasarEvaluate is the formula exactly as quasar has it: Jaccard
+// (for an overlap threshold of at most 1), which, with the defaults, triggers whenever
+// the reviewer raised a finding and burnRate ≥ 0.24. QuasarEvaluate is the formula exactly as quasar has it: Jaccard
 // similarity over lower-cased white-space tokens, counted at ≥ 0.8 (two descriptions
 // without tokens are identical, one without tokens matches nothing), thresholds of 0
 // saturating their signal through quasar's clamp (x/0 = +Inf → 1, 0/0 = NaN → 0), the
