@@ -44,6 +44,7 @@ type job struct {
 	// scorings holds the configured detectors' predictions first, then those of every
 	// configuration compared with them (the variants, in order).
 	scorings                []*scoring
+	shipped                 *scoring // the baselines' scoring, also in scorings; nil when not compared
 	fixCases                []*fixsim.Case
 	derived, momentsMissing int
 	momentsMissingDetail    []string
@@ -93,6 +94,9 @@ func (j *job) run(res *replay.RunResult) error {
 	for i, out := range res.Variants {
 		j.scorings[1+i].addRun(res.Run.Key, rec.Label, out)
 	}
+	if sh, ok := res.Extra.(*shippedRun); ok {
+		j.shipped.addRun(res.Run.Key, rec.Label, sh.out)
+	}
 	if res.FixCase != nil {
 		j.fixCases = append(j.fixCases, res.FixCase)
 	}
@@ -126,6 +130,12 @@ func (j *job) session(sr *replay.SessionResult) error {
 	j.scorings[0].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sr.Outcome(), j.outcomes)
 	for i, o := range sr.Variants {
 		j.scorings[1+i].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, o, j.outcomes)
+	}
+	if sh, isShipped := sr.Extra.(*shippedSession); isShipped {
+		if sh.err != nil {
+			return fmt.Errorf("session %s: the shipped-today baseline: %w", s.Key, sh.err)
+		}
+		j.shipped.addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sh.out, j.outcomes)
 	}
 	return nil
 }
@@ -261,11 +271,15 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: in.FixPassProb,
 		keys: map[string]bool{}}
 	j.scorings = append(j.scorings, &scoring{struggleName: in.StruggleName, assessName: in.AssessName,
-		struggleHash: j.cfgHash, assessHash: j.assessHash})
+		struggleHash: j.cfgHash, assessHash: j.assessHash, configured: true})
 	for _, v := range in.Variants {
 		vs, _ := json.Marshal(v.Struggle)
 		va, _ := json.Marshal(v.Assess)
 		j.scorings = append(j.scorings, &scoring{struggleName: v.Name, assessName: v.Name, struggleHash: shortHash(vs), assessHash: shortHash(va)})
+	}
+	if in.Shipped {
+		j.shipped = &scoring{struggleName: Shipped, assessName: Shipped, struggleHash: Shipped, assessHash: Shipped, noOutcome: true}
+		j.scorings = append(j.scorings, j.shipped)
 	}
 	j.out, err = reports.NewOutput(s.Out, map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
@@ -317,7 +331,9 @@ type Inputs struct {
 	// Variants are the configurations compared with the configured one (the presets
 	// Settings.Compare names, unless equal to the configured one).
 	Variants []replay.Variant
-	labels   labelSet
+	// Shipped: the shipped-today baselines are scored too (Settings.Compare names them).
+	Shipped bool
+	labels  labelSet
 }
 
 // Prepare validates s and resolves what it names: the input, the labels, the
@@ -352,6 +368,10 @@ func Prepare(s Settings) (*Inputs, error) {
 	}
 	in.StruggleName, in.AssessName = configName(s.StruggleConfig), configName(s.AssessConfig)
 	for _, name := range s.Compare {
+		if name == Shipped {
+			in.Shipped = true
+			continue
+		}
 		if name == in.StruggleName && name == in.AssessName {
 			continue
 		}
@@ -383,8 +403,12 @@ func configName(value string) string {
 // ReplayOptions returns the replay's options for these inputs.
 func (in *Inputs) ReplayOptions() replay.Options {
 	assessCfg := in.Assess
-	return replay.Options{Workers: in.Workers, Struggle: in.Struggle,
+	opts := replay.Options{Workers: in.Workers, Struggle: in.Struggle,
 		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}, Variants: in.Variants}
+	if in.Shipped {
+		opts.RunHook, opts.SessionHook = scoreShippedRun, scoreShippedSession
+	}
+	return opts
 }
 
 // Result is what one replay produced: what it read, the detectors' evaluations and

@@ -4,6 +4,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/eval/baseline"
+
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
@@ -21,6 +24,9 @@ type scoring struct {
 	runs, breaker, outcome   []eval.Observation
 	moments                  []eval.MomentSession
 	hasRuns, hasSessions     bool
+	// configured marks the configured detectors' scoring, reported even with no input;
+	// noOutcome a configuration without a session analysis (a baseline).
+	configured, noOutcome bool
 }
 
 // addRun records a run's struggle outcome.
@@ -37,15 +43,17 @@ func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, 
 	c.hasSessions = true
 	c.breaker = append(c.breaker, eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
 		Score: o.PeakFrustration})
-	obs := eval.Observation{Key: s.Key, Label: label, Score: math.NaN()}
-	if a := o.Analysis; a != nil {
-		obs.Predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
-		obs.Score = a.Confidence
-		if !obs.Predicted {
-			obs.Score = 1 - a.Confidence
+	if !c.noOutcome {
+		obs := eval.Observation{Key: s.Key, Label: label, Score: math.NaN()}
+		if a := o.Analysis; a != nil {
+			obs.Predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
+			obs.Score = a.Confidence
+			if !obs.Predicted {
+				obs.Score = 1 - a.Confidence
+			}
 		}
+		c.outcome = append(c.outcome, obs)
 	}
-	c.outcome = append(c.outcome, obs)
 	if labelled {
 		c.moments = append(c.moments, momentSession(s, moments, o.Interventions, humanTurns))
 	}
@@ -80,14 +88,14 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		metrics = append(metrics, reports.MetricRows(detector, name, target, positive, hash, rep)...)
 		curves = append(curves, reports.CurveRows(detector, name, eval.Curves(obs))...)
 	}
-	if withRuns && (c.hasRuns || !c.hasSessions) {
+	if withRuns && (c.hasRuns || c.configured && !c.hasSessions) {
 		add("struggle", "run", "struggled", c.runs, opts)
 	}
 	if c.hasSessions {
 		sessionOpts := opts
 		sessionOpts.Unit = "sessions"
 		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
-		if c.outcome != nil {
+		if !c.noOutcome {
 			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
 		}
 		if len(c.moments) > 0 {
@@ -97,4 +105,35 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		}
 	}
 	return metrics, curves
+}
+
+// Shipped is the name of the shipped-today baselines in tables and summaries: quasar's
+// struggle detection and vibes' breaker as the two projects run them today (package
+// eval/baseline).
+const Shipped = "shipped-today"
+
+// shippedRun and shippedSession hold a unit's baseline outcomes, computed in the
+// replay's workers (replay.Options.RunHook and SessionHook).
+type shippedRun struct{ out replay.StruggleOutcome }
+
+type shippedSession struct {
+	out replay.SessionOutcome
+	err error
+}
+
+// scoreShippedRun replays a run through quasar's shipped struggle detection.
+func scoreShippedRun(rr *replay.RunResult) {
+	q := baseline.QuasarRun(rr.Run, struggle.SeedStruggleConfig())
+	rr.Extra = &shippedRun{out: replay.StruggleOutcome{Triggered: q.Triggered, FirstCycle: q.FirstCycle, FirstTime: q.FirstTime,
+		MaxScore: q.MaxScore, LeadCycles: q.LeadCycles, LeadCostUSD: q.LeadCostUSD, LeadSeconds: q.LeadSeconds}}
+}
+
+// scoreShippedSession replays a session through vibes' shipped breaker.
+func scoreShippedSession(sr *replay.SessionResult) {
+	v, err := baseline.VibesSession(sr.Session.Events, baseline.DefaultVibesConfig())
+	if err != nil {
+		sr.Extra = &shippedSession{err: err}
+		return
+	}
+	sr.Extra = &shippedSession{out: replay.SessionOutcome{Interventions: v.Interventions, PeakFrustration: v.PeakFrustration}}
 }

@@ -42,9 +42,10 @@ type Settings struct {
 	Beta      float64
 	// Fix configures the inner fix-loop simulation.
 	Fix FixSettings
-	// Compare names the presets every run and session is also replayed under, scored
-	// beside the configured detectors (a preset equal to the configured one is
-	// skipped). Default: the seed preset.
+	// Compare names what is scored beside the configured detectors on the same runs
+	// and sessions: presets every run and session is also replayed under (a preset
+	// equal to the configured one is skipped), and "shipped-today", the baselines of
+	// what quasar and vibes run today. Default: the seed preset and the baselines.
 	Compare []string
 }
 
@@ -74,7 +75,7 @@ func DefaultSettings() Settings {
 		Level:            0.95,
 		Beta:             1,
 		Fix:              FixSettings{PassProb: "history", CostFraction: 0.25, Draws: 100, Trials: 20, MaxFixes: 3},
-		Compare:          []string{"seed"},
+		Compare:          []string{"seed", Shipped},
 	}
 }
 

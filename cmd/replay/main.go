@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
-	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `presets also replayed and scored beside the configured detectors ("seed"; "none" for none)`)
+	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
 	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
 	fs.Float64Var(&s.Fix.CostFraction, "fix-cost-fraction", s.Fix.CostFraction, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call (≥ 0)")

@@ -524,7 +524,8 @@ func TestCorpusClaudeCode(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
-			!regexp.MustCompile(tt.want).MatchString(stdout) {
+			!regexp.MustCompile(tt.want).MatchString(stdout) ||
+			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
 	}
@@ -564,7 +565,7 @@ func TestUnmatchedLabels(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "18 labelled; 2 label keys match no run or session (ghost-1, ghost-2)") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "struggle  loopwatch  runs  16  16      5   0   2   9") {
+	if !regexp.MustCompile(`struggle\s+loopwatch\s+runs\s+16\s+16\s+5\s+0\s+2\s+9`).MatchString(stdout) {
 		t.Errorf("the matching labels no longer score:\n%s", stdout)
 	}
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
