@@ -309,6 +309,9 @@ func (v *validator) check(f file) {
 		cfg := Config{Name: name, Description: c.Description, Line: r.ix.line(at...)}
 		cfg.Struggle = v.configValue(append(at, "struggle"), c.Struggle)
 		cfg.Assess = v.configValue(append(at, "assess"), c.Assess)
+		if cfg.Description == "" {
+			cfg.Description = describeConfig(c)
+		}
 		r.Configs[name] = cfg
 	}
 	names := map[string]int{}
@@ -492,6 +495,21 @@ func (v *validator) input(at []string, s string) Input {
 		}
 	}
 	return in
+}
+
+// describeConfig says what a configuration table sets, for reports.
+func describeConfig(c configFile) string {
+	var parts []string
+	if c.Struggle != "" {
+		parts = append(parts, "struggle "+c.Struggle)
+	}
+	if c.Assess != "" {
+		parts = append(parts, "assess "+c.Assess)
+	}
+	if len(parts) == 0 {
+		return "the detectors' defaults"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // config returns the configuration a dataset's configs entry names.

@@ -74,7 +74,7 @@ func ParseSynth(s string) (SynthSpec, error) {
 }
 
 func (s SynthSpec) String() string {
-	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs generated with seed %d", s.Runs, s.Sessions, s.Vibes, s.Seed)
+	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs (seed %d)", s.Runs, s.Sessions, s.Vibes, s.Seed)
 }
 
 // Write generates the dataset into dir (which should be empty) and returns its input
@@ -135,7 +135,7 @@ func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
 			return Source{}, fmt.Errorf("dataset %s: generating %s: %w", ds.Name, ds.Input.Spec, err)
 		}
 		src.In, src.Labels = in, labels
-		src.Note = "synthetic: " + ds.Input.Synth.String() + ", with their ground truth"
+		src.Note = "synthetic: " + ds.Input.Synth.String() + " with their ground truth"
 	case InputCorpus:
 		p, err := r.corpusPath(ds.Input.Path)
 		if err != nil {
