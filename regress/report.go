@@ -73,14 +73,22 @@ func (rep *Report) Headline() string {
 			failed++
 		}
 	}
-	ds := fmt.Sprintf("%d datasets replayed", ran)
+	ds := plural(ran, "dataset") + " replayed"
 	if skipped > 0 {
 		ds += fmt.Sprintf(", %d skipped", skipped)
 	}
 	if failed > 0 {
 		ds += fmt.Sprintf(", %d failed", failed)
 	}
-	return fmt.Sprintf("%s: %s; %d metrics: %s", rep.status(), ds, len(rep.Results), countLine(rep.Counts()))
+	return fmt.Sprintf("%s: %s; %s: %s", rep.status(), ds, plural(len(rep.Results), "metric"), countLine(rep.Counts()))
+}
+
+// plural is "1 dataset", "2 datasets".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // WriteMarkdown writes the human-readable report: the verdict, the rule, what failed

@@ -1,16 +1,3 @@
-// Command regress is loopwatch's nightly regression: it replays every dataset of
-// the registry (datasets/registry.toml) under each of its configurations, compares
-// each detector's metrics with the registry's baselines, writes regress.md and
-// regress.json into the work folder beside the replays' Parquet tables, and exits 1
-// when a metric regressed or went missing.
-//
-// Usage:
-//
-//	regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--update-baseline]
-//
-// Exit status: 0 no regression (or baselines updated); 1 a metric regressed or is
-// missing, or a replay failed; 2 a usage error — a bad flag, or a registry that does
-// not load (the message names the file and line).
 package main
 
 import (
@@ -47,9 +34,9 @@ DIR/<dataset>/<config>/.
 Examples:
   regress
   regress --only sample
-  regress --registry my-registry.toml --out /tmp/regress
-  regress --update-baseline                 # record today's figures as the baselines
-  regress --only synth --update-baseline
+  regress --registry my-registry.toml --out nightly
+  regress --update-baseline
+  regress --only sample --update-baseline
 
 Flags:
 `
@@ -180,7 +167,7 @@ func updateBaselines(stdout, stderr io.Writer, reg *registry.Registry, rep *regr
 	}
 	for _, d := range rep.Datasets {
 		if d.Status == "skipped" {
-			fmt.Fprintf(stdout, "  %s: skipped, its baselines kept (%s)\n", d.Name, d.Notice)
+			fmt.Fprintf(stdout, "  %s: skipped, its baselines kept: %s\n", d.Name, d.Notice)
 		}
 	}
 	for _, d := range rep.Datasets {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/internal/doctest"
 )
 
 // workspace copies testdata/ (a registry over the built-in sample, with the
@@ -49,7 +50,7 @@ func TestWorsenedThreshold(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "0 baselines changed, 10 recorded for the first time, 0 removed") {
 		t.Fatalf("recording the baselines: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "regress: PASS: 1 datasets replayed, 1 skipped; 11 metrics: 10 ok") {
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed, 1 skipped; 11 metrics: 10 ok") {
 		t.Fatalf("with the recorded baselines: exit %d\n%s%s", code, stdout, stderr)
 	}
 
@@ -72,7 +73,7 @@ func TestWorsenedThreshold(t *testing.T) {
 		t.Fatalf("a worsened threshold: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"regress: FAIL: 1 datasets replayed, 1 skipped; 11 metrics: 8 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
+		"regress: FAIL: 1 dataset replayed, 1 skipped; 11 metrics: 8 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
 		"regressed sample/worsened/struggle/recall: 0.7142857142857143 → 0.2857142857142857 (tolerance 0.02, interval [0.000, 0.",
 		"regressed sample/worsened/struggle/f1: 0.8333333333333334 → 0.4444444444444444",
 	} {
@@ -138,5 +139,34 @@ func TestUsage(t *testing.T) {
 	}
 	if code, _, _ := runRegress(t, "--help"); code != 0 {
 		t.Errorf("--help: exit %d", code)
+	}
+}
+
+// TestDocExamples runs every example invocation of the command's documentation, so the
+// manual cannot rot: each must appear in the --help text too and succeed, on a small
+// registry over the sample standing where the real one does.
+func TestDocExamples(t *testing.T) {
+	examples := doctest.Examples(t, "regress", usage, 4)
+	dir := t.TempDir()
+	small := "version = 1\n[eval]\nresamples = 100\n[[datasets]]\nname = \"sample\"\ninput = \"builtin:sample\"\ndetectors = [\"struggle\"]\n"
+	for _, p := range []string{"datasets/registry.toml", "my-registry.toml"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(small), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, ex := range examples {
+		code, stdout, stderr := runRegress(t, strings.Fields(ex)[1:]...)
+		if code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed") {
+			t.Errorf("%s: exit %d\n%s%s", ex, code, stdout, stderr)
+		}
+	}
+	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "nightly/regress.json"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -117,6 +117,11 @@ func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 // corpus is absent; any other error that the input could not be prepared.
 func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
 	src := Source{Labels: slices.Clone(ds.Labels)}
+	if ds.Input.Kind == InputCorpus {
+		if _, err := r.corpusPath(ds.Input.Path); err != nil {
+			return Source{}, err // the corpus itself first: its labels are in it
+		}
+	}
 	for i, l := range src.Labels {
 		if strings.HasPrefix(l, corpusScheme) {
 			p, err := r.corpusPath(l)
