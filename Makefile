@@ -4,7 +4,7 @@ BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: all build test demo bench fuzz lint interop-deps clean
+.PHONY: all build test demo bench regress fuzz lint interop-deps clean
 
 all: build
 
@@ -26,6 +26,11 @@ test: interop-deps
 ## bench: benchmarks of the detectors and the replay
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
+## (outputs in regress-out/: regress.md, regress.json and each replay's tables)
+regress: build
+	$(BIN)/regress --registry datasets/registry.toml --out regress-out
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:
@@ -51,4 +56,4 @@ interop/node_modules/.installed: interop/package.json interop/package-lock.json
 	@touch $@
 
 clean:
-	rm -rf $(BIN) demo interop/node_modules
+	rm -rf $(BIN) demo regress-out interop/node_modules
