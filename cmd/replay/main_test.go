@@ -474,22 +474,25 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 }
 
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
-// corpus: the seed's breaker with the defaults, and without loopwatch's extension that
-// counts unclassified tool errors.
+// corpus: the defaults, and the seed's literal tool reading and failure side
+// (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config.
 func TestCorpusClaudeCode(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}
 	out := t.TempDir()
-	cfg := filepath.Join(out, "partial.json")
-	os.WriteFile(cfg, []byte(`{"breaker": {"tool_error_is_failure": false}}`), 0o644)
+	cfg := filepath.Join(out, "seed-tools.json")
+	os.WriteFile(cfg, []byte(`{"detect": {"extra_tool_rules": [], "tools": {"status_rules": false, "failure_drops_success": false,
+		"commands": false, "command_rules": [], "text_tools": [], "quiet_tools": [], "collateral": [], "scan_bytes": 0}},
+	"breaker": {"tool_error_is_failure": false, "lint_error_is_failure": false, "correction_is_failure": true,
+		"count_per_signal": true, "failure_streaks": "session", "pivot_once_per_streak": false}}`), 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "73 sessions, 52 moments, 56 interventions: precision 0.071"},
-		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: precision 0.043"},
+		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 34 interventions: precision 0.029"},
+		{nil, "73 sessions, 52 moments, 3 interventions: precision 0.333"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -512,10 +515,10 @@ func TestCorpusClaudeCode(t *testing.T) {
 			after++
 		}
 	}
-	// The last replay's (unclassified tool errors not counted): on real sessions the
-	// breaker's interventions are mostly approach_pivot, and one of 23 follows a
-	// labelled friction moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:22 clarification_pause:1] 1" {
+	// The last replay's (the defaults): approach_pivot fires once per failure streak
+	// of one kind of command, twice on the corpus; the one clarification_pause
+	// follows a labelled friction moment.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 clarification_pause:1] 1" {
 		t.Errorf("interventions by type and after friction: %s", got)
 	}
 }
