@@ -157,7 +157,7 @@ type LightweightDetector struct {
 	rules       *Rules
 	frustration EmaTracker
 	success     EmaTracker
-	// failing holds the targets of the session's ToolFailures not yet followed by a
+	// failing holds the targets of the session's tool failures not yet followed by a
 	// ToolSuccess of the same target, most recent last (at most maxFailing).
 	failing []string
 }
@@ -176,8 +176,8 @@ func NewLightweightDetector(rules *Rules) *LightweightDetector {
 
 // Detect returns the signals of ev (see [Rules.Signals]) and, when ev is a human turn
 // (see [IsHumanTurn]), folds the turn's frustration and success values into the EMAs.
-// A ToolSuccess is kept only when it ends a ToolFailure of the same target earlier in
-// the session, so that a successful "git add" says nothing unless git failed before.
+// A ToolSuccess is kept only when it ends a failure of the same target earlier in the
+// session, so that a successful "git add" says nothing unless it failed before.
 // It allocates only when ev has signals.
 func (d *LightweightDetector) Detect(ev analyze.Event) []Signal {
 	sig := d.rules.Signals(&ev)
@@ -197,20 +197,20 @@ func (d *LightweightDetector) FrustrationEMA() float64 { return d.frustration.Va
 // SuccessEMA returns the current success EMA.
 func (d *LightweightDetector) SuccessEMA() float64 { return d.success.Value() }
 
-// trackOther keeps the open ToolFailure targets and drops the ToolSuccesses that end
+// trackOther keeps the open failure targets and drops the ToolSuccesses that end
 // none.
 func (d *LightweightDetector) trackOther(sig []Signal) []Signal {
 	kept := sig[:0]
 	for _, s := range sig {
-		switch s.Kind {
-		case ToolFailure:
+		switch {
+		case s.Kind.IsToolFailure():
 			if !slices.Contains(d.failing, s.Target) {
 				if len(d.failing) == maxFailing {
 					d.failing = append(d.failing[:0], d.failing[1:]...)
 				}
 				d.failing = append(d.failing, s.Target)
 			}
-		case ToolSuccess:
+		case s.Kind == ToolSuccess:
 			i := slices.Index(d.failing, s.Target)
 			if i < 0 {
 				continue
