@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -243,7 +244,8 @@ type compiledCommand struct {
 	name, toolchain string
 	step, empty     Step
 	re              *regexp.Regexp
-	task            int // index of the "task" group, or -1
+	task            int      // index of the "task" group, or -1
+	prefixes        []string // a match starts with one of these; nil: unknown
 }
 
 func newCommandMatcher(rules []CommandRule, words TaskWords) (*commandMatcher, error) {
@@ -262,7 +264,8 @@ func newCommandMatcher(rules []CommandRule, words TaskWords) (*commandMatcher, e
 		if err != nil {
 			return nil, fmt.Errorf("detect: command rule %q: %w", r.Name, err)
 		}
-		c := compiledCommand{name: r.Name, toolchain: r.Toolchain, step: r.Step, empty: r.EmptyStep, re: re, task: re.SubexpIndex("task")}
+		c := compiledCommand{name: r.Name, toolchain: r.Toolchain, step: r.Step, empty: r.EmptyStep, re: re, task: re.SubexpIndex("task"),
+			prefixes: literalPrefixes(r.Regexp)}
 		if c.step == StepOther && c.task < 0 && r.EmptyStep != StepOther {
 			return nil, fmt.Errorf("detect: command rule %q has an empty_step but no \"task\" group", r.Name)
 		}
@@ -285,6 +288,9 @@ type commandStep struct {
 func (m *commandMatcher) classify(cmd string) commandStep {
 	for i := range m.rules {
 		r := &m.rules[i]
+		if r.prefixes != nil && !hasAnyPrefix(cmd, r.prefixes) {
+			continue
+		}
 		loc := r.re.FindStringSubmatchIndex(cmd)
 		if loc == nil {
 			continue
@@ -336,11 +342,16 @@ func otherTarget(cmd string) string {
 // longer one (a heredoc writing a file, say) is not looked at.
 const MaxCommandBytes = 8 << 10
 
-// maxSimpleCommands bounds the simple commands read from one command line.
-const maxSimpleCommands = 64
+// maxSimpleCommands bounds the simple commands read from one command line, and
+// maxHeredocs the heredocs whose bodies are skipped on one line.
+const (
+	maxSimpleCommands = 24
+	maxHeredocs       = 8
+)
 
 // parse splits a command line into its simple commands and recognises each. It reads
-// at most MaxCommandBytes and maxSimpleCommands; quoting, $(…), heredocs, comments
+// at most MaxCommandBytes and maxSimpleCommands (a longer line's status is then
+// taken to speak for none of them); quoting, $(…), heredocs, comments
 // and redirections are followed well enough for the commands agents write, never
 // perfectly: it is a reading, not a shell.
 func (m *commandMatcher) parse(line string) []commandStep {
@@ -371,6 +382,7 @@ type simpleCommand struct {
 func splitCommands(line string) []simpleCommand {
 	var cmds []simpleCommand
 	var words []string
+	truncated := false
 	var word strings.Builder
 	inWord := false
 	endWord := func() {
@@ -382,7 +394,9 @@ func splitCommands(line string) []simpleCommand {
 	}
 	endCmd := func(op string) {
 		endWord()
-		if len(words) > 0 && len(cmds) < maxSimpleCommands {
+		if len(words) > 0 && len(cmds) == maxSimpleCommands {
+			truncated = true
+		} else if len(words) > 0 {
 			cmds = append(cmds, simpleCommand{words: words, op: op})
 		} else if len(words) == 0 && len(cmds) > 0 && op != ";" && op != "" {
 			cmds[len(cmds)-1].op = op // "a && \n b": the operator before the line break counts
@@ -458,7 +472,7 @@ func splitCommands(line string) []simpleCommand {
 			for k < n && !strings.ContainsRune(" \t\n;&|<>()", rune(line[k])) {
 				k++
 			}
-			if d := strings.Trim(line[j:k], `'"\`); d != "" {
+			if d := strings.Trim(line[j:k], `'"\`); d != "" && len(heredocs) < maxHeredocs {
 				heredocs = append(heredocs, d)
 			}
 			i = k - 1
@@ -474,7 +488,7 @@ func splitCommands(line string) []simpleCommand {
 	// A command's own exit status can be the line's when && alone follows it up to a
 	// pipeline or the end ("a && b | c" runs as "a && (b | c)": a's status counts, b's
 	// does not); a ; || or & after it, or after the pipeline it feeds, hides it.
-	reach := true
+	reach := !truncated // past the bound, the line's status is some unread command's
 	for i := len(cmds) - 1; i >= 0; i-- {
 		op := cmds[i].op
 		cmds[i].tail = reach && (op == "&&" || op == "")
@@ -656,4 +670,68 @@ func isAssignment(w string) bool {
 		}
 	}
 	return true
+}
+
+// literalPrefixes returns literal strings one of which every match of the anchored
+// regexp re starts with (case-sensitively), or nil when it cannot tell: a cheap test
+// that spares most rules their regexp.
+func literalPrefixes(re string) []string {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	t = t.Simplify()
+	if t.Op != syntax.OpConcat || len(t.Sub) < 2 || t.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	return prefixesOf(t.Sub[1])
+}
+
+func prefixesOf(t *syntax.Regexp) []string {
+	switch t.Op {
+	case syntax.OpLiteral:
+		if t.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []string{string(t.Rune)}
+	case syntax.OpCharClass:
+		// A small class of single characters, as the parser makes of "ls|ll".
+		var out []string
+		for i := 0; i+1 < len(t.Rune); i += 2 {
+			for r := t.Rune[i]; r <= t.Rune[i+1]; r++ {
+				if len(out) == 16 {
+					return nil
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out
+	case syntax.OpCapture:
+		return prefixesOf(t.Sub[0])
+	case syntax.OpConcat:
+		if len(t.Sub) == 0 {
+			return nil
+		}
+		return prefixesOf(t.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range t.Sub {
+			p := prefixesOf(sub)
+			if p == nil {
+				return nil
+			}
+			out = append(out, p...)
+		}
+		return out
+	}
+	return nil
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -183,3 +183,95 @@ func TestClassifyBoundedCost(t *testing.T) {
 		t.Errorf("seed reading of a go log: %s signals", got)
 	}
 }
+
+// FuzzParseCommand checks that any command line parses without panicking, within
+// the bounds, and that classifying it as a tool result never panics either.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"go test ./... 2>&1 | tail", "cd x && make -j8 test", "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"",
+		"a '' \"\" $( ( ) ) `b` <<- E\nE\n", "FOO=1 env -i timeout 5 npx --yes jest", "\\\n&&||;|&(", "mise run test:ci"} {
+		f.Add(s)
+	}
+	m, err := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	if err != nil {
+		f.Fatal(err)
+	}
+	rules := MustCompile(DefaultConfig())
+	f.Fuzz(func(t *testing.T, line string) {
+		steps := m.parse(line)
+		if len(steps) > maxSimpleCommands {
+			t.Fatalf("%d steps", len(steps))
+		}
+		for _, st := range steps {
+			if st.step > StepExplore || len(st.target) > 64+len("gradle build") {
+				t.Fatalf("step %+v", st)
+			}
+		}
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: line, ToolOutput: line, ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 1}
+		rules.Signals(&ev)
+	})
+}
+
+// BenchmarkClassifyCommand measures the command reading of one Bash result: a
+// typical line, and pathological ones at the MaxCommandBytes bound.
+func BenchmarkClassifyCommand(b *testing.B) {
+	rules := MustCompile(DefaultConfig())
+	for name, line := range map[string]string{
+		"typical":  "cd /repo && go build ./... && go test -race ./... 2>&1 | tail -30",
+		"heredocs": strings.Repeat("cat <<a <<b <<c <<d <<e <<f <<g <<h <<i\n", MaxCommandBytes/40),
+		"quotes":   strings.Repeat(`"$(echo 'x' "$(y)")" && `, MaxCommandBytes/24),
+		"pipes":    strings.Repeat("go test | ", MaxCommandBytes/10),
+	} {
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: line, ToolOutput: "Exit code 1\n--- FAIL: TestX\nFAIL\tx",
+			ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 1}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				rules.Signals(&ev)
+			}
+		})
+	}
+}
+
+func TestParseCommandBounds(t *testing.T) {
+	m, _ := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	steps := m.parse(strings.Repeat("echo x && ", 100) + "go test ./...")
+	if len(steps) != maxSimpleCommands {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for _, st := range steps {
+		if st.tail {
+			t.Fatalf("a truncated line's status was taken for %+v", st)
+		}
+	}
+	if got := m.parse(strings.Repeat("x", MaxCommandBytes+10) + " && go test"); len(got) != 1 || got[0].step != StepOther {
+		t.Errorf("beyond MaxCommandBytes: %+v", got)
+	}
+}
+
+func TestLiteralPrefixes(t *testing.T) {
+	for re, want := range map[string]string{
+		`^go\s+test\b`:              "[go]",
+		`^(?:jest|vitest|mocha)\b`:  "[jest vitest mocha]",
+		`^mvnw?\s+test`:             "[mvn]",
+		`^(?:ls|ll|cd)(?:\s|$)`:     "[l cd]",
+		`^(?i)go`:                   "[]",
+		`go test`:                   "[]",
+		`^(?:npm|.*)\s+x`:           "[]",
+		`^(?:tsc|vue-tsc)\b`:        "[tsc vue-tsc]",
+		`^command\s+-[vV]|^sqlite3`: "[]",
+		`^(?:grep|[a-z]+)\b`:        "[]",
+		`^x(`:                       "[]",
+	} {
+		if got := fmt.Sprint(literalPrefixes(re)); got != want {
+			t.Errorf("literalPrefixes(%q) = %s, want %s", re, got, want)
+		}
+	}
+	// Every default rule must agree with its regexp on the lines of TestParseCommand.
+	m, _ := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	for _, r := range m.rules {
+		for _, cmd := range []string{"go test ./...", "ls -la", "npm run lint", "cargo +nightly test", "git status", "make", "mvn -q verify"} {
+			if r.re.MatchString(cmd) && r.prefixes != nil && !hasAnyPrefix(cmd, r.prefixes) {
+				t.Errorf("rule %s matches %q but its prefixes %v do not", r.name, cmd, r.prefixes)
+			}
+		}
+	}
+}

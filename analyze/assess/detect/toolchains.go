@@ -1,7 +1,9 @@
 package detect
 
 // The toolchain rule sets below extend [SeedToolRules]; [DefaultExtraToolRules] is
-// all of them. Each was written against real output captured with the toolchain (or,
+// all of them. A rule with a regexp also lists substrings one of which the regexp's
+// match must contain (AnyOf), so that most outputs are turned down by a substring
+// search before any regexp runs. Each was written against real output captured with the toolchain (or,
 // where the toolchain could not be installed here, its documented format); the
 // golden tests under testdata/toolchains/ hold those outputs and say which.
 
@@ -12,8 +14,8 @@ package detect
 //	build success: "Finished `dev` profile", any profile (the seed needs "release")
 func RustToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "cargo.build_failure", Toolchain: "cargo", Signal: BuildFailure, TextMatch: TextMatch{Regexp: "error\\[E\\d{4}\\]|error: could not compile `"}},
-		{Name: "cargo.build_success", Toolchain: "cargo", Signal: BuildSuccess, TextMatch: TextMatch{Regexp: "(?m)^\\s*Finished `\\w+` profile|(?m)^\\s*Finished (?:dev|release|test) \\["}},
+		{Name: "cargo.build_failure", Toolchain: "cargo", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"error"}, Regexp: "error\\[E\\d{4}\\]|error: could not compile `"}},
+		{Name: "cargo.build_success", Toolchain: "cargo", Signal: BuildSuccess, TextMatch: TextMatch{AnyOf: []string{"Finished"}, Regexp: "(?m)^\\s*Finished `\\w+` profile|(?m)^\\s*Finished (?:dev|release|test) \\["}},
 	}
 }
 
@@ -27,14 +29,14 @@ func RustToolRules() []ToolRule {
 //	lint error:    eslint "✖ N problems (N errors" with at least one error
 func NodeToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "jest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^Tests:\s+(?:\d+ \w+, )*\d+ failed`}},
-		{Name: "vitest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^\s*Tests\s+\d+ failed`}},
-		{Name: "nodetest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^(?:ℹ|#) fail [1-9]|(?m)^\s*\d+ failing$`}},
-		{Name: "jest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^Tests:\s+(?:\d+ (?:passed|skipped|todo), )+\d+ total`}},
-		{Name: "vitest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^\s*Tests\s+\d+ passed`}},
-		{Name: "nodetest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^(?:ℹ|#) fail 0$|(?m)^\s*\d+ passing \(`}},
-		{Name: "tsc.build_failure", Toolchain: "node", Signal: BuildFailure, TextMatch: TextMatch{Regexp: `error TS\d+: |(?m)^ERROR in `}},
-		{Name: "eslint.lint_error", Toolchain: "node", Signal: LintError, TextMatch: TextMatch{Regexp: `✖ \d+ problems? \([1-9]\d* errors?`}},
+		{Name: "jest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"Tests:"}, Regexp: `(?m)^Tests:\s+(?:\d+ \w+, )*\d+ failed`}},
+		{Name: "vitest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"Tests "}, Regexp: `(?m)^\s*Tests\s+\d+ failed`}},
+		{Name: "nodetest.test_failure", Toolchain: "node", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"fail ", "failing"}, Regexp: `(?m)^(?:ℹ|#) fail [1-9]|(?m)^\s*\d+ failing$`}},
+		{Name: "jest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"Tests:"}, Regexp: `(?m)^Tests:\s+(?:\d+ (?:passed|skipped|todo), )+\d+ total`}},
+		{Name: "vitest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"Tests "}, Regexp: `(?m)^\s*Tests\s+\d+ passed`}},
+		{Name: "nodetest.test_success", Toolchain: "node", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"fail 0", "passing ("}, Regexp: `(?m)^(?:ℹ|#) fail 0$|(?m)^\s*\d+ passing \(`}},
+		{Name: "tsc.build_failure", Toolchain: "node", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"error TS", "ERROR in "}, Regexp: `error TS\d+: |(?m)^ERROR in `}},
+		{Name: "eslint.lint_error", Toolchain: "node", Signal: LintError, TextMatch: TextMatch{AnyOf: []string{"✖ "}, Regexp: `✖ \d+ problems? \([1-9]\d* errors?`}},
 	}
 }
 
@@ -47,11 +49,11 @@ func NodeToolRules() []ToolRule {
 //	lint success: mypy "Success: no issues found", ruff "All checks passed!"
 func PythonToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "pytest.test_failure", Toolchain: "python", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^=+ (?:.*, )?\d+ (?:failed|errors?)\b.* in [\d.]+m?s\b`}},
-		{Name: "unittest.test_failure", Toolchain: "python", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^FAILED \((?:failures|errors)=\d+`}},
-		{Name: "pytest.test_success", Toolchain: "python", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^=+ \d+ passed\b.* in [\d.]+m?s\b`}},
-		{Name: "unittest.test_success", Toolchain: "python", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^Ran \d+ tests? in [\d.]+s\s+OK\b`}},
-		{Name: "python.lint_error", Toolchain: "python", Signal: LintError, TextMatch: TextMatch{Regexp: `(?m)^Found \d+ errors? (?:in \d+ files?|\()|(?m)^Found \d+ errors?\.$`}},
+		{Name: "pytest.test_failure", Toolchain: "python", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"failed", "error"}, Regexp: `(?m)^=+ (?:.*, )?\d+ (?:failed|errors?)\b.* in [\d.]+m?s\b`}},
+		{Name: "unittest.test_failure", Toolchain: "python", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"FAILED ("}, Regexp: `(?m)^FAILED \((?:failures|errors)=\d+`}},
+		{Name: "pytest.test_success", Toolchain: "python", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"passed"}, Regexp: `(?m)^=+ \d+ passed\b.* in [\d.]+m?s\b`}},
+		{Name: "unittest.test_success", Toolchain: "python", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"OK"}, Regexp: `(?m)^Ran \d+ tests? in [\d.]+s\s+OK\b`}},
+		{Name: "python.lint_error", Toolchain: "python", Signal: LintError, TextMatch: TextMatch{AnyOf: []string{"Found "}, Regexp: `(?m)^Found \d+ errors? (?:in \d+ files?|\()|(?m)^Found \d+ errors?\.$`}},
 		{Name: "python.lint_success", Toolchain: "python", Signal: LintSuccess, TextMatch: TextMatch{AnyOf: []string{"Success: no issues found", "All checks passed!"}}},
 	}
 }
@@ -65,10 +67,10 @@ func PythonToolRules() []ToolRule {
 //	test success:  Surefire "Tests run: N, Failures: 0, Errors: 0"
 func JavaToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "java.test_failure", Toolchain: "java", Signal: TestFailure, TextMatch: TextMatch{Regexp: `Tests run: \d+, Failures: (?:[1-9]\d*, Errors: \d+|\d+, Errors: [1-9])|There (?:are|were) (?:test failures|failing tests)|\d+ tests? completed, \d+ failed`}},
+		{Name: "java.test_failure", Toolchain: "java", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"Tests run:", "test failures", "failing tests", "tests completed", "test completed"}, Regexp: `Tests run: \d+, Failures: (?:[1-9]\d*, Errors: \d+|\d+, Errors: [1-9])|There (?:are|were) (?:test failures|failing tests)|\d+ tests? completed, \d+ failed`}},
 		{Name: "java.build_failure", Toolchain: "java", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"BUILD FAILURE", "BUILD FAILED", "COMPILATION ERROR", "Compilation failed"}}},
-		{Name: "java.test_success", Toolchain: "java", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^(?:\[INFO\] )?Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: \d+$`}},
-		{Name: "java.build_success", Toolchain: "java", Signal: BuildSuccess, TextMatch: TextMatch{Regexp: `BUILD SUCCESS(?:FUL)?\b`}},
+		{Name: "java.test_success", Toolchain: "java", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"Tests run:"}, Regexp: `(?m)^(?:\[INFO\] )?Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: \d+$`}},
+		{Name: "java.build_success", Toolchain: "java", Signal: BuildSuccess, TextMatch: TextMatch{AnyOf: []string{"BUILD SUCCESS"}, Regexp: `BUILD SUCCESS(?:FUL)?\b`}},
 	}
 }
 
@@ -80,9 +82,9 @@ func JavaToolRules() []ToolRule {
 //	test success:  "Passed!  - Failed: 0", "Test Run Successful."
 func DotnetToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "dotnet.test_failure", Toolchain: "dotnet", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)^Failed!\s+-\s+Failed:\s+[1-9]|Test Run Failed\.`}},
-		{Name: "dotnet.build_failure", Toolchain: "dotnet", Signal: BuildFailure, TextMatch: TextMatch{Regexp: `Build FAILED\.|error CS\d{4}:`}},
-		{Name: "dotnet.test_success", Toolchain: "dotnet", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)^Passed!\s+-\s+Failed:\s+0\b|Test Run Successful\.`}},
+		{Name: "dotnet.test_failure", Toolchain: "dotnet", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"Failed!", "Test Run Failed."}, Regexp: `(?m)^Failed!\s+-\s+Failed:\s+[1-9]|Test Run Failed\.`}},
+		{Name: "dotnet.build_failure", Toolchain: "dotnet", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"Build FAILED.", "error CS"}, Regexp: `Build FAILED\.|error CS\d{4}:`}},
+		{Name: "dotnet.test_success", Toolchain: "dotnet", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"Passed!", "Test Run Successful."}, Regexp: `(?m)^Passed!\s+-\s+Failed:\s+0\b|Test Run Successful\.`}},
 		{Name: "dotnet.build_success", Toolchain: "dotnet", Signal: BuildSuccess, TextMatch: TextMatch{AnyOf: []string{"Build succeeded."}}},
 	}
 }
@@ -97,10 +99,10 @@ func DotnetToolRules() []ToolRule {
 //	test success:  "with 0 failures", "✔ Test run with N tests passed", "** TEST SUCCEEDED **"
 func SwiftToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "swift.test_failure", Toolchain: "swift", Signal: TestFailure, TextMatch: TextMatch{Regexp: `Executed \d+ tests?, with [1-9]\d* failures?|✘ Test run with \d+ tests? (?:in \d+ suites? )?failed|\*\* TEST FAILED \*\*`}},
+		{Name: "swift.test_failure", Toolchain: "swift", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"Executed ", "✘ Test run", "** TEST FAILED **"}, Regexp: `Executed \d+ tests?, with [1-9]\d* failures?|✘ Test run with \d+ tests? (?:in \d+ suites? )?failed|\*\* TEST FAILED \*\*`}},
 		{Name: "swift.build_failure", Toolchain: "swift", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"** BUILD FAILED **"}}},
-		{Name: "swift.test_success", Toolchain: "swift", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `Executed [1-9]\d* tests?, with 0 failures|✔ Test run with \d+ tests? (?:in \d+ suites? )?passed|\*\* TEST SUCCEEDED \*\*`}},
-		{Name: "swift.build_success", Toolchain: "swift", Signal: BuildSuccess, TextMatch: TextMatch{Regexp: `(?m)^Build complete!|\*\* BUILD SUCCEEDED \*\*`}},
+		{Name: "swift.test_success", Toolchain: "swift", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"Executed ", "✔ Test run", "** TEST SUCCEEDED **"}, Regexp: `Executed [1-9]\d* tests?, with 0 failures|✔ Test run with \d+ tests? (?:in \d+ suites? )?passed|\*\* TEST SUCCEEDED \*\*`}},
+		{Name: "swift.build_success", Toolchain: "swift", Signal: BuildSuccess, TextMatch: TextMatch{AnyOf: []string{"Build complete!", "** BUILD SUCCEEDED **"}, Regexp: `(?m)^Build complete!|\*\* BUILD SUCCEEDED \*\*`}},
 	}
 }
 
@@ -111,8 +113,8 @@ func SwiftToolRules() []ToolRule {
 //	build failure: "== Compilation error in file", "** (CompileError)"
 func ElixirToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "mix.test_failure", Toolchain: "mix", Signal: TestFailure, TextMatch: TextMatch{Regexp: `(?m)\btests?, [1-9]\d* failures?\b`}},
-		{Name: "mix.test_success", Toolchain: "mix", Signal: TestSuccess, TextMatch: TextMatch{Regexp: `(?m)\btests?, 0 failures\b`}},
+		{Name: "mix.test_failure", Toolchain: "mix", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"failure"}, Regexp: `(?m)\btests?, [1-9]\d* failures?\b`}},
+		{Name: "mix.test_success", Toolchain: "mix", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"0 failures"}, Regexp: `(?m)\btests?, 0 failures\b`}},
 		{Name: "mix.build_failure", Toolchain: "mix", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"== Compilation error in file", "** (CompileError)"}}},
 	}
 }
@@ -125,9 +127,9 @@ func ElixirToolRules() []ToolRule {
 //	lint success:  golangci-lint's "0 issues."
 func MakeToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "make.failure", Toolchain: "make", Signal: BuildFailure, TextMatch: TextMatch{Regexp: `(?m)^g?make(?:\[\d+\])?: \*\*\* .*Error \d+`}},
-		{Name: "golangci.lint_error", Toolchain: "go", Signal: LintError, TextMatch: TextMatch{Regexp: `(?m)^[1-9]\d* issues?:$`}},
-		{Name: "golangci.lint_success", Toolchain: "go", Signal: LintSuccess, TextMatch: TextMatch{Regexp: `(?m)^0 issues\.$`}},
+		{Name: "make.failure", Toolchain: "make", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"***"}, Regexp: `(?m)^g?make(?:\[\d+\])?: \*\*\* .*Error \d+`}},
+		{Name: "golangci.lint_error", Toolchain: "go", Signal: LintError, TextMatch: TextMatch{AnyOf: []string{"issue"}, Regexp: `(?m)^[1-9]\d* issues?:$`}},
+		{Name: "golangci.lint_success", Toolchain: "go", Signal: LintSuccess, TextMatch: TextMatch{AnyOf: []string{"0 issues."}, Regexp: `(?m)^0 issues\.$`}},
 	}
 }
 

@@ -112,7 +112,7 @@ func GoToolRules() []ToolRule {
 		{Name: "go.test_failure", Toolchain: "go", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"--- FAIL:", "FAIL\t"}}},
 		{Name: "go.test_success", Toolchain: "go", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"ok  \t"}}},
 		{Name: "go.build_failure", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"go: build failed", "[build failed]", "[setup failed]"}}},
-		{Name: "go.compile_error", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{Regexp: `\.go:\d+:\d+: `}},
+		{Name: "go.compile_error", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{".go:"}, Regexp: `\.go:\d+:\d+: `}},
 	}
 }
 
@@ -260,6 +260,10 @@ func set(names []string) map[string]bool {
 	return m
 }
 
+// markerBytes is how much of a result's opening is searched for a rejection or a
+// collateral cancellation.
+const markerBytes = 1024
+
 // window returns the part of output the text rules read (see ToolConfig.ScanBytes).
 func (c *ToolClassifier) window(output string) string {
 	n := c.cfg.ScanBytes
@@ -341,24 +345,29 @@ func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.T
 
 // ClassifyEvent appends the signals of one tool result (ev.Kind is not checked) and
 // returns the extended slice. Rejections (a rule of kind ToolRejected) and collateral
-// cancellations come first; then, with ToolConfig.Commands and a command, the
+// cancellations, read in the result's first KiB, come first; then, with ToolConfig.Commands and a command, the
 // command reading (see [ToolConfig.Commands]); without a command, a quiet tool
 // raises nothing, a tool outside TextTools raises a ToolFailure or ToolSuccess from
 // its status (with StatusRules), and the rest is [ToolClassifier.Classify].
 func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal {
-	text := c.window(ev.ToolOutput)
+	// Claude Code writes a rejection or a cancellation as the whole result: its
+	// opening is enough to read them.
+	head := ev.ToolOutput
+	if len(head) > markerBytes {
+		head = head[:markerBytes]
+	}
 	for _, m := range c.cfg.Collateral {
-		if strings.Contains(text, m) {
+		if strings.Contains(head, m) {
 			return dst
 		}
 	}
 	for i := range c.rules {
-		if r := &c.rules[i]; r.signal == ToolRejected && r.match.Match(text) {
+		if r := &c.rules[i]; r.signal == ToolRejected && r.match.Match(head) {
 			return append(dst, Signal{Kind: ToolRejected, Source: r.name})
 		}
 	}
 	if c.commands != nil && ev.ToolCommand != "" {
-		return c.classifyCommand(dst, ev, text)
+		return c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
 	}
 	if c.quietTools[ev.ToolName] {
 		return dst
