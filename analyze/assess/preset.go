@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
+	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/assess/session"
 )
 
@@ -35,18 +37,23 @@ func Preset(name string) (Config, error) {
 func IsPreset(name string) bool { return slices.Contains(PresetNames(), name) }
 
 // SeedConfig returns the seed's literal assessment (assessment-logic.md): the seed's
-// patterns alone, the seed's tool rules alone, no interrupt handling (the seed has no
-// interrupt signal), unclassified tool errors not counted as failures, and Stop ending
-// a session. Where the seed gives no value (the failure threshold, the cooldown, the
-// EMA's weights, buffer and sampling limits), the preset keeps loopwatch's documented
-// choices, since the seed's behaviour there is undefined rather than different.
+// patterns alone; tool output read as the seed reads it, by its text alone with the
+// seed's rules (detect.WithSeedTools); the seed's single failure count, per signal,
+// reset by any build or test success (breaker.WithSeedFailures); no interrupt
+// handling (the seed has no interrupt signal); Stop ending a session. The seed has no
+// offline analyzer: the preset keeps the one loopwatch had before it read a session's
+// end (llm.LegacyOfflineConfig). Where the seed gives no value (the failure threshold,
+// the cooldown, the EMA's weights, buffer and sampling limits), the preset keeps
+// loopwatch's documented choices, since the seed's behaviour there is undefined rather
+// than different.
 func SeedConfig() Config {
 	c := DefaultConfig()
+	c.Detect = detect.WithSeedTools(c.Detect)
 	c.Detect.Patterns.ExtraFrustration = []string{}
-	c.Detect.ExtraToolRules = []detect.ToolRule{}
 	c.Detect.EMA.InterruptWeight = 0
+	c.Breaker = breaker.WithSeedFailures(c.Breaker)
 	c.Breaker.InterruptIsCorrection = false
-	c.Breaker.ToolErrorIsFailure = false
 	c.EndHooks = session.SeedEndHooks()
+	c.Offline = llm.LegacyOfflineConfig()
 	return c
 }

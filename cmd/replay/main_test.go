@@ -501,22 +501,25 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 }
 
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
-// corpus: the seed's breaker with the defaults, and without loopwatch's extension that
-// counts unclassified tool errors.
+// corpus: the defaults, and the seed's literal tool reading and failure side
+// (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config.
 func TestCorpusClaudeCode(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}
 	out := t.TempDir()
-	cfg := filepath.Join(out, "partial.json")
-	os.WriteFile(cfg, []byte(`{"breaker": {"tool_error_is_failure": false}}`), 0o644)
+	cfg := filepath.Join(out, "seed-tools.json")
+	os.WriteFile(cfg, []byte(`{"detect": {"extra_tool_rules": [], "tools": {"status_rules": false, "failure_drops_success": false,
+		"commands": false, "command_rules": [], "text_tools": [], "quiet_tools": [], "collateral": [], "scan_bytes": 0}},
+	"breaker": {"tool_error_is_failure": false, "lint_error_is_failure": false, "correction_is_failure": true,
+		"count_per_signal": true, "failure_streaks": "session", "pivot_once_per_streak": false}}`), 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{nil, `(?m)^loopwatch\s+56\s+0\.077 \[0\.02, 0\.18\]\s+0\.071 \[0\.02, 0\.16\]\s+10\.9 \[5\.2, 19\.1\]`},
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+23\s+0\.019 \[0\.00, 0\.07\]\s+0\.043 \[0\.00, 0\.25\]\s+4\.6 \[0\.8, 10\.8\]`},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+34\s+0\.019 \[0\.00, 0\.07\]\s+0\.029 \[0\.00, 0\.14\]\s+6\.9 \[2\.0, 14\.1\]`},
+		{nil, `(?m)^loopwatch\s+3\s+0\.019 \[0\.00, 0\.07\]\s+0\.333 \[0\.00, 1\.00\]\s+0\.4 \[0\.0, 1\.1\]`},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -541,10 +544,10 @@ func TestCorpusClaudeCode(t *testing.T) {
 			after++
 		}
 	}
-	// The last replay's (unclassified tool errors not counted): on real sessions the
-	// breaker's interventions are mostly approach_pivot, and one of 23 follows a
-	// labelled friction moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:22 clarification_pause:1] 1" {
+	// The last replay's (the defaults): approach_pivot fires once per failure streak
+	// of one kind of command, twice on the corpus; the one clarification_pause
+	// follows a labelled friction moment.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 clarification_pause:1] 1" {
 		t.Errorf("interventions by type and after friction: %s", got)
 	}
 }

@@ -19,12 +19,10 @@ type Config struct {
 	// CorrectionWindow is the storm's window. Seed: 5m. A correction leaves the window
 	// once it is strictly older than this, measured on event time.
 	CorrectionWindow duration.Duration `json:"correction_window"`
-	// FailureThreshold is the number of consecutive failing events that calls for
-	// ApproachPivot. Default 5: the seed resets the count only on a build or test
-	// success, which its rules recognise for cargo (and loopwatch's extension for go
-	// test) alone; in any other toolchain the count is cumulative over the session, so
-	// the classic "three strikes" would fire on most sessions that ever fail.
-	FailureThreshold int `json:"failure_threshold"`
+	// FailureConfig is the failure side: what counts as a failure, what ends a
+	// streak, how often ApproachPivot may fire (see [FailureConfig]; its fields sit
+	// at this level in JSON).
+	FailureConfig
 	// FrustrationThreshold is the frustration EMA at which ExplicitCheckIn fires.
 	// Seed status screen: 0.70.
 	FrustrationThreshold float64 `json:"frustration_threshold"`
@@ -32,12 +30,9 @@ type Config struct {
 	// Default 5m, equal to the correction window, so one storm cannot fire twice.
 	Cooldown duration.Duration `json:"cooldown"`
 	// InterruptIsCorrection makes a human interrupt count like a correction (it enters
-	// the storm window and counts as a failure). Default true: an interrupt is the
-	// human stopping the agent to redirect it.
+	// the storm window and, with CorrectionIsFailure, counts as a failure). Default
+	// true: an interrupt is the human stopping the agent to redirect it.
 	InterruptIsCorrection bool `json:"interrupt_is_correction"`
-	// ToolErrorIsFailure makes an explicitly flagged tool error that no rule
-	// classified (detect.ToolFailure) count as a failure. Default true.
-	ToolErrorIsFailure bool `json:"tool_error_is_failure"`
 }
 
 // DefaultConfig returns the defaults documented on [Config].
@@ -45,11 +40,10 @@ func DefaultConfig() Config {
 	return Config{
 		CorrectionStorm:       3,
 		CorrectionWindow:      duration.Duration(5 * time.Minute),
-		FailureThreshold:      5,
+		FailureConfig:         DefaultFailures(),
 		FrustrationThreshold:  0.70,
 		Cooldown:              duration.Duration(5 * time.Minute),
 		InterruptIsCorrection: true,
-		ToolErrorIsFailure:    true,
 	}
 }
 
@@ -60,18 +54,19 @@ func (c Config) Validate() error {
 		return errors.New("breaker: correction_storm must be ≥ 1")
 	case c.CorrectionWindow <= 0:
 		return errors.New("breaker: correction_window must be > 0")
-	case c.FailureThreshold < 1:
-		return errors.New("breaker: failure_threshold must be ≥ 1")
 	case !(c.FrustrationThreshold > 0):
 		return fmt.Errorf("breaker: frustration_threshold %v must be > 0", c.FrustrationThreshold)
 	}
-	return nil
+	return c.FailureConfig.Validate()
 }
 
 // State is a snapshot of the breaker (the seed's CircuitBreakerState) at one event.
 type State struct {
-	FrustrationEMA      float64   `json:"frustration_ema"`
+	FrustrationEMA float64 `json:"frustration_ema"`
+	// ConsecutiveFailures is the session's failure count (StreaksSession) or its
+	// longest open failure streak (StreaksTarget), FailureTarget that streak's target.
 	ConsecutiveFailures int       `json:"consecutive_failures"`
+	FailureTarget       string    `json:"failure_target,omitempty"`
 	CorrectionsInWindow int       `json:"corrections_in_window"`
 	CooldownActive      bool      `json:"cooldown_active"`
 	InterventionCount   int       `json:"intervention_count"`
@@ -83,54 +78,45 @@ type State struct {
 // corrections never trigger an intervention in another. All time is event time,
 // passed in by the caller; it never reads the clock. Not safe for concurrent use.
 type CircuitBreaker struct {
-	cfg                 Config
-	frustrationEMA      float64
-	consecutiveFailures int
-	corrections         []time.Time // times of corrections still in the window, oldest first
-	lastIntervention    time.Time
-	hasIntervened       bool
-	interventionCount   int
+	cfg               Config
+	frustrationEMA    float64
+	failures          failures
+	corrections       []time.Time // times of corrections still in the window, oldest first
+	lastIntervention  time.Time
+	hasIntervened     bool
+	interventionCount int
 }
 
 // New returns a breaker in its initial state. cfg should have passed
 // [Config.Validate].
-func New(cfg Config) *CircuitBreaker { return &CircuitBreaker{cfg: cfg} }
+func New(cfg Config) *CircuitBreaker {
+	return &CircuitBreaker{cfg: cfg, failures: failures{cfg: cfg.FailureConfig, due: -2}}
+}
 
 // Update folds one event's signals into the state (the seed's update), at event time
-// at, with the detector's frustration EMA after that event. Counting is per event,
-// not per signal: an event that is a correction (or, with InterruptIsCorrection, an
-// interrupt) enters the storm window once and counts as one failure, as the seed
-// counts a correction; an event with a build or test failure (or, with
-// ToolErrorIsFailure, an unclassified tool error) adds one failure, however many
-// failure signals the same output raised; an event with a build or test success
-// resets the failures to 0. Lint errors alone count nothing, as in the seed.
+// at, with the detector's frustration EMA after that event. An event that is a
+// correction (or, with InterruptIsCorrection, an interrupt) enters the storm window
+// once and, with CorrectionIsFailure, counts as a failure. Tool failures and
+// successes move the failure streaks as [FailureConfig] says: by default per target
+// and per event (a failure lengthens its command's streak once however many failure
+// signals its output raised, a success of the same kind of command ends it); with
+// [SeedFailures], one session count per signal, reset by a build or test success.
 // Corrections strictly older than the window at time at are then pruned.
 func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrationEMA float64) {
 	b.frustrationEMA = frustrationEMA
-	var correction, failure, success bool
+	var correction bool
 	for _, s := range signals {
 		switch s.Kind {
 		case detect.UserCorrection:
 			correction = true
 		case detect.Interrupt:
 			correction = correction || b.cfg.InterruptIsCorrection
-		case detect.BuildFailure, detect.TestFailure:
-			failure = true
-		case detect.ToolFailure:
-			failure = failure || b.cfg.ToolErrorIsFailure
-		case detect.BuildSuccess, detect.TestSuccess:
-			success = true
 		}
 	}
 	if correction {
 		b.corrections = append(b.corrections, at)
-		b.consecutiveFailures++
 	}
-	if failure {
-		b.consecutiveFailures++
-	} else if success {
-		b.consecutiveFailures = 0
-	}
+	b.failures.update(signals, correction)
 	b.prune(at)
 }
 
@@ -147,11 +133,13 @@ func (b *CircuitBreaker) prune(at time.Time) {
 
 // ShouldIntervene returns the intervention due at event time at, if any. Inside the
 // cooldown it returns nothing; otherwise, in the seed's priority order: a correction
-// storm → ClarificationPause; consecutive failures ≥ FailureThreshold → ApproachPivot;
+// storm → ClarificationPause; a failure streak ≥ FailureThreshold → ApproachPivot;
 // frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn.
 //
 // As in the seed, an intervention does not reset the condition that caused it: if the
-// failures persist past the cooldown, ApproachPivot fires again.
+// storm or the frustration persists past the cooldown, its intervention fires again,
+// and so does ApproachPivot unless PivotOncePerStreak (the default) allows it once
+// per failure streak.
 func (b *CircuitBreaker) ShouldIntervene(at time.Time) (Intervention, bool) {
 	if b.cooldownActive(at) {
 		return 0, false
@@ -159,7 +147,7 @@ func (b *CircuitBreaker) ShouldIntervene(at time.Time) (Intervention, bool) {
 	switch {
 	case len(b.corrections) >= b.cfg.CorrectionStorm:
 		return ClarificationPause, true
-	case b.consecutiveFailures >= b.cfg.FailureThreshold:
+	case b.failures.pivotDue():
 		return ApproachPivot, true
 	case b.frustrationEMA >= b.cfg.FrustrationThreshold:
 		return ExplicitCheckIn, true
@@ -170,6 +158,7 @@ func (b *CircuitBreaker) ShouldIntervene(at time.Time) (Intervention, bool) {
 // RecordIntervention notes that an intervention was delivered at event time at: it
 // starts the cooldown and counts the intervention.
 func (b *CircuitBreaker) RecordIntervention(at time.Time) {
+	b.failures.pivoted()
 	b.lastIntervention = at
 	b.hasIntervened = true
 	b.interventionCount++
@@ -184,7 +173,8 @@ func (b *CircuitBreaker) cooldownActive(at time.Time) bool {
 func (b *CircuitBreaker) State(at time.Time) State {
 	return State{
 		FrustrationEMA:      b.frustrationEMA,
-		ConsecutiveFailures: b.consecutiveFailures,
+		ConsecutiveFailures: b.failures.longestCount(),
+		FailureTarget:       b.failures.longestTarget(),
 		CorrectionsInWindow: len(b.corrections),
 		CooldownActive:      b.cooldownActive(at),
 		InterventionCount:   b.interventionCount,

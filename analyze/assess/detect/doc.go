@@ -14,7 +14,9 @@
 // The defaults are the seed's patterns and tool rules verbatim
 // ([SeedFrustrationPatterns], [SeedSuccessPatterns], [SeedToolRules]) plus clearly
 // separate extension lists ([ExtraFrustrationPatterns], [DefaultCorrectionPatterns],
-// [GoToolRules]) that a configuration can empty.
+// [DefaultExtraToolRules]) that a configuration can empty, and the reading of tool
+// results by their command and exit code ([ToolConfig]); [WithSeedTools] is the
+// seed's literal tool reading.
 //
 // What it refuses to do: it never scans assistant text or subagent (sidechain) prompts
 // for the human's mood, never reads the clock, keeps no package-level mutable state,
