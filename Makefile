@@ -16,10 +16,11 @@ demo: build
 	@mkdir -p demo
 	$(BIN)/replay --out demo/results.parquet
 
-## test: vet, unit/golden/end-to-end tests with the race detector, and the DuckDB interop test
+## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test and the
+## headless Chromium test of the HTML report (both required here, skipped by a plain go test)
 test: interop-deps
 	$(GO) vet $(PKGS)
-	LOOPWATCH_INTEROP=required $(GO) test -race -count=1 $(PKGS)
+	LOOPWATCH_INTEROP=required LOOPWATCH_BROWSER=required $(GO) test -race -count=1 $(PKGS)
 
 ## bench: benchmarks of the detectors and the replay
 bench:
