@@ -258,6 +258,9 @@ func TestDegenerate(t *testing.T) {
 	if !strings.Contains(page, `<tr class="plain">`) {
 		t.Error("an unknown status is not plain")
 	}
+	if !strings.Contains(page, `text-anchor="end">m</text>`) {
+		t.Error("a mark's label at the plot's right edge is not drawn left of its line")
+	}
 }
 
 // TestLongSessionIsThinned: a session of 100,000 events draws a path bounded by the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // palette is the series colours (Okabe–Ito, distinguishable with the common colour
@@ -273,7 +274,13 @@ func (c *chart) vline(class string, x float64, label, title string) {
 	}
 	c.b.WriteString("</line>")
 	if label != "" {
-		c.printf(`<text class="ref" x="%s" y="%s" text-anchor="start">%s</text>`, coord(c.px(x)+3), coord(c.t+11), esc(label))
+		// Right of the line, or left of it where the label would leave the plot
+		// (about 6.5 pixels a character at the label's size).
+		lx, anchor := c.px(x)+3, "start"
+		if lx+6.5*float64(utf8.RuneCountInString(label)) > c.l+c.plotW {
+			lx, anchor = c.px(x)-3, "end"
+		}
+		c.printf(`<text class="ref" x="%s" y="%s" text-anchor="%s">%s</text>`, coord(lx), coord(c.t+11), anchor, esc(label))
 	}
 	c.b.WriteString("\n")
 }
