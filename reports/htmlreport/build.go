@@ -45,7 +45,7 @@ func ThresholdSweep(title, scoreName string, c eval.Curve, mark float64) Sweep {
 		sw.Series[1].Points = append(sw.Series[1].Points, XY{p.Threshold, p.Recall})
 		sw.Series[2].Points = append(sw.Series[2].Points, XY{p.Threshold, f1})
 	}
-	if finite(mark) {
+	if drawable(mark) {
 		sw.Marks = []Mark{{X: mark, Label: "configured " + short(mark)}}
 	}
 	return sw

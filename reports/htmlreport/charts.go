@@ -49,7 +49,7 @@ func (p *page) legend(items []legendItem) {
 
 // rate formats a metric for a legend; "—" when undefined.
 func rate(v float64) string {
-	if !finite(v) {
+	if !drawable(v) {
 		return "—"
 	}
 	return num(v, 3)
@@ -165,7 +165,7 @@ func (p *page) sweeps(sweeps []Sweep) {
 		var ex, ey extent
 		for _, s := range sw.Series {
 			for _, pt := range s.Points {
-				if finite(pt.X) && finite(pt.Y) {
+				if drawable(pt.X) && drawable(pt.Y) {
 					ex.add(pt.X)
 					ey.add(pt.Y)
 				}
@@ -217,7 +217,7 @@ const maxIntegerBins = 40
 func histogram(values []float64, integer bool) ([]bin, []float64, int) {
 	var vs []float64
 	for _, v := range values {
-		if finite(v) {
+		if drawable(v) {
 			vs = append(vs, v)
 		}
 	}
@@ -299,7 +299,7 @@ func (p *page) histograms(hs []Histogram) {
 			p.printf("<br/>n %d · median %s · mean %s · range %s to %s", len(vs), short(median(vs)), short(mean), short(vs[0]), short(vs[len(vs)-1]))
 		}
 		if left > 0 {
-			p.printf("<br/>%d value%s not finite, left out", left, plural(left))
+			p.printf("<br/>%d value%s not finite (or beyond ±1e15), left out", left, plural(left))
 		}
 		if h.Note != "" {
 			p.printf("<br/>%s", esc(h.Note))
@@ -319,7 +319,7 @@ func median(sorted []float64) float64 {
 }
 
 // hasThreshold reports whether a threshold is to be drawn.
-func hasThreshold(t float64) bool { return finite(t) && t > 0 }
+func hasThreshold(t float64) bool { return drawable(t) && t > 0 }
 
 // threshold draws a detector's threshold as a labelled dashed line, if it has one.
 func (c *chart) threshold(t float64) {

@@ -99,7 +99,7 @@ type Sweep struct {
 }
 
 // Series is one line of a sweep. Points are drawn in the order given; a point with a
-// NaN or infinite coordinate breaks the line.
+// NaN or infinite coordinate (or one beyond ±1e15) breaks the line.
 type Series struct {
 	Name   string
 	Points []XY
@@ -117,8 +117,8 @@ type Mark struct {
 	Label string
 }
 
-// Histogram is the distribution of Values (NaN and infinite values are counted as
-// left out), binned by the report.
+// Histogram is the distribution of Values (NaN, infinite and absurdly large values,
+// beyond ±1e15, are counted as left out), binned by the report.
 type Histogram struct {
 	Title  string
 	XLabel string

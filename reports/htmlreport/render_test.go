@@ -85,6 +85,11 @@ func parse(t *testing.T, page string) parsed {
 	return p
 }
 
+var (
+	geometry  = []string{"d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "width", "height", "viewBox", "transform"}
+	nonFinite = regexp.MustCompile(`(?i)nan|inf`)
+)
+
 // checkSafe checks what every report must be: well-formed, no script, nothing loaded
 // from anywhere, no NaN or infinity drawn.
 func checkSafe(t *testing.T, page string) parsed {
@@ -101,8 +106,7 @@ func checkSafe(t *testing.T, page string) parsed {
 			t.Errorf("link out of the page: %s", a.Value)
 		case a.Name.Local == "src", strings.HasPrefix(strings.ToLower(a.Name.Local), "on"):
 			t.Errorf("attribute %s=%q", a.Name.Local, a.Value)
-		case slices.Contains([]string{"d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "width", "height", "viewBox", "transform"}, a.Name.Local) &&
-			regexp.MustCompile(`(?i)nan|inf`).MatchString(a.Value):
+		case slices.Contains(geometry, a.Name.Local) && nonFinite.MatchString(a.Value):
 			t.Errorf("%s=%q draws a non-finite value", a.Name.Local, a.Value)
 		}
 	}
@@ -249,7 +253,7 @@ func TestDegenerate(t *testing.T) {
 	for _, want := range []string{
 		"No rows.", "Precision–recall undefined: no positive observation.", "ROC undefined: the observations are all of one class.",
 		"No scored observations with labels", "all NaN: no finite points.", "empty: no values.", "NaN only: no values.",
-		"2 values not finite, left out", "No cycles.", "No events.", "5 problems in the input; none is listed here",
+		"2 values not finite (or beyond ±1e15), left out", "No cycles.", "No events.", "5 problems in the input; none is listed here",
 	} {
 		if !strings.Contains(page, esc(want)) {
 			t.Errorf("missing %q", want)
@@ -462,4 +466,35 @@ func TestInterventionListIsCapped(t *testing.T) {
 	if got := strings.Count(page, `<path class="ivmark"`) - 1; got != maxListed+5 { // less the legend's
 		t.Errorf("%d intervention marks drawn, want all %d", got, maxListed+5)
 	}
+}
+
+// FuzzRender: whatever the text and numbers, the page is well-formed, loads nothing
+// and draws no non-finite coordinate.
+func FuzzRender(f *testing.F) {
+	f.Add("fixture-key", 0.5, 1.0, 3)
+	f.Add(hostile, math.NaN(), math.Inf(1), 0)
+	f.Add("\xff\x00", -1e308, 1e308, 1000)
+	f.Fuzz(func(t *testing.T, text string, a, b float64, n int) {
+		n = min(max(n, 0), 200)
+		vals := make([]float64, n)
+		ema := make([]float64, n)
+		var pts []XY
+		for i := range vals {
+			vals[i] = a + float64(i)*b
+			ema[i] = math.Mod(vals[i], 1.5)
+			pts = append(pts, XY{vals[i], b - float64(i)})
+		}
+		obs := []eval.Observation{{Label: eval.Positive, Score: a}, {Label: eval.Negative, Score: b}, {Label: eval.Positive, Score: b}}
+		d := &Data{
+			Title: text, Facts: []Fact{{text, text}}, Notes: []string{text},
+			Tables: []Table{{Title: text, Columns: []string{text}, Rows: []Row{{Cells: []string{text, text}, Status: Status(text)}}, Notes: []string{text}}},
+			Curves: []CurveSet{{Detector: text, Series: []CurveSeries{{Name: text, Curve: eval.Curves(obs)}}, Note: text}},
+			Sweeps: []Sweep{{Title: text, XLabel: text, YLabel: text, Series: []Series{{Name: text, Points: pts}}, Marks: []Mark{{X: a, Label: text}}}},
+			LeadTimes: []Histogram{{Title: text, XLabel: text, Values: vals, Integer: n%2 == 0}, {Title: text, Values: vals}},
+			Runs:      []RunTrajectory{{Key: text, Label: text, Caption: text, Threshold: a, Cycles: []CycleScore{{Cycle: n, Score: a}, {Cycle: n + 1, Score: b, Triggered: true}}}},
+			Sessions:  []SessionTrajectory{{Key: text, Label: text, Caption: text, Threshold: b, EMA: ema, Interventions: []Marker{{Index: n, Label: text}}, Friction: []int{-n, n}}},
+			Problems:  []input.Problem{{File: text, Line: n, Kind: input.ProblemKind(text), Detail: text}},
+		}
+		checkSafe(t, render(t, d))
+	})
 }

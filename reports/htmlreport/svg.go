@@ -32,7 +32,7 @@ type extent struct {
 
 func (e *extent) add(vs ...float64) {
 	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !drawable(v) {
 			continue
 		}
 		if e.n == 0 || v < e.lo {
@@ -198,7 +198,7 @@ func (c *chart) runs(pts []XY) [][]XY {
 	var runs [][]XY
 	var cur []XY
 	for _, p := range pts {
-		if !finite(p.X) || !finite(p.Y) {
+		if !drawable(p.X) || !drawable(p.Y) {
 			if len(cur) > 0 {
 				runs = append(runs, thin(cur))
 			}
@@ -242,7 +242,7 @@ func thin(px []XY) []XY {
 // markers draws a small circle at every finite point.
 func (c *chart) markers(class string, r float64, pts []XY) {
 	for _, p := range pts {
-		if finite(p.X) && finite(p.Y) {
+		if drawable(p.X) && drawable(p.Y) {
 			c.printf(`<circle class="%s" cx="%s" cy="%s" r="%s"/>`+"\n", class, coord(c.px(p.X)), coord(c.py(p.Y)), coord(r))
 		}
 	}
@@ -250,7 +250,7 @@ func (c *chart) markers(class string, r float64, pts []XY) {
 
 // hline draws a horizontal reference line at y with a label at its right end.
 func (c *chart) hline(class string, y float64, label string) {
-	if !finite(y) {
+	if !drawable(y) {
 		return
 	}
 	py := coord(c.py(y))
@@ -264,7 +264,7 @@ func (c *chart) hline(class string, y float64, label string) {
 // vline draws a vertical line at x over the plot, labelled at the top when label is
 // set, with title as its tooltip.
 func (c *chart) vline(class string, x float64, label, title string) {
-	if !finite(x) {
+	if !drawable(x) {
 		return
 	}
 	px := coord(c.px(x))
@@ -285,4 +285,10 @@ func (c *chart) vline(class string, x float64, label, title string) {
 	c.b.WriteString("\n")
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// maxMagnitude bounds what a chart draws: nothing real that loopwatch plots comes
+// near it, and beyond it a chart's arithmetic (spans, ticks) overflows.
+const maxMagnitude = 1e15
+
+// drawable reports whether v can be drawn: not NaN, not infinite, within
+// ±maxMagnitude. Other values break lines and are counted as left out.
+func drawable(v float64) bool { return !math.IsNaN(v) && math.Abs(v) <= maxMagnitude }
