@@ -487,9 +487,9 @@ func FuzzRender(f *testing.F) {
 		obs := []eval.Observation{{Label: eval.Positive, Score: a}, {Label: eval.Negative, Score: b}, {Label: eval.Positive, Score: b}}
 		d := &Data{
 			Title: text, Facts: []Fact{{text, text}}, Notes: []string{text},
-			Tables: []Table{{Title: text, Columns: []string{text}, Rows: []Row{{Cells: []string{text, text}, Status: Status(text)}}, Notes: []string{text}}},
-			Curves: []CurveSet{{Detector: text, Series: []CurveSeries{{Name: text, Curve: eval.Curves(obs)}}, Note: text}},
-			Sweeps: []Sweep{{Title: text, XLabel: text, YLabel: text, Series: []Series{{Name: text, Points: pts}}, Marks: []Mark{{X: a, Label: text}}}},
+			Tables:    []Table{{Title: text, Columns: []string{text}, Rows: []Row{{Cells: []string{text, text}, Status: Status(text)}}, Notes: []string{text}}},
+			Curves:    []CurveSet{{Detector: text, Series: []CurveSeries{{Name: text, Curve: eval.Curves(obs)}}, Note: text}},
+			Sweeps:    []Sweep{{Title: text, XLabel: text, YLabel: text, Series: []Series{{Name: text, Points: pts}}, Marks: []Mark{{X: a, Label: text}}}},
 			LeadTimes: []Histogram{{Title: text, XLabel: text, Values: vals, Integer: n%2 == 0}, {Title: text, Values: vals}},
 			Runs:      []RunTrajectory{{Key: text, Label: text, Caption: text, Threshold: a, Cycles: []CycleScore{{Cycle: n, Score: a}, {Cycle: n + 1, Score: b, Triggered: true}}}},
 			Sessions:  []SessionTrajectory{{Key: text, Label: text, Caption: text, Threshold: b, EMA: ema, Interventions: []Marker{{Index: n, Label: text}}, Friction: []int{-n, n}}},
