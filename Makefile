@@ -16,11 +16,12 @@ demo: build
 	@mkdir -p demo
 	$(BIN)/replay --out demo/results.parquet
 
-## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test, then the
+## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test and the
+## headless Chromium test of the HTML report (both required here, skipped by a plain go test), then the
 ## tests over the real corpora (../shared/corpora, skipped when absent) without the race detector
 test: interop-deps
 	$(GO) vet $(PKGS)
-	LOOPWATCH_INTEROP=required $(GO) test -race -short -count=1 $(PKGS)
+	LOOPWATCH_INTEROP=required LOOPWATCH_BROWSER=required $(GO) test -race -short -count=1 $(PKGS)
 	LOOPWATCH_INTEROP=required $(GO) test -count=1 -run Corpus $(PKGS)
 
 ## bench: benchmarks of the detectors and the replay
