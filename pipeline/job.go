@@ -302,7 +302,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out}
+	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out, Struggle: cfg, Assess: assessCfg}
 	if err := j.finish(ctx, sum, res); err != nil {
 		return nil, err
 	}
@@ -432,10 +432,22 @@ type Result struct {
 	// Warnings are facts the user should see that are not input problems (bad label
 	// rows, keys labelled twice, friction moments missing from their session).
 	Warnings []error
+	// Curves holds each detector's PR/ROC curve under each configuration, in the
+	// order of Detectors.
+	Curves []CurveResult
+	// Struggle and Assess are the configured detectors' configurations.
+	Struggle struggle.StruggleConfig
+	Assess   assess.Config
 	// Tables counts the rows of every table written, in the order they are listed.
 	Tables []TableCount
 	// Out is the committed output (Out.Path(table) names each table's file).
 	Out *reports.Output
+}
+
+// CurveResult is one detector's curve under one configuration.
+type CurveResult struct {
+	Detector, Config string
+	Curve            eval.Curve
 }
 
 // TableCount is one output table and its rows ("" is the run table).

@@ -86,7 +86,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		}
 		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: detector, Config: name, Report: rep})
 		metrics = append(metrics, reports.MetricRows(detector, name, target, positive, hash, rep)...)
-		curves = append(curves, reports.CurveRows(detector, name, eval.Curves(obs))...)
+		curve := eval.Curves(obs)
+		res.Curves = append(res.Curves, CurveResult{Detector: detector, Config: name, Curve: curve})
+		curves = append(curves, reports.CurveRows(detector, name, curve)...)
 	}
 	if withRuns && (c.hasRuns || c.configured && !c.hasSessions) {
 		add("struggle", "run", "struggled", c.runs, opts)

@@ -58,7 +58,7 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DETECTOR\tCONFIG\tOF\tN\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1\tAP\tROC AUC")
-	for _, d := range byDetector(reports) {
+	for _, d := range ByDetector(reports) {
 		r := d.Report
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", d.Detector, d.Config, r.Options.Unit, r.Runs, r.Scored,
 			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1), value(r.AP.Value), value(r.AUC.Value))
@@ -84,9 +84,9 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	return nil
 }
 
-// byDetector orders reports by detector, in the order detectors first appear, keeping
+// ByDetector orders reports by detector, in the order detectors first appear, keeping
 // the order of configurations within a detector.
-func byDetector(reports []DetectorReport) []DetectorReport {
+func ByDetector(reports []DetectorReport) []DetectorReport {
 	first := map[string]int{}
 	for i, d := range reports {
 		if _, ok := first[d.Detector]; !ok {
@@ -181,13 +181,13 @@ func WriteMomentSummary(w io.Writer, results []MomentResult) error {
 			delay = fmt.Sprintf("%.0f s (%.1f events)", rep.MedianDelaySeconds, rep.MedianDelayEvents)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", m.Config, rep.Interventions, FormatEstimate(rep.Recall),
-			FormatEstimate(rep.Precision), formatRate(rep.FalseAlarmsPer100), delay)
+			FormatEstimate(rep.Precision), FormatRate(rep.FalseAlarmsPer100), delay)
 	}
 	return tw.Flush()
 }
 
-// formatRate formats a non-proportion estimate (a rate) with one decimal.
-func formatRate(e eval.Estimate) string {
+// FormatRate formats a non-proportion estimate (a rate) with one decimal.
+func FormatRate(e eval.Estimate) string {
 	if math.IsNaN(e.Value) {
 		return "—"
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 func main() {
@@ -28,7 +30,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s := pipeline.DefaultSettings()
 	var strict bool
 	var showProblems int
-	var printConfig string
+	var printConfig, report string
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.In, "in", "", "input folder or file (default: the built-in sample)")
@@ -37,6 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&s.DeriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
 	fs.StringVar(&s.StruggleConfig, "struggle-config", "", `struggle detection: a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
 	fs.StringVar(&s.AssessConfig, "assess-config", "", `the assessment (detector, breaker, checkpoints, sampling, offline analyzer): a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
+	fs.StringVar(&report, "report", "", "also write a self-contained HTML report (curves, sweeps, lead times, trajectories, problems) to this .html file")
 	fs.StringVar(&printConfig, "print-config", "", `print the effective configuration as JSON and exit: "struggle" or "assess" (each a file --struggle-config/--assess-config accept as it is), or both when given no value`)
 	fs.Lookup("print-config").NoOptDefVal = "both"
 	fs.StringVar(&s.LLM, "llm", s.LLM, "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
@@ -85,6 +88,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if err := checkReportPath(report); err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 2
+	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
 	case pipeline.IsUsage(err):
@@ -97,6 +104,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := printResult(stdout, stderr, res, showProblems); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
+	}
+	if report != "" {
+		title := "loopwatch replay of " + s.In
+		if s.In == "" {
+			title = "loopwatch replay of the built-in sample"
+		}
+		d, err := pipeline.Report(res, title)
+		if err == nil {
+			err = htmlreport.WriteFile(report, d)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: report: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
 	if strict && res.Problems() > 0 {
 		fmt.Fprintf(stderr, "replay: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
@@ -138,6 +160,21 @@ func printResult(stdout, stderr io.Writer, res *pipeline.Result, showProblems in
 	return err
 }
 
+// checkReportPath rejects a --report path that cannot be written before anything is
+// replayed: it must end in .html and its folder must exist.
+func checkReportPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if !strings.HasSuffix(path, ".html") {
+		return fmt.Errorf("--report %s: must end in .html", path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
+	}
+	return nil
+}
+
 // examples lists the first n of keys, and how many more there are.
 func examples(keys []string, n int) string {
 	if len(keys) <= n {
@@ -160,6 +197,7 @@ Examples:
   replay --in runs/ --struggle-config struggle.json --strict
   replay --in sessions/ --labels labels.csv --assess-config seed --out seed.parquet
   replay --print-config=assess --assess-config seed
+  replay --in sessions/ --labels labels.csv --out s.parquet --report s.html
   replay --in quasar-history/ --derive-labels --out q.parquet
   replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
   replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet

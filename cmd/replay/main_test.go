@@ -19,9 +19,11 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/internal/browser"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
 	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 // writeSample writes the built-in sample's runs and labels into dir/runs and
@@ -179,6 +181,8 @@ func TestUsageErrors(t *testing.T) {
 		{"negative fix trials", []string{"--in", runs, "--fix-trials", "-1"}, "--fix-trials -1: must be ≥ 1"},
 		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be ≥ 1"},
 		{"negative resamples", []string{"--in", runs, "--resamples", "-5"}, "--resamples -5: must be ≥ 0"},
+		{"report not .html", []string{"--in", runs, "--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
+		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
 	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
@@ -673,5 +677,67 @@ func TestPresetsAndPrintConfig(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"preset": "newest"}`), 0o644)
 	if code, _, stderr := runCLI(t, "--print-config=assess", "--assess-config", bad); code != 2 || !strings.Contains(stderr, `unknown preset "newest"`) {
 		t.Errorf("unknown preset: exit %d %s", code, stderr)
+	}
+}
+
+// TestReport writes the HTML report of the sample (runs and sessions) and of the
+// shared Claude Code corpus, and opens each in headless Chromium: no console error,
+// no request but the file itself, a screenshot that is not blank and shows the
+// curves of the three configurations (configured, seed, shipped-today), and the
+// trajectories drawn.
+func TestReport(t *testing.T) {
+	checkReport(t, nil, []string{"struggle", "breaker", "outcome"}, 6, 6)
+}
+
+// TestCorpusReport is TestReport on the shared Claude Code corpus.
+func TestCorpusReport(t *testing.T) {
+	dir, err := corpus.Dir("claude-code")
+	if err != nil {
+		t.Skip(err)
+	}
+	checkReport(t, []string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv")}, []string{"breaker", "outcome"}, 0, 6)
+}
+
+func checkReport(t *testing.T, args []string, detectors []string, runs, sessions int) {
+	t.Helper()
+	exe := browser.ForTest(t)
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.html")
+	code, stdout, stderr := runCLI(t, append(args, "--out", filepath.Join(dir, "r.parquet"), "--report", report)...)
+	if code != 0 || !strings.Contains(stdout, "wrote the report "+report) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	html, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, det := range detectors {
+		if !strings.Contains(string(html), "<h3>"+det+"</h3>") {
+			t.Errorf("no curves of %s in the report", det)
+		}
+	}
+	if got := strings.Count(string(html), ": struggle score per cycle</title>"); got != runs {
+		t.Errorf("%d run trajectories, want %d", got, runs)
+	}
+	if got := strings.Count(string(html), ": frustration per event</title>"); got != sessions {
+		t.Errorf("%d session trajectories, want %d", got, sessions)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	url := "file://" + report
+	page, err := browser.Load(ctx, exe, url, browser.Options{Width: 1280, Height: 1600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Errors() {
+		t.Errorf("console: %s", m)
+	}
+	for _, r := range page.Requests {
+		if r != url {
+			t.Errorf("the report requested %s", r)
+		}
+	}
+	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:3]); err != nil {
+		t.Error(err)
 	}
 }

@@ -19,17 +19,11 @@ func RunTrajectories(runs []reports.RunRow, cycles []reports.CycleRow, threshold
 	for _, c := range cycles {
 		byRun[c.RunKey] = append(byRun[c.RunKey], c)
 	}
-	var top []reports.RunRow
-	for _, r := range runs {
-		if r.Kind == "quasar_run" && len(byRun[r.RunKey]) > 0 {
-			top = append(top, r)
-		}
-	}
-	slices.SortStableFunc(top, func(a, b reports.RunRow) int {
-		return cmp.Or(cmp.Compare(deref(b.StruggleMaxScore), deref(a.StruggleMaxScore)), cmp.Compare(a.RunKey, b.RunKey))
-	})
 	var out []RunTrajectory
-	for _, r := range top[:min(n, len(top))] {
+	for _, r := range TopRuns(runs, n) {
+		if len(byRun[r.RunKey]) == 0 {
+			continue
+		}
 		t := RunTrajectory{Key: r.RunKey, Label: derefString(r.Label, "unlabelled"), Threshold: threshold}
 		for _, c := range byRun[r.RunKey] {
 			t.Cycles = append(t.Cycles, CycleScore{Cycle: int(c.Cycle), Score: c.Score, Triggered: c.Triggered})
@@ -55,24 +49,11 @@ func SessionTrajectories(runs []reports.RunRow, events []reports.EventRow, thres
 	for _, e := range events {
 		byKey[e.SessionKey] = append(byKey[e.SessionKey], e)
 	}
-	var sessions []reports.RunRow
-	for _, r := range runs {
-		if r.Kind == "session" && len(byKey[r.RunKey]) > 0 {
-			sessions = append(sessions, r)
-		}
-	}
-	marked := func(r reports.RunRow) int {
-		if deref32(r.FrictionMoments) > 0 || deref32(r.Interventions) > 0 {
-			return 1
-		}
-		return 0
-	}
-	slices.SortStableFunc(sessions, func(a, b reports.RunRow) int {
-		return cmp.Or(cmp.Compare(marked(b), marked(a)), cmp.Compare(deref(b.PeakFrustrationEMA), deref(a.PeakFrustrationEMA)),
-			cmp.Compare(a.RunKey, b.RunKey))
-	})
 	var out []SessionTrajectory
-	for _, r := range sessions[:min(n, len(sessions))] {
+	for _, r := range TopSessions(runs, n) {
+		if len(byKey[r.RunKey]) == 0 {
+			continue
+		}
 		label := "unlabelled"
 		if r.LabelOutcome != nil {
 			label = *r.LabelOutcome
@@ -96,6 +77,45 @@ func SessionTrajectories(runs []reports.RunRow, events []reports.EventRow, thres
 		out = append(out, t)
 	}
 	return out
+}
+
+// TopRuns are the n quasar runs with cycles RunTrajectories draws: the highest struggle
+// score first, ties by key. A caller that reads the cycle table back needs only
+// these runs' cycles.
+func TopRuns(runs []reports.RunRow, n int) []reports.RunRow {
+	var top []reports.RunRow
+	for _, r := range runs {
+		if r.Kind == "quasar_run" && deref32(r.Cycles) > 0 {
+			top = append(top, r)
+		}
+	}
+	slices.SortStableFunc(top, func(a, b reports.RunRow) int {
+		return cmp.Or(cmp.Compare(deref(b.StruggleMaxScore), deref(a.StruggleMaxScore)), cmp.Compare(a.RunKey, b.RunKey))
+	})
+	return top[:min(n, len(top))]
+}
+
+// TopSessions are the n sessions with events SessionTrajectories draws: sessions with
+// labelled friction or interventions first, then by peak frustration, ties by key. A
+// caller that reads the event table back needs only these sessions' events.
+func TopSessions(runs []reports.RunRow, n int) []reports.RunRow {
+	var sessions []reports.RunRow
+	for _, r := range runs {
+		if r.Kind == "session" && deref32(r.Events) > 0 {
+			sessions = append(sessions, r)
+		}
+	}
+	marked := func(r reports.RunRow) int {
+		if deref32(r.FrictionMoments) > 0 || deref32(r.Interventions) > 0 {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(sessions, func(a, b reports.RunRow) int {
+		return cmp.Or(cmp.Compare(marked(b), marked(a)), cmp.Compare(deref(b.PeakFrustrationEMA), deref(a.PeakFrustrationEMA)),
+			cmp.Compare(a.RunKey, b.RunKey))
+	})
+	return sessions[:min(n, len(sessions))]
 }
 
 // LeadTimes are the histograms of how early struggle detection flagged the runs it

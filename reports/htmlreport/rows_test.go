@@ -11,11 +11,11 @@ func p[T any](v T) *T { return &v }
 
 func TestRunTrajectories(t *testing.T) {
 	runs := []reports.RunRow{
-		{RunKey: "fixture-low", Kind: "quasar_run", StruggleMaxScore: p(0.2), Label: p("negative"), Outcome: p("approved")},
-		{RunKey: "fixture-high", Kind: "quasar_run", StruggleMaxScore: p(0.9), Label: p("positive"), Outcome: p("max_cycles"),
+		{RunKey: "fixture-low", Kind: "quasar_run", Cycles: p(int32(2)), StruggleMaxScore: p(0.2), Label: p("negative"), Outcome: p("approved")},
+		{RunKey: "fixture-high", Kind: "quasar_run", Cycles: p(int32(2)), StruggleMaxScore: p(0.9), Label: p("positive"), Outcome: p("max_cycles"),
 			StruggleFirstCycle: p(int32(2)), LeadCycles: p(int32(1))},
-		{RunKey: "fixture-mid-b", Kind: "quasar_run", StruggleMaxScore: p(0.5)},
-		{RunKey: "fixture-mid-a", Kind: "quasar_run", StruggleMaxScore: p(0.5)},
+		{RunKey: "fixture-mid-b", Kind: "quasar_run", Cycles: p(int32(2)), StruggleMaxScore: p(0.5)},
+		{RunKey: "fixture-mid-a", Kind: "quasar_run", Cycles: p(int32(2)), StruggleMaxScore: p(0.5)},
 		{RunKey: "fixture-no-cycles", Kind: "quasar_run", StruggleMaxScore: p(1.0)},
 		{RunKey: "fixture-session", Kind: "session"},
 	}
@@ -43,8 +43,8 @@ func TestRunTrajectories(t *testing.T) {
 
 func TestSessionTrajectories(t *testing.T) {
 	runs := []reports.RunRow{
-		{RunKey: "fixture-calm", Kind: "session", PeakFrustrationEMA: p(0.9)},
-		{RunKey: "fixture-marked", Kind: "session", PeakFrustrationEMA: p(0.3), FrictionMoments: p(int32(1)), Interventions: p(int32(1)),
+		{RunKey: "fixture-calm", Kind: "session", Events: p(int32(1)), PeakFrustrationEMA: p(0.9)},
+		{RunKey: "fixture-marked", Kind: "session", Events: p(int32(3)), PeakFrustrationEMA: p(0.3), FrictionMoments: p(int32(1)), Interventions: p(int32(1)),
 			LabelOutcome: p("failure"), Label: p("positive"), PredictedOutcome: p("partial")},
 		{RunKey: "fixture-run", Kind: "quasar_run"},
 	}

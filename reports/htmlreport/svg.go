@@ -16,6 +16,10 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 // colour returns the class suffix of the i-th series' colour.
 func colour(i int) int { return i % len(palette) }
 
+// SeriesColours returns the colours of the series, in the order series get them
+// (#rrggbb): the first configuration of a chart gets the first.
+func SeriesColours() []string { return slices.Clone(palette) }
+
 // axis is a data range with its ticks.
 type axis struct {
 	lo, hi   float64

@@ -1,0 +1,148 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/loopwatch/loopwatch"
+	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
+)
+
+// ReportTrajectories is how many runs' and sessions' trajectories a report draws.
+const ReportTrajectories = 6
+
+// Report builds the HTML report of a committed replay: the metrics of every
+// configuration, the PR and ROC curves with the compared configurations overlaid, the
+// threshold sweeps, the lead times, the trajectories of the top runs and sessions,
+// the problems and the notes. It reads the run and intervention tables back from the
+// output, and of the cycle and event tables only the rows of the trajectories drawn.
+func Report(res *Result, title string) (*htmlreport.Data, error) {
+	sum := res.Summary
+	d := &htmlreport.Data{Title: title}
+	var fmts []string
+	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
+		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
+	}
+	d.Facts = []htmlreport.Fact{
+		{Name: "input", Value: fmt.Sprintf("%d files (%s): %d runs, %d sessions (%d events), %d problems",
+			sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
+		{Name: "labels", Value: res.LabelsNote},
+		{Name: "output", Value: res.Out.Path("")},
+		{Name: "input fingerprint", Value: sum.Fingerprint},
+		{Name: "loopwatch", Value: loopwatch.Version},
+	}
+	d.Tables = append(d.Tables, htmlreport.MetricsTable("Detectors, as configured and beside it", res.Detectors))
+	if len(res.Moments) > 0 {
+		d.Tables = append(d.Tables, momentTable(res.Moments))
+	}
+	if t := res.FixTotals; t != nil && t.Failures > 0 {
+		var b strings.Builder
+		reports.WriteFixSummary(&b, t)
+		d.Notes = append(d.Notes, strings.TrimSpace(b.String()))
+	}
+
+	// Curves: one set per detector, the configured curve drawn solid, the others dashed.
+	sets := map[string]*htmlreport.CurveSet{}
+	var order []string
+	for _, c := range res.Curves {
+		set := sets[c.Detector]
+		if set == nil {
+			set = &htmlreport.CurveSet{Detector: c.Detector, Note: curveNote(c.Detector)}
+			sets[c.Detector] = set
+			order = append(order, c.Detector)
+		}
+		set.Series = append(set.Series, htmlreport.CurveSeries{Name: c.Config, Curve: c.Curve, Dashed: len(set.Series) > 0})
+	}
+	for _, det := range order {
+		set := sets[det]
+		d.Curves = append(d.Curves, *set)
+		configured := set.Series[0]
+		switch det {
+		case "struggle":
+			d.Sweeps = append(d.Sweeps, htmlreport.ThresholdSweep("struggle ("+configured.Name+"): metrics against the composite threshold",
+				"peak struggle score", configured.Curve, res.Struggle.CompositeThreshold))
+		case "breaker":
+			d.Sweeps = append(d.Sweeps, htmlreport.ThresholdSweep("breaker ("+configured.Name+"): metrics against a threshold on the peak frustration",
+				"peak frustration EMA", configured.Curve, res.Assess.Breaker.FrustrationThreshold))
+		}
+	}
+
+	runs, err := reports.ReadRows[reports.RunRow](res.Out.Path(""), nil)
+	if err != nil {
+		return nil, err
+	}
+	ivs, err := reports.ReadRows[reports.InterventionRow](res.Out.Path("interventions"), nil)
+	if err != nil {
+		return nil, err
+	}
+	d.LeadTimes = htmlreport.LeadTimes(runs, ivs)
+	topRuns := keySet(htmlreport.TopRuns(runs, ReportTrajectories))
+	cycles, err := reports.ReadRows(res.Out.Path("cycles"), func(c *reports.CycleRow) bool { return topRuns[c.RunKey] })
+	if err != nil {
+		return nil, err
+	}
+	d.Runs = htmlreport.RunTrajectories(runs, cycles, res.Struggle.CompositeThreshold, ReportTrajectories)
+	topSessions := keySet(htmlreport.TopSessions(runs, ReportTrajectories))
+	events, err := reports.ReadRows(res.Out.Path("events"), func(e *reports.EventRow) bool { return topSessions[e.SessionKey] })
+	if err != nil {
+		return nil, err
+	}
+	d.Sessions = htmlreport.SessionTrajectories(runs, events, res.Assess.Breaker.FrustrationThreshold, ReportTrajectories)
+
+	d.Problems, d.ProblemsTotal = sum.Problems, sum.TotalProblems()
+	for _, what := range slices.Sorted(maps.Keys(sum.Notes)) {
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d", what, sum.Notes[what]))
+	}
+	for _, w := range res.Warnings {
+		d.Notes = append(d.Notes, w.Error())
+	}
+	if n := len(res.UnmatchedLabels); n > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d label keys match no run or session: %s", n, strings.Join(res.UnmatchedLabels[:min(n, 10)], ", ")))
+	}
+	return d, nil
+}
+
+func keySet(rows []reports.RunRow) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rows {
+		out[r.RunKey] = true
+	}
+	return out
+}
+
+// curveNote says what a detector's ranking score is and what positive means.
+func curveNote(detector string) string {
+	switch detector {
+	case "struggle":
+		return "Runs ranked by their peak struggle score at a decision point; positive: the run struggled."
+	case "breaker":
+		return "Sessions ranked by their peak frustration EMA; positive: a bad outcome (failure, abandoned)."
+	case "outcome":
+		return "Sessions ranked by the analysis's confidence that the outcome is bad; positive: a bad outcome."
+	}
+	return ""
+}
+
+// momentTable is the event-level table: each configuration's interventions against
+// the labelled friction moments.
+func momentTable(results []reports.MomentResult) htmlreport.Table {
+	first := results[0].Report
+	t := htmlreport.Table{Title: fmt.Sprintf("Interventions at friction moments (window %s): %d sessions, %d moments, %d human turns",
+		first.Window, first.Sessions, first.Moments, first.HumanTurns),
+		Columns: []string{"config", "interventions", "caught first", "false alarms", "recall", "precision", "false alarms /100 turns", "median delay"},
+		Notes: []string{"A moment is caught when an intervention follows it within the window; only the first intervention to catch a moment is a true positive, every other one a false alarm."}}
+	for _, m := range results {
+		r := m.Report
+		delay := "—"
+		if r.Caught > 0 {
+			delay = fmt.Sprintf("%.0f s", r.MedianDelaySeconds)
+		}
+		t.Rows = append(t.Rows, htmlreport.Row{Cells: []string{m.Config, fmt.Sprint(r.Interventions), fmt.Sprint(r.TruePositives),
+			fmt.Sprint(r.FalseAlarms), reports.FormatEstimate(r.Recall), reports.FormatEstimate(r.Precision),
+			reports.FormatRate(r.FalseAlarmsPer100), delay}})
+	}
+	return t
+}
