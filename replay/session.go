@@ -50,6 +50,15 @@ func (r *SessionResult) Final() assess.SessionEnd {
 	return r.Ends[len(r.Ends)-1]
 }
 
+// AnalysisFailed reports whether the session's final analysis was due (the session
+// was sampled) and the analyzer failed on it — an error, a timeout, an answer that
+// was no analysis; Final().Err says why. Its predicted outcome is then unknown: it
+// must be left out of outcome scoring, never read as a good outcome.
+func (r *SessionResult) AnalysisFailed() bool {
+	f := r.Final()
+	return f.Sampling.Assess && f.Analysis == nil
+}
+
 // ReplaySession drives one session through a fresh assessment processor, event by
 // event on the recorded event time, exactly as the online plugin would consume it,
 // and ends it at its last record. Every event is given the session's key as its

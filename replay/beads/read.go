@@ -28,12 +28,22 @@ const FindingLabel = "review-finding"
 var beadsKeys = []string{"issue_type", "status", "priority", "created_by", "comments", "dependencies", "close_reason", "labels", "description"}
 
 // Sniff reports whether head, the opening bytes of a file, looks like a beads export:
-// its first line is a JSON object with a string id, a title, and a key beads writes
-// (issue_type, status, priority, created_by, comments, dependencies, close_reason,
-// labels, description).
+// one of its first JSON object lines ([jsonl.HeadObjects]) is a bead ([SniffRecord]),
+// so that a garbage first line does not hide the file's format.
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil || obj["id"] == "" {
+	for _, obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
+	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a bead's: a string id, a title, and a key beads writes (issue_type, status,
+// priority, created_by, comments, dependencies, close_reason, labels, description).
+func SniffRecord(obj map[string]string) bool {
+	if obj["id"] == "" {
 		return false
 	}
 	if _, ok := obj["title"]; !ok {

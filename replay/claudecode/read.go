@@ -37,14 +37,21 @@ const ContinuedRecords = "continued/earlier_session"
 // the main transcript cannot be opened or holds no record; the problems say why.
 // Problems come in file order (main transcript first), then line order.
 func Read(fsys fs.FS, name string) (*input.Session, []input.Problem) {
-	b := newBuilder(name)
 	f, err := fsys.Open(name)
 	if err != nil {
+		b := newBuilder(name)
 		b.report(name, 0, input.ProblemRead, "cannot open the transcript: %v", err)
 		return nil, b.probs
 	}
-	b.readFile(name, f, false)
-	f.Close()
+	defer f.Close()
+	return ReadFrom(fsys, name, f)
+}
+
+// ReadFrom is [Read] with the main transcript's content read from r, once (a stream
+// can be read only once); its subagent transcripts are opened in fsys.
+func ReadFrom(fsys fs.FS, name string, r io.Reader) (*input.Session, []input.Problem) {
+	b := newBuilder(name)
+	b.readFile(name, r, false)
 	subs, err := SubagentFiles(fsys, name)
 	if err != nil {
 		b.report(name, 0, input.ProblemRead, "cannot list its subagent transcripts: %v", err)

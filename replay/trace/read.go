@@ -24,13 +24,22 @@ var knownKinds = map[string]bool{
 	KindFilterFixResult: true, KindCycleDone: true, KindTaskState: true,
 }
 
-// Sniff reports whether head, the opening bytes of a file, looks like a run trace: its
-// first line is a JSON object with ts, kind and task, and kind is a trace kind.
+// Sniff reports whether head, the opening bytes of a file, looks like a run trace: one
+// of its first JSON object lines ([jsonl.HeadObjects]) is a trace event
+// ([SniffRecord]). A garbage first line, or a first event of a kind this version does
+// not know, does not hide the file's format.
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil {
-		return false
+	for _, obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
 	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a trace event's: ts, kind and task, and kind is a trace kind.
+func SniffRecord(obj map[string]string) bool {
 	_, hasTS := obj["ts"]
 	_, hasTask := obj["task"]
 	return hasTS && hasTask && knownKinds[obj["kind"]]

@@ -49,13 +49,20 @@ var hookNames = map[string]string{
 }
 
 // Sniff reports whether head, the opening bytes of a file, looks like a vibes event
-// log: its first line is a JSON object with an event_id and a type that is a vibes
-// variant.
+// log: one of its first JSON object lines ([jsonl.HeadObjects]) is a vibes event
+// ([SniffRecord]).
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil {
-		return false
+	for _, obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
 	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a vibes event's: an event_id and a type that is a vibes variant.
+func SniffRecord(obj map[string]string) bool {
 	_, hasID := obj["event_id"]
 	return hasID && variants[obj["type"]]
 }
