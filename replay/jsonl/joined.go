@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -16,6 +17,30 @@ type Joined struct {
 	// record: a record cut off mid-write, or garbage, before the next record. 0 when
 	// the line is only complete records written without a newline between them.
 	CutOff int
+}
+
+// Detail describes the line for a problem's detail, the same in every source.
+func (j Joined) Detail() string {
+	if j.CutOff == 0 {
+		return fmt.Sprintf("%d records on one line, without a newline between them; each is read", len(j.Records))
+	}
+	return fmt.Sprintf("%d bytes of a cut-off record run together with %d complete record(s) on this line; the cut-off part is skipped, the complete records are read",
+		j.CutOff, len(j.Records))
+}
+
+// Split is [SplitJoined] for a line of a [Reader]: the complete records as lines of
+// the same number, and the problem's detail. ok is false when the line is not
+// several records run together.
+func (l Line) Split() (records []Line, detail string, ok bool) {
+	j, ok := SplitJoined(l.Bytes)
+	if !ok {
+		return nil, "", false
+	}
+	records = make([]Line, len(j.Records))
+	for i, r := range j.Records {
+		records[i] = Line{Num: l.Num, Bytes: r, Len: len(r)}
+	}
+	return records, j.Detail(), true
 }
 
 // maxJoinTries bounds the record starts SplitJoined tries after a bad value, so that a
