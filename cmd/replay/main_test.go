@@ -126,8 +126,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 9 {
-		t.Fatalf("expected 9 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 10 {
+		t.Fatalf("expected 9 tables and the manifest, got %d files", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
