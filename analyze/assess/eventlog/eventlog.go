@@ -5,7 +5,8 @@
 // resumes exactly after its last commit.
 //
 // Delivery is at-least-once: events after the last commit are delivered again after
-// a restart, events up to it never are. The JSONL line format is one JSON object per
+// a restart, or after [Log.Rewind] (a consumer that stopped part-way through a batch),
+// and events up to it never are. The JSONL line format is one JSON object per
 // line, see [EncodeEvent].
 //
 // What it refuses to do: it makes no assessment decision and reads no clock for one.
@@ -42,6 +43,11 @@ type Log interface {
 	// offset must be one Poll returned; committing the last committed offset again is
 	// a no-op, committing an earlier one an error.
 	Commit(offset uint64) error
+	// Rewind makes the next Poll start again after the last commit: the records
+	// polled since and not committed are delivered again, as to a restarted consumer.
+	// A consumer that stops processing a batch part-way calls it, so that the rest of
+	// the batch is not lost.
+	Rewind() error
 }
 
 // ErrNotPolled is returned (wrapped) by Commit for an offset Poll has not returned.
@@ -63,6 +69,7 @@ type wireEvent struct {
 	ToolStatus    string    `json:"tool_status,omitempty"`
 	HookName      string    `json:"hook_name,omitempty"`
 	Sidechain     bool      `json:"sidechain,omitempty"`
+	Subtype       string    `json:"subtype,omitempty"`
 }
 
 // EncodeEvent returns the JSONL form of ev, without the trailing newline:
@@ -77,6 +84,7 @@ func EncodeEvent(ev analyze.Event) ([]byte, error) {
 		Kind: string(ev.Kind), SessionID: ev.SessionID, Time: ev.Time.UTC(), ID: ev.ID,
 		UserContent: ev.UserContent, AssistantText: ev.AssistantText,
 		ToolName: ev.ToolName, ToolOutput: ev.ToolOutput, HookName: ev.HookName, Sidechain: ev.Sidechain,
+		Subtype: ev.Subtype,
 	}
 	if ev.ToolStatus != analyze.ToolStatusUnknown {
 		w.ToolStatus = ev.ToolStatus.String()
@@ -107,6 +115,7 @@ func DecodeEvent(line []byte) (analyze.Event, error) {
 		Kind: analyze.EventKind(w.Kind), SessionID: w.SessionID, Time: w.Time.UTC(), ID: w.ID,
 		UserContent: w.UserContent, AssistantText: w.AssistantText,
 		ToolName: w.ToolName, ToolOutput: w.ToolOutput, HookName: w.HookName, Sidechain: w.Sidechain,
+		Subtype: w.Subtype,
 	}
 	switch w.ToolStatus {
 	case "", "unknown":
