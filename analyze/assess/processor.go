@@ -100,13 +100,13 @@ func (e SessionEnd) Failed() bool { return e.Sampling.Assess && e.Analysis == ni
 // replay) or let [Processor.Run] consume an [eventlog.Log] (the online loop); both
 // run the same code. Not safe for concurrent use.
 type Processor struct {
-	cfg      Config
-	rules    *detect.Rules
-	policy   *checkpoint.Policy
-	ends     session.HookEndDetector
-	timeout  *session.TimeoutEndDetector
-	sampler  *session.Sampler
-	llm      llm.AssessmentLLM
+	cfg       Config
+	rules     *detect.Rules
+	policy    *checkpoint.Policy
+	ends      session.HookEndDetector
+	timeout   *session.TimeoutEndDetector
+	sampler   *session.Sampler
+	llm       llm.AssessmentLLM
 	sink      breaker.Sink
 	onStep    func(eventlog.Record, Step)
 	clock     func() time.Time
