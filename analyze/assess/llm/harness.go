@@ -50,7 +50,7 @@ type Call struct {
 
 // RestrictArgs are the arguments the harness always adds after Args: claude reads
 // transcript text, which may hold instructions of anyone's, so it gets no tool at all
-// ("--tools ''": no built-in tool, not even Read) and no MCP server but those of an
+// ("--tools ”": no built-in tool, not even Read) and no MCP server but those of an
 // --mcp-config ("--strict-mcp-config", and none is given). A claude too old to know
 // the flags fails loudly, and every analysis with it.
 func RestrictArgs() []string { return []string{"--tools", "", "--strict-mcp-config"} }
