@@ -147,7 +147,8 @@ func ignorable(name string) bool {
 		".parquet": // loopwatch's own output, never an input
 		return true
 	}
-	return strings.HasPrefix(path.Base(name), ".git")
+	// A replay's manifest (reports.ManifestPath) is output, never input.
+	return strings.HasPrefix(path.Base(name), ".git") || strings.HasSuffix(name, ".manifest.json")
 }
 
 // labelsNote counts the label files found among the inputs.
