@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -239,4 +240,38 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// ExcludeWithin returns, slash-separated and relative to root, those of paths that
+// lie inside the folder root: what [Options.Exclude] takes to leave a replay's own
+// output files (reports.Output.Files) out of an input they are written into. Paths
+// outside root are dropped; symbolic links in the folders are resolved, and files need
+// not exist yet.
+func ExcludeWithin(root string, paths []string) []string {
+	base, err := resolve(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		dir, err := resolve(filepath.Dir(p))
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(base, filepath.Join(dir, filepath.Base(p)))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// resolve returns the absolute path of an existing folder, symbolic links resolved.
+func resolve(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -181,5 +183,23 @@ func TestFailedAnalysisIsAProblem(t *testing.T) {
 	ok := replayOnce(t, fsys, replay.Options{})
 	if ok.sum.TotalProblems() != 0 {
 		t.Errorf("offline: %v", ok.sum.Problems)
+	}
+}
+
+func TestExcludeWithin(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Skip(err)
+	}
+	got := replay.ExcludeWithin(link, []string{
+		filepath.Join(root, "out", "r.parquet"),
+		filepath.Join(root, "out", "r.events.parquet"),
+		filepath.Join(root, "r.manifest.json"),
+		filepath.Join(t.TempDir(), "elsewhere.parquet"),
+	})
+	if fmt.Sprint(got) != "[out/r.parquet out/r.events.parquet r.manifest.json]" {
+		t.Errorf("ExcludeWithin = %v", got)
 	}
 }
