@@ -118,7 +118,7 @@ func FormatNames() []string {
 // deep to read does not hide the lines after it — else the first other format whose
 // sniffer recognises the file.
 func detectFormat(name string, head []byte) *format {
-	for _, obj := range jsonl.HeadObjects(head, 0) {
+	for obj := range jsonl.HeadObjects(head, 0) {
 		for i := range formats {
 			if formats[i].record != nil && formats[i].record(obj) {
 				return &formats[i]

@@ -32,7 +32,7 @@ var beadsKeys = []string{"issue_type", "status", "priority", "created_by", "comm
 // one of its first JSON object lines ([jsonl.HeadObjects]) is a bead ([SniffRecord]),
 // so that a garbage first line does not hide the file's format.
 func Sniff(head []byte) bool {
-	for _, obj := range jsonl.HeadObjects(head, 0) {
+	for obj := range jsonl.HeadObjects(head, 0) {
 		if SniffRecord(obj) {
 			return true
 		}

@@ -31,7 +31,7 @@ var claudeKeys = []string{"sessionId", "uuid", "parentUuid", "leafUuid", "messag
 // format. name is not consulted: subagent transcripts sniff like main ones, and
 // [IsSubagentFile] tells them apart.
 func Sniff(name string, head []byte) bool {
-	for _, obj := range jsonl.HeadObjects(head, 0) {
+	for obj := range jsonl.HeadObjects(head, 0) {
 		if SniffRecord(obj) {
 			return true
 		}

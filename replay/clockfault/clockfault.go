@@ -63,8 +63,8 @@ func Find(times []time.Time, tol time.Duration) []Fault {
 		_, isFar := far[j]
 		return !times[j].IsZero() && !isFar
 	}
-	faulty := map[int]bool{}
-	ahead := map[int]bool{}
+	faulty := make(map[int]bool, len(far))
+	ahead := make(map[int]bool, len(far))
 	for j := range far {
 		faulty[j], ahead[j] = true, far[j]
 	}
@@ -152,6 +152,35 @@ func Find(times []time.Time, tol time.Duration) []Fault {
 	return out
 }
 
+// Consistent reports whether n times, at(0) … at(n-1) (a zero time is none), hold
+// nothing [Find] would call a fault: no time more than tol behind the latest before
+// it, and none more than MaxSpread from another. It allocates nothing: a source checks
+// its usual, consistent stream with it before building what Find needs.
+func Consistent(n int, at func(int) time.Time, tol time.Duration) bool {
+	var lo, hi time.Time
+	seen := false
+	for i := 0; i < n; i++ {
+		t := at(i)
+		if t.IsZero() {
+			continue
+		}
+		if !seen {
+			lo, hi, seen = t, t, true
+			continue
+		}
+		if t.Before(hi.Add(-tol)) {
+			return false
+		}
+		if t.Before(lo) {
+			lo = t
+		}
+		if t.After(hi) {
+			hi = t
+		}
+	}
+	return hi.Sub(lo) <= MaxSpread
+}
+
 // Far returns, in index order, the indices of the times more than MaxSpread from the
 // median of times (zero times aside): the faults a stream whose order says nothing of
 // time can still tell.
@@ -168,7 +197,24 @@ func Far(times []time.Time) []int {
 // farOff marks the times more than MaxSpread from the median of the stream's times,
 // true when ahead of it.
 func farOff(times []time.Time) map[int]bool {
-	var sorted []time.Time
+	var lo, hi time.Time
+	n := 0
+	for _, t := range times {
+		if t.IsZero() {
+			continue
+		}
+		if n == 0 || t.Before(lo) {
+			lo = t
+		}
+		if n == 0 || t.After(hi) {
+			hi = t
+		}
+		n++
+	}
+	if n < 2 || hi.Sub(lo) <= MaxSpread {
+		return nil // the common case: nothing can be that far from the median
+	}
+	sorted := make([]time.Time, 0, n)
 	for _, t := range times {
 		if !t.IsZero() {
 			sorted = append(sorted, t)

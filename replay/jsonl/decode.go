@@ -29,9 +29,16 @@ func (e FieldError) String() string {
 // is not a JSON object of the right shape at all (a syntax error, an array): then
 // nothing is usable.
 func DecodeObject(data []byte, v any) (bad []FieldError, err error) {
-	err = json.Unmarshal(data, v)
+	if err = json.Unmarshal(data, v); err == nil {
+		return nil, nil // the common case: nothing more to allocate
+	}
+	return decodeFields(data, v, err)
+}
+
+// decodeFields is DecodeObject's slow path, for a record json.Unmarshal refused.
+func decodeFields(data []byte, v any, err error) (bad []FieldError, _ error) {
 	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) {
+	if !errors.As(err, &te) {
 		return nil, err
 	}
 	if te.Field == "" {

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,7 +56,7 @@ func TestHeadObjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := HeadObjects([]byte(tt.head), tt.max); !reflect.DeepEqual(got, tt.want) {
+			if got := slices.Collect(HeadObjects([]byte(tt.head), tt.max)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("HeadObjects = %v, want %v", got, tt.want)
 			}
 		})

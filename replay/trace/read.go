@@ -34,7 +34,7 @@ var knownKinds = map[string]bool{
 // ([SniffRecord]). A garbage first line, or a first event of a kind this version does
 // not know, does not hide the file's format.
 func Sniff(head []byte) bool {
-	for _, obj := range jsonl.HeadObjects(head, 0) {
+	for obj := range jsonl.HeadObjects(head, 0) {
 		if SniffRecord(obj) {
 			return true
 		}
@@ -76,6 +76,7 @@ type runBuilder struct {
 	cycles []cycleAt
 	start  TaskStart
 	state  *TaskState
+	msgs   []string    // add's messages, reused
 	stamps []stamp     // every event's time, in file order
 	times  []time.Time // the stamps' times once clock faults are placed
 	// callStamps and checkStamps are the stamps of run.Calls and run.Checks.
@@ -193,12 +194,13 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 	r := b.run
 	si := len(b.stamps)
 	b.stamps = append(b.stamps, stamp{t: ts, line: line})
-	var msgs []string
+	msgs := b.msgs[:0]
 	note := func(msg string) {
 		if msg != "" {
 			msgs = append(msgs, msg)
 		}
 	}
+	defer func() { b.msgs = msgs[:0] }()
 	switch kind {
 	case KindTaskStart:
 		msg, _, ok := decode(data, &b.start)
@@ -284,6 +286,9 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 			note(fmt.Sprintf("repeats the run's outcome (%s, now %s); the last one counts", prev.Outcome, st.Outcome))
 		}
 	}
+	if len(msgs) == 0 {
+		return ""
+	}
 	return strings.Join(msgs, "; ")
 }
 
@@ -311,24 +316,25 @@ func decode[T any](data json.RawMessage, v *T) (msg string, bad []jsonl.FieldErr
 // each faulty event at its trusted neighbour's time and sets the run's start and end
 // from the times as placed.
 func (b *runBuilder) placeTimes(report func(line int, kind input.ProblemKind, format string, args ...any)) {
-	times := make([]time.Time, len(b.stamps))
+	b.times = make([]time.Time, len(b.stamps))
 	for i, st := range b.stamps {
-		times[i] = st.t
+		b.times[i] = st.t
 	}
-	for _, f := range clockfault.Find(times, MaxBackstep) {
-		st := b.stamps[f.Index]
-		report(st.line, input.ProblemInvalid, "ts %s is %s the run's events around it (a clock fault); the event is placed at line %d's time, in file order",
-			st.t.Format(time.RFC3339Nano), f.Describe(st.t), b.stamps[f.From].line)
-		times[f.Index] = f.Placed
+	if !clockfault.Consistent(len(b.times), func(i int) time.Time { return b.times[i] }, MaxBackstep) {
+		for _, f := range clockfault.Find(b.times, MaxBackstep) {
+			st := b.stamps[f.Index]
+			report(st.line, input.ProblemInvalid, "ts %s is %s the run's events around it (a clock fault); the event is placed at line %d's time, in file order",
+				st.t.Format(time.RFC3339Nano), f.Describe(st.t), b.stamps[f.From].line)
+			b.times[f.Index] = f.Placed
+		}
+		for i, si := range b.callStamps {
+			b.run.Calls[i].Time = b.times[si]
+		}
+		for i, si := range b.checkStamps {
+			b.run.Checks[i].Time = b.times[si]
+		}
 	}
-	for i, si := range b.callStamps {
-		b.run.Calls[i].Time = times[si]
-	}
-	for i, si := range b.checkStamps {
-		b.run.Checks[i].Time = times[si]
-	}
-	b.times = times
-	for i, t := range times {
+	for i, t := range b.times {
 		if i == 0 || t.Before(b.run.Start) {
 			b.run.Start = t
 		}

@@ -52,7 +52,7 @@ var hookNames = map[string]string{
 // log: one of its first JSON object lines ([jsonl.HeadObjects]) is a vibes event
 // ([SniffRecord]).
 func Sniff(head []byte) bool {
-	for _, obj := range jsonl.HeadObjects(head, 0) {
+	for obj := range jsonl.HeadObjects(head, 0) {
 		if SniffRecord(obj) {
 			return true
 		}
