@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"path"
@@ -125,6 +126,7 @@ func detectFormat(name string, head []byte) *format {
 			}
 		}
 	}
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // a byte order mark hides no format
 	for i := range formats {
 		if formats[i].sniff != nil && formats[i].sniff(name, head) {
 			return &formats[i]

@@ -203,3 +203,18 @@ func TestExcludeWithin(t *testing.T) {
 		t.Errorf("ExcludeWithin = %v", got)
 	}
 }
+
+// TestByteOrderMarkEverywhere: a byte order mark at the top of every file of a quasar
+// history — beads, TOML, YAML, TSV, trace — changes nothing.
+func TestByteOrderMarkEverywhere(t *testing.T) {
+	plain := historyFS()
+	marked := fstest.MapFS{}
+	for name, f := range plain {
+		marked[name] = &fstest.MapFile{Data: append([]byte("\xef\xbb\xbf"), f.Data...)}
+	}
+	a, b := replayFS(t, plain, 2), replayFS(t, marked, 2)
+	if fmt.Sprint(a.runs) != fmt.Sprint(b.runs) || fmt.Sprint(a.sum.FilesByFmt) != fmt.Sprint(b.sum.FilesByFmt) ||
+		a.sum.TotalProblems() != b.sum.TotalProblems() {
+		t.Errorf("with byte order marks:\n runs %v\n  not %v\n formats %v, problems %v", b.runs, a.runs, b.sum.FilesByFmt, b.sum.Problems)
+	}
+}
