@@ -158,6 +158,9 @@ func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, er
 
 func readLabels(r io.Reader, class OutcomeClass) (*Labels, []LabelProblem, error) {
 	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		br.Discard(3) // a UTF-8 byte order mark, which some editors write
+	}
 	for {
 		b, err := br.Peek(1)
 		if err == io.EOF {

@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -91,6 +93,44 @@ func FuzzReadLabels(f *testing.F) {
 		ls, _, err := ReadLabels(strings.NewReader(string(in)))
 		if err == nil && ls == nil {
 			t.Fatal("nil labels without an error")
+		}
+	})
+}
+
+// FuzzLabelFiles checks what every label file read must hold, whatever its bytes:
+// labels are keyed, known labels, problems point at a line of the file, and a byte
+// order mark at the start changes nothing.
+func FuzzLabelFiles(f *testing.F) {
+	f.Add([]byte("run_key,label\nq,positive\n"))
+	f.Add([]byte(sessionCSV))
+	f.Add([]byte(`{"run_key":"q","label":"negative"}` + "\n" + `{"session_id":"s","outcome":"failure"}`))
+	f.Add([]byte("run_key,label,rule\n\"q,1\",excluded,\"a \"\"quoted\"\" rule\"\n,positive\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		opts := LabelOptions{}
+		ls, probs, err := ReadLabelsWith(bytes.NewReader(in), opts)
+		lines := bytes.Count(in, []byte("\n")) + 1
+		if err == nil {
+			for _, k := range ls.Keys() {
+				rec, _ := ls.Get(k)
+				if strings.TrimSpace(k) == "" || rec.Key != k {
+					t.Fatalf("label keyed %q: %+v", k, rec)
+				}
+				if _, perr := ParseLabel(string(rec.Label)); perr != nil && rec.Label != "" {
+					t.Fatalf("label %q of %s is no label", rec.Label, k)
+				}
+			}
+			for _, p := range probs {
+				if p.Line < 1 || p.Line > lines {
+					t.Fatalf("problem at line %d of a %d-line file: %+v", p.Line, lines, p)
+				}
+			}
+		}
+		if bytes.HasPrefix(in, []byte("\xef\xbb\xbf")) {
+			return
+		}
+		ls2, probs2, err2 := ReadLabelsWith(bytes.NewReader(append([]byte("\xef\xbb\xbf"), in...)), opts)
+		if (err == nil) != (err2 == nil) || err == nil && (!reflect.DeepEqual(ls.Keys(), ls2.Keys()) || len(probs) != len(probs2)) {
+			t.Fatalf("a byte order mark changes the reading: %v/%v, %d/%d problems", err, err2, len(probs), len(probs2))
 		}
 	})
 }

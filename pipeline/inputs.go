@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
@@ -33,6 +34,16 @@ func openInput(in string) (fs.FS, string, error) {
 		return os.DirFS(in), in, nil
 	}
 	return newFileAndCompanions(os.DirFS(filepath.Dir(in)), filepath.Base(in)), in, nil
+}
+
+// isStream reports whether in names one file that is not a regular file (/dev/stdin,
+// a named pipe, a process substitution): it is read once, as a stream.
+func isStream(in string) bool {
+	if in == "" {
+		return false
+	}
+	fi, err := os.Stat(in)
+	return err == nil && !fi.IsDir() && !fi.Mode().IsRegular()
 }
 
 // labelSet is the labels of a replay: the merged records, a line for the summary, an
@@ -221,6 +232,8 @@ func (d filteredDir) ReadDir(n int) ([]fs.DirEntry, error) {
 }
 
 // sessionLLM returns the session analyzer --llm names: nil for the offline analyzer.
+// A claude call still running after ten seconds is reported to s.Progress while it
+// runs, and its end too.
 func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
 	switch s.LLM {
 	case "offline":
@@ -230,7 +243,26 @@ func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--llm claude: %w (install Claude Code or pass --claude-path; --llm offline needs no binary)", err)
 		}
-		return llm.NewHarnessLLM(llm.HarnessConfig{Binary: bin}), nil
+		cfg := llm.DefaultHarnessConfig()
+		cfg.Binary = bin
+		if s.Progress != nil {
+			cfg.Progress = func(c llm.Call) {
+				switch {
+				case c.Done && c.Elapsed >= cfg.ProgressEvery.Std():
+					s.Progress(fmt.Sprintf("claude: %s of session %s ended after %s (%v)", c.Kind, c.SessionID, c.Elapsed.Round(time.Second), errOrOK(c.Err)))
+				case !c.Done && c.Elapsed > 0:
+					s.Progress(fmt.Sprintf("claude: %s of session %s running for %s", c.Kind, c.SessionID, c.Elapsed.Round(time.Second)))
+				}
+			}
+		}
+		return llm.NewHarnessLLM(cfg), nil
 	}
 	return nil, fmt.Errorf("--llm %q: use offline (default, deterministic, no network) or claude (runs claude --print)", s.LLM)
+}
+
+func errOrOK(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
 }

@@ -2,20 +2,23 @@ package pipeline
 
 import (
 	"io/fs"
+	"os"
 
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loopwatch/loopwatch/analyze/assess"
-	"github.com/loopwatch/loopwatch/analyze/assess/llm"
-	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"runtime"
 	"strings"
 	"sync"
 
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/analyze/assess/llm"
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
+	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -151,9 +154,6 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err := j.curves.Write(curves...); err != nil {
 			return err
 		}
-	}
-	if err := j.problems.Write(reports.ProblemRows(sum.Problems)...); err != nil {
-		return err
 	}
 	fixCfg := fixsim.Config{Draws: j.s.Fix.Draws, TrialsPerDraw: j.s.Fix.Trials, Seed: j.s.Seed, CostFraction: j.s.Fix.CostFraction,
 		MaxFilterFixes: j.s.Fix.MaxFixes, Level: j.s.Level}
@@ -298,11 +298,18 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := j.openTables(); err != nil {
 		return nil, err
 	}
-	sum, err := replay.Replay(ctx, in.FS, in.ReplayOptions(), replay.Sinks{Runs: j.run, Sessions: j.session})
+	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() {
+		in.Exclude = replay.ExcludeWithin(s.In, j.out.Files())
+	}
+	sum, err := replay.Replay(ctx, in.FS, in.ReplayOptions(), replay.Sinks{Runs: j.run, Sessions: j.session,
+		Problems: func(p input.Problem) error { return j.problems.Write(reports.ProblemRows([]input.Problem{p})...) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out, Struggle: cfg, Assess: assessCfg}
+	if n := len(j.out.Cleaned()); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("removed %d stale temporary files an interrupted replay left beside %s", n, j.out.Path("")))
+	}
 	if err := j.finish(ctx, sum, res); err != nil {
 		return nil, err
 	}
@@ -333,6 +340,9 @@ type Inputs struct {
 	Variants []replay.Variant
 	// Shipped: the shipped-today baselines are scored too (Settings.Compare names them).
 	Shipped bool
+	// Exclude lists output files inside the input, left out of the walk.
+	Exclude []string
+	stream  bool // the input is one file that is not a regular file: read it once
 	labels  labelSet
 }
 
@@ -346,7 +356,7 @@ func Prepare(s Settings) (*Inputs, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers}
+	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers, stream: isStream(s.In)}
 	if in.Outcomes, err = eval.ParseOutcomeClass(s.PositiveOutcomes); err != nil {
 		return nil, usage("--positive-outcomes: %w", err)
 	}
@@ -404,7 +414,8 @@ func configName(value string) string {
 func (in *Inputs) ReplayOptions() replay.Options {
 	assessCfg := in.Assess
 	opts := replay.Options{Workers: in.Workers, Struggle: in.Struggle,
-		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}, Variants: in.Variants}
+		Sessions: replay.SessionOptions{Assess: &assessCfg, LLM: in.LLM}, Variants: in.Variants,
+		Exclude: in.Exclude, ReadSpecialFiles: in.stream}
 	if in.Shipped {
 		opts.RunHook, opts.SessionHook = scoreShippedRun, scoreShippedSession
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -27,6 +28,7 @@ type scoring struct {
 	// configured marks the configured detectors' scoring, reported even with no input;
 	// noOutcome a configuration without a session analysis (a baseline).
 	configured, noOutcome bool
+	failedAnalyses        int // sessions whose analysis failed: left out of the outcome scores
 }
 
 // addRun records a run's struggle outcome.
@@ -43,7 +45,10 @@ func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, 
 	c.hasSessions = true
 	c.breaker = append(c.breaker, eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
 		Score: o.PeakFrustration})
-	if !c.noOutcome {
+	if o.AnalysisFailed {
+		c.failedAnalyses++
+	}
+	if !c.noOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
 		obs := eval.Observation{Key: s.Key, Label: label, Score: math.NaN()}
 		if a := o.Analysis; a != nil {
 			obs.Predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
@@ -99,6 +104,10 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
 		if !c.noOutcome {
 			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
+			if c.failedAnalyses > 0 {
+				rep := res.Detectors[len(res.Detectors)-1].Report
+				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
+			}
 		}
 		if len(c.moments) > 0 {
 			rep := eval.EvaluateMoments(c.moments, window, opts)

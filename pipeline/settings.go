@@ -42,6 +42,9 @@ type Settings struct {
 	Beta      float64
 	// Fix configures the inner fix-loop simulation.
 	Fix FixSettings
+	// Progress, when set, hears of slow work while it runs (a claude analysis still
+	// running); a command prints it on stderr.
+	Progress func(string)
 	// Compare names what is scored beside the configured detectors on the same runs
 	// and sessions: presets every run and session is also replayed under (a preset
 	// equal to the configured one is skipped), and "shipped-today", the baselines of

@@ -14,6 +14,13 @@
 // output. Problems in the input never stop a replay: they are collected, with file and
 // line, in the [Summary].
 //
+// Files are recognised by their first few records (a garbage or
+// unreadable first line does not hide a format), and read through the replay's
+// context, so cancelling it stops every read. A file that is not a regular file (a
+// named pipe, a device) is read once, as a stream, when [Options.ReadSpecialFiles]
+// says the user named it, and reported otherwise. [Options.Exclude] leaves the
+// replay's own output out of its input.
+//
 // The package knows nothing of Parquet, labels or metrics: it produces decisions, and
 // eval and reports consume them.
 package replay

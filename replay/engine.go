@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +45,20 @@ type Options struct {
 	// safe for concurrent use and may set the result's Extra field.
 	RunHook     func(*RunResult)
 	SessionHook func(*SessionResult)
+	// Exclude lists files and folders, slash-separated paths relative to the root,
+	// that are not input: the replay's own output files when they are written inside
+	// the input. They are left out of the walk without a problem or a count, so that
+	// the results are the same whether an earlier output is there or not. loopwatch's
+	// temporary output files (hidden ".<name>.tmp-<pid>-…" files and folder probes,
+	// see internal/tmpname) are always left out the same way.
+	Exclude []string
+	// ReadSpecialFiles reads files that are not regular files — named pipes, character
+	// devices, sockets — instead of reporting them: set it when the input is one such
+	// file the user named (`--in /dev/stdin`, a process substitution). Each is read
+	// once, as a stream: its format is recognised from the bytes the read begins with.
+	// Found while walking a folder, such a file is reported (read_error) and skipped,
+	// as opening a named pipe nobody writes to would block the replay.
+	ReadSpecialFiles bool
 }
 
 // Variant is a configuration runs and sessions are replayed under beside the
@@ -63,6 +77,16 @@ type Sink interface {
 	Session(*SessionResult) error
 }
 
+// A ProblemSink receives every input problem as the replay finds it, in a
+// deterministic order (the walk's, then context files in path order, then each run
+// file's in path order). A [Sink] that is also a ProblemSink gets them all, however
+// many there are, while [Summary.Problems] keeps only the first MaxProblemDetails: a
+// problems table written from here is complete at a bounded memory cost. An error
+// stops the replay.
+type ProblemSink interface {
+	Problem(input.Problem) error
+}
+
 // SinkFunc adapts a function to a Sink that receives runs and ignores sessions.
 type SinkFunc func(*RunResult) error
 
@@ -72,10 +96,20 @@ func (f SinkFunc) Run(r *RunResult) error { return f(r) }
 // Session ignores the session.
 func (f SinkFunc) Session(*SessionResult) error { return nil }
 
-// Sinks is a Sink made of two functions; a nil function ignores what it would receive.
+// Sinks is a Sink (and a [ProblemSink]) made of functions; a nil function ignores
+// what it would receive.
 type Sinks struct {
 	Runs     func(*RunResult) error
 	Sessions func(*SessionResult) error
+	Problems func(input.Problem) error
+}
+
+// Problem calls s.Problems.
+func (s Sinks) Problem(p input.Problem) error {
+	if s.Problems == nil {
+		return nil
+	}
+	return s.Problems(p)
 }
 
 // Run calls s.Runs.
@@ -96,12 +130,14 @@ func (s Sinks) Session(r *SessionResult) error {
 
 // Summary describes what a replay read.
 type Summary struct {
-	Files        int            // files read as input (context files included)
-	FilesByFmt   map[string]int // files per recognised format
-	Ignored      int            // documentation files skipped without a problem
-	Runs         int            // runs replayed
-	Sessions     int            // sessions replayed
-	Events       int            // events of the replayed sessions
+	Files      int            // files read as input (context files included)
+	FilesByFmt map[string]int // files per recognised format
+	Ignored    int            // documentation files skipped without a problem
+	Runs       int            // runs replayed
+	Sessions   int            // sessions replayed
+	Events     int            // events of the replayed sessions
+	// Problems holds the first MaxProblemDetails problems, for display; a sink that is
+	// a [ProblemSink] receives all of them.
 	Problems     []input.Problem
 	ProblemCount map[input.ProblemKind]int // complete counts, also beyond the kept details
 	// Notes counts facts about the input that are not problems (beads without cycle
@@ -136,6 +172,9 @@ func (s *Summary) note(notes []input.Note) {
 // delivering in order. Errors reading the input are problems in the Summary; Replay
 // itself fails only when fsys cannot be walked at all, the context is cancelled or the
 // sink fails.
+//
+// Every file is read through the context: cancelling it stops reads under way, a
+// stream's blocked read included.
 func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -143,38 +182,30 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	if opts.MaxProblemDetails <= 0 {
 		opts.MaxProblemDetails = 10000
 	}
+	fsys = ctxFS{ctx: ctx, fsys: fsys}
 	sum := &Summary{FilesByFmt: map[string]int{}, ProblemCount: map[input.ProblemKind]int{}, Notes: map[string]int{}}
+	psink, _ := sink.(ProblemSink)
+	var sinkErr error // the first error of the problem sink
 	problem := func(p input.Problem) {
 		sum.ProblemCount[p.Kind]++
 		if len(sum.Problems) < opts.MaxProblemDetails {
 			sum.Problems = append(sum.Problems, p)
 		}
+		if psink != nil && sinkErr == nil {
+			sinkErr = psink.Problem(p)
+		}
 	}
-	var files []string
-	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if name == "." {
-				return err
-			}
-			problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		files = append(files, name)
-		return nil
-	})
+	files, special, err := walk(fsys, opts, problem)
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
-	sort.Strings(files) // WalkDir is lexical per directory; make the order global and explicit
+	if sinkErr != nil {
+		return nil, sinkErr
+	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, opts.Workers)
+	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers)
+	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
@@ -193,9 +224,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		digest, probs, notes := readContextFile(fsys, name, fm, jc)
+		digest, probs, notes := readContextFile(fsys, name, &sniffed[i], fm, jc)
 		for _, p := range probs {
 			problem(p)
+		}
+		if sinkErr != nil {
+			return nil, sinkErr
 		}
 		sum.note(notes)
 		if digest != "" {
@@ -206,6 +240,9 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 	for _, p := range jc.Finish() {
 		problem(p)
+	}
+	if sinkErr != nil {
+		return nil, sinkErr
 	}
 
 	// Step 3: the other files, replayed by the workers and delivered in path order.
@@ -233,7 +270,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts)
 				res.index = k
 				select {
 				case results <- res:
@@ -267,6 +304,9 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		<-window
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
 			return nil, err
+		}
+		if sinkErr != nil {
+			return nil, sinkErr
 		}
 	}
 	sum.note(joined.notes(jc))
@@ -345,6 +385,9 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 			continue
 		}
 		seen[key] = res.name
+		for _, p := range analysisProblems(sr) {
+			problem(p)
+		}
 		s.Sessions++
 		s.Events += len(sr.Session.Events)
 		s.note(sessionNotes(sr))
@@ -378,11 +421,15 @@ type sniffedFile struct {
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
+	// stream holds a special file (a named pipe, a device) open from its sniffing to
+	// its one read: such a file cannot be read twice.
+	stream *stream
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
-// at once; the result is indexed like files.
-func sniffAll(ctx context.Context, fsys fs.FS, files []string, workers int) ([]sniffedFile, error) {
+// at once; the result is indexed like files. special marks the files that are no
+// regular files, to be read as streams.
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int) ([]sniffedFile, error) {
 	out := make([]sniffedFile, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -391,7 +438,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, workers int) ([]s
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i] = sniffFile(fsys, files[i])
+				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]])
 			}
 		}()
 	}
@@ -409,35 +456,67 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, workers int) ([]s
 	return out, ctx.Err()
 }
 
-func sniffFile(fsys fs.FS, name string) sniffedFile {
-	f, err := fsys.Open(name)
+// sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
+// maxSniff when those do not decide (a garbage or very long first line). A special
+// file stays open, its opening bytes kept for the read.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniffedFile {
+	var f fs.File
+	var err error
+	if special {
+		f, err = openSpecial(ctx, fsys, name)
+	} else {
+		f, err = fsys.Open(name)
+	}
 	if err != nil {
 		return sniffedFile{problem: readProblem(name, err)}
 	}
-	defer f.Close()
 	size := int64(sniffSize)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
 		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
 	}
-	head := make([]byte, size)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	head, err := readHead(f, nil, int(size))
+	fm := detectFormat(name, head)
+	if err == nil && fm == nil && len(head) == sniffSize {
+		head, err = readHead(f, head, maxSniff)
+		fm = detectFormat(name, head)
+	}
+	if err != nil {
+		f.Close()
 		return sniffedFile{problem: readProblem(name, err)}
 	}
-	if fm := detectFormat(name, head[:n]); fm != nil {
+	if fm != nil {
+		if special {
+			return sniffedFile{format: fm, stream: &stream{f: f, r: io.MultiReader(bytes.NewReader(head), f)}}
+		}
+		f.Close()
 		return sniffedFile{format: fm}
 	}
+	f.Close()
 	if ignorable(name) {
 		return sniffedFile{ignored: true}
 	}
-	if looksLikeLabels(head[:n]) {
+	if looksLikeLabels(head) {
 		return sniffedFile{ignored: true, note: labelsNote}
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
-	if n == 0 {
+	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
 	return sniffedFile{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}
+}
+
+// readHead reads from r until buf holds n bytes or r ends.
+func readHead(r io.Reader, buf []byte, n int) ([]byte, error) {
+	have := len(buf)
+	if cap(buf) < n {
+		buf = append(make([]byte, 0, n), buf...)
+	}
+	buf = buf[:n]
+	k, err := io.ReadFull(r, buf[have:])
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return buf[:have+k], err
 }
 
 func readProblem(name string, err error) *input.Problem {
@@ -447,8 +526,8 @@ func readProblem(name string, err error) *input.Problem {
 
 // readContextFile reads one context file into jc and returns its content digest ("" when
 // it could not be opened), problems and notes.
-func readContextFile(fsys fs.FS, name string, fm *format, jc *join.Context) (string, []input.Problem, []input.Note) {
-	f, err := fsys.Open(name)
+func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *join.Context) (string, []input.Problem, []input.Note) {
+	f, err := sn.open(fsys, name)
 	if err != nil {
 		return "", []input.Problem{*readProblem(name, err)}, nil
 	}
@@ -460,7 +539,7 @@ func readContextFile(fsys fs.FS, name string, fm *format, jc *join.Context) (str
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
 		res.problems = append(res.problems, *sn.problem)
@@ -474,7 +553,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, jc
 	if sn.format.role == roleSessions {
 		return replaySessionFile(ctx, fsys, name, sn, opts, res)
 	}
-	f, err := fsys.Open(name)
+	f, err := sn.open(fsys, name)
 	if err != nil {
 		res.problems = append(res.problems, *readProblem(name, err))
 		return res
@@ -506,23 +585,29 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, jc
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
 // the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, opts Options, res fileResult) fileResult {
-	digest, err := hashFile(fsys, name)
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, res fileResult) fileResult {
+	if sn.subagent {
+		digest, err := hashFile(fsys, name)
+		if err != nil {
+			res.problems = append(res.problems, *readProblem(name, err))
+			return res
+		}
+		res.digest, res.format = digest, subagentFormat
+		if !sn.attached {
+			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
+		}
+		return res
+	}
+	f, err := sn.open(fsys, name)
 	if err != nil {
 		res.problems = append(res.problems, *readProblem(name, err))
 		return res
 	}
-	res.digest, res.format = digest, sn.format.name
-	switch {
-	case sn.subagent && sn.attached:
-		res.format = subagentFormat
-		return res
-	case sn.subagent:
-		res.format = subagentFormat
-		res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
-		return res
-	}
-	sessions, probs := sn.format.readSessions(fsys, name)
+	defer f.Close()
+	h := sha256.New()
+	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
+	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
+	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.problems = append(res.problems, probs...)
 	for _, s := range sessions {
 		sr, err := ReplaySession(ctx, s, opts.Sessions)

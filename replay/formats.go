@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"path"
@@ -21,8 +22,14 @@ import (
 // of their parent session.
 const subagentFormat = claudecode.SourceName + "_subagent"
 
-// sniffSize is how much of a file's start format detection looks at.
-const sniffSize = 64 << 10
+// sniffSize is how much of a file's start format detection looks at first, and
+// maxSniff how far it reads when that does not decide: a garbage first line or one
+// longer than sniffSize (a 100k-deep JSON line, say) must not hide the records after
+// it.
+const (
+	sniffSize = 64 << 10
+	maxSniff  = 1 << 20
+)
 
 // role says when the engine reads a format's files.
 type role int
@@ -44,42 +51,41 @@ const (
 type format struct {
 	name string
 	role role
+	// record reports whether one JSON record, by its top-level keys, is of the format
+	// (JSON Lines formats): a file is in the first format one of its first records
+	// belongs to.
+	record func(obj map[string]string) bool
 	// sniff reports whether a file with this slash-separated path and these opening
-	// bytes is in the format.
+	// bytes is in the format (the other formats).
 	sniff func(name string, head []byte) bool
 	// read reads the runs of one file (roleRuns), joining jc, which is finished.
 	read func(name string, r io.Reader, jc *join.Context) ([]*input.Run, []input.Problem, []input.Note)
 	// readContext reads one context file into jc (roleContext).
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
-	// readSessions reads the sessions of one file (roleSessions); it may open other
-	// files of fsys (a transcript's subagents).
-	readSessions func(fsys fs.FS, name string) ([]*input.Session, []input.Problem)
+	// readSessions reads the sessions of one file (roleSessions) from r; it may open
+	// other files of fsys (a transcript's subagents).
+	readSessions func(fsys fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem)
 }
 
 // formats lists the formats in the order detection tries them.
 var formats = []format{
-	{name: trace.SourceName, role: roleRuns, sniff: func(_ string, head []byte) bool { return trace.Sniff(head) },
+	{name: trace.SourceName, role: roleRuns, record: trace.SniffRecord,
 		read: func(name string, r io.Reader, _ *join.Context) ([]*input.Run, []input.Problem, []input.Note) {
 			runs, probs := trace.Read(name, r)
 			return runs, probs, nil
 		}},
-	{name: beads.SourceName, role: roleRuns, sniff: func(_ string, head []byte) bool { return beads.Sniff(head) }, read: beads.Read},
-	{name: claudecode.SourceName, role: roleSessions, sniff: claudecode.Sniff,
-		readSessions: func(fsys fs.FS, name string) ([]*input.Session, []input.Problem) {
-			s, probs := claudecode.Read(fsys, name)
+	{name: beads.SourceName, role: roleRuns, record: beads.SniffRecord, read: beads.Read},
+	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
+		readSessions: func(fsys fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem) {
+			s, probs := claudecode.ReadFrom(fsys, name, r)
 			if s == nil {
 				return nil, probs
 			}
 			return []*input.Session{s}, probs
 		}},
-	{name: vibeslog.SourceName, role: roleSessions, sniff: func(_ string, head []byte) bool { return vibeslog.Sniff(head) },
-		readSessions: func(fsys fs.FS, name string) ([]*input.Session, []input.Problem) {
-			f, err := fsys.Open(name)
-			if err != nil {
-				return nil, []input.Problem{*readProblem(name, err)}
-			}
-			defer f.Close()
-			return vibeslog.Read(name, f)
+	{name: vibeslog.SourceName, role: roleSessions, record: vibeslog.SniffRecord,
+		readSessions: func(_ fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem) {
+			return vibeslog.Read(name, r)
 		}},
 	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},
 	{name: nebula.StateFormat, role: roleContext, sniff: nebula.SniffState, readContext: withoutNotes(nebula.ReadState)},
@@ -107,10 +113,22 @@ func FormatNames() []string {
 	return names
 }
 
-// detectFormat returns the format of a file, or nil.
+// detectFormat returns the format of a file, or nil: the JSON Lines format of the
+// first of its opening records ([jsonl.HeadObjects]) that one recognises — so that a
+// garbage first line, a record kind or type this version does not know or a record too
+// deep to read does not hide the lines after it — else the first other format whose
+// sniffer recognises the file.
 func detectFormat(name string, head []byte) *format {
+	for obj := range jsonl.HeadObjects(head, 0) {
+		for i := range formats {
+			if formats[i].record != nil && formats[i].record(obj) {
+				return &formats[i]
+			}
+		}
+	}
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // a byte order mark hides no format
 	for i := range formats {
-		if formats[i].sniff(name, head) {
+		if formats[i].sniff != nil && formats[i].sniff(name, head) {
 			return &formats[i]
 		}
 	}
@@ -127,10 +145,12 @@ func ignorable(name string) bool {
 		}
 	}
 	switch strings.ToLower(path.Ext(name)) {
-	case ".md", ".txt", ".rst", ".html", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".gitignore", ".gitattributes":
+	case ".md", ".txt", ".rst", ".html", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".gitignore", ".gitattributes",
+		".parquet": // loopwatch's own output, never an input
 		return true
 	}
-	return strings.HasPrefix(path.Base(name), ".git")
+	// A replay's manifest (reports.ManifestPath) is output, never input.
+	return strings.HasPrefix(path.Base(name), ".git") || strings.HasSuffix(name, ".manifest.json")
 }
 
 // labelsNote counts the label files found among the inputs.

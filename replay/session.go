@@ -53,11 +53,14 @@ type SessionOutcome struct {
 	PeakFrustration float64
 	// Analysis is the final end's session analysis; nil when there is none.
 	Analysis *llm.SessionAnalysis
+	// AnalysisFailed: the final analysis was due and failed (a problem of its own);
+	// the session's outcome is unknown, not predicted good.
+	AnalysisFailed bool
 }
 
 // Outcome condenses the session's replay into a SessionOutcome.
 func (r *SessionResult) Outcome() SessionOutcome {
-	o := SessionOutcome{PeakFrustration: r.PeakFrustration, Analysis: r.Final().Analysis}
+	o := SessionOutcome{PeakFrustration: r.PeakFrustration, Analysis: r.Final().Analysis, AnalysisFailed: r.AnalysisFailed()}
 	for i, st := range r.Steps {
 		if st.Intervention != nil {
 			o.Interventions = append(o.Interventions, i)
@@ -73,6 +76,15 @@ func (r *SessionResult) Final() assess.SessionEnd {
 		return assess.SessionEnd{}
 	}
 	return r.Ends[len(r.Ends)-1]
+}
+
+// AnalysisFailed reports whether the session's final analysis was due (the session
+// was sampled) and the analyzer failed on it — an error, a timeout, an answer that
+// was no analysis; Final().Err says why. Its predicted outcome is then unknown: it
+// must be left out of outcome scoring, never read as a good outcome.
+func (r *SessionResult) AnalysisFailed() bool {
+	f := r.Final()
+	return f.Sampling.Assess && f.Analysis == nil
 }
 
 // ReplaySession drives one session through a fresh assessment processor, event by

@@ -1,23 +1,41 @@
 package reports
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/loopwatch/loopwatch"
+	"github.com/loopwatch/loopwatch/internal/tmpname"
 )
 
 // RowGroupRows bounds the rows of one Parquet row group, so readers can stream and
 // skip row groups and a writer's memory stays bounded.
 const RowGroupRows = 64 << 10
+
+// ReplayIDKey is the metadata key every table of one committed output carries with the
+// same value (see [Output.Commit]); the manifest records it too.
+const ReplayIDKey = "loopwatch.replay_id"
+
+// StaleAge is how old a temporary file must be before a new output removes it when
+// its writer's liveness cannot be checked: the naming before pids, or a platform
+// without process signals.
+const StaleAge = 24 * time.Hour
 
 // Output is the set of tables one replay writes, committed together.
 type Output struct {
@@ -25,20 +43,26 @@ type Output struct {
 	metadata map[string]string
 	tables   []committer
 	done     bool
+	cleaned  []string
 }
 
 type committer interface {
 	close(metadata map[string]string) error
+	abort()
 	tmpName() string
 	finalName() string
+	tableName() string
+	digest() (size int64, sha string)
 }
 
 // NewOutput prepares the tables of a replay written to path, which must end in
-// ".parquet": the run table goes to path itself and table "t" to the sibling
-// "<stem>.t.parquet". Every file carries metadata as key-value pairs (plus
-// loopwatch.version and loopwatch.table), written in key order. NewOutput checks
-// that the destination folder exists and is writable, so a bad --out fails before any
-// work is done.
+// ".parquet": the run table goes to path itself, table "t" to the sibling
+// "<stem>.t.parquet", and the manifest to "<stem>.manifest.json". Every file carries
+// metadata as key-value pairs (plus loopwatch.version, loopwatch.table and
+// loopwatch.replay_id), written in key order. NewOutput checks that the destination
+// folder exists and is writable, so a bad --out fails before any work is done, and
+// removes the stale temporary files an earlier replay of the same output left behind
+// when it was killed (see [Output.Cleaned]).
 func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	if !strings.HasSuffix(path, ".parquet") {
 		return nil, fmt.Errorf("output %s: the name must end in .parquet (the run table; sibling tables share its stem)", path)
@@ -47,7 +71,7 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 		return nil, fmt.Errorf("output %s is a directory: give a file name ending in .parquet", path)
 	}
 	dir := filepath.Dir(path)
-	probe, err := os.CreateTemp(dir, ".loopwatch-probe-*")
+	probe, err := tmpname.CreateProbe(dir)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: cannot write to %s: %w", path, dir, unwrapPathError(err))
 	}
@@ -57,7 +81,53 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	for k, v := range metadata {
 		md[k] = v
 	}
-	return &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md}, nil
+	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md}
+	o.cleaned = cleanStale(dir, filepath.Base(o.stem), time.Now())
+	return o, nil
+}
+
+// Cleaned returns the stale temporary files NewOutput removed: loopwatch's own
+// temporaries of this output (".<stem>….parquet.tmp-<pid>-…", the manifest's, and
+// folder probes) whose writing process is gone — or, where that cannot be checked (the
+// naming before pids; platforms without process signals), that are older than
+// [StaleAge]. A concurrent replay's temporaries are never touched: its process is
+// alive.
+func (o *Output) Cleaned() []string { return o.cleaned }
+
+// cleanStale removes the stale temporaries of the output stem in dir.
+func cleanStale(dir, stem string, now time.Time) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		dest, pid, ok := tmpname.Parse(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if dest != "" && dest != stem+".parquet" && dest != stem+manifestSuffix &&
+			!(strings.HasPrefix(dest, stem+".") && strings.HasSuffix(dest, ".parquet")) {
+			continue // another output's
+		}
+		stale := false
+		switch {
+		case pid == os.Getpid():
+		case pid > 0 && canCheckProcesses:
+			stale = !processAlive(pid)
+		default:
+			if fi, err := e.Info(); err == nil {
+				stale = now.Sub(fi.ModTime()) > StaleAge
+			}
+		}
+		if stale {
+			p := filepath.Join(dir, e.Name())
+			if os.Remove(p) == nil {
+				removed = append(removed, p)
+			}
+		}
+	}
+	return removed
 }
 
 // SetMetadata sets a key-value pair written into every table's metadata at Commit.
@@ -71,11 +141,34 @@ func (o *Output) Path(table string) string {
 	return o.stem + "." + table + ".parquet"
 }
 
+// ManifestPath returns the destination of the output's manifest.
+func (o *Output) ManifestPath() string { return ManifestPath(o.stem + ".parquet") }
+
+// manifestSuffix ends a manifest's name after the output's stem.
+const manifestSuffix = ".manifest.json"
+
+// ManifestPath returns the manifest of the output whose run table is runTable.
+func ManifestPath(runTable string) string {
+	return strings.TrimSuffix(runTable, ".parquet") + manifestSuffix
+}
+
+// Files returns every file the committed output consists of: the tables opened so far
+// and the manifest. A replay writing inside its own input leaves them out of it.
+func (o *Output) Files() []string {
+	files := make([]string, 0, len(o.tables)+1)
+	for _, t := range o.tables {
+		files = append(files, t.finalName())
+	}
+	return append(files, o.ManifestPath())
+}
+
 // Table is one Parquet table being written.
 type Table[T any] struct {
 	name    string
 	path    string
 	f       *os.File
+	h       hash.Hash // of everything written to f
+	size    int64
 	w       *parquet.GenericWriter[T]
 	buf     []T
 	written int64
@@ -84,7 +177,7 @@ type Table[T any] struct {
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
 func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	path := o.Path(name)
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := tmpname.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", path, unwrapPathError(err))
 	}
@@ -97,9 +190,17 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
 	}
-	t := &Table[T]{name: table, path: path, f: f, w: parquet.NewGenericWriter[T](f, opts...)}
+	t := &Table[T]{name: table, path: path, f: f, h: sha256.New()}
+	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), opts...)
 	o.tables = append(o.tables, t)
 	return t, nil
+}
+
+type countWriter struct{ n *int64 }
+
+func (c countWriter) Write(p []byte) (int, error) {
+	*c.n += int64(len(p))
+	return len(p), nil
 }
 
 // Write appends rows to the table.
@@ -148,15 +249,98 @@ func (t *Table[T]) close(metadata map[string]string) error {
 	return t.f.Close()
 }
 
+func (t *Table[T]) abort() {
+	t.w.Close()
+	t.f.Close()
+	os.Remove(t.f.Name())
+}
+
 func (t *Table[T]) tmpName() string   { return t.f.Name() }
 func (t *Table[T]) finalName() string { return t.path }
+func (t *Table[T]) tableName() string { return t.name }
+func (t *Table[T]) digest() (int64, string) {
+	return t.size, hex.EncodeToString(t.h.Sum(nil))
+}
 
-// Commit completes every table and renames them into place. After an error nothing
-// has been renamed, unless the error is from a rename itself.
+// Manifest is the record of one committed output, written last as
+// "<stem>.manifest.json": the tables that make the set, each with its size and
+// SHA-256, and the replay they come from. A reader that finds no manifest, or one
+// whose replay id differs from a table's, is looking at an output whose commit did not
+// complete or at tables of different replays, and must not combine them.
+type Manifest struct {
+	Version          string          `json:"loopwatch_version"`
+	ReplayID         string          `json:"replay_id"`
+	InputFingerprint string          `json:"input_fingerprint"`
+	Tables           []ManifestTable `json:"tables"`
+}
+
+// ManifestTable is one table of a [Manifest].
+type ManifestTable struct {
+	Table  string `json:"table"` // "runs", "events", …
+	File   string `json:"file"`  // the file's name, in the manifest's folder
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// ReadManifest reads the manifest of the output whose run table is runTable.
+func ReadManifest(runTable string) (*Manifest, error) {
+	b, err := os.ReadFile(ManifestPath(runTable))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestPath(runTable), err)
+	}
+	return &m, nil
+}
+
+// Table returns the manifest's entry for table, or nil.
+func (m *Manifest) Table(table string) *ManifestTable {
+	for i := range m.Tables {
+		if m.Tables[i].Table == table {
+			return &m.Tables[i]
+		}
+	}
+	return nil
+}
+
+// ReplayID identifies a replay's output by everything its tables' metadata records —
+// the input fingerprint, every configuration, the labels, the version — and the names
+// of its tables: the same input and settings give the same id, so that a replay run
+// twice writes byte-identical files. With a nondeterministic analyzer (--llm claude)
+// two such replays share an id while their tables differ; the manifest's sizes and
+// hashes tell them apart.
+func ReplayID(metadata map[string]string, tables []string) string {
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(metadata)) {
+		if k == ReplayIDKey || k == "loopwatch.table" {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", k, metadata[k])
+	}
+	for _, t := range slices.Sorted(slices.Values(tables)) {
+		fmt.Fprintf(h, "table\x00%s\x00", t)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Commit completes every table and puts the set in place as a unit: each table is
+// closed with the same [ReplayIDKey], the manifest is written aside, the previous
+// output's manifest is removed, the tables are renamed into place, and the manifest is
+// renamed into place last. Until that last rename a reader finds no manifest and must
+// refuse the set; once it is there, the set is complete. After an error nothing has
+// been renamed, unless the error is from a rename itself — then the error says the
+// output is incomplete, and no manifest stands for it.
 func (o *Output) Commit() error {
 	if o.done {
 		return errors.New("output already committed or aborted")
 	}
+	names := make([]string, len(o.tables))
+	for i, t := range o.tables {
+		names[i] = t.tableName()
+	}
+	o.metadata[ReplayIDKey] = ReplayID(o.metadata, names)
 	for _, t := range o.tables {
 		if err := t.close(o.metadata); err != nil {
 			o.Abort()
@@ -164,15 +348,71 @@ func (o *Output) Commit() error {
 		}
 	}
 	o.done = true
+	m := Manifest{Version: o.metadata["loopwatch.version"], ReplayID: o.metadata[ReplayIDKey],
+		InputFingerprint: o.metadata["loopwatch.input_fingerprint"]}
 	for _, t := range o.tables {
-		if err := os.Rename(t.tmpName(), t.finalName()); err != nil {
-			for _, t := range o.tables {
-				os.Remove(t.tmpName())
-			}
-			return fmt.Errorf("output %s: %w", t.finalName(), err)
+		size, sha := t.digest()
+		m.Tables = append(m.Tables, ManifestTable{Table: t.tableName(), File: filepath.Base(t.finalName()), Bytes: size, SHA256: sha})
+	}
+	removeTemps := func() {
+		for _, t := range o.tables {
+			os.Remove(t.tmpName())
 		}
 	}
+	mtmp, err := writeManifestTemp(o.ManifestPath(), &m)
+	if err != nil {
+		removeTemps()
+		return err
+	}
+	if err := os.Remove(o.ManifestPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		removeTemps()
+		os.Remove(mtmp)
+		return fmt.Errorf("output %s: %w", o.ManifestPath(), err)
+	}
+	for i, t := range o.tables {
+		if err := os.Rename(t.tmpName(), t.finalName()); err != nil {
+			removeTemps()
+			os.Remove(mtmp)
+			return fmt.Errorf("output %s: %w; the output is incomplete (%d of %d tables replaced, no manifest): readers refuse it until a replay completes",
+				t.finalName(), unwrapPathError(err), i, len(o.tables))
+		}
+	}
+	if err := os.Rename(mtmp, o.ManifestPath()); err != nil {
+		os.Remove(mtmp)
+		return fmt.Errorf("output %s: %w; the tables are in place but the manifest is not: readers refuse them until a replay completes",
+			o.ManifestPath(), unwrapPathError(err))
+	}
 	return syncDir(filepath.Dir(o.stem))
+}
+
+// writeManifestTemp writes m beside its destination and returns the temporary's name.
+func writeManifestTemp(dest string, m *Manifest) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return "", err
+	}
+	f, err := tmpname.Create(dest)
+	if err != nil {
+		return "", fmt.Errorf("output %s: %w", dest, unwrapPathError(err))
+	}
+	_, err = f.Write(b.Bytes())
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("output %s: %w", dest, unwrapPathError(err))
+	}
+	return f.Name(), nil
 }
 
 // Abort removes every temporary file; no destination file is touched. It is safe to
@@ -183,8 +423,7 @@ func (o *Output) Abort() {
 	}
 	o.done = true
 	for _, t := range o.tables {
-		t.close(nil)
-		os.Remove(t.tmpName())
+		t.abort()
 	}
 }
 

@@ -44,7 +44,7 @@ func TestOutputCommitAndAbort(t *testing.T) {
 	if err := out.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := entries(t, dir); strings.Join(got, " ") != "res.extra.parquet res.parquet" {
+	if got := entries(t, dir); strings.Join(got, " ") != "res.extra.parquet res.manifest.json res.parquet" {
 		t.Fatalf("after commit: %v", got)
 	}
 	rows, err := parquet.ReadFile[ProblemRow](filepath.Join(dir, "res.parquet"))

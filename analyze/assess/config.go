@@ -24,6 +24,10 @@ type Config struct {
 	// session.DefaultEndHooks: "SessionEnd"; the seed's is session.SeedEndHooks:
 	// "Stop", which Claude Code fires after every turn).
 	EndHooks []string `json:"end_hooks"`
+	// EndSystemEvents are the subtypes of system events (analyze.KindSystem) that end
+	// a session: a source's own record of a session's end (default
+	// session.DefaultEndSystemEvents: vibes's "session_removed").
+	EndSystemEvents []string `json:"end_system_events"`
 	// InactivityTimeout ends a session after this much event time without an event
 	// of it. Default 30m: longer than the pauses of a human reading diffs or testing
 	// by hand, short enough that an interleaved log closes its stale sessions.
@@ -45,6 +49,7 @@ func DefaultConfig() Config {
 		Checkpoint:        checkpoint.DefaultConfig(),
 		Buffer:            session.DefaultBufferConfig(),
 		EndHooks:          session.DefaultEndHooks(),
+		EndSystemEvents:   session.DefaultEndSystemEvents(),
 		InactivityTimeout: duration.Duration(30 * time.Minute),
 		Sampling:          session.DefaultSamplingConfig(),
 		Offline:           llm.DefaultOfflineConfig(),

@@ -37,10 +37,18 @@
 //     only a build or test success would ever reset it): see breaker.FailureConfig;
 //     breaker.SeedFailures is the seed's.
 //   - A session ends on a "SessionEnd" hook by default, not on "Stop", which Claude
-//     Code fires after every turn (configurable: session.SeedEndHooks); on inactivity
-//     past the timeout; or when the caller flushes it.
+//     Code fires after every turn (configurable: session.SeedEndHooks); on a source's
+//     own end record (vibes's session_removed, a system event: Config.EndSystemEvents);
+//     on inactivity past the timeout — at the next event's time, or online at the
+//     loop's clock while the log is idle ([Options.Clock]); or when the caller flushes
+//     it.
+//   - An event is processed whole: an error (the sink refusing an intervention, a
+//     cancellation mid-analysis) comes back with a Step whose state changes are made,
+//     and Run and Drain commit that event, so it is never processed twice; a failed
+//     or cancelled analysis is recorded as failed ([SessionEnd.Failed]), never as an
+//     outcome.
 //   - Summariser and analyzer errors are reported in the Step and do not stop the
-//     assessment.
+//     assessment; a session whose analysis failed has no outcome (its Err says why).
 //
 // What it refuses to do: it never reads the wall clock or a global random source,
 // keeps no package-level mutable state, reads no files except through

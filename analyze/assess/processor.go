@@ -2,6 +2,7 @@ package assess
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -24,6 +25,15 @@ type Options struct {
 	Sink breaker.Sink
 	// OnStep, if set, is called by Run and Drain after each processed record.
 	OnStep func(eventlog.Record, Step)
+	// Clock is the online loop's clock (time.Now): when the log has nothing new, Run
+	// ends the sessions that have been inactive for longer than the inactivity
+	// timeout at Clock's time ([Processor.ExpireIdle]), so that a session whose events
+	// simply stop still ends and is assessed. Everything else runs on event time. Run
+	// refuses to start without a Clock; Process, Drain and the replay never read it.
+	Clock func() time.Time
+	// OnIdleEnd, if set, is called by Run with the sessions it ended while the log was
+	// idle (sessions ended at an event's arrival are in that event's Step.TimedOut).
+	OnIdleEnd func([]SessionEnd)
 }
 
 // Step is everything the processor decided for one event: what the replay records
@@ -74,9 +84,15 @@ type SessionEnd struct {
 	Sampling session.Decision `json:"sampling"`
 	// Analysis is the session analysis when Sampling.Assess and the analyzer succeeded.
 	Analysis *llm.SessionAnalysis `json:"analysis,omitempty"`
-	// Err is the analyzer's error, if it failed.
+	// Err is the analyzer's error, if it failed (an error, a timeout, an answer that
+	// is no analysis, a cancellation): then Analysis is nil and the session's outcome
+	// is unknown — never to be read as a good outcome (see Failed).
 	Err string `json:"error,omitempty"`
 }
+
+// Failed reports whether the session was to be analysed and the analysis failed: its
+// outcome is unknown, and Err says why. A scorer leaves such a session out.
+func (e SessionEnd) Failed() bool { return e.Sampling.Assess && e.Analysis == nil }
 
 // Processor is the seed's AssessmentProcessor: detect → breaker → intervention →
 // buffer → checkpoint → session end → sampled heavy assessment, for every event, with
@@ -84,16 +100,18 @@ type SessionEnd struct {
 // replay) or let [Processor.Run] consume an [eventlog.Log] (the online loop); both
 // run the same code. Not safe for concurrent use.
 type Processor struct {
-	cfg      Config
-	rules    *detect.Rules
-	policy   *checkpoint.Policy
-	ends     session.HookEndDetector
-	timeout  *session.TimeoutEndDetector
-	sampler  *session.Sampler
-	llm      llm.AssessmentLLM
-	sink     breaker.Sink
-	onStep   func(eventlog.Record, Step)
-	sessions map[string]*sessionState
+	cfg       Config
+	rules     *detect.Rules
+	policy    *checkpoint.Policy
+	ends      session.HookEndDetector
+	timeout   *session.TimeoutEndDetector
+	sampler   *session.Sampler
+	llm       llm.AssessmentLLM
+	sink      breaker.Sink
+	onStep    func(eventlog.Record, Step)
+	clock     func() time.Time
+	onIdleEnd func([]SessionEnd)
+	sessions  map[string]*sessionState
 }
 
 type sessionState struct {
@@ -124,14 +142,16 @@ func New(cfg Config, opts Options) (*Processor, error) {
 		cfg:      cfg,
 		rules:    rules,
 		policy:   policy,
-		ends:     session.HookEndDetector{Hooks: slices.Clone(cfg.EndHooks)},
+		ends:     session.HookEndDetector{Hooks: slices.Clone(cfg.EndHooks), Systems: slices.Clone(cfg.EndSystemEvents)},
 		timeout:  session.NewTimeoutEndDetector(cfg.InactivityTimeout.Std()),
 		sampler:  sampler,
 		llm:      opts.LLM,
 		sink:     opts.Sink,
 		onStep:   opts.OnStep,
+		clock:    opts.Clock,
 		sessions: make(map[string]*sessionState),
 	}
+	p.onIdleEnd = opts.OnIdleEnd
 	if p.llm == nil {
 		p.llm = llm.NewOfflineAnalyzer(cfg.Offline)
 	}
@@ -150,16 +170,32 @@ func New(cfg Config, opts Options) (*Processor, error) {
 //     the sink and recorded (cooldown, count);
 //  5. the event and its signals are buffered;
 //  6. if a checkpoint is due, the segment since the last one is summarised;
-//  7. if the event is an end hook, the session ends and, if sampled, is analysed.
+//  7. if the event ends its session (an end hook, or a source's end record such as
+//     vibes's session_removed), the session ends and, if sampled, is analysed.
 //
 // Errors of the summariser or analyzer are reported in the Step, not returned: the
-// assessment goes on without them. Process returns an error only when ctx ends or the
-// sink fails to take an intervention; in the latter case the rest of the step is
-// still done, but the intervention is not recorded, so it is due again at the
-// session's next event.
+// assessment goes on without them. Process returns an error when ctx has ended or the
+// sink fails to take an intervention. An event is processed whole or not at all: with
+// ctx already done, Process returns its error and changes nothing; once begun, every
+// step is done whatever fails — a summary or analysis that ctx cut short is recorded
+// as failed, and an intervention the sink refused is not recorded, so it is due again
+// at the session's next event — and the error is returned with the Step. So a consumer
+// that gets an error with a Step has processed the event and must count it as done
+// (Run and Drain commit it), or it would be processed twice.
 func (p *Processor) Process(ctx context.Context, ev analyze.Event) (Step, error) {
 	if err := ctx.Err(); err != nil {
 		return Step{}, err
+	}
+	return p.apply(ctx, ev)
+}
+
+// apply processes one event whole; see Process.
+func (p *Processor) apply(ctx context.Context, ev analyze.Event) (Step, error) {
+	var firstErr error
+	fail := func(err error) {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
 	}
 	step := Step{SessionID: ev.SessionID}
 	if ev.SessionID == "" {
@@ -170,15 +206,13 @@ func (p *Processor) Process(ctx context.Context, ev analyze.Event) (Step, error)
 		st := p.sessions[id]
 		end, err := p.finish(ctx, id, st, session.EndTimeout, st.buf.Stats().Last)
 		step.TimedOut = append(step.TimedOut, end)
-		if err != nil {
-			return step, err
-		}
+		fail(err)
 	}
 	st := p.sessions[ev.SessionID]
 	if st == nil {
 		if ev.Kind == analyze.KindHook || ev.Kind == analyze.KindSystem {
 			step.Skipped = true
-			return step, nil
+			return step, firstErr
 		}
 		st = &sessionState{
 			det: detect.NewLightweightDetector(p.rules),
@@ -222,10 +256,8 @@ func (p *Processor) Process(ctx context.Context, ev analyze.Event) (Step, error)
 		cp := &Checkpoint{Trigger: trig, From: seg.From, To: seg.To}
 		sum, err := p.llm.SummarizeSegment(ctx, seg)
 		if err != nil {
-			if ctx.Err() != nil {
-				return step, ctx.Err()
-			}
 			cp.Err = err.Error()
+			fail(ctx.Err())
 		} else {
 			cp.Summary = sum
 		}
@@ -236,13 +268,16 @@ func (p *Processor) Process(ctx context.Context, ev analyze.Event) (Step, error)
 
 	// Session end.
 	if p.ends.IsSessionEnd(ev) {
-		end, err := p.finish(ctx, ev.SessionID, st, session.EndHook, ev.Time)
-		step.End = &end
-		if err != nil {
-			return step, err
+		reason := session.EndHook
+		if ev.Kind == analyze.KindSystem {
+			reason = session.EndSystem
 		}
+		end, err := p.finish(ctx, ev.SessionID, st, reason, ev.Time)
+		step.End = &end
+		fail(err)
 	}
-	return step, sinkErr
+	fail(sinkErr)
+	return step, firstErr
 }
 
 // EndSession ends an open session at event time at (reason flush), e.g. when a
@@ -297,28 +332,53 @@ func (p *Processor) finish(ctx context.Context, id string, st *sessionState, rea
 	}
 	a, err := p.llm.AnalyzeSession(ctx, st.buf.Transcript(reason, at))
 	if err != nil {
-		if ctx.Err() != nil {
-			return end, ctx.Err()
-		}
+		// A failed analysis leaves the outcome unknown: Analysis stays nil and Err says
+		// why (see SessionEnd.Failed). A cancelled one is that too, and ctx's error
+		// goes back to the caller.
 		end.Err = err.Error()
-		return end, nil
+		return end, ctx.Err()
 	}
 	end.Analysis = &a
 	return end, nil
 }
 
+// ExpireIdle ends the open sessions that have been inactive for longer than the
+// inactivity timeout at now (the online loop's clock; see Options.Clock), each at its
+// last event's time (reason timeout), with its sampled analysis, oldest first. Run
+// calls it whenever the log has nothing new.
+func (p *Processor) ExpireIdle(ctx context.Context, now time.Time) ([]SessionEnd, error) {
+	var ends []SessionEnd
+	var firstErr error
+	for _, id := range p.timeout.Expired(now) {
+		st := p.sessions[id]
+		end, err := p.finish(ctx, id, st, session.EndTimeout, st.buf.Stats().Last)
+		ends = append(ends, end)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return ends, firstErr
+}
+
 // Run consumes log until ctx ends (the seed's run loop): it polls batches of up to
 // PollMax records waiting up to PollWait, processes each record, and commits the
-// batch's last offset. When ctx ends or processing fails mid-batch, it commits the
-// records processed so far before returning, so a restarted consumer resumes exactly
-// after the last processed event. It returns ctx's error, or the first processing or
-// log error.
+// batch's last offset; when a poll finds nothing, it ends the sessions idle for
+// longer than the inactivity timeout at Options.Clock's time. When ctx ends or
+// processing fails mid-batch, it commits the records processed so far — the one that
+// failed included, as Process did it — and rewinds the log to that commit before
+// returning, so that neither a restarted consumer nor this one calling Run again
+// processes an event twice or skips the rest of the batch. It returns ctx's error, or
+// the first processing or log error; without Options.Clock it returns an error at once.
 func (p *Processor) Run(ctx context.Context, log eventlog.Log) error {
+	if p.clock == nil {
+		return errors.New("assess: Run needs Options.Clock (time.Now online) to end the sessions that go idle")
+	}
 	return p.consume(ctx, log, p.cfg.PollWait.Std(), false)
 }
 
 // Drain is Run for a finite log: it returns nil once a poll finds no record,
-// without waiting for more. Sessions still open stay open (see EndAll).
+// without waiting for more and without a clock. Sessions still open stay open (see
+// EndAll).
 func (p *Processor) Drain(ctx context.Context, log eventlog.Log) error {
 	return p.consume(ctx, log, 0, true)
 }
@@ -336,6 +396,13 @@ func (p *Processor) consume(ctx context.Context, log eventlog.Log, wait time.Dur
 			if stopWhenIdle {
 				return nil
 			}
+			ends, err := p.ExpireIdle(ctx, p.clock())
+			if len(ends) > 0 && p.onIdleEnd != nil {
+				p.onIdleEnd(ends)
+			}
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		done := -1
@@ -344,14 +411,16 @@ func (p *Processor) consume(ctx context.Context, log eventlog.Log, wait time.Dur
 			if procErr = ctx.Err(); procErr != nil {
 				break
 			}
-			step, err := p.Process(ctx, r.Event)
-			if err != nil {
-				procErr = err
-				break
-			}
+			// Once applied the event is processed, even when an error comes back with
+			// its step: it is committed, never processed again.
+			step, err := p.apply(ctx, r.Event)
 			done = i
 			if p.onStep != nil {
 				p.onStep(r, step)
+			}
+			if err != nil {
+				procErr = err
+				break
 			}
 		}
 		if done >= 0 {
@@ -360,6 +429,11 @@ func (p *Processor) consume(ctx context.Context, log eventlog.Log, wait time.Dur
 			}
 		}
 		if procErr != nil {
+			// The records polled after the failure were not processed: deliver them
+			// again.
+			if err := log.Rewind(); err != nil {
+				return errors.Join(procErr, err)
+			}
 			return procErr
 		}
 	}

@@ -511,7 +511,7 @@ func runUntil(t *testing.T, log eventlog.Log, stopAfter int) []string {
 	var seen []string
 	cfg := DefaultConfig()
 	cfg.PollMax = 7
-	p := newProc(t, cfg, Options{OnStep: func(r eventlog.Record, s Step) {
+	p := newProc(t, cfg, Options{Clock: func() time.Time { return t0 }, OnStep: func(r eventlog.Record, s Step) {
 		seen = append(seen, r.Event.ID)
 		if len(seen) == stopAfter {
 			cancel()
@@ -602,15 +602,135 @@ func TestRunResumesFromCommittedOffsetJSONL(t *testing.T) {
 	}
 }
 
-func TestRunStopsOnProcessingError(t *testing.T) {
-	mem := eventlog.NewMemory(consumerEvents(6)...)
-	// s0 gets corrections at offsets 0, 2, 4: the storm at offset 4 cannot be delivered.
-	p := newProc(t, DefaultConfig(), Options{Sink: &failingSink{fail: true}})
-	if err := p.Drain(context.Background(), mem.Consumer("c")); err == nil {
-		t.Fatal("no error")
+// TestProcessingErrorCommitsTheEventAndKeepsTheRest: when the sink fails on an
+// event, the event has been processed: it is committed, so that neither a restarted
+// consumer nor this one processes it twice, and the rest of the batch is delivered
+// again, not skipped.
+func TestProcessingErrorCommitsTheEventAndKeepsTheRest(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			mem := eventlog.NewMemory(consumerEvents(8)...)
+			// s0 gets corrections at offsets 0, 2, 4, 6: the storm at offset 4 cannot be delivered.
+			sink := &failingSink{fail: true}
+			processed := map[uint64]int{}
+			corrections := 0
+			p := newProc(t, DefaultConfig(), Options{Sink: sink, OnStep: func(r eventlog.Record, s Step) {
+				processed[r.Offset]++
+				if r.Event.SessionID == "s0" {
+					corrections = s.Breaker.CorrectionsInWindow
+				}
+			}})
+			c := mem.Consumer("c")
+			if err := p.Drain(context.Background(), c); err == nil {
+				t.Fatal("no error from a failing sink")
+			}
+			if got := mem.Committed("c"); got != 5 {
+				t.Errorf("committed next %d, want 5 (the failed event is processed and committed)", got)
+			}
+			sink.fail = false
+			if restart {
+				c = mem.Consumer("c")
+			}
+			if err := p.Drain(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+			for off := uint64(0); off < 8; off++ {
+				if processed[off] != 1 {
+					t.Errorf("offset %d processed %d times", off, processed[off])
+				}
+			}
+			if mem.Committed("c") != 8 || corrections != 4 {
+				t.Errorf("committed %d, s0's corrections %d; want 8 and 4", mem.Committed("c"), corrections)
+			}
+		})
 	}
-	if got := mem.Committed("c"); got != 4 {
-		t.Errorf("committed next %d, want 4 (the failed event is not committed)", got)
+}
+
+// cancellingLLM cancels the run's context while it analyses a session, as a SIGINT
+// arriving mid-event would.
+type cancellingLLM struct {
+	fakeLLM
+	cancel context.CancelFunc
+}
+
+func (c *cancellingLLM) AnalyzeSession(ctx context.Context, _ session.Transcript) (llm.SessionAnalysis, error) {
+	c.cancel()
+	<-ctx.Done()
+	return llm.SessionAnalysis{}, ctx.Err()
+}
+
+// TestCancelledMidEvent: an event cut short by a cancellation is processed (its
+// analysis recorded as failed) and committed; a restarted consumer goes on after it.
+func TestCancelledMidEvent(t *testing.T) {
+	mem := eventlog.NewMemory(user("a", 0, "fix it"), hook("a", time.Minute, "SessionEnd"), user("b", 2*time.Minute, "next"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ends []SessionEnd
+	p := newProc(t, DefaultConfig(), Options{LLM: &cancellingLLM{cancel: cancel}, OnStep: func(_ eventlog.Record, s Step) {
+		if s.End != nil {
+			ends = append(ends, *s.End)
+		}
+	}})
+	if err := p.Drain(ctx, mem.Consumer("c")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if mem.Committed("c") != 2 || len(ends) != 1 || !ends[0].Failed() || ends[0].Err == "" {
+		t.Fatalf("committed %d, ends %+v", mem.Committed("c"), ends)
+	}
+	var seen []string
+	p2 := newProc(t, DefaultConfig(), Options{OnStep: func(r eventlog.Record, _ Step) { seen = append(seen, r.Event.SessionID) }})
+	if err := p2.Drain(context.Background(), mem.Consumer("c")); err != nil || fmt.Sprint(seen) != "[b]" {
+		t.Errorf("after the restart: %v, %v", seen, err)
+	}
+}
+
+// TestVibesSessionsEndOnline: session_removed ends a session, the JSONL log keeps the
+// subtype that says so, and Run ends a session that goes idle at its clock's time.
+func TestVibesSessionsEndOnline(t *testing.T) {
+	removed := analyze.Event{Kind: analyze.KindSystem, SessionID: "v", Time: t0.Add(time.Minute), Subtype: "session_removed"}
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	w, err := eventlog.OpenJSONLWriter(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Append(user("v", 0, "hello"), removed)
+	w.Close()
+	l, err := eventlog.OpenJSONL(path, eventlog.JSONLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var ends []SessionEnd
+	p := newProc(t, DefaultConfig(), Options{OnStep: func(_ eventlog.Record, s Step) {
+		if s.End != nil {
+			ends = append(ends, *s.End)
+		}
+	}})
+	if err := p.Drain(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	if len(ends) != 1 || ends[0].Reason != session.EndSystem || ends[0].Analysis == nil || len(p.OpenSessions()) != 0 {
+		t.Errorf("session_removed read from the log: ends %+v, open %v", ends, p.OpenSessions())
+	}
+
+	// A session whose events stop: Run ends it at the clock's time.
+	mem := eventlog.NewMemory(user("idle", 0, "one message and gone"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.PollWait = 0
+	var idle []SessionEnd
+	now := t0
+	p = newProc(t, cfg, Options{Clock: func() time.Time { now = now.Add(10 * time.Minute); return now },
+		OnIdleEnd: func(e []SessionEnd) { idle = append(idle, e...); cancel() }})
+	if err := p.Run(ctx, mem.Consumer("c")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v", err)
+	}
+	if len(idle) != 1 || idle[0].SessionID != "idle" || idle[0].Reason != session.EndTimeout || !idle[0].At.Equal(t0) {
+		t.Errorf("idle ends %+v", idle)
+	}
+	if err := newProc(t, cfg, Options{}).Run(ctx, mem.Consumer("c")); err == nil {
+		t.Error("Run without a clock started")
 	}
 }
 

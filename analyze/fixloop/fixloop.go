@@ -41,7 +41,7 @@ var _ SingleCheckRunner = (*filter.Chain)(nil)
 // FixRequest is one fix invocation of the coder.
 type FixRequest struct {
 	Prompt    string   // the focused fix prompt
-	Tools     []string // allowed tools ([FixTools]); shared between attempts, do not modify
+	Tools     []string // allowed tools ([FixTools]); the attempt's own copy
 	BudgetUSD float64  // spend cap of this call; 0 means no cap
 	WorkDir   string   // FixLoop.WorkDir
 	CheckName string   // the failing check
@@ -293,7 +293,6 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 	maxFixes := l.MaxFixes()
 	res.MaxAttempts = maxFixes
 	res.FixBudgetUSD = l.FixBudget(state)
-	tools := FixTools()
 	res.Attempts = make([]Attempt, 0, maxFixes)
 
 	parsed := parse(filter.CheckResult{Name: checkName, Output: checkOutput})
@@ -302,15 +301,17 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 			res.Outcome = OutcomeCancelled
 			return res, fmt.Errorf("fixloop: %q fix attempt %d not started: %w", checkName, n, err)
 		}
+		// A fresh tool list for the prompt and for the coder of every attempt: one that
+		// changes the list it was given cannot widen the next attempt's tools.
 		prompt := build(fixprompt.Input{
 			BeadID: state.TaskBeadID, Title: state.TaskTitle, Parsed: parsed,
-			Tools: tools, BudgetUSD: res.FixBudgetUSD, Attempt: n, MaxAttempts: maxFixes,
+			Tools: FixTools(), BudgetUSD: res.FixBudgetUSD, Attempt: n, MaxAttempts: maxFixes,
 		})
 		res.Attempts = append(res.Attempts, Attempt{N: n, Errors: len(parsed.Errors), PromptBytes: len(prompt)})
 		a := &res.Attempts[len(res.Attempts)-1]
 
 		fr, err := l.Coder.Fix(ctx, FixRequest{
-			Prompt: prompt, Tools: tools, BudgetUSD: res.FixBudgetUSD, WorkDir: l.WorkDir,
+			Prompt: prompt, Tools: FixTools(), BudgetUSD: res.FixBudgetUSD, WorkDir: l.WorkDir,
 			CheckName: checkName, Attempt: n, Errors: len(parsed.Errors),
 		})
 		if err != nil {

@@ -537,3 +537,41 @@ func ExampleFixLoop_RunFilterFixLoop() {
 	// coder calls: 2 FilterFixAttempts: 1
 	// cost $0.10, total $1.10, fix budget $0.25
 }
+
+// mutatingCoder changes the tool list it is given, as a coder that appends what it
+// needs would; it records the list each call received.
+type mutatingCoder struct {
+	got [][]string
+}
+
+func (c *mutatingCoder) Fix(_ context.Context, req FixRequest) (FixResult, error) {
+	c.got = append(c.got, slices.Clone(req.Tools))
+	req.Tools[0] = "Bash"
+	return FixResult{Summary: "tried", CostUSD: 0.01}, nil
+}
+
+// TestToolsNotSharedAcrossAttempts: a coder that changes its tool list cannot widen
+// the next attempt's tools.
+func TestToolsNotSharedAcrossAttempts(t *testing.T) {
+	coder := &mutatingCoder{}
+	var prompts []string
+	l := &FixLoop{Filter: &fakeRunner{}, Coder: coder, BuildPrompt: func(in fixprompt.Input) string {
+		p := fixprompt.Build(in)
+		prompts = append(prompts, p)
+		return p
+	}}
+	if _, err := l.RunFilterFixLoop(context.Background(), newState(), "test", "a_test.go:3: x"); err != nil {
+		t.Fatal(err)
+	}
+	if len(coder.got) != DefaultMaxFilterFixes {
+		t.Fatalf("%d attempts", len(coder.got))
+	}
+	for i, tools := range coder.got {
+		if !slices.Equal(tools, FixTools()) {
+			t.Errorf("attempt %d was given %q", i+1, tools)
+		}
+		if !strings.Contains(prompts[i], "Tools you can use: Read, Edit, Write, Glob.") {
+			t.Errorf("attempt %d prompt: tool set changed", i+1)
+		}
+	}
+}

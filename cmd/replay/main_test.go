@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -128,8 +129,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 10 {
-		t.Fatalf("expected 10 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 11 {
+		t.Fatalf("expected 10 tables and the manifest, got %d files", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -739,5 +740,111 @@ func checkReport(t *testing.T, args []string, detectors []string, runs, sessions
 	}
 	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:3]); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestStreamInput: --in naming a named pipe (as /dev/stdin or a process substitution
+// is) reads it once, as a stream: its runs are replayed, not lost to a second read.
+func TestStreamInput(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	trace, err := os.ReadFile(filepath.Join(dir, "runs", "synth-0007.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "stream")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(trace)
+		f.Close()
+	}()
+	code, stdout, stderr := runCLI(t, "--in", fifo, "--out", filepath.Join(dir, "r.parquet"), "--strict")
+	if code != 0 || !strings.Contains(stdout, "1 files (trace 1), 2 runs") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestOutputInsideInput: an output written inside the input folder is not input the
+// next time: the same results, no unknown_file problem, --strict passes.
+func TestOutputInsideInput(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	runs := filepath.Join(dir, "runs")
+	args := []string{"--in", runs, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(runs, "out", "r.parquet"), "--strict"}
+	os.Mkdir(filepath.Join(runs, "out"), 0o755)
+	var summaries []string
+	for range 2 {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		summary, _, _ := strings.Cut(stdout, "\nwrote ")
+		summaries = append(summaries, summary)
+	}
+	if summaries[0] != summaries[1] || !strings.Contains(summaries[1], "14 files (trace 14), 16 runs, 0 problems") {
+		t.Errorf("the second replay read its own output:\n%s\nvs\n%s", summaries[0], summaries[1])
+	}
+}
+
+// TestEveryProblemInTheTable: the problems table holds every problem, far past what
+// the summary keeps in memory for display.
+func TestEveryProblemInTheTable(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	var bad strings.Builder
+	first, _ := os.ReadFile(filepath.Join(dir, "runs", "synth-0007.jsonl"))
+	bad.Write(first)
+	for range 10050 {
+		bad.WriteString("{not json\n")
+	}
+	os.WriteFile(filepath.Join(dir, "runs", "zz-bad.jsonl"), []byte(bad.String()), 0o644)
+	out := filepath.Join(dir, "r.parquet")
+	code, _, stderr := runCLI(t, "--in", filepath.Join(dir, "runs"), "--out", out, "--show-problems", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, err := parquet.ReadFile[reports.ProblemRow](filepath.Join(dir, "r.problems.parquet"))
+	if err != nil || len(rows) < 10050 {
+		t.Errorf("%d problem rows, want ≥ 10050 (%v)", len(rows), err)
+	}
+}
+
+// TestFailingAnalyzer: a claude that fails (non-zero exit, an answer that is no
+// analysis) is a problem per session, the sessions' outcomes are left out of the
+// outcome scores instead of counting as predicted good, and --strict fails.
+func TestFailingAnalyzer(t *testing.T) {
+	dir := t.TempDir()
+	for name, script := range map[string]string{
+		"exit":    "#!/bin/sh\ncat >/dev/null\necho boom >&2\nexit 3\n",
+		"garbage": "#!/bin/sh\ncat >/dev/null\necho 'not json at all'\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			fake := filepath.Join(dir, "claude-"+name)
+			os.WriteFile(fake, []byte(script), 0o755)
+			root := moduleRoot(t)
+			sessions := filepath.Join(root, "datasets", "sample", "inputs", "sessions")
+			labels := filepath.Join(root, "datasets", "sample", "labels", "sessions.csv")
+			args := []string{"--in", sessions, "--labels", labels, "--out", filepath.Join(dir, name+".parquet"), "--llm", "claude", "--claude-path", fake}
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "analysis_failed") {
+				t.Errorf("no analysis_failed problem on stderr:\n%s", stderr)
+			}
+			if !regexp.MustCompile(`(?m)^outcome\s+loopwatch\s+sessions\s+0\s+0\s`).MatchString(stdout) ||
+				!strings.Contains(stdout, "note: outcome: 6 sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores") {
+				t.Errorf("failed analyses are scored:\n%s", stdout)
+			}
+			if code, _, _ := runCLI(t, append(args, "--strict")...); code != 1 {
+				t.Errorf("--strict: exit %d, want 1", code)
+			}
+		})
 	}
 }

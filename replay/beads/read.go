@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
 	"github.com/loopwatch/loopwatch/replay/jsonl"
@@ -28,12 +29,22 @@ const FindingLabel = "review-finding"
 var beadsKeys = []string{"issue_type", "status", "priority", "created_by", "comments", "dependencies", "close_reason", "labels", "description"}
 
 // Sniff reports whether head, the opening bytes of a file, looks like a beads export:
-// its first line is a JSON object with a string id, a title, and a key beads writes
-// (issue_type, status, priority, created_by, comments, dependencies, close_reason,
-// labels, description).
+// one of its first JSON object lines ([jsonl.HeadObjects]) is a bead ([SniffRecord]),
+// so that a garbage first line does not hide the file's format.
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil || obj["id"] == "" {
+	for obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
+	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a bead's: a string id, a title, and a key beads writes (issue_type, status,
+// priority, created_by, comments, dependencies, close_reason, labels, description).
+func SniffRecord(obj map[string]string) bool {
+	if obj["id"] == "" {
 		return false
 	}
 	if _, ok := obj["title"]; !ok {
@@ -171,43 +182,7 @@ func (rd *reader) parse(r io.Reader) {
 		if !l.ValidUTF8() {
 			rd.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		var is issue
-		if err := json.Unmarshal(l.Bytes, &is); err != nil {
-			if l.Unterminated {
-				rd.report(l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
-			} else {
-				rd.report(l.Num, input.ProblemMalformed, "not a JSON bead: %v; skipped", err)
-			}
-			continue
-		}
-		rd.nRead++
-		if is.ID = strings.TrimSpace(is.ID); is.ID == "" {
-			rd.report(l.Num, input.ProblemInvalid, "bead without an id; skipped")
-			continue
-		}
-		b := &bead{issue: is, line: l.Num}
-		if t, err := parseTime(is.CreatedAt); err == nil {
-			b.created = t
-		} else {
-			rd.report(l.Num, input.ProblemInvalid, "bead %s: created_at %q is not an RFC 3339 time; read as unknown", is.ID, is.CreatedAt)
-		}
-		dupKey := is.ID + "\x00" + b.created.String()
-		if first, dup := seen[dupKey]; dup {
-			rd.report(l.Num, input.ProblemDuplicate, "bead %s created at %s repeats line %d; this one is skipped (export each bead once)",
-				is.ID, is.CreatedAt, first)
-			continue
-		}
-		seen[dupKey] = l.Num
-		b.finding = slices.Contains(is.Labels, FindingLabel)
-		for _, d := range is.Dependencies {
-			if d.Type == "parent-child" && (d.IssueID == is.ID || d.IssueID == "") && d.DependsOnID != "" {
-				b.parent = d.DependsOnID
-				break
-			}
-		}
-		rd.parseComments(b)
-		rd.beads = append(rd.beads, b)
-		rd.byID[is.ID] = append(rd.byID[is.ID], b)
+		rd.line(l, seen)
 	}
 	for id, bs := range rd.byID {
 		if len(bs) > 1 {
@@ -220,6 +195,58 @@ func (rd *reader) parse(r io.Reader) {
 			bs[0].keyBase = id
 		}
 	}
+}
+
+// line reads one line: a bead, or the beads of a line that holds several.
+func (rd *reader) line(l jsonl.Line, seen map[string]int) {
+	var is issue
+	bad, err := jsonl.DecodeObject(l.Bytes, &is)
+	if err != nil {
+		if recs, detail, ok := l.Split(); ok {
+			rd.report(l.Num, input.ProblemMalformed, "%s", detail)
+			for _, rec := range recs {
+				rd.line(rec, seen)
+			}
+			return
+		}
+		if l.Unterminated {
+			rd.report(l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
+		} else {
+			rd.report(l.Num, input.ProblemMalformed, "not a JSON bead: %v; skipped", err)
+		}
+		return
+	}
+	if len(bad) > 0 {
+		rd.report(l.Num, input.ProblemInvalid, "bead %s: %s; read without it", strings.TrimSpace(is.ID), jsonl.Describe(bad))
+	}
+	rd.nRead++
+	if is.ID = strings.TrimSpace(is.ID); is.ID == "" {
+		rd.report(l.Num, input.ProblemInvalid, "bead without an id; skipped")
+		return
+	}
+	b := &bead{issue: is, line: l.Num}
+	if t, err := parseTime(is.CreatedAt); err == nil {
+		b.created = t
+	} else {
+		rd.report(l.Num, input.ProblemInvalid, "bead %s: created_at %q is not an RFC 3339 time; read as unknown", is.ID, is.CreatedAt)
+	}
+	dupKey := is.ID + "\x00" + b.created.String()
+	if first, dup := seen[dupKey]; dup {
+		rd.report(l.Num, input.ProblemDuplicate, "bead %s created at %s repeats line %d; this one is skipped (export each bead once)",
+			is.ID, is.CreatedAt, first)
+		return
+	}
+	seen[dupKey] = l.Num
+	b.finding = slices.Contains(is.Labels, FindingLabel)
+	for _, d := range is.Dependencies {
+		if d.Type == "parent-child" && (d.IssueID == is.ID || d.IssueID == "") && d.DependsOnID != "" {
+			b.parent = d.DependsOnID
+			break
+		}
+	}
+	rd.parseComments(b)
+	rd.beads = append(rd.beads, b)
+	rd.byID[is.ID] = append(rd.byID[is.ID], b)
 }
 
 // parseComments classifies a bead's comments and sorts them by time (ties in export
@@ -249,9 +276,33 @@ func (rd *reader) parseComments(b *bead) {
 		}
 		b.comments = append(b.comments, note{kind: k, n: n, x: x, y: y, text: c.Text, at: at, order: i})
 	}
+	if b.hasCycle {
+		rd.dropClockFaults(b)
+	}
 	slices.SortStableFunc(b.comments, func(p, q note) int {
 		return cmp.Or(p.at.Compare(q.at), cmp.Compare(p.order, q.order))
 	})
+}
+
+// dropClockFaults drops the comments of a bead whose created_at is more than a year
+// from the bead's other comments (a clock fault: a bead's comments span days), and
+// reports them. An export's order says nothing of time, so that is all that can be
+// told; a time that is merely off by days stays as recorded.
+func (rd *reader) dropClockFaults(b *bead) {
+	times := make([]time.Time, len(b.comments))
+	for i, c := range b.comments {
+		times[i] = c.at
+	}
+	far := clockfault.Far(times)
+	for _, i := range far {
+		c := b.comments[i]
+		rd.report(b.line, input.ProblemInvalid,
+			"bead %s: comment %s (%s) has created_at %s, more than a year from the bead's other comments (a clock fault); skipped",
+			b.ID, commentID(b.Comments[c.order].ID, c.order), c.kind, c.at.Format(time.RFC3339))
+	}
+	for k := len(far) - 1; k >= 0; k-- {
+		b.comments = slices.Delete(b.comments, far[k], far[k]+1)
+	}
 }
 
 func commentID(raw json.RawMessage, i int) string {

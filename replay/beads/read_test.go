@@ -357,3 +357,30 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadKeepsTheRest: two beads on one line are both read, a field of the wrong type
+// loses the field, and a comment stamped seventy years off is dropped, not moved to
+// the end of its bead's runs.
+func TestReadKeepsTheRest(t *testing.T) {
+	b1 := strings.TrimSuffix(line("q-1", "2026-02-24T09:00:00Z", "closed", "",
+		c{"2026-02-24T10:00:00Z", coder(1)}, c{"2026-02-24T10:05:00Z", reviewer(1)},
+		c{"2096-02-24T10:06:00Z", coder(2)}, c{"2026-02-24T10:06:00Z", report}), "\n")
+	b2 := line("q-2", "2026-02-24T09:00:00Z", "open", "", c{"2026-02-24T11:00:00Z", coder(1)})
+	b3 := strings.Replace(line("q-3", "2026-02-24T09:00:00Z", "open", "", c{"2026-02-24T12:00:00Z", coder(1)}),
+		`"priority":2`, `"priority":2,"labels":"not a list"`, 1)
+	runs, probs, _ := Read("issues.jsonl", strings.NewReader(b1+b2+b3), nil)
+	var got []string
+	for _, r := range runs {
+		got = append(got, runSummary(r))
+	}
+	var kinds []string
+	for _, p := range probs {
+		kinds = append(kinds, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+	}
+	if len(runs) != 3 || runs[0].Outcome != input.OutcomeApproved || len(runs[0].Cycles) != 1 {
+		t.Errorf("runs %v (problems %v)", got, probs)
+	}
+	if fmt.Sprint(kinds) != "[1:malformed_line 1:invalid_record 2:invalid_record]" {
+		t.Errorf("problems %v: %v", kinds, probs)
+	}
+}

@@ -81,10 +81,13 @@
 // logged after the compaction it started), so events are stable-sorted by time: ties
 // keep file order, the main transcript before subagents, subagents in name order; the
 // events placed before an earlier line's are counted [time/out_of_order]. A timestamp
-// more than [MaxBackstep] behind an earlier record's of the same file is a clock fault:
-// the record is reported and placed at that earlier time, in file order. Session.Start
-// and End are the earliest and latest record times (records of every type, subagents
-// included, clock faults clamped), so End is the session's last record.
+// that falls more than [MaxBackstep] behind the records before it in its file, or lies
+// more than a year from the file's other times, is a clock fault — and the fault is
+// told from its neighbours (package clockfault): one record stamped seventy years
+// ahead is the one reported, not the records after it. A faulty record is placed at
+// its trusted neighbour's time, in file order. Session.Start and End are the earliest
+// and latest record times (records of every type, subagents included, clock faults
+// placed), so End is the session's last record.
 //
 // # Session fields
 //
@@ -108,7 +111,10 @@
 // final lines, lines longer than [MaxLine], lines with invalid UTF-8 (kept, the bytes
 // read as U+FFFD), records without a type, fields of the wrong JSON type (the record is
 // kept without them), user records without content and content of an unexpected shape
-// are reported as [input.Problem]s with file and line, and the rest goes on. A file with
+// are reported as [input.Problem]s with file and line, and the rest goes on. A line
+// holding several records — a lost newline, or a record cut off mid-write with the
+// next one written straight after it ([jsonl.SplitJoined]) — is reported, and its
+// complete records are read. A file with
 // no record at all gives no session and a problem. Lines are read one at a time, of any
 // length up to MaxLine; fields the mapping does not need (tool inputs but a command,
 // thinking text, usage, snapshots, progress payloads) are skipped by the JSON decoder without being

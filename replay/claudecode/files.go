@@ -26,28 +26,33 @@ var recordTypes = map[string]bool{
 var claudeKeys = []string{"sessionId", "uuid", "parentUuid", "leafUuid", "messageId", "isSidechain", "userType"}
 
 // Sniff reports whether head, the opening bytes of a file, looks like a Claude Code
-// transcript: its first line is a JSON object whose type is a Claude Code record type
-// and which has one of Claude Code's own keys (sessionId, uuid, parentUuid, leafUuid,
-// messageId, isSidechain, userType). A summary-only file ({"type":"summary",
-// "summary":…,"leafUuid":…}) qualifies. When the first line is cut off before its
-// type, two of those keys are enough. name is not consulted: subagent transcripts
-// sniff like main ones, and [IsSubagentFile] tells them apart.
+// transcript: one of its first JSON object lines ([jsonl.HeadObjects]) is a Claude
+// Code record ([SniffRecord]), so that a garbage first line does not hide the file's
+// format. name is not consulted: subagent transcripts sniff like main ones, and
+// [IsSubagentFile] tells them apart.
 func Sniff(name string, head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil {
-		return false
+	for obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
 	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a Claude Code record's: a Claude Code record type and one of Claude Code's own
+// keys (sessionId, uuid, parentUuid, leafUuid, messageId, isSidechain, userType) — a
+// summary-only file ({"type":"summary","summary":…,"leafUuid":…}) qualifies — or, for
+// a record type this version does not know yet or a record cut off before its type,
+// two of those keys.
+func SniffRecord(obj map[string]string) bool {
 	n := 0
 	for _, k := range claudeKeys {
 		if _, ok := obj[k]; ok {
 			n++
 		}
 	}
-	typ, hasType := obj["type"]
-	if hasType {
-		return recordTypes[typ] && n >= 1
-	}
-	return n >= 2
+	return recordTypes[obj["type"]] && n >= 1 || n >= 2
 }
 
 // IsSubagentFile reports whether name (a slash-separated path) is a subagent
@@ -79,7 +84,8 @@ func ParentOf(name string) string {
 
 // SubagentFiles returns the subagent transcripts of the main transcript name that
 // exist in fsys (<session>/subagents/agent-*.jsonl beside <session>.jsonl), in name
-// order. A missing folder is no error.
+// order: regular files only, as opening a named pipe could block. A missing folder is
+// no error.
 func SubagentFiles(fsys fs.FS, name string) ([]string, error) {
 	if !strings.HasSuffix(name, ".jsonl") {
 		return nil, nil
@@ -95,10 +101,19 @@ func SubagentFiles(fsys fs.FS, name string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
-		if !e.IsDir() && IsSubagentFile(p) {
+		if IsSubagentFile(p) && regular(fsys, p, e) {
 			out = append(out, p)
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// regular reports whether a folder entry is a regular file, following a symbolic link.
+func regular(fsys fs.FS, name string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink != 0 {
+		fi, err := fs.Stat(fsys, name)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	return e.Type().IsRegular()
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
@@ -23,9 +24,10 @@ import (
 const MaxLine = 256 << 20
 
 // MaxBackstep is how far a record's timestamp may fall behind an earlier record's of
-// the same file before it is reported. Smaller back-steps are normal in Claude Code:
-// the records of parallel tool calls are written as they stream, and a slash command
-// is logged after the compaction it started.
+// the same file before one of them is taken for a clock fault (package clockfault).
+// Smaller back-steps are normal in Claude Code: the records of parallel tool calls are
+// written as they stream, and a slash command is logged after the compaction it
+// started.
 const MaxBackstep = 10 * time.Minute
 
 // ContinuedRecords is the Session.Records entry counting the records that carry the id
@@ -37,14 +39,21 @@ const ContinuedRecords = "continued/earlier_session"
 // the main transcript cannot be opened or holds no record; the problems say why.
 // Problems come in file order (main transcript first), then line order.
 func Read(fsys fs.FS, name string) (*input.Session, []input.Problem) {
-	b := newBuilder(name)
 	f, err := fsys.Open(name)
 	if err != nil {
+		b := newBuilder(name)
 		b.report(name, 0, input.ProblemRead, "cannot open the transcript: %v", err)
 		return nil, b.probs
 	}
-	b.readFile(name, f, false)
-	f.Close()
+	defer f.Close()
+	return ReadFrom(fsys, name, f)
+}
+
+// ReadFrom is [Read] with the main transcript's content read from r, once (a stream
+// can be read only once); its subagent transcripts are opened in fsys.
+func ReadFrom(fsys fs.FS, name string, r io.Reader) (*input.Session, []input.Problem) {
+	b := newBuilder(name)
+	b.readFile(name, r, false)
 	subs, err := SubagentFiles(fsys, name)
 	if err != nil {
 		b.report(name, 0, input.ProblemRead, "cannot list its subagent transcripts: %v", err)
@@ -157,15 +166,18 @@ func (b *builder) report(file string, line int, kind input.ProblemKind, format s
 
 // fileState is what the reader tracks while reading one file.
 type fileState struct {
-	name    string
-	sub     bool               // a subagent transcript: every record is a sidechain
-	tools   map[string]toolUse // tool_use id → the call
-	last    time.Time          // the last timestamp read (any record)
-	max     time.Time          // the latest timestamp read (any record) …
-	maxLine int                // … and its line
-	maxEv   time.Time          // the latest time of an event-producing record
-	firstTS time.Time
-	untimed []int // indices in b.events waiting for a time
+	name   string
+	sub    bool               // a subagent transcript: every record is a sidechain
+	tools  map[string]toolUse // tool_use id → the call
+	stamps []stamp            // records with a timestamp or events, in file order
+}
+
+// stamp is a record's timestamp (zero: none) and the events it produced,
+// b.events[from:to]; the events are timed once the file is read (placeTimes).
+type stamp struct {
+	t        time.Time
+	line     int
+	from, to int
 }
 
 // readFile reads the records of one file.
@@ -196,9 +208,61 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 		}
 		b.readLine(fst, l)
 	}
-	// Records before the file's first timestamp take that timestamp.
-	for _, i := range fst.untimed {
-		b.events[i].Time = fst.firstTS
+	b.placeTimes(fst)
+}
+
+// placeTimes times the events of a file once it is read. A record's timestamp that
+// is a clock fault against the records around it in the file (package clockfault) is
+// reported, and the record placed at its trusted neighbour's time, in file order. A
+// record without a timestamp takes the time of the record before it (at the start of
+// the file, the file's first time). The session's start and end take in every
+// record's time.
+func (b *builder) placeTimes(fst *fileState) {
+	times := make([]time.Time, len(fst.stamps))
+	for i, st := range fst.stamps {
+		times[i] = st.t
+	}
+	for _, f := range clockfault.Find(times, MaxBackstep) {
+		st := fst.stamps[f.Index]
+		b.report(fst.name, st.line, input.ProblemInvalid,
+			"timestamp %s is %s the records around it (a clock fault); the record is placed at line %d's time, in file order",
+			st.t.Format(time.RFC3339Nano), f.Describe(st.t), fst.stamps[f.From].line)
+		times[f.Index] = f.Placed
+	}
+	var last, maxEv, first time.Time
+	var untimed []int
+	for i, st := range fst.stamps {
+		ts := times[i]
+		if ts.IsZero() {
+			ts = last
+		} else {
+			if b.start.IsZero() || ts.Before(b.start) {
+				b.start = ts
+			}
+			if ts.After(b.end) {
+				b.end = ts
+			}
+			if first.IsZero() {
+				first = ts
+			}
+			if st.to > st.from {
+				if ts.Before(maxEv) {
+					b.sess.Records["time/out_of_order"]++
+				} else {
+					maxEv = ts
+				}
+			}
+			last = ts
+		}
+		for k := st.from; k < st.to; k++ {
+			b.events[k].Time = ts
+			if ts.IsZero() {
+				untimed = append(untimed, k)
+			}
+		}
+	}
+	for _, k := range untimed {
+		b.events[k].Time = first
 	}
 }
 
@@ -239,9 +303,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 		s.Version = rec.Version
 	}
 
-	// Time. A small step back is kept (the events are sorted by time at the end); a
-	// step back of more than MaxBackstep is a clock fault, and the record is placed at
-	// the latest earlier time of its file, in file order.
+	// Time: the record's timestamp, placed once the file is read (placeTimes).
 	ts, timed := time.Time{}, false
 	if rec.Timestamp != "" {
 		t, err := time.Parse(time.RFC3339Nano, rec.Timestamp)
@@ -249,24 +311,6 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 			b.report(fst.name, l.Num, input.ProblemInvalid, "timestamp %q is not an RFC 3339 time; the record takes the previous record's time", rec.Timestamp)
 		} else {
 			ts, timed = t.UTC(), true
-			if back := fst.max.Sub(ts); back > MaxBackstep {
-				b.report(fst.name, l.Num, input.ProblemInvalid,
-					"timestamp %s is %s before line %d's; the record is placed at that time, in file order",
-					ts.Format(time.RFC3339Nano), back.Round(time.Second), fst.maxLine)
-				ts = fst.max
-			}
-			if ts.After(fst.max) {
-				fst.max, fst.maxLine = ts, l.Num
-			}
-			if b.start.IsZero() || ts.Before(b.start) {
-				b.start = ts
-			}
-			if ts.After(b.end) {
-				b.end = ts
-			}
-			if fst.firstTS.IsZero() {
-				fst.firstTS = ts
-			}
 		}
 	}
 
@@ -295,39 +339,27 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 	default: // progress, file-history-snapshot, queue-operation, ... and types not yet known
 		s.Records["skipped/"+rec.Type]++
 	}
-	if len(b.events) == n {
-		if timed {
-			fst.last = ts
-		}
-		return
-	}
-
-	// The record produced events: place them in time.
-	switch {
-	case timed:
-		if ts.Before(fst.maxEv) {
-			s.Records["time/out_of_order"]++
-		} else {
-			fst.maxEv = ts
-		}
-		fst.last = ts
-	default:
+	if len(b.events) > n && !timed {
 		s.Records["time/missing"]++
 		if rec.Timestamp == "" {
 			b.report(fst.name, l.Num, input.ProblemInvalid, "%s record without a timestamp; it takes the time of the record before it (at the start of a file, the first time recorded)", rec.Type)
 		}
-		ts = fst.last
 	}
-	for i := n; i < len(b.events); i++ {
-		b.events[i].Time = ts
-		if ts.IsZero() {
-			fst.untimed = append(fst.untimed, i)
-		}
+	if timed || len(b.events) > n {
+		fst.stamps = append(fst.stamps, stamp{t: ts, line: l.Num, from: n, to: len(b.events)})
 	}
 }
 
-// badLine reports a line that is not a record.
+// badLine reports a line that is not a record, or reads the records of a line that
+// holds several (two writes run together).
 func (b *builder) badLine(fst *fileState, l jsonl.Line, err error) {
+	if recs, detail, ok := l.Split(); ok {
+		b.report(fst.name, l.Num, input.ProblemMalformed, "%s", detail)
+		for _, rec := range recs {
+			b.readLine(fst, rec)
+		}
+		return
+	}
 	if l.Unterminated {
 		b.report(fst.name, l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
 		return

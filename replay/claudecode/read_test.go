@@ -419,3 +419,30 @@ func FuzzReadTranscript(f *testing.F) {
 		}
 	})
 }
+
+// TestReadClockFaultAndJoinedRecords: one record stamped 70 years ahead is the one
+// reported, and the records after it keep their times; a record cut off mid-write
+// with the next one on the same line loses only the cut-off part.
+func TestReadClockFaultAndJoinedRecords(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(userText("u0", "2026-01-01T10:00:00Z", "start"))
+	b.WriteString(userText("u1", "2096-01-01T10:00:01Z", "from the future"))
+	for i := 2; i < 40; i++ {
+		b.WriteString(userText(fmt.Sprintf("u%d", i), fmt.Sprintf("2026-01-01T10:%02d:00Z", i), fmt.Sprintf("msg %d", i)))
+	}
+	b.WriteString(`{"type":"user","uuid":"cut","sessionId":"s1","message":{"role":"user","content":"half a reco`)
+	b.WriteString(userText("u40", "2026-01-01T10:40:00Z", "after the cut"))
+	s, probs := ReadTranscript("s1.jsonl", strings.NewReader(b.String()))
+	if got := fmt.Sprint(probKinds(probs)); got != "[2:invalid_record 41:malformed_line]" {
+		t.Fatalf("problems %s: %v", got, probs)
+	}
+	if !strings.Contains(probs[0].Detail, "ahead of the records around it") {
+		t.Errorf("detail %q", probs[0].Detail)
+	}
+	if len(s.Events) != 41 || s.Events[40].UserContent != "after the cut" {
+		t.Fatalf("%d events, last %+v", len(s.Events), s.Events[len(s.Events)-1])
+	}
+	if s.End.Year() != 2026 || s.Events[1].UserContent != "from the future" || s.Events[1].Time.Year() != 2026 {
+		t.Errorf("end %v, event 1 %v at %v", s.End, s.Events[1].UserContent, s.Events[1].Time)
+	}
+}

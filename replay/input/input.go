@@ -174,17 +174,18 @@ type ProblemKind string
 
 // The problem kinds every source uses.
 const (
-	ProblemMalformed   ProblemKind = "malformed_line" // not valid for the format (bad JSON, wrong shape)
-	ProblemTruncated   ProblemKind = "truncated_line" // a final line cut off mid-record
-	ProblemInvalidUTF8 ProblemKind = "invalid_utf8"   // bytes that are not UTF-8 (replaced, line kept)
-	ProblemOversize    ProblemKind = "oversize_line"  // longer than the source's line limit; skipped
-	ProblemUnknownKind ProblemKind = "unknown_kind"   // a record/event kind the source does not know; skipped
-	ProblemInvalid     ProblemKind = "invalid_record" // well-formed but inconsistent or missing fields
-	ProblemUnusable    ProblemKind = "unusable_run"   // a run or session that could not be rebuilt; skipped
-	ProblemDuplicate   ProblemKind = "duplicate_run"  // a run key seen before; the later one is skipped
-	ProblemUnknownFile ProblemKind = "unknown_file"   // no source recognises the file; skipped
-	ProblemRead        ProblemKind = "read_error"     // the file could not be read (whole or in part)
-	ProblemUnmatched   ProblemKind = "unmatched"      // refers to something the input does not hold (a parent, a run, a file)
+	ProblemMalformed   ProblemKind = "malformed_line"  // not valid for the format (bad JSON, wrong shape)
+	ProblemTruncated   ProblemKind = "truncated_line"  // a final line cut off mid-record
+	ProblemInvalidUTF8 ProblemKind = "invalid_utf8"    // bytes that are not UTF-8 (replaced, line kept)
+	ProblemOversize    ProblemKind = "oversize_line"   // longer than the source's line limit; skipped
+	ProblemUnknownKind ProblemKind = "unknown_kind"    // a record/event kind the source does not know; skipped
+	ProblemInvalid     ProblemKind = "invalid_record"  // well-formed but inconsistent or missing fields
+	ProblemUnusable    ProblemKind = "unusable_run"    // a run or session that could not be rebuilt; skipped
+	ProblemDuplicate   ProblemKind = "duplicate_run"   // a run key seen before; the later one is skipped
+	ProblemUnknownFile ProblemKind = "unknown_file"    // no source recognises the file; skipped
+	ProblemRead        ProblemKind = "read_error"      // the file could not be read (whole or in part)
+	ProblemUnmatched   ProblemKind = "unmatched"       // refers to something the input does not hold (a parent, a run, a file)
+	ProblemAnalysis    ProblemKind = "analysis_failed" // the session analyzer failed on a session (its outcome is unknown)
 )
 
 // Problem is one thing wrong with the input. Problems never stop a replay; the rest of

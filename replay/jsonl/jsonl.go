@@ -1,10 +1,18 @@
 // Package jsonl reads line-oriented input — JSON Lines, TSV — of any line length,
 // one line at a time, with line numbers, without holding the whole file in memory.
 //
-// It does not parse JSON and does not decide what a bad line is: it reports what it saw
-// (the line's bytes, whether the line ended without a newline at end of file, whether
-// it was longer than the configured limit, whether it is valid UTF-8) and leaves the
-// verdict to the source reading the format.
+// The [Reader] does not parse JSON and does not decide what a bad line is: it reports
+// what it saw (the line's bytes, whether the line ended without a newline at end of
+// file, whether it was longer than the configured limit, whether it is valid UTF-8) and
+// leaves the verdict to the source reading the format. It drops a UTF-8 byte order mark
+// at the start of the input, which is no part of the first line.
+//
+// Beside the reader are the few JSON helpers every JSON Lines source shares, so that
+// they all treat bad input alike: [HeadObjects] and [FirstObject] look at a file's
+// opening records to recognise its format; [SplitJoined] recovers the complete records
+// of a line that holds more than one (a lost newline, or a record cut off mid-write and
+// the next one written straight after it); [DecodeObject] decodes a record field by
+// field, so that one field of the wrong JSON type loses that field, not the record.
 package jsonl
 
 import (
@@ -35,6 +43,10 @@ func (l Line) Blank() bool { return !l.Oversize && len(bytes.TrimSpace(l.Bytes))
 
 // ValidUTF8 reports whether the line's bytes are valid UTF-8.
 func (l Line) ValidUTF8() bool { return utf8.Valid(l.Bytes) }
+
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark some editors write at the
+// start of a file.
+var bom = []byte("\xef\xbb\xbf")
 
 // Reader reads lines of any length. The zero value is not usable; call [NewReader].
 type Reader struct {
@@ -111,6 +123,9 @@ func (r *Reader) finish(n int, oversize, atEOF bool) Line {
 	b := r.buf[:length]
 	if len(b) > 0 && b[len(b)-1] == '\r' {
 		b = b[:len(b)-1]
+	}
+	if r.num == 1 {
+		b = bytes.TrimPrefix(b, bom)
 	}
 	l.Bytes, l.Len = b, len(b)
 	if r.limit > 0 && l.Len > r.limit {

@@ -160,3 +160,14 @@ func abbrev(s string) string {
 	}
 	return s
 }
+
+func TestReaderDropsByteOrderMark(t *testing.T) {
+	out, err := readAll(t, strings.NewReader("\xef\xbb\xbf{\"a\":1}\n\xef\xbb\xbfx\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []got{{1, `{"a":1}`, 7, false, false}, {2, "\xef\xbb\xbfx", 4, false, false}}
+	if len(out) != 2 || out[0] != want[0] || out[1] != want[1] {
+		t.Fatalf("got %+v, want %+v (only the input's first bytes are a byte order mark)", out, want)
+	}
+}

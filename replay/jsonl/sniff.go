@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 )
 
 // FirstObject returns the top-level keys of the first JSON object in head, the opening
@@ -46,4 +47,38 @@ func FirstObject(head []byte) map[string]string {
 		}
 	}
 	return keys
+}
+
+// SniffRecords is how many of a file's opening JSON records [HeadObjects] looks at by
+// default: enough to see past a garbage or unreadable first line, few enough that
+// recognising a file stays cheap.
+const SniffRecords = 8
+
+// HeadObjects yields the top-level keys, as [FirstObject] gives them, of the first
+// max lines of head that begin (after white space) with a JSON object, one at a time,
+// so that a caller that recognises the first stops there. Blank lines and lines that
+// are not objects (garbage, a cut-off record's tail) are passed over; a byte order
+// mark at the start of head is skipped. The last line may be cut off where head ends.
+// max ≤ 0 means [SniffRecords].
+func HeadObjects(head []byte, max int) iter.Seq[map[string]string] {
+	if max <= 0 {
+		max = SniffRecords
+	}
+	return func(yield func(map[string]string) bool) {
+		head := bytes.TrimPrefix(head, bom)
+		for n := 0; len(head) > 0 && n < max; {
+			line := head
+			if i := bytes.IndexByte(head, '\n'); i >= 0 {
+				line, head = head[:i], head[i+1:]
+			} else {
+				head = nil
+			}
+			if obj := FirstObject(line); obj != nil {
+				n++
+				if !yield(obj) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,8 @@ package jsonl
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +36,29 @@ func FuzzFirstObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, head []byte) {
 		FirstObject(head) // must not panic
 	})
+}
+
+func TestHeadObjects(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 20000)
+	tests := []struct {
+		name string
+		head string
+		max  int
+		want []map[string]string
+	}{
+		{"garbage, blank and BOM lines passed over", "\xef\xbb\xbfnot json\n\n" + `{"kind":"k"}` + "\n" + `{"x":"1"}`, 0,
+			[]map[string]string{{"kind": "k"}, {"x": "1"}}},
+		{"a deep line yields its first key and the next line is still seen", deep + "\n" + `{"type":"user"}`, 0,
+			[]map[string]string{{"a": ""}, {"type": "user"}}},
+		{"at most max", `{"a":"1"}` + "\n" + `{"b":"2"}` + "\n" + `{"c":"3"}`, 2, []map[string]string{{"a": "1"}, {"b": "2"}}},
+		{"cut-off last line keeps its keys", `{"a":"1"}` + "\n" + `{"b":"2","c":"xx`, 0, []map[string]string{{"a": "1"}, {"b": "2", "c": ""}}},
+		{"nothing", "id,label\nq,positive\n", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := slices.Collect(HeadObjects([]byte(tt.head), tt.max)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("HeadObjects = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -81,7 +81,8 @@ func SniffConfig(name string, head []byte) bool {
 	return false
 }
 
-// readAll reads a small file whole, or returns a problem.
+// readAll reads a small file whole, without a leading UTF-8 byte order mark, or
+// returns a problem.
 func readAll(file string, r io.Reader) ([]byte, *input.Problem) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxFile+1))
 	if err != nil {
@@ -91,7 +92,7 @@ func readAll(file string, r io.Reader) ([]byte, *input.Problem) {
 		return nil, &input.Problem{File: file, Kind: input.ProblemOversize,
 			Detail: fmt.Sprintf("larger than %d bytes, too large for a nebula file; skipped", MaxFile)}
 	}
-	return b, nil
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }
 
 // tomlProblem turns a TOML decoding error into a problem at its line.

@@ -29,10 +29,18 @@
 // # Bad input
 //
 // Nothing in a trace stops the replay. A line that is not JSON, has no ts, kind or
-// task, has an unknown kind, an unparseable payload, invalid UTF-8 or is longer than
-// [MaxLine] is reported as an [input.Problem] with its file and line and skipped; a run
-// without cycle_done events is reported and skipped; gaps, repeats and cost decreases
-// in the cycle sequence are reported and the run is kept as far as it is consistent.
+// task, has an unknown kind, a payload that is no JSON object, invalid UTF-8 or is
+// longer than [MaxLine] is reported as an [input.Problem] with its file and line and
+// skipped. A field of the wrong JSON type loses that field, not the event: it is
+// reported (every such field named) and the event read without it; a cycle_done whose
+// cycle number is unreadable takes the number after the run's cycles before it. A line
+// holding several events (a lost newline, or an event cut off mid-write with the next
+// written straight after it) is reported and its complete events are read. An event
+// whose ts is a clock fault against the run's other events (more than [MaxBackstep]
+// behind them, or a year away; package clockfault tells the fault from its neighbours)
+// is reported and placed at its trusted neighbour's time. A run without cycle_done
+// events is reported and skipped; gaps, repeats and cost decreases in the cycle
+// sequence are reported and the run is kept as far as it is consistent.
 package trace
 
 import (

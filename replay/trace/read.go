@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
@@ -19,18 +20,31 @@ const SourceName = "trace"
 // MaxLine is the longest trace line read; longer lines are reported and skipped.
 const MaxLine = 64 << 20
 
+// MaxBackstep is how far an event's ts may fall behind an earlier event's of its run
+// before one of them is taken for a clock fault (see package clockfault).
+const MaxBackstep = 10 * time.Minute
+
 var knownKinds = map[string]bool{
 	KindTaskStart: true, KindAgentDone: true, KindFilterResult: true, KindFilterFixAttempt: true,
 	KindFilterFixResult: true, KindCycleDone: true, KindTaskState: true,
 }
 
-// Sniff reports whether head, the opening bytes of a file, looks like a run trace: its
-// first line is a JSON object with ts, kind and task, and kind is a trace kind.
+// Sniff reports whether head, the opening bytes of a file, looks like a run trace: one
+// of its first JSON object lines ([jsonl.HeadObjects]) is a trace event
+// ([SniffRecord]). A garbage first line, or a first event of a kind this version does
+// not know, does not hide the file's format.
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil {
-		return false
+	for obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
 	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a trace event's: ts, kind and task, and kind is a trace kind.
+func SniffRecord(obj map[string]string) bool {
 	_, hasTS := obj["ts"]
 	_, hasTask := obj["task"]
 	return hasTS && hasTask && knownKinds[obj["kind"]]
@@ -45,9 +59,16 @@ type envelope struct {
 }
 
 type cycleAt struct {
+	line     int
+	c        CycleDone
+	stamp    int  // index into runBuilder.stamps
+	inferred bool // the cycle number was unreadable and is taken from the cycle's place
+}
+
+// stamp is one event's time and line.
+type stamp struct {
+	t    time.Time
 	line int
-	c    CycleDone
-	ts   time.Time
 }
 
 type runBuilder struct {
@@ -55,172 +76,272 @@ type runBuilder struct {
 	cycles []cycleAt
 	start  TaskStart
 	state  *TaskState
+	msgs   []string    // add's messages, reused
+	stamps []stamp     // every event's time, in file order
+	times  []time.Time // the stamps' times once clock faults are placed
+	// callStamps and checkStamps are the stamps of run.Calls and run.Checks.
+	callStamps, checkStamps []int
 }
 
 // Read reads the runs of one trace file. file is the name used in problems and in
 // [input.Run.File]. Runs come back sorted by key; problems in line order.
 func Read(file string, r io.Reader) ([]*input.Run, []input.Problem) {
 	rd := jsonl.NewReader(r, MaxLine)
-	var probs []input.Problem
-	report := func(line int, kind input.ProblemKind, format string, args ...any) {
-		probs = append(probs, input.Problem{File: file, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
-	}
-	builders := map[string]*runBuilder{}
+	tr := &traceReader{file: file, builders: map[string]*runBuilder{}}
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			report(0, input.ProblemRead, "reading stopped after line %d: %v; the runs before it are kept", rd.Line(), err)
+			tr.report(0, input.ProblemRead, "reading stopped after line %d: %v; the runs before it are kept", rd.Line(), err)
 			break
 		}
 		if l.Oversize {
-			report(l.Num, input.ProblemOversize, "line of %d bytes exceeds the %d-byte limit; skipped", l.Len, MaxLine)
+			tr.report(l.Num, input.ProblemOversize, "line of %d bytes exceeds the %d-byte limit; skipped", l.Len, MaxLine)
 			continue
 		}
 		if l.Blank() {
 			continue
 		}
 		if !l.ValidUTF8() {
-			report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
+			tr.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		var env envelope
-		if err := json.Unmarshal(l.Bytes, &env); err != nil {
-			if l.Unterminated {
-				report(l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
-			} else {
-				report(l.Num, input.ProblemMalformed, "not a JSON trace event: %v; skipped", err)
-			}
-			continue
-		}
-		ts, err := time.Parse(time.RFC3339Nano, env.TS)
-		switch {
-		case env.Kind == "" || env.Task == "":
-			report(l.Num, input.ProblemInvalid, "event without kind or task; skipped")
-			continue
-		case err != nil:
-			report(l.Num, input.ProblemInvalid, "ts %q is not an RFC 3339 time; skipped", env.TS)
-			continue
-		case !knownKinds[env.Kind]:
-			report(l.Num, input.ProblemUnknownKind, "unknown event kind %q; skipped", env.Kind)
-			continue
-		}
-		ts = ts.UTC()
-		key := env.Task
-		if env.Epoch != "" {
-			key += "@" + env.Epoch
-		}
-		b := builders[key]
-		if b == nil {
-			b = &runBuilder{run: &input.Run{Key: key, Source: SourceName, File: file, Line: l.Num,
-				TaskID: env.Task, Epoch: env.Epoch, Start: ts, FilterKnown: true, CostSource: input.CostMeasured, LintFixKnown: true}}
-			builders[key] = b
-		}
-		if ts.Before(b.run.Start) {
-			b.run.Start = ts
-		}
-		if ts.After(b.run.End) {
-			b.run.End = ts
-		}
-		if msg := b.add(env.Kind, env.Data, ts, l.Num); msg != "" {
-			report(l.Num, input.ProblemInvalid, "%s %s", env.Kind, msg)
-		}
+		tr.line(l)
 	}
-	keys := make([]string, 0, len(builders))
-	for k := range builders {
+	keys := make([]string, 0, len(tr.builders))
+	for k := range tr.builders {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	runs := make([]*input.Run, 0, len(keys))
 	for _, k := range keys {
-		run, more := builders[k].finish()
+		run, more := tr.builders[k].finish()
 		for _, p := range more {
 			p.File = file
-			probs = append(probs, p)
+			tr.probs = append(tr.probs, p)
 		}
 		if run != nil {
 			runs = append(runs, run)
 		}
 	}
-	slices.SortStableFunc(probs, func(a, b input.Problem) int { return a.Line - b.Line })
-	return runs, probs
+	slices.SortStableFunc(tr.probs, func(a, b input.Problem) int { return a.Line - b.Line })
+	return runs, tr.probs
+}
+
+type traceReader struct {
+	file     string
+	probs    []input.Problem
+	builders map[string]*runBuilder
+}
+
+func (tr *traceReader) report(line int, kind input.ProblemKind, format string, args ...any) {
+	tr.probs = append(tr.probs, input.Problem{File: tr.file, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// line reads one line: one event, or the records of a line that holds several.
+func (tr *traceReader) line(l jsonl.Line) {
+	var env envelope
+	bad, err := jsonl.DecodeObject(l.Bytes, &env)
+	if err != nil {
+		if recs, detail, ok := l.Split(); ok {
+			tr.report(l.Num, input.ProblemMalformed, "%s", detail)
+			for _, rec := range recs {
+				tr.line(rec)
+			}
+			return
+		}
+		if l.Unterminated {
+			tr.report(l.Num, input.ProblemTruncated, "final line is cut off (%v); skipped", err)
+		} else {
+			tr.report(l.Num, input.ProblemMalformed, "not a JSON trace event: %v; skipped", err)
+		}
+		return
+	}
+	if len(bad) > 0 {
+		tr.report(l.Num, input.ProblemInvalid, "event %s; read without it", jsonl.Describe(bad))
+	}
+	ts, err := time.Parse(time.RFC3339Nano, env.TS)
+	switch {
+	case env.Kind == "" || env.Task == "":
+		tr.report(l.Num, input.ProblemInvalid, "event without kind or task; skipped")
+		return
+	case err != nil:
+		tr.report(l.Num, input.ProblemInvalid, "ts %q is not an RFC 3339 time; skipped", env.TS)
+		return
+	case !knownKinds[env.Kind]:
+		tr.report(l.Num, input.ProblemUnknownKind, "unknown event kind %q; skipped", env.Kind)
+		return
+	}
+	ts = ts.UTC()
+	key := env.Task
+	if env.Epoch != "" {
+		key += "@" + env.Epoch
+	}
+	b := tr.builders[key]
+	if b == nil {
+		b = &runBuilder{run: &input.Run{Key: key, Source: SourceName, File: tr.file, Line: l.Num,
+			TaskID: env.Task, Epoch: env.Epoch, FilterKnown: true, CostSource: input.CostMeasured, LintFixKnown: true}}
+		tr.builders[key] = b
+	}
+	if msg := b.add(env.Kind, env.Data, ts, l.Num); msg != "" {
+		tr.report(l.Num, input.ProblemInvalid, "%s %s", env.Kind, msg)
+	}
 }
 
 // add records one event; it returns a description of what is wrong with it, or "".
 func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line int) string {
 	r := b.run
+	si := len(b.stamps)
+	b.stamps = append(b.stamps, stamp{t: ts, line: line})
+	msgs := b.msgs[:0]
+	note := func(msg string) {
+		if msg != "" {
+			msgs = append(msgs, msg)
+		}
+	}
+	defer func() { b.msgs = msgs[:0] }()
 	switch kind {
 	case KindTaskStart:
-		if msg := decode(data, &b.start); msg != "" {
-			return msg
+		msg, _, ok := decode(data, &b.start)
+		note(msg)
+		if ok {
+			r.Title, r.Phase = b.start.Title, b.start.Phase
 		}
-		r.Title, r.Phase = b.start.Title, b.start.Phase
 	case KindAgentDone:
 		var a AgentDone
-		if msg := decode(data, &a); msg != "" {
-			return msg
-		}
-		if a.Role == "" {
-			return "without a role; skipped"
-		}
-		r.Calls = append(r.Calls, input.AgentCall{Cycle: a.Cycle, Role: a.Role, CostUSD: a.CostUSD,
-			DurationMS: a.DurationMS, Tokens: a.Tokens, Time: ts})
-		if !(a.CostUSD >= 0) {
-			return fmt.Sprintf("cost_usd %v is negative or not a number; kept as recorded", a.CostUSD)
+		msg, _, ok := decode(data, &a)
+		note(msg)
+		switch {
+		case !ok:
+		case a.Role == "":
+			note("without a role; skipped")
+		default:
+			r.Calls = append(r.Calls, input.AgentCall{Cycle: a.Cycle, Role: a.Role, CostUSD: a.CostUSD,
+				DurationMS: a.DurationMS, Tokens: a.Tokens, Time: ts})
+			b.callStamps = append(b.callStamps, si)
+			if !(a.CostUSD >= 0) {
+				note(fmt.Sprintf("cost_usd %v is negative or not a number; kept as recorded", a.CostUSD))
+			}
 		}
 	case KindFilterResult:
 		var f FilterResult
-		if msg := decode(data, &f); msg != "" {
-			return msg
+		msg, _, ok := decode(data, &f)
+		note(msg)
+		if ok {
+			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 		}
-		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 	case KindFilterFixAttempt:
 		var f FilterFixAttempt
-		if msg := decode(data, &f); msg != "" {
-			return msg
+		msg, _, ok := decode(data, &f)
+		note(msg)
+		if ok {
+			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
+				Attempt: f.Attempt, CostUSD: f.CostUSD, Time: ts})
 		}
-		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
-			Attempt: f.Attempt, CostUSD: f.CostUSD, Time: ts})
 	case KindFilterFixResult:
 		var f FilterFixResult
-		if msg := decode(data, &f); msg != "" {
-			return msg
+		msg, _, ok := decode(data, &f)
+		note(msg)
+		if ok {
+			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
+				Attempt: f.Attempts, CostUSD: f.CostUSD, Time: ts})
 		}
-		r.Checks = append(r.Checks, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
-			Attempt: f.Attempts, CostUSD: f.CostUSD, Time: ts})
 	case KindCycleDone:
 		var c CycleDone
-		if msg := decode(data, &c); msg != "" {
-			return msg
+		msg, bad, ok := decode(data, &c)
+		note(msg)
+		if !ok {
+			break
+		}
+		inferred := slices.ContainsFunc(bad, func(e jsonl.FieldError) bool { return e.Field == "cycle" })
+		if inferred {
+			// The cycle number is lost: the cycle_done is the one after the run's
+			// cycles so far, in file order.
+			c.Cycle = 1
+			for _, at := range b.cycles {
+				c.Cycle = max(c.Cycle, at.c.Cycle+1)
+			}
+			note(fmt.Sprintf("cycle taken as %d, the one after the run's cycles before it", c.Cycle))
 		}
 		if c.Cycle < 1 {
-			return fmt.Sprintf("cycle %d is not a 1-based cycle number; skipped", c.Cycle)
+			note(fmt.Sprintf("cycle %d is not a 1-based cycle number; skipped", c.Cycle))
+			break
 		}
-		b.cycles = append(b.cycles, cycleAt{line: line, c: c, ts: ts})
+		b.cycles = append(b.cycles, cycleAt{line: line, c: c, stamp: si, inferred: inferred})
 	case KindTaskState:
-		var s TaskState
-		if msg := decode(data, &s); msg != "" {
-			return msg
+		var st TaskState
+		msg, _, ok := decode(data, &st)
+		note(msg)
+		if !ok {
+			break
 		}
-		if o := input.Outcome(s.Outcome); !o.Valid() || o == input.OutcomeIncomplete {
-			return fmt.Sprintf("outcome %q is not one of approved, max_cycles, budget_exceeded, decomposed, error; skipped", s.Outcome)
+		if o := input.Outcome(st.Outcome); !o.Valid() || o == input.OutcomeIncomplete {
+			note(fmt.Sprintf("outcome %q is not one of approved, max_cycles, budget_exceeded, decomposed, error; skipped", st.Outcome))
+			break
 		}
 		prev := b.state
-		b.state = &s
+		b.state = &st
 		if prev != nil {
-			return fmt.Sprintf("repeats the run's outcome (%s, now %s); the last one counts", prev.Outcome, s.Outcome)
+			note(fmt.Sprintf("repeats the run's outcome (%s, now %s); the last one counts", prev.Outcome, st.Outcome))
 		}
 	}
-	return ""
+	if len(msgs) == 0 {
+		return ""
+	}
+	return strings.Join(msgs, "; ")
 }
 
-// decode unmarshals an event's payload into v; it returns what is wrong, or "".
-func decode[T any](data json.RawMessage, v *T) string {
-	if err := json.Unmarshal(data, v); err != nil {
-		return "payload: " + err.Error() + "; skipped"
+// check records a filter check or fix attempt.
+func (b *runBuilder) check(si int, c input.CheckEvent) {
+	b.run.Checks = append(b.run.Checks, c)
+	b.checkStamps = append(b.checkStamps, si)
+}
+
+// decode reads an event's payload into v, field by field where it must: a field of
+// the wrong JSON type is lost, not the event. It returns what is wrong ("" when
+// nothing), the fields lost, and whether the event is usable at all.
+func decode[T any](data json.RawMessage, v *T) (msg string, bad []jsonl.FieldError, ok bool) {
+	bad, err := jsonl.DecodeObject(data, v)
+	switch {
+	case err != nil:
+		return "payload: " + err.Error() + "; skipped", nil, false
+	case len(bad) > 0:
+		return "payload: " + jsonl.Describe(bad) + "; read without it", bad, true
 	}
-	return ""
+	return "", nil, true
+}
+
+// placeTimes finds the clock faults among the run's event times, reports them, places
+// each faulty event at its trusted neighbour's time and sets the run's start and end
+// from the times as placed.
+func (b *runBuilder) placeTimes(report func(line int, kind input.ProblemKind, format string, args ...any)) {
+	b.times = make([]time.Time, len(b.stamps))
+	for i, st := range b.stamps {
+		b.times[i] = st.t
+	}
+	if !clockfault.Consistent(len(b.times), func(i int) time.Time { return b.times[i] }, MaxBackstep) {
+		for _, f := range clockfault.Find(b.times, MaxBackstep) {
+			st := b.stamps[f.Index]
+			report(st.line, input.ProblemInvalid, "ts %s is %s the run's events around it (a clock fault); the event is placed at line %d's time, in file order",
+				st.t.Format(time.RFC3339Nano), f.Describe(st.t), b.stamps[f.From].line)
+			b.times[f.Index] = f.Placed
+		}
+		for i, si := range b.callStamps {
+			b.run.Calls[i].Time = b.times[si]
+		}
+		for i, si := range b.checkStamps {
+			b.run.Checks[i].Time = b.times[si]
+		}
+	}
+	for i, t := range b.times {
+		if i == 0 || t.Before(b.run.Start) {
+			b.run.Start = t
+		}
+		if t.After(b.run.End) {
+			b.run.End = t
+		}
+	}
 }
 
 // finish assembles the run, or returns nil when it has no usable cycle.
@@ -230,12 +351,23 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 	report := func(line int, kind input.ProblemKind, format string, args ...any) {
 		probs = append(probs, input.Problem{Line: line, Kind: kind, Detail: fmt.Sprintf("run %s: ", r.Key) + fmt.Sprintf(format, args...)})
 	}
-	slices.SortStableFunc(b.cycles, func(x, y cycleAt) int { return x.c.Cycle - y.c.Cycle })
+	b.placeTimes(report)
+	// By cycle; a cycle whose number was read wins over one whose number was inferred.
+	slices.SortStableFunc(b.cycles, func(x, y cycleAt) int {
+		if x.c.Cycle != y.c.Cycle {
+			return x.c.Cycle - y.c.Cycle
+		}
+		return boolInt(x.inferred) - boolInt(y.inferred)
+	})
 	prevCost := 0.0
 	for _, at := range b.cycles {
 		c := at.c
 		want := len(r.Cycles) + 1
-		if c.Cycle < want {
+		switch {
+		case c.Cycle < want && at.inferred:
+			report(at.line, input.ProblemInvalid, "the cycle_done whose cycle number was taken as %d repeats a recorded cycle %d; skipped", c.Cycle, c.Cycle)
+			continue
+		case c.Cycle < want:
 			report(at.line, input.ProblemInvalid, "cycle %d recorded twice; the first record counts", c.Cycle)
 			continue
 		}
@@ -249,7 +381,7 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		} else {
 			prevCost = c.TotalCostUSD
 		}
-		cyc := input.Cycle{Cycle: c.Cycle, Time: at.ts, TotalCostUSD: c.TotalCostUSD,
+		cyc := input.Cycle{Cycle: c.Cycle, Time: b.times[at.stamp], TotalCostUSD: c.TotalCostUSD,
 			FilterCheckName: c.FilterCheckName, FilterOutput: c.FilterOutput, LintFixCalls: c.LintFixCalls,
 			Approved: c.Approved, FilterFixAttempts: c.FilterFixAttempts, FilterFixCostUSD: c.FilterFixCostUSD}
 		for _, f := range c.Findings {
@@ -282,4 +414,11 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		r.Outcome = input.OutcomeIncomplete
 	}
 	return r, probs
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -28,8 +28,8 @@ func TestRead(t *testing.T) {
 		ev("2026-03-01T10:05:00Z", "agent_done", "e1", "q-1", `{"cycle":1,"role":"coder","cost_usd":0.5}`) +
 		ev("2026-03-01T10:06:00Z", "filter_result", "e1", "q-1", `{"cycle":1,"check":"build","passed":false,"output":"x.go:1:1: boom"}`) +
 		ev("2026-03-01T10:07:00Z", "cycle_done", "e1", "q-1", cyc(1, 0.5, "build", false, "the build fails")) +
-		ev("2026-03-01T10:20:00+01:00", "cycle_done", "e1", "q-1", cyc(2, 1.25, "", true)) +
-		ev("2026-03-01T09:21:00Z", "task_state", "e1", "q-1", `{"outcome":"approved"}`)
+		ev("2026-03-01T11:20:00+01:00", "cycle_done", "e1", "q-1", cyc(2, 1.25, "", true)) +
+		ev("2026-03-01T10:21:00Z", "task_state", "e1", "q-1", `{"outcome":"approved"}`)
 
 	tests := []struct {
 		name     string
@@ -54,7 +54,7 @@ func TestRead(t *testing.T) {
 				"\n   \n" +
 				`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q-1","data":{"cyc`,
 			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{1},
-			problems: []string{"1:malformed_line", "2:unknown_kind", "3:invalid_record", "4:invalid_record", "5:invalid_record", "9:truncated_line"}},
+			problems: []string{"1:malformed_line", "2:unknown_kind", "3:invalid_record", "4:invalid_record", "5:invalid_record", "5:invalid_record", "9:truncated_line"}},
 		{name: "a run without cycles is unusable",
 			in:   ev("2026-03-01T10:00:00Z", "agent_done", "", "q-1", `{"cycle":1,"role":"coder","cost_usd":1}`),
 			keys: nil, problems: []string{"1:unusable_run"}},
@@ -181,4 +181,113 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadLosesTheFieldNotTheRun: a wrong-typed field loses that field, not the event,
+// its cycle or the cycles after it.
+func TestReadLosesTheFieldNotTheRun(t *testing.T) {
+	at := func(m int) string { return fmt.Sprintf("2026-03-01T10:%02d:00Z", m) }
+	tests := []struct {
+		name     string
+		in       string
+		cycles   []string // cycle:cost
+		problems []string // "line:kind" then a substring of the detail, after a space
+	}{
+		{"a cost written as a string",
+			ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev(at(2), "cycle_done", "", "q", `{"cycle":2,"total_cost_usd":"1.5","approved":false,"findings":[]}`) +
+				ev(at(3), "cycle_done", "", "q", cyc(3, 3, "", false)) +
+				ev(at(4), "cycle_done", "", "q", cyc(4, 4, "", false)),
+			[]string{"1:1", "2:0", "3:3", "4:4"},
+			[]string{"2:invalid_record field total_cost_usd is a JSON string", "2:invalid_record cumulative cost 0"}},
+		{"two wrong fields are both named",
+			ev(at(1), "cycle_done", "", "q", `{"cycle":1,"total_cost_usd":1,"approved":"no","lint_fix_calls":"2"}`),
+			[]string{"1:1"}, []string{"1:invalid_record 2 fields have the wrong JSON type (approved is a JSON string, not a bool; lint_fix_calls is"}},
+		{"an unreadable cycle number is taken from its place",
+			ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev(at(2), "cycle_done", "", "q", `{"cycle":"2","total_cost_usd":2}`) +
+				ev(at(3), "cycle_done", "", "q", cyc(3, 3, "", false)),
+			[]string{"1:1", "2:2", "3:3"}, []string{"2:invalid_record cycle taken as 2"}},
+		{"two events on one line",
+			strings.TrimSuffix(ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)), "\n") + ev(at(2), "cycle_done", "", "q", cyc(2, 2, "", false)),
+			[]string{"1:1", "2:2"}, []string{"1:malformed_line 2 records on one line"}},
+		{"a cut-off event runs into the next one",
+			ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				`{"ts":"2026-03-01T10:02:00Z","kind":"cycle_done","task":"q","data":{"filter_output":"x.go:1: un` +
+				ev(at(2), "cycle_done", "", "q", cyc(2, 2, "", false)),
+			[]string{"1:1", "2:2"}, []string{"2:malformed_line cut-off record run together with 1 complete record"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs := Read("t.jsonl", strings.NewReader(tt.in))
+			var cycles []string
+			for _, r := range runs {
+				for _, c := range r.Cycles {
+					cycles = append(cycles, fmt.Sprintf("%d:%g", c.Cycle, c.TotalCostUSD))
+				}
+			}
+			if fmt.Sprint(cycles) != fmt.Sprint(tt.cycles) {
+				t.Errorf("cycles %v, want %v (problems %v)", cycles, tt.cycles, probs)
+			}
+			if len(probs) != len(tt.problems) {
+				t.Fatalf("problems %v, want %q", probs, tt.problems)
+			}
+			for i, p := range probs {
+				where, detail, _ := strings.Cut(tt.problems[i], " ")
+				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
+					t.Errorf("problem %v, want %q", p, tt.problems[i])
+				}
+			}
+		})
+	}
+}
+
+// TestReadClockFaults: the event whose ts is off is reported and placed among its
+// neighbours; its neighbours keep their times.
+func TestReadClockFaults(t *testing.T) {
+	at := func(d string) string { return "2026-03-0" + d + "Z" }
+	tests := []struct {
+		name     string
+		in       string
+		problems []string // line:kind
+		start    string
+		end      string
+		times    []string // cycle end times, 15:04 on the day
+	}{
+		{"a cycle logged days before its neighbours",
+			ev(at("5T10:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev(at("5T10:10:00"), "cycle_done", "", "q", cyc(2, 2, "", false)) +
+				ev(at("2T10:20:00"), "cycle_done", "", "q", cyc(3, 3, "", false)) +
+				ev(at("5T10:30:00"), "cycle_done", "", "q", cyc(4, 4, "", false)),
+			[]string{"3:invalid_record"}, "05 10:00", "05 10:30", []string{"05 10:00", "05 10:10", "05 10:10", "05 10:30"}},
+		{"one event 70 years ahead",
+			ev(at("5T10:00:00"), "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":1}`) +
+				ev("2096-03-09T23:59:00Z", "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev(at("5T10:10:00"), "cycle_done", "", "q", cyc(2, 2, "", false)) +
+				ev(at("5T10:20:00"), "cycle_done", "", "q", cyc(3, 3, "", false)),
+			[]string{"2:invalid_record"}, "05 10:00", "05 10:20", []string{"05 10:00", "05 10:10", "05 10:20"}},
+		{"in order: nothing to report",
+			ev(at("5T10:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev(at("7T10:00:00"), "cycle_done", "", "q", cyc(2, 2, "", false)),
+			nil, "05 10:00", "07 10:00", []string{"05 10:00", "07 10:00"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs := Read("t.jsonl", strings.NewReader(tt.in))
+			var got, times []string
+			for _, p := range probs {
+				got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.problems) {
+				t.Errorf("problems %v, want %v: %v", got, tt.problems, probs)
+			}
+			r := runs[0]
+			for _, c := range r.Cycles {
+				times = append(times, c.Time.Format("02 15:04"))
+			}
+			if s, e := r.Start.Format("02 15:04"), r.End.Format("02 15:04"); s != tt.start || e != tt.end || fmt.Sprint(times) != fmt.Sprint(tt.times) {
+				t.Errorf("start %s end %s cycles %v; want %s %s %v", s, e, times, tt.start, tt.end, tt.times)
+			}
+		})
+	}
 }

@@ -13,9 +13,12 @@
 // ([EventTime]), in UTC. An event whose id is missing or not a UUIDv7 is reported and
 // takes the time of its session's event before it (the session's first time when it
 // comes first). Within a session, events are stable-sorted by time (ties keep log
-// order); an event more than [MaxBackstep] behind an earlier one of its session is a
-// clock fault: it is reported and placed at that earlier time, in log order. Start and
-// End are the session's earliest and latest event times.
+// order). An event time that falls more than [MaxBackstep] behind the session's events
+// before it, or lies more than a year from its other times, is a clock fault, told
+// from its neighbours (package clockfault: one event seventy years ahead is the one
+// reported, not the events after it); it is reported and placed at its trusted
+// neighbour's time, in log order. A session's events are checked once the whole log is
+// read, then mapped. Start and End are the session's earliest and latest event times.
 //
 // # Events → events
 //
@@ -75,7 +78,10 @@
 // Nothing in a log stops the reading. Lines that are not JSON objects, cut-off final
 // lines, lines longer than [MaxLine], invalid UTF-8 (kept, read as U+FFFD), events
 // without a type, session events without a session_id, claude or hook events without
-// an inner event, fields of the wrong JSON type, and bad event ids are reported as
-// [input.Problem]s with their line; unknown types are counted in their session's
-// Records and reported once per type, with the line of the first and the count.
+// an inner event, fields of the wrong JSON type (each named; the event is read without
+// them), and bad event ids are reported as [input.Problem]s with their line; unknown
+// types are counted in their session's Records and reported once per type, with the
+// line of the first and the count. A line holding several events (a lost newline, or
+// an event cut off mid-write with the next written straight after it) is reported and
+// its complete events are read.
 package vibeslog

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
@@ -33,8 +34,7 @@ const MaxToolInput = 64 << 10
 const PairWindow = 5 * time.Minute
 
 // MaxBackstep is how far an event's time may fall behind an earlier event's of the
-// same session before it is taken for a clock fault, reported, and placed at that
-// earlier time.
+// same session before one of them is taken for a clock fault (package clockfault).
 const MaxBackstep = 10 * time.Minute
 
 // The top-level event types (variants) of the vibes event log.
@@ -54,13 +54,20 @@ var hookNames = map[string]string{
 }
 
 // Sniff reports whether head, the opening bytes of a file, looks like a vibes event
-// log: its first line is a JSON object with an event_id and a type that is a vibes
-// variant.
+// log: one of its first JSON object lines ([jsonl.HeadObjects]) is a vibes event
+// ([SniffRecord]).
 func Sniff(head []byte) bool {
-	obj := jsonl.FirstObject(head)
-	if obj == nil {
-		return false
+	for obj := range jsonl.HeadObjects(head, 0) {
+		if SniffRecord(obj) {
+			return true
+		}
 	}
+	return false
+}
+
+// SniffRecord reports whether a record's top-level keys (string values, others "")
+// are a vibes event's: an event_id and a type that is a vibes variant.
+func SniffRecord(obj map[string]string) bool {
 	_, hasID := obj["event_id"]
 	return hasID && variants[obj["type"]]
 }
@@ -169,20 +176,29 @@ func (lr *logReader) noteUnknown(typ string, line int) {
 	u.count++
 }
 
-// line decodes and maps one line.
+// line decodes one line and files its event under its session, to be mapped once the
+// session's times are known (see finish).
 func (lr *logReader) line(l jsonl.Line) {
 	var env envelope
-	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) == 0 || b[0] != '{' {
-		lr.bad(l, errors.New("not a JSON object"))
-		return
+	bad, err := errors.New("not a JSON object"), error(nil)
+	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
+		var fields []jsonl.FieldError
+		fields, err = jsonl.DecodeObject(l.Bytes, &env)
+		if err == nil && len(fields) > 0 {
+			lr.report(l.Num, input.ProblemInvalid, "%s; the event is read without it", jsonl.Describe(fields))
+		}
+		bad = err
 	}
-	if err := json.Unmarshal(l.Bytes, &env); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			lr.bad(l, err)
+	if bad != nil {
+		if recs, detail, ok := l.Split(); ok {
+			lr.report(l.Num, input.ProblemMalformed, "%s", detail)
+			for _, rec := range recs {
+				lr.line(rec)
+			}
 			return
 		}
-		lr.report(l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the event is read without it", typeErr.Field, typeErr.Value, typeErr.Type)
+		lr.bad(l, bad)
+		return
 	}
 	if env.Type == "" {
 		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
@@ -216,10 +232,10 @@ func (lr *logReader) line(l jsonl.Line) {
 		return
 	}
 
-	// Time: from the event id, else the session's previous event's.
+	// Time: from the event id, else (once placed) the session's previous event's.
 	t, err := EventTime(env.EventID)
-	timed := err == nil
-	if !timed {
+	if err != nil {
+		t = time.Time{}
 		sb.s.Records["time/missing"]++
 		if env.EventID == "" {
 			lr.report(l.Num, input.ProblemInvalid, "event without an event_id; it takes the time of the session's event before it")
@@ -227,8 +243,41 @@ func (lr *logReader) line(l jsonl.Line) {
 			lr.report(l.Num, input.ProblemInvalid, "event_id %q is not a UUIDv7 (%v); it takes the time of the session's event before it", env.EventID, err)
 		}
 	}
-	t = sb.place(lr, l.Num, t, timed)
-	at := at{t: t, id: env.EventID}
+	sb.pending = append(sb.pending, pendingEvent{line: l.Num, env: env, t: t})
+}
+
+// pendingEvent is a decoded event of a session, waiting for the session's times to be
+// checked before it is mapped.
+type pendingEvent struct {
+	line int
+	env  envelope
+	t    time.Time // zero: no usable event time
+}
+
+// mapEvents checks the session's event times for clock faults (reporting them and
+// placing each at its trusted neighbour's time, in log order), then maps its events in
+// log order.
+func (lr *logReader) mapEvents(sb *sessBuilder) {
+	times := make([]time.Time, len(sb.pending))
+	for i, p := range sb.pending {
+		times[i] = p.t
+	}
+	for _, f := range clockfault.Find(times, MaxBackstep) {
+		p := &sb.pending[f.Index]
+		lr.report(p.line, input.ProblemInvalid, "event time %s is %s the session's events around it (a clock fault); the event is placed at line %d's time, in log order",
+			p.t.Format(time.RFC3339Nano), f.Describe(p.t), sb.pending[f.From].line)
+		p.t = f.Placed
+	}
+	for i := range sb.pending {
+		lr.mapEvent(sb, &sb.pending[i])
+	}
+	sb.pending = nil
+}
+
+// mapEvent maps one event of a session.
+func (lr *logReader) mapEvent(sb *sessBuilder, p *pendingEvent) {
+	l, env := jsonl.Line{Num: p.line}, &p.env
+	at := at{t: sb.place(p.t, !p.t.IsZero()), id: env.EventID}
 
 	if env.Type == "claude" || env.Type == "hook" {
 		if env.Event == nil || env.Event.Type == "" {
@@ -326,6 +375,7 @@ func (lr *logReader) finish() *Log {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		lr.mapEvents(lr.sessions[k])
 		lr.log.Sessions = append(lr.log.Sessions, lr.sessions[k].finish())
 	}
 	types := make([]string, 0, len(lr.unknown))
@@ -377,9 +427,9 @@ type sessBuilder struct {
 	prompts []pairRef
 	tools   []pairRef
 
+	pending []pendingEvent // decoded, not yet mapped
+
 	last    time.Time // the previous event's placed time
-	max     time.Time // the latest time so far …
-	maxLine int       // … and its line
 	untimed []int     // events waiting for a time (before the session's first known one)
 	firstTS time.Time
 }
@@ -392,21 +442,14 @@ func newSession(key, file string, line int) *sessBuilder {
 	}
 }
 
-// place returns the time an event of the session is placed at.
-func (sb *sessBuilder) place(lr *logReader, line int, t time.Time, timed bool) time.Time {
+// place returns the time an event of the session is placed at: its own (clock faults
+// already placed), or the previous event's when it has none.
+func (sb *sessBuilder) place(t time.Time, timed bool) time.Time {
 	if !timed {
 		return sb.last
 	}
-	if back := sb.max.Sub(t); back > MaxBackstep {
-		lr.report(line, input.ProblemInvalid, "event time %s is %s before line %d's; the event is placed at that time, in log order",
-			t.Format(time.RFC3339Nano), back.Round(time.Second), sb.maxLine)
-		t = sb.max
-	}
 	if t.Before(sb.last) {
 		sb.s.Records["time/out_of_order"]++
-	}
-	if t.After(sb.max) {
-		sb.max, sb.maxLine = t, line
 	}
 	if sb.firstTS.IsZero() {
 		sb.firstTS = t

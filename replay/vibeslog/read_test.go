@@ -324,3 +324,34 @@ func FuzzEventTime(f *testing.F) {
 		}
 	})
 }
+
+// TestReadClockFaultsAndJoinedLines: one event whose id says 70 years ahead is the
+// one reported and placed; the events after it keep their times. Two events on one
+// line are both read.
+func TestReadClockFaultsAndJoinedLines(t *testing.T) {
+	const years70 = int64(70 * 365 * 24 * time.Hour / time.Millisecond)
+	in := userInput(0, 1, "s", "first") +
+		userInput(years70, 2, "s", "from the future") +
+		userInput(2000, 3, "s", "second") +
+		strings.TrimSuffix(userInput(3000, 4, "s", "third"), "\n") + userInput(4000, 5, "s", "fourth") +
+		userInput(5000, 6, "s", "fifth")
+	lg := ReadLog("v.jsonl", strings.NewReader(in))
+	var probs []string
+	for _, p := range lg.Problems {
+		probs = append(probs, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+	}
+	if fmt.Sprint(probs) != "[2:invalid_record 4:malformed_line]" {
+		t.Errorf("problems %v: %v", probs, lg.Problems)
+	}
+	s := lg.Sessions[0]
+	var times []string
+	for _, ev := range s.Events {
+		times = append(times, fmt.Sprintf("%s@%d", ev.UserContent, ev.Time.Sub(t0).Milliseconds()))
+	}
+	if want := "[first@0 from the future@0 second@2000 third@3000 fourth@4000 fifth@5000]"; fmt.Sprint(times) != want {
+		t.Errorf("events %v, want %s", times, want)
+	}
+	if !s.End.Equal(t0.Add(5 * time.Second)) {
+		t.Errorf("End %v", s.End)
+	}
+}

@@ -4,7 +4,10 @@
 // is a thin flag layer over it.
 //
 // [Open] reads the run table (the file replay --out wrote) and checks that it is one:
-// its loopwatch.table metadata must be "runs". The rows of kind "session" are the
+// its loopwatch.table metadata must be "runs", and its output's manifest must be there
+// and name the same replay (an output whose commit was interrupted has none). Each
+// sibling table read must carry the run table's replay id and input fingerprint, so
+// that tables of different replays are never shown together. The rows of kind "session" are the
 // sessions, ordered newest first (started_at descending, then run_key; sessions
 // without a start time last). A session's detail reads only its own rows from the
 // events, checkpoints and interventions tables beside the run table

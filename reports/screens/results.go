@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ type Metadata struct {
 	Labels           string // loopwatch.labels
 	// AssessConfig is loopwatch.assess_config as written (JSON of assess.Config).
 	AssessConfig string
+	// ReplayID is loopwatch.replay_id: every table of one committed output carries
+	// the same (empty in outputs written before it existed).
+	ReplayID string
 }
 
 // FileError is a results file (or a sibling table) that is missing, unreadable or not
@@ -98,14 +102,19 @@ func replayHint(path string) string {
 }
 
 // Open reads the run table of a replay (the file replay --out wrote). It returns a
-// [*FileError] when the file is missing or unreadable, is not Parquet, or is not a
-// loopwatch run table.
+// [*FileError] when the file is missing or unreadable, is not Parquet, is not a
+// loopwatch run table, or is not part of a complete output: its manifest
+// (<stem>.manifest.json, written last by the replay's commit) is missing or names
+// another replay.
 func Open(path string) (*Results, error) {
 	pf, closer, meta, err := openTable(path, runTable)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
+	if err := checkManifest(path, meta); err != nil {
+		return nil, err
+	}
 	rows, err := readAll[reports.RunRow](pf)
 	if err != nil {
 		return nil, &FileError{Path: path, Problem: "cannot read the run table: " + err.Error(), Hint: replayHint(path)}
@@ -235,6 +244,43 @@ func (r *Results) Sibling(table string) string {
 	return strings.TrimSuffix(r.Path, ".parquet") + "." + table + ".parquet"
 }
 
+// checkManifest checks that the run table belongs to the output its manifest
+// records. Outputs written before manifests existed (no replay id) are not checked.
+func checkManifest(path string, meta Metadata) error {
+	if meta.ReplayID == "" {
+		return nil
+	}
+	m, err := reports.ReadManifest(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &FileError{Path: path, Problem: "the output is incomplete: its manifest " + filepath.Base(reports.ManifestPath(path)) +
+			" is missing (the replay that wrote it was interrupted while putting its tables in place)", Hint: "run the replay again"}
+	case err != nil:
+		return &FileError{Path: path, Problem: "cannot read the output's manifest: " + oneLine(err.Error()), Hint: "run the replay again"}
+	case m.ReplayID != meta.ReplayID:
+		return &FileError{Path: path, Problem: "the run table and the output's manifest " + filepath.Base(reports.ManifestPath(path)) +
+			" are from different replays (an interrupted commit, or files copied together)", Hint: "run the replay again"}
+	}
+	return nil
+}
+
+// checkSibling checks that a sibling table comes from the same replay as the run
+// table: the same replay id and input fingerprint.
+func (r *Results) checkSibling(path string, meta Metadata) error {
+	if meta.ReplayID == r.Meta.ReplayID && meta.InputFingerprint == r.Meta.InputFingerprint {
+		return nil
+	}
+	return &FileError{Path: path, Problem: fmt.Sprintf("is from another replay than the run table %s (input fingerprint %s, not %s): the output's tables are mixed, e.g. by an interrupted commit",
+		filepath.Base(r.Path), short(meta.InputFingerprint), short(r.Meta.InputFingerprint)), Hint: "run the replay again"}
+}
+
+func short(fp string) string {
+	if fp == "" {
+		return "none"
+	}
+	return fp[:min(12, len(fp))]
+}
+
 // openTable opens a loopwatch Parquet table and checks its loopwatch.table metadata.
 func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	var meta Metadata
@@ -272,6 +318,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	meta.LLM, _ = pf.Lookup("loopwatch.llm")
 	meta.Labels, _ = pf.Lookup("loopwatch.labels")
 	meta.AssessConfig, _ = pf.Lookup("loopwatch.assess_config")
+	meta.ReplayID, _ = pf.Lookup(reports.ReplayIDKey)
 	switch {
 	case meta.Table == "":
 		f.Close()
@@ -307,11 +354,14 @@ func readAll[T any](pf *parquet.File) ([]T, error) {
 // replay writes each session's rows together).
 func readSession[T any](r *Results, table, key string, keyOf func(*T) string) ([]T, error) {
 	path := r.Sibling(table)
-	pf, closer, _, err := openTable(path, table)
+	pf, closer, meta, err := openTable(path, table)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
+	if err := r.checkSibling(path, meta); err != nil {
+		return nil, err
+	}
 	col := -1
 	if leaf, ok := pf.Schema().Lookup("session_key"); ok {
 		col = leaf.ColumnIndex

@@ -404,3 +404,44 @@ func TestRowGroupStatistics(t *testing.T) {
 		t.Error("without statistics every row group may hold the key")
 	}
 }
+
+// TestMixedOrIncompleteOutputIsRefused: a sibling table from another replay, or a run
+// table whose output has no manifest (an interrupted commit), is refused.
+func TestMixedOrIncompleteOutputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	results := writeFixture(t, dir)
+	// Another replay's events table, put beside this run table.
+	other := filepath.Join(t.TempDir(), "results.parquet")
+	out, err := reports.NewOutput(other, map[string]string{"loopwatch.input_fingerprint": "ffff0000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reports.NewTable[reports.RunRow](out, ""); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := reports.NewTable[reports.EventRow](out, "events")
+	ev.Write(reports.EventRow{SessionKey: keyA, Index: 1, Kind: "user_message"})
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out.Path("events"))
+	r, err := Open(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Sibling("events"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Detail(keyA)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != r.Sibling("events") || !strings.Contains(err.Error(), "another replay") {
+		t.Errorf("Detail with another replay's events table: %v", err)
+	}
+	// No manifest: the commit did not finish.
+	if err := os.Remove(reports.ManifestPath(results)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(results); !errors.As(err, &fe) || !strings.Contains(err.Error(), "incomplete") {
+		t.Errorf("Open without a manifest: %v", err)
+	}
+}

@@ -5,7 +5,8 @@
 // resumes exactly after its last commit.
 //
 // Delivery is at-least-once: events after the last commit are delivered again after
-// a restart, events up to it never are. The JSONL line format is one JSON object per
+// a restart, or after [Log.Rewind] (a consumer that stopped part-way through a batch),
+// and events up to it never are. The JSONL line format is one JSON object per
 // line, see [EncodeEvent].
 //
 // What it refuses to do: it makes no assessment decision and reads no clock for one.
@@ -42,6 +43,11 @@ type Log interface {
 	// offset must be one Poll returned; committing the last committed offset again is
 	// a no-op, committing an earlier one an error.
 	Commit(offset uint64) error
+	// Rewind makes the next Poll start again after the last commit: the records
+	// polled since and not committed are delivered again, as to a restarted consumer.
+	// A consumer that stops processing a batch part-way calls it, so that the rest of
+	// the batch is not lost.
+	Rewind() error
 }
 
 // ErrNotPolled is returned (wrapped) by Commit for an offset Poll has not returned.
@@ -65,6 +71,7 @@ type wireEvent struct {
 	ExitCode      *int      `json:"exit_code,omitempty"`
 	HookName      string    `json:"hook_name,omitempty"`
 	Sidechain     bool      `json:"sidechain,omitempty"`
+	Subtype       string    `json:"subtype,omitempty"`
 }
 
 // EncodeEvent returns the JSONL form of ev, without the trailing newline:
@@ -80,7 +87,7 @@ func EncodeEvent(ev analyze.Event) ([]byte, error) {
 		Kind: string(ev.Kind), SessionID: ev.SessionID, Time: ev.Time.UTC(), ID: ev.ID,
 		UserContent: ev.UserContent, AssistantText: ev.AssistantText,
 		ToolName: ev.ToolName, ToolOutput: ev.ToolOutput, ToolCommand: ev.ToolCommand, HookName: ev.HookName,
-		Sidechain: ev.Sidechain,
+		Sidechain: ev.Sidechain, Subtype: ev.Subtype,
 	}
 	if ev.HasExitCode {
 		w.ExitCode = &ev.ExitCode
@@ -114,7 +121,7 @@ func DecodeEvent(line []byte) (analyze.Event, error) {
 		Kind: analyze.EventKind(w.Kind), SessionID: w.SessionID, Time: w.Time.UTC(), ID: w.ID,
 		UserContent: w.UserContent, AssistantText: w.AssistantText,
 		ToolName: w.ToolName, ToolOutput: w.ToolOutput, ToolCommand: w.ToolCommand, HookName: w.HookName,
-		Sidechain: w.Sidechain,
+		Sidechain: w.Sidechain, Subtype: w.Subtype,
 	}
 	if w.ExitCode != nil {
 		ev.ExitCode, ev.HasExitCode = *w.ExitCode, true

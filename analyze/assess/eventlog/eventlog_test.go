@@ -421,3 +421,45 @@ func FuzzJSONLReader(f *testing.F) {
 		}
 	})
 }
+
+// TestSubtypeRoundTrip: a system event's subtype (vibes's session_removed ends a
+// session) survives the JSONL log.
+func TestSubtypeRoundTrip(t *testing.T) {
+	ev := analyze.Event{Kind: analyze.KindSystem, SessionID: "v", Time: t0, Subtype: "session_removed"}
+	b, err := EncodeEvent(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeEvent(b)
+	if err != nil || back != ev || !strings.Contains(string(b), `"subtype":"session_removed"`) {
+		t.Errorf("%s → %+v, %v", b, back, err)
+	}
+}
+
+// TestRewind: after a rewind, the records polled and not committed are delivered
+// again, by both logs; corrupt lines are listed once.
+func TestRewind(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	evs := events(5)
+	writeLines(t, path, encodeLine(t, evs[0]), encodeLine(t, evs[1]), "not json\n", encodeLine(t, evs[2]), encodeLine(t, evs[3]))
+	mem := NewMemory(evs[:4]...)
+	for name, l := range map[string]Log{"memory": mem.Consumer("c"), "jsonl": openJSONL(t, path)} {
+		t.Run(name, func(t *testing.T) {
+			recs, _ := l.Poll(ctx, 3, 0)
+			if err := l.Commit(recs[0].Offset); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			again, _ := l.Poll(ctx, 10, 0)
+			if len(again) == 0 || again[0].Event != evs[1] || again[len(again)-1].Event != evs[3] {
+				t.Fatalf("after rewind: %v", offsets(again))
+			}
+			if j, ok := l.(*JSONL); ok && !slices.Equal(j.Corrupt(), []uint64{2}) {
+				t.Errorf("corrupt %v", j.Corrupt())
+			}
+		})
+	}
+}

@@ -46,6 +46,7 @@ type JSONL struct {
 	next uint64 // offset of the next unread line
 
 	committedNext uint64
+	committedPos  int64  // byte position after the last commit
 	pending       []mark // records returned since the last commit
 	corrupt       []uint64
 	line          []byte
@@ -111,7 +112,7 @@ func (l *JSONL) loadOffset() error {
 			return fmt.Errorf("eventlog: offset file %s does not point at a line start of the log", l.offsetPath)
 		}
 	}
-	l.pos, l.next, l.committedNext = o.ByteOffset, o.NextOffset, o.NextOffset
+	l.pos, l.next, l.committedNext, l.committedPos = o.ByteOffset, o.NextOffset, o.NextOffset, o.ByteOffset
 	return nil
 }
 
@@ -179,7 +180,7 @@ func (l *JSONL) read(max int) ([]Record, error) {
 		off := l.next
 		l.next++
 		if tooLong {
-			l.corrupt = append(l.corrupt, off)
+			l.noteCorrupt(off)
 			continue
 		}
 		body := bytes.TrimSpace(l.line)
@@ -188,13 +189,27 @@ func (l *JSONL) read(max int) ([]Record, error) {
 		}
 		ev, err := DecodeEvent(body)
 		if err != nil {
-			l.corrupt = append(l.corrupt, off)
+			l.noteCorrupt(off)
 			continue
 		}
 		recs = append(recs, Record{Offset: off, Event: ev})
 		l.pending = append(l.pending, mark{offset: off, end: l.pos})
 	}
 	return recs, nil
+}
+
+// noteCorrupt records a corrupt line once, also when a rewind reads it again.
+func (l *JSONL) noteCorrupt(off uint64) {
+	if n := len(l.corrupt); n == 0 || l.corrupt[n-1] < off {
+		l.corrupt = append(l.corrupt, off)
+	}
+}
+
+// Rewind implements [Log]: the next Poll reads again from the last commit.
+func (l *JSONL) Rewind() error {
+	l.pos, l.next = l.committedPos, l.committedNext
+	l.pending = l.pending[:0]
+	return nil
 }
 
 // readLine reads one newline-terminated line into l.line. It returns the bytes
@@ -247,7 +262,7 @@ func (l *JSONL) Commit(offset uint64) error {
 	if err := writeFileAtomic(l.offsetPath, o); err != nil {
 		return err
 	}
-	l.committedNext = o.NextOffset
+	l.committedNext, l.committedPos = o.NextOffset, o.ByteOffset
 	l.pending = append(l.pending[:0], l.pending[i+1:]...)
 	return nil
 }

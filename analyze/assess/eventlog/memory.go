@@ -99,6 +99,12 @@ func (c *MemoryConsumer) Poll(ctx context.Context, max int, wait time.Duration) 
 	}
 }
 
+// Rewind implements [Log].
+func (c *MemoryConsumer) Rewind() error {
+	c.pos = c.m.Committed(c.name)
+	return nil
+}
+
 // Commit implements [Log].
 func (c *MemoryConsumer) Commit(offset uint64) error {
 	if offset >= c.pos {

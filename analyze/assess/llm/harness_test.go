@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // fakeClaude behaves like `claude --print --output-format json` in the given mode.
 func fakeClaude(mode string) int {
 	prompt, _ := io.ReadAll(os.Stdin)
-	if want := []string{"--print", "--output-format", "json"}; !slices.Equal(os.Args[1:], want) {
+	if want := append([]string{"--print", "--output-format", "json"}, RestrictArgs()...); !slices.Equal(os.Args[1:], want) {
 		fmt.Fprintf(os.Stderr, "fake claude: args %q, want %q\n", os.Args[1:], want)
 		return 3
 	}

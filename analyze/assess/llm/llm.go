@@ -4,10 +4,13 @@
 // [OfflineAnalyzer], deterministic rules over the buffered signals that need no
 // network and are the default in replay.
 //
-// What it refuses to do: HarnessLLM never goes through a shell and never puts the
-// prompt on the command line (it is written to stdin); nothing here reads the clock
-// for a decision (the subprocess timeout is a context deadline), keeps package-level
-// mutable state, or retries behind the caller's back.
+// What it refuses to do: HarnessLLM never goes through a shell, never puts the prompt
+// on the command line (it is written to stdin) and never lets claude use a tool (the
+// prompt holds transcript text anyone may have written: [RestrictArgs]); a failed
+// call is an error, never a made-up outcome; nothing here reads the clock for a
+// decision (the subprocess timeout is a context deadline; progress reports measure
+// elapsed time only), keeps package-level mutable state, or retries behind the
+// caller's back.
 package llm
 
 import (

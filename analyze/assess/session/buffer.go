@@ -104,7 +104,11 @@ type EndReason string
 const (
 	// EndHook: an end hook (SessionEnd, or whatever the configuration names).
 	EndHook EndReason = "hook"
-	// EndTimeout: no event for longer than the inactivity timeout, in event time.
+	// EndSystem: a source's own record of the session's end (vibes's
+	// session_removed; see HookEndDetector.Systems).
+	EndSystem EndReason = "system"
+	// EndTimeout: no event for longer than the inactivity timeout, in event time
+	// (online, also at the loop's clock while the log is idle).
 	EndTimeout EndReason = "timeout"
 	// EndFlush: the caller ended it, e.g. at the end of a replayed transcript.
 	EndFlush EndReason = "flush"

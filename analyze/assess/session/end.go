@@ -24,15 +24,28 @@ func SeedEndHooks() []string { return []string{"Stop"} }
 // configure [SeedEndHooks].
 func DefaultEndHooks() []string { return []string{"SessionEnd"} }
 
+// DefaultEndSystemEvents returns the system event subtypes that end a session by
+// default: "session_removed", where vibes records that a session is gone (it fires no
+// Claude Code hook, so without it a vibes session would never end online).
+func DefaultEndSystemEvents() []string { return []string{"session_removed"} }
+
 // HookEndDetector ends a session on a KindHook event whose HookName is one of Hooks
-// (exact, case-sensitive: Claude Code's own spelling).
+// (exact, case-sensitive: Claude Code's own spelling), and on a KindSystem event whose
+// Subtype is one of Systems (a source's own record of the end).
 type HookEndDetector struct {
-	Hooks []string
+	Hooks   []string
+	Systems []string
 }
 
-// IsSessionEnd reports whether ev is one of the end hooks.
+// IsSessionEnd reports whether ev is one of the end hooks or end records.
 func (d HookEndDetector) IsSessionEnd(ev analyze.Event) bool {
-	return ev.Kind == analyze.KindHook && slices.Contains(d.Hooks, ev.HookName)
+	switch ev.Kind {
+	case analyze.KindHook:
+		return slices.Contains(d.Hooks, ev.HookName)
+	case analyze.KindSystem:
+		return slices.Contains(d.Systems, ev.Subtype)
+	}
+	return false
 }
 
 // TimeoutEndDetector ends sessions that have been inactive for longer than a timeout

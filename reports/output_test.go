@@ -1,0 +1,154 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStaleTemporariesAreCleaned: a killed replay's temporaries (its process gone, or
+// of the naming before pids and old) are removed by the next output to the same place;
+// a live process's, another output's and other files stay.
+func TestStaleTemporariesAreCleaned(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no process signals: only the age rule applies")
+	}
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPID := dead.Process.Pid
+	dir := t.TempDir()
+	write := func(name string, age time.Duration) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		os.Chtimes(p, old, old)
+	}
+	gone := []string{
+		fmt.Sprintf(".res.parquet.tmp-%d-111", deadPID),
+		fmt.Sprintf(".res.events.parquet.tmp-%d-222", deadPID),
+		fmt.Sprintf(".res.manifest.json.tmp-%d-333", deadPID),
+		fmt.Sprintf(".loopwatch-probe-%d-444", deadPID),
+		".res.cycles.parquet.tmp-555", // the naming before pids, two days old
+	}
+	kept := []string{
+		fmt.Sprintf(".res.parquet.tmp-%d-666", os.Getppid()), // a live process: a concurrent replay
+		".res.cycles.parquet.tmp-777",                        // the naming before pids, fresh
+		fmt.Sprintf(".other.parquet.tmp-%d-888", deadPID),    // another output's
+		fmt.Sprintf(".res.notes.txt.tmp-%d-999", deadPID),    // not our naming
+		"res.parquet",
+	}
+	for _, n := range gone {
+		write(n, 48*time.Hour)
+	}
+	for _, n := range kept {
+		write(n, 48*time.Hour)
+	}
+	write(".res.cycles.parquet.tmp-777", time.Minute)
+	out, err := NewOutput(filepath.Join(dir, "res.parquet"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Abort()
+	var cleaned []string
+	for _, p := range out.Cleaned() {
+		cleaned = append(cleaned, filepath.Base(p))
+	}
+	slices.Sort(cleaned)
+	slices.Sort(gone)
+	if !slices.Equal(cleaned, gone) {
+		t.Errorf("cleaned %v, want %v", cleaned, gone)
+	}
+	have := entries(t, dir)
+	for _, n := range kept {
+		if !slices.Contains(have, n) {
+			t.Errorf("%s was removed", n)
+		}
+	}
+}
+
+func writeOutput(t *testing.T, path, fingerprint string, rows int) *Output {
+	t.Helper()
+	out, err := NewOutput(path, map[string]string{"loopwatch.input_fingerprint": fingerprint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := NewTable[ProblemRow](out, "")
+	events, _ := NewTable[ProblemRow](out, "events")
+	for i := 0; i < rows; i++ {
+		runs.Write(ProblemRow{File: "f", Line: int32(i)})
+		events.Write(ProblemRow{File: "e", Line: int32(i)})
+	}
+	return out
+}
+
+// TestCommitWritesAManifestLast: the manifest lists the set with sizes and hashes and
+// the replay id every table carries; the same input and settings give the same files.
+func TestCommitWritesAManifestLast(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for _, d := range dirs {
+		if err := writeOutput(t, filepath.Join(d, "res.parquet"), "fp1", 10).Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ReadManifest(filepath.Join(dirs[0], "res.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ReplayID == "" || m.InputFingerprint != "fp1" || len(m.Tables) != 2 || m.Table("events") == nil || m.Table("runs").File != "res.parquet" {
+		t.Fatalf("manifest %+v", m)
+	}
+	for _, tb := range m.Tables {
+		fi, err := os.Stat(filepath.Join(dirs[0], tb.File))
+		if err != nil || fi.Size() != tb.Bytes || len(tb.SHA256) != 64 {
+			t.Errorf("table %+v: %v, size %d", tb, err, fi.Size())
+		}
+	}
+	for _, name := range []string{"res.parquet", "res.events.parquet", "res.manifest.json"} {
+		a, _ := os.ReadFile(filepath.Join(dirs[0], name))
+		b, _ := os.ReadFile(filepath.Join(dirs[1], name))
+		if string(a) != string(b) || len(a) == 0 {
+			t.Errorf("%s differs between two identical replays", name)
+		}
+	}
+	out := writeOutput(t, filepath.Join(dirs[0], "x.parquet"), "fp", 1)
+	defer out.Abort()
+	if got := fmt.Sprint(out.Files()); !strings.Contains(got, "x.events.parquet") || !strings.HasSuffix(got, "x.manifest.json]") {
+		t.Errorf("Files() = %s", got)
+	}
+}
+
+// TestFailedCommitLeavesNoManifest: a rename failing mid-commit leaves new and old
+// tables side by side, and no manifest, so that no reader takes them for one output.
+func TestFailedCommitLeavesNoManifest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "res.parquet")
+	if err := writeOutput(t, path, "old", 5).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// The events table's destination becomes a folder that is not empty: its rename fails.
+	events := filepath.Join(dir, "res.events.parquet")
+	os.Remove(events)
+	os.MkdirAll(filepath.Join(events, "x"), 0o755)
+	err := writeOutput(t, path, "new", 7).Commit()
+	if err == nil || !strings.Contains(err.Error(), "incomplete") {
+		t.Fatalf("commit: %v", err)
+	}
+	if _, err := ReadManifest(path); !os.IsNotExist(err) {
+		t.Errorf("a manifest stands for an incomplete output: %v", err)
+	}
+	for _, e := range entries(t, dir) {
+		if strings.Contains(e, ".tmp-") {
+			t.Errorf("temporary %s left behind", e)
+		}
+	}
+}
