@@ -24,6 +24,12 @@ type Options struct {
 	Sink breaker.Sink
 	// OnStep, if set, is called by Run and Drain after each processed record.
 	OnStep func(eventlog.Record, Step)
+	// Rules, if set, are the detection rules to use instead of compiling
+	// Config.Detect: compile them once with detect.Compile(cfg.Detect) and share them
+	// across processors (compiled rules are immutable and safe for concurrent use),
+	// e.g. when a replay opens one processor per session. Config.Detect is then not
+	// read; the caller keeps the two consistent.
+	Rules *detect.Rules
 }
 
 // Step is everything the processor decided for one event: what the replay records
@@ -108,9 +114,12 @@ func New(cfg Config, opts Options) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rules, err := detect.Compile(cfg.Detect)
-	if err != nil {
-		return nil, err
+	rules := opts.Rules
+	if rules == nil {
+		var err error
+		if rules, err = detect.Compile(cfg.Detect); err != nil {
+			return nil, err
+		}
 	}
 	policy, err := checkpoint.NewPolicy(cfg.Checkpoint)
 	if err != nil {

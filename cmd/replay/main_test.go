@@ -18,6 +18,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
@@ -474,8 +476,9 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 }
 
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
-// corpus: the seed's breaker with the defaults, and without loopwatch's extension that
-// counts unclassified tool errors.
+// corpus: the defaults, the seed's detector and breaker (detect.SeedConfig,
+// breaker.SeedConfig), and the defaults without loopwatch's extension that counts
+// unclassified tool errors.
 func TestCorpusClaudeCode(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
@@ -484,12 +487,19 @@ func TestCorpusClaudeCode(t *testing.T) {
 	out := t.TempDir()
 	cfg := filepath.Join(out, "partial.json")
 	os.WriteFile(cfg, []byte(`{"breaker": {"tool_error_is_failure": false}}`), 0o644)
+	seedCfg := filepath.Join(out, "seed.json")
+	seed, err := json.Marshal(map[string]any{"detect": detect.SeedConfig(), "breaker": breaker.SeedConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(seedCfg, seed, 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "73 sessions, 52 moments, 56 interventions: precision 0.071"},
-		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 23 interventions: precision 0.043"},
+		{nil, "73 sessions, 52 moments, 95 interventions: precision 0.316 [0.21, 0.45], recall 0.692"},
+		{[]string{"--assess-config", seedCfg}, "73 sessions, 52 moments, 22 interventions: precision 0.000"},
+		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 64 interventions: precision 0.453 [0.29, 0.65], recall 0.673"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -512,10 +522,10 @@ func TestCorpusClaudeCode(t *testing.T) {
 			after++
 		}
 	}
-	// The last replay's (unclassified tool errors not counted): on real sessions the
-	// breaker's interventions are mostly approach_pivot, and one of 23 follows a
-	// labelled friction moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:22 clarification_pause:1] 1" {
+	// The last replay's (unclassified tool errors not counted): the check-ins land at
+	// the human's friction turns; the approach_pivots, raised by the seed's literal
+	// error:/FAILED rules, mostly follow no labelled friction.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:17 explicit_check_in:47] 29" {
 		t.Errorf("interventions by type and after friction: %s", got)
 	}
 }

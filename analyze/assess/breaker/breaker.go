@@ -14,7 +14,9 @@ import (
 // status screen; the rest it leaves open.
 type Config struct {
 	// CorrectionStorm is how many corrections inside CorrectionWindow make a storm
-	// (ClarificationPause). Seed: 3.
+	// (ClarificationPause). Seed: 3. Default 2: with CorrectionKinds a correction is
+	// any of the human's push-backs, and a second one within the window asks for
+	// clarification rather than another check-in.
 	CorrectionStorm int `json:"correction_storm"`
 	// CorrectionWindow is the storm's window. Seed: 5m. A correction leaves the window
 	// once it is strictly older than this, measured on event time.
@@ -26,31 +28,70 @@ type Config struct {
 	// the classic "three strikes" would fire on most sessions that ever fail.
 	FailureThreshold int `json:"failure_threshold"`
 	// FrustrationThreshold is the frustration EMA at which ExplicitCheckIn fires.
-	// Seed status screen: 0.70.
+	// Seed status screen: 0.70. Default 0.20: with detect's default EMA (alpha 1,
+	// friction weights 0.5) one friction turn is enough.
 	FrustrationThreshold float64 `json:"frustration_threshold"`
 	// Cooldown is the minimum event time between two interventions in a session.
 	// Default 5m, equal to the correction window, so one storm cannot fire twice.
 	Cooldown duration.Duration `json:"cooldown"`
 	// InterruptIsCorrection makes a human interrupt count like a correction (it enters
-	// the storm window and counts as a failure). Default true: an interrupt is the
-	// human stopping the agent to redirect it.
+	// the storm window). Default false: an interrupt is not yet a redirect — the
+	// message after it tells (detect.InterruptRedirect, one of CorrectionKinds).
 	InterruptIsCorrection bool `json:"interrupt_is_correction"`
 	// ToolErrorIsFailure makes an explicitly flagged tool error that no rule
 	// classified (detect.ToolFailure) count as a failure. Default true.
 	ToolErrorIsFailure bool `json:"tool_error_is_failure"`
+
+	// CorrectionKinds are the signal kinds that make an event a correction: it enters
+	// the storm window (and, with CorrectionIsFailure, counts as a failure). Seed:
+	// user_correction. Default: user_correction and loopwatch's signals of the human
+	// pushing back on what the agent did — correction_phrase, negation_reply,
+	// repeat_request and interrupt_redirect. An Interrupt counts through
+	// InterruptIsCorrection instead.
+	CorrectionKinds []detect.Kind `json:"correction_kinds"`
+	// CorrectionIsFailure makes a correction also count as one consecutive failure,
+	// as the seed's update does (a correction increments consecutive_failures).
+	// Default false: a human correcting the agent is answered by the storm and the
+	// frustration EMA, and the failure streak behind ApproachPivot stays about tools.
+	CorrectionIsFailure bool `json:"correction_is_failure"`
+	// EdgeTriggered lets ClarificationPause and ExplicitCheckIn fire only at an event
+	// that itself is a correction or raised the frustration EMA: an intervention
+	// answers what the human just did, not a level left over from before the
+	// cooldown. Default true; the seed fires at any event while the condition holds.
+	EdgeTriggered bool `json:"edge_triggered"`
 }
 
 // DefaultConfig returns the defaults documented on [Config].
 func DefaultConfig() Config {
 	return Config{
-		CorrectionStorm:       3,
+		CorrectionStorm:       2,
 		CorrectionWindow:      duration.Duration(5 * time.Minute),
 		FailureThreshold:      5,
-		FrustrationThreshold:  0.70,
+		FrustrationThreshold:  0.20,
 		Cooldown:              duration.Duration(5 * time.Minute),
-		InterruptIsCorrection: true,
+		InterruptIsCorrection: false,
 		ToolErrorIsFailure:    true,
+		CorrectionKinds: []detect.Kind{detect.UserCorrection, detect.CorrectionPhrase, detect.NegationReply,
+			detect.RepeatRequest, detect.InterruptRedirect},
+		EdgeTriggered: true,
 	}
+}
+
+// SeedConfig returns the seed's breaker: its storm of 3 corrections and its 0.70
+// frustration threshold, with every loopwatch extension off — interrupts and
+// unclassified tool errors count for nothing, only a user_correction is a correction,
+// a correction counts as a failure, and the interventions fire whenever their
+// condition holds.
+func SeedConfig() Config {
+	c := DefaultConfig()
+	c.CorrectionStorm = 3
+	c.FrustrationThreshold = 0.70
+	c.InterruptIsCorrection = false
+	c.ToolErrorIsFailure = false
+	c.CorrectionKinds = []detect.Kind{detect.UserCorrection}
+	c.CorrectionIsFailure = true
+	c.EdgeTriggered = false
+	return c
 }
 
 // Validate checks that thresholds are positive.
@@ -64,6 +105,11 @@ func (c Config) Validate() error {
 		return errors.New("breaker: failure_threshold must be ≥ 1")
 	case !(c.FrustrationThreshold > 0):
 		return fmt.Errorf("breaker: frustration_threshold %v must be > 0", c.FrustrationThreshold)
+	}
+	for _, k := range c.CorrectionKinds {
+		if _, err := k.MarshalText(); err != nil {
+			return fmt.Errorf("breaker: correction_kinds: %w", err)
+		}
 	}
 	return nil
 }
@@ -84,7 +130,9 @@ type State struct {
 // passed in by the caller; it never reads the clock. Not safe for concurrent use.
 type CircuitBreaker struct {
 	cfg                 Config
+	correctionKind      [detect.NumKinds]bool // Config.CorrectionKinds
 	frustrationEMA      float64
+	rose                bool // the last event was a correction or raised the EMA
 	consecutiveFailures int
 	corrections         []time.Time // times of corrections still in the window, oldest first
 	lastIntervention    time.Time
@@ -94,24 +142,35 @@ type CircuitBreaker struct {
 
 // New returns a breaker in its initial state. cfg should have passed
 // [Config.Validate].
-func New(cfg Config) *CircuitBreaker { return &CircuitBreaker{cfg: cfg} }
+func New(cfg Config) *CircuitBreaker {
+	b := &CircuitBreaker{cfg: cfg}
+	for _, k := range cfg.CorrectionKinds {
+		if int(k) < detect.NumKinds {
+			b.correctionKind[k] = true
+		}
+	}
+	return b
+}
 
 // Update folds one event's signals into the state (the seed's update), at event time
 // at, with the detector's frustration EMA after that event. Counting is per event,
-// not per signal: an event that is a correction (or, with InterruptIsCorrection, an
-// interrupt) enters the storm window once and counts as one failure, as the seed
-// counts a correction; an event with a build or test failure (or, with
+// not per signal: an event that is a correction (a signal of CorrectionKinds or, with
+// InterruptIsCorrection, an interrupt) enters the storm window once and, with
+// CorrectionIsFailure, counts as one failure, as the seed counts a correction; an
+// event with a build or test failure (or, with
 // ToolErrorIsFailure, an unclassified tool error) adds one failure, however many
 // failure signals the same output raised; an event with a build or test success
 // resets the failures to 0. Lint errors alone count nothing, as in the seed.
 // Corrections strictly older than the window at time at are then pruned.
 func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrationEMA float64) {
+	rose := frustrationEMA > b.frustrationEMA
 	b.frustrationEMA = frustrationEMA
 	var correction, failure, success bool
 	for _, s := range signals {
-		switch s.Kind {
-		case detect.UserCorrection:
+		if int(s.Kind) < detect.NumKinds && b.correctionKind[s.Kind] {
 			correction = true
+		}
+		switch s.Kind {
 		case detect.Interrupt:
 			correction = correction || b.cfg.InterruptIsCorrection
 		case detect.BuildFailure, detect.TestFailure:
@@ -122,9 +181,12 @@ func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrati
 			success = true
 		}
 	}
+	b.rose = rose || correction
 	if correction {
 		b.corrections = append(b.corrections, at)
-		b.consecutiveFailures++
+		if b.cfg.CorrectionIsFailure {
+			b.consecutiveFailures++
+		}
 	}
 	if failure {
 		b.consecutiveFailures++
@@ -148,7 +210,9 @@ func (b *CircuitBreaker) prune(at time.Time) {
 // ShouldIntervene returns the intervention due at event time at, if any. Inside the
 // cooldown it returns nothing; otherwise, in the seed's priority order: a correction
 // storm → ClarificationPause; consecutive failures ≥ FailureThreshold → ApproachPivot;
-// frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn.
+// frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn. With EdgeTriggered, the
+// storm and the check-in are due only at an event that was a correction or raised the
+// EMA (see [CircuitBreaker.Update]).
 //
 // As in the seed, an intervention does not reset the condition that caused it: if the
 // failures persist past the cooldown, ApproachPivot fires again.
@@ -156,12 +220,13 @@ func (b *CircuitBreaker) ShouldIntervene(at time.Time) (Intervention, bool) {
 	if b.cooldownActive(at) {
 		return 0, false
 	}
+	human := b.rose || !b.cfg.EdgeTriggered
 	switch {
-	case len(b.corrections) >= b.cfg.CorrectionStorm:
+	case human && len(b.corrections) >= b.cfg.CorrectionStorm:
 		return ClarificationPause, true
 	case b.consecutiveFailures >= b.cfg.FailureThreshold:
 		return ApproachPivot, true
-	case b.frustrationEMA >= b.cfg.FrustrationThreshold:
+	case human && b.frustrationEMA >= b.cfg.FrustrationThreshold:
 		return ExplicitCheckIn, true
 	}
 	return 0, false

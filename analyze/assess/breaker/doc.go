@@ -9,6 +9,12 @@
 // (the processor keeps one per session), and failures and corrections are counted per
 // event rather than per signal.
 //
+// [SeedConfig] is the seed's breaker; [DefaultConfig] is loopwatch's, whose
+// correction side counts every push-back signal of package detect as a correction
+// (Config.CorrectionKinds), keeps corrections out of the failure streak, checks in at
+// the friction turn itself (a low threshold over detect's default EMA) and fires the
+// storm and the check-in only at an event that raised them (Config.EdgeTriggered).
+//
 // What it refuses to do: it never reads the clock, never scans text (that is package
 // detect), and keeps no package-level mutable state.
 package breaker

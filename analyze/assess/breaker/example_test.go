@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleCircuitBreaker() {
-	b := breaker.New(breaker.DefaultConfig()) // one per session
+	b := breaker.New(breaker.SeedConfig()) // one per session; the seed's storm of 3
 	start := time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
 	correction := []detect.Signal{{Kind: detect.UserCorrection}}
 	for _, at := range []time.Duration{0, 90 * time.Second, 3 * time.Minute} {
