@@ -4,7 +4,7 @@ BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: all build test demo bench fuzz lint interop-deps clean
+.PHONY: all build test demo bench regress fuzz lint interop-deps clean
 
 all: build
 
@@ -16,14 +16,22 @@ demo: build
 	@mkdir -p demo
 	$(BIN)/replay --out demo/results.parquet
 
-## test: vet, unit/golden/end-to-end tests with the race detector, and the DuckDB interop test
+## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test and the
+## headless Chromium test of the HTML report (both required here, skipped by a plain go test), then the
+## tests over the real corpora (../shared/corpora, skipped when absent) without the race detector
 test: interop-deps
 	$(GO) vet $(PKGS)
-	LOOPWATCH_INTEROP=required $(GO) test -race -count=1 $(PKGS)
+	LOOPWATCH_INTEROP=required LOOPWATCH_BROWSER=required $(GO) test -race -short -count=1 $(PKGS)
+	LOOPWATCH_INTEROP=required $(GO) test -count=1 -run Corpus $(PKGS)
 
 ## bench: benchmarks of the detectors and the replay
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
+## (outputs in regress-out/: regress.md, regress.json and each replay's tables)
+regress: build
+	$(BIN)/regress --registry datasets/registry.toml --out regress-out
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:
@@ -49,4 +57,4 @@ interop/node_modules/.installed: interop/package.json interop/package-lock.json
 	@touch $@
 
 clean:
-	rm -rf $(BIN) demo interop/node_modules
+	rm -rf $(BIN) demo regress-out interop/node_modules

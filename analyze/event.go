@@ -1,6 +1,10 @@
 package analyze
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // EventKind says what an agent-session [Event] records.
 type EventKind string
@@ -63,6 +67,15 @@ type Event struct {
 	ToolName   string
 	ToolOutput string
 	ToolStatus ToolStatus
+	// ToolCommand is the command line a KindToolResult ran, when the tool is a shell
+	// (Claude Code's Bash: the "command" of the tool call's input) and the source
+	// records it; empty otherwise.
+	ToolCommand string
+	// ExitCode is the command's exit status when HasExitCode is set, i.e. when the
+	// source records it (Claude Code writes "Exit code N" at the top of a failed Bash
+	// result: see [ExitCodeOf]). A successful call rarely records its 0.
+	ExitCode    int
+	HasExitCode bool
 
 	// HookName is the Claude Code hook event name for KindHook, in Claude Code's own
 	// spelling: "Stop", "SessionEnd", "UserPromptSubmit", "PostToolUse", ...
@@ -78,4 +91,29 @@ type Event struct {
 	// "compact_summary", "task_notification"), or a vibes variant ("error",
 	// "session_removed"). Empty for the other kinds.
 	Subtype string
+}
+
+// ExitCodeOf reads the exit status Claude Code writes at the top of a failed shell
+// result ("Exit code 1\n…", also "Error: Exit code 1\n…" in its toolUseResult): ok
+// is false when output does not open with it.
+func ExitCodeOf(output string) (code int, ok bool) {
+	rest, found := strings.CutPrefix(output, "Exit code ")
+	if !found {
+		rest, found = strings.CutPrefix(output, "Error: Exit code ")
+	}
+	if !found {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && end < 10 && (rest[end] >= '0' && rest[end] <= '9' || end == 0 && rest[end] == '-') {
+		end++
+	}
+	if end < len(rest) && rest[end] != '\n' && rest[end] != '\r' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }

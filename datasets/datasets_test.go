@@ -240,10 +240,12 @@ func TestSampleSessions(t *testing.T) {
 	}{
 		{"smooth_success", eval.OutcomeSuccess, 2, 0, nil},
 		// The default breaker checks in at the first friction turn (detect's friction
-		// signals); the seed's storm and failure streak come later, inside the cooldown.
+		// signals); the storm and the failure streak come later, inside the cooldown.
 		{"correction_storm", eval.OutcomePartial, 5, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		{"failing_tool_loop", eval.OutcomeFailure, 4, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		{"interrupt_redirect", eval.OutcomeSuccess, 3, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
+		// Two failing go vet runs, a correction and an interrupt: no failure streak
+		// reaches five, but the interrupt the agent had acted on checks in.
 		{"abandoned", eval.OutcomeAbandoned, 2, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		{"subagent", eval.OutcomeSuccess, 2, 0, nil},
 		{"vibes_smooth", eval.OutcomeSuccess, 2, 0, nil},

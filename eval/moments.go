@@ -18,31 +18,134 @@ type Point struct {
 }
 
 // MomentSession is one labelled session for event-level scoring: the friction moments
-// its labeller marked and the interventions a detector made, each in time order.
+// its labeller marked and the interventions a detector made, each in time order, and
+// how many human turns the session had (the exposure false alarms are counted over).
 type MomentSession struct {
 	Key           string
 	Moments       []Point
 	Interventions []Point
+	HumanTurns    int
+}
+
+// SessionScore is the event-level scoring of one session's interventions against its
+// friction moments, the way alerting systems are scored:
+//
+//   - a moment is caught when an intervention follows it within the window (at or after
+//     the moment, at most the window later);
+//   - an intervention is a true positive when it is the first to catch at least one
+//     moment not caught before it (one intervention after a burst of moments may catch
+//     several); every other intervention is a false alarm — also one that follows a
+//     moment an earlier intervention already caught.
+//
+// Firing more often at the same moments therefore never improves precision: only the
+// first intervention after a moment counts.
+type SessionScore struct {
+	// CaughtBy gives, for each moment (aligned with MomentSession.Moments), the index
+	// into Interventions of the intervention that caught it first, or -1.
+	CaughtBy []int
+	// Catches gives, for each intervention, how many moments it caught first (0: a
+	// false alarm).
+	Catches []int
+	// Caught, TruePositives and FalseAlarms count the above.
+	Caught, TruePositives, FalseAlarms int
+	// DelaySeconds and DelayEvents give, for each caught moment in moment order, the
+	// time and events from the moment to the intervention that caught it.
+	DelaySeconds, DelayEvents []float64
+}
+
+// ScoreSession scores one session's interventions against its moments within window.
+// Moments and interventions need not be sorted; ties in time keep their given order.
+func ScoreSession(s MomentSession, window time.Duration) SessionScore {
+	sc := SessionScore{CaughtBy: make([]int, len(s.Moments)), Catches: make([]int, len(s.Interventions))}
+	for i := range sc.CaughtBy {
+		sc.CaughtBy[i] = -1
+	}
+	ivOrder := timeOrder(s.Interventions)
+	for _, k := range ivOrder {
+		iv := s.Interventions[k]
+		for m, mp := range s.Moments {
+			if sc.CaughtBy[m] >= 0 {
+				continue
+			}
+			if d := iv.Time.Sub(mp.Time); d >= 0 && d <= window {
+				sc.CaughtBy[m] = k
+				sc.Catches[k]++
+			}
+		}
+	}
+	for m, k := range sc.CaughtBy {
+		if k < 0 {
+			continue
+		}
+		sc.Caught++
+		sc.DelaySeconds = append(sc.DelaySeconds, s.Interventions[k].Time.Sub(s.Moments[m].Time).Seconds())
+		sc.DelayEvents = append(sc.DelayEvents, float64(s.Interventions[k].Index-s.Moments[m].Index))
+	}
+	for _, c := range sc.Catches {
+		if c > 0 {
+			sc.TruePositives++
+		} else {
+			sc.FalseAlarms++
+		}
+	}
+	return sc
+}
+
+// timeOrder returns the indices of points in time order, ties in given order.
+func timeOrder(points []Point) []int {
+	idx := make([]int, len(points))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return points[a].Time.Compare(points[b].Time) })
+	return idx
 }
 
 // MomentReport is the event-level evaluation of interventions against labelled
-// friction moments. A moment is hit when an intervention follows it within the window
-// (at or after the moment, at most Window later); an intervention is a true positive
-// when it follows some moment within the window.
+// friction moments, by the definitions of [SessionScore].
 type MomentReport struct {
 	Window        time.Duration
 	Sessions      int
 	Moments       int
 	Interventions int
-	Hits          int // moments hit
-	TruePositives int // interventions within the window after a moment
+	HumanTurns    int
+	Caught        int // moments caught
+	TruePositives int // interventions that were first to catch a moment
+	FalseAlarms   int // every other intervention
 
-	Precision, Recall Estimate // intervals by resampling sessions, and Jeffreys
-	// Delays from each hit moment to the first intervention that hit it.
-	MedianDelaySeconds, MeanDelaySeconds float64
-	MedianDelayEvents                    float64
+	// Precision is TruePositives / Interventions, Recall is Caught / Moments, and
+	// FalseAlarmsPer100 is 100 · FalseAlarms / HumanTurns. Intervals resample sessions,
+	// never events (events of one session are correlated); precision and recall also
+	// carry the Jeffreys interval.
+	Precision, Recall, FalseAlarmsPer100 Estimate
+	// The delay distribution from each caught moment to the intervention that caught
+	// it: DelaysSeconds holds every delay, sorted; NaN summaries when none was caught.
+	DelaysSeconds                                         []float64
+	MedianDelaySeconds, MeanDelaySeconds, P90DelaySeconds float64
+	MedianDelayEvents                                     float64
 
 	Warnings []error
+}
+
+// momentCounts is what one session adds to the report's ratios.
+type momentCounts struct{ moments, caught, interventions, tp, fa, turns int }
+
+func (c *momentCounts) add(o momentCounts) {
+	c.moments += o.moments
+	c.caught += o.caught
+	c.interventions += o.interventions
+	c.tp += o.tp
+	c.fa += o.fa
+	c.turns += o.turns
+}
+
+func (c momentCounts) precision() float64 { return ratio(c.tp, c.interventions) }
+func (c momentCounts) recall() float64    { return ratio(c.caught, c.moments) }
+func (c momentCounts) faPer100() float64 {
+	if c.turns == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(c.fa) / float64(c.turns)
 }
 
 // EvaluateMoments scores interventions against friction moments over sessions,
@@ -50,66 +153,39 @@ type MomentReport struct {
 func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Options) *MomentReport {
 	opts = opts.withDefaults()
 	rep := &MomentReport{Window: window, Sessions: len(sessions)}
-	type counts struct{ moments, hits, interventions, tp int }
-	per := make([]counts, len(sessions))
-	var delays, delayEvents []float64
+	per := make([]momentCounts, len(sessions))
+	var total momentCounts
+	var delayEvents []float64
 	for i, s := range sessions {
-		c := &per[i]
-		c.moments, c.interventions = len(s.Moments), len(s.Interventions)
-		for _, m := range s.Moments {
-			for _, iv := range s.Interventions {
-				if d := iv.Time.Sub(m.Time); d >= 0 && d <= window {
-					c.hits++
-					delays = append(delays, d.Seconds())
-					delayEvents = append(delayEvents, float64(iv.Index-m.Index))
-					break
-				}
-			}
-		}
-		for _, iv := range s.Interventions {
-			for _, m := range s.Moments {
-				if d := iv.Time.Sub(m.Time); d >= 0 && d <= window {
-					c.tp++
-					break
-				}
-			}
-		}
-		rep.Moments += c.moments
-		rep.Hits += c.hits
-		rep.Interventions += c.interventions
-		rep.TruePositives += c.tp
+		sc := ScoreSession(s, window)
+		per[i] = momentCounts{moments: len(s.Moments), caught: sc.Caught, interventions: len(s.Interventions),
+			tp: sc.TruePositives, fa: sc.FalseAlarms, turns: s.HumanTurns}
+		total.add(per[i])
+		rep.DelaysSeconds = append(rep.DelaysSeconds, sc.DelaySeconds...)
+		delayEvents = append(delayEvents, sc.DelayEvents...)
 	}
-	prec := func(cs []counts) float64 {
-		var tp, n int
-		for _, c := range cs {
-			tp, n = tp+c.tp, n+c.interventions
-		}
-		return ratio(tp, n)
-	}
-	rec := func(cs []counts) float64 {
-		var h, n int
-		for _, c := range cs {
-			h, n = h+c.hits, n+c.moments
-		}
-		return ratio(h, n)
-	}
-	rep.Precision, rep.Recall = undefined(), undefined()
-	rep.Precision.Value, rep.Recall.Value = prec(per), rec(per)
+	rep.Moments, rep.Caught, rep.Interventions = total.moments, total.caught, total.interventions
+	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
+	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
+	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
 	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TruePositives, rep.Interventions, opts.Level)
-	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Hits, rep.Moments, opts.Level)
+	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
 	if opts.Resamples > 0 && len(per) > 0 {
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f6d656e7473)) // "moments"
-		sample := make([]counts, len(per))
-		var ps, rs []float64
+		var ps, rs, fs []float64
 		for b := 0; b < opts.Resamples; b++ {
-			for i := range sample {
-				sample[i] = per[rng.IntN(len(per))]
+			var c momentCounts
+			for range per {
+				c.add(per[rng.IntN(len(per))])
 			}
-			if v := prec(sample); !math.IsNaN(v) {
+			if v := c.precision(); !math.IsNaN(v) {
 				ps = append(ps, v)
 			}
-			if v := rec(sample); !math.IsNaN(v) {
+			if v := c.recall(); !math.IsNaN(v) {
 				rs = append(rs, v)
+			}
+			if v := c.faPer100(); !math.IsNaN(v) {
+				fs = append(fs, v)
 			}
 		}
 		alpha := (1 - opts.Level) / 2
@@ -122,13 +198,15 @@ func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Option
 		}
 		interval(&rep.Precision, ps)
 		interval(&rep.Recall, rs)
+		interval(&rep.FalseAlarmsPer100, fs)
 	}
-	rep.MedianDelaySeconds, rep.MeanDelaySeconds, rep.MedianDelayEvents = math.NaN(), math.NaN(), math.NaN()
-	if len(delays) > 0 {
-		slices.Sort(delays)
+	rep.MedianDelaySeconds, rep.MeanDelaySeconds, rep.P90DelaySeconds, rep.MedianDelayEvents = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if len(rep.DelaysSeconds) > 0 {
+		slices.Sort(rep.DelaysSeconds)
 		slices.Sort(delayEvents)
-		rep.MedianDelaySeconds = median(delays)
-		rep.MeanDelaySeconds = stat.Mean(delays, nil)
+		rep.MedianDelaySeconds = median(rep.DelaysSeconds)
+		rep.MeanDelaySeconds = stat.Mean(rep.DelaysSeconds, nil)
+		rep.P90DelaySeconds = stat.Quantile(0.9, stat.Empirical, rep.DelaysSeconds, nil)
 		rep.MedianDelayEvents = median(delayEvents)
 	}
 	if rep.Moments == 0 {
@@ -136,6 +214,9 @@ func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Option
 	}
 	if rep.Interventions == 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("no intervention in the labelled sessions: precision undefined"))
+	}
+	if rep.HumanTurns == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("no human turn in the labelled sessions: false alarms per 100 turns undefined"))
 	}
 	return rep
 }

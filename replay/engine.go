@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay/claudecode"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
@@ -34,6 +35,24 @@ type Options struct {
 	MaxProblemDetails int
 	// Sessions configures how agent sessions are replayed through the assessment.
 	Sessions SessionOptions
+	// Variants are other configurations every run and session is replayed under too,
+	// for comparison (the seed preset beside the configured detector, say); only their
+	// outcomes are kept, in RunResult.Variants and SessionResult.Variants.
+	Variants []Variant
+	// RunHook and SessionHook, when set, are called in the worker that replayed each
+	// run or session, before it is delivered to the sink: per-unit work of the caller
+	// (such as scoring baselines) that must not serialise on the sink. They must be
+	// safe for concurrent use and may set the result's Extra field.
+	RunHook     func(*RunResult)
+	SessionHook func(*SessionResult)
+}
+
+// Variant is a configuration runs and sessions are replayed under beside the
+// configured one.
+type Variant struct {
+	Name     string
+	Struggle struggle.StruggleConfig
+	Assess   *assess.Config // the session assessment (nil: assess.DefaultConfig())
 }
 
 // A Sink receives the results of a replay, one run or session at a time, in order of
@@ -470,6 +489,12 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn sniffedFile, jc
 	res.notes = notes
 	for _, r := range runs {
 		rr := ReplayRun(r, opts.Struggle)
+		for _, v := range opts.Variants {
+			rr.Variants = append(rr.Variants, ReplayRun(r, v.Struggle).Struggle)
+		}
+		if opts.RunHook != nil {
+			opts.RunHook(rr)
+		}
 		var fixProbs []input.Problem
 		rr.FixCase, fixProbs = fixsim.Observe(r)
 		res.problems = append(res.problems, fixProbs...)
@@ -504,6 +529,19 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn sniffedF
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
 			return res
+		}
+		for _, v := range opts.Variants {
+			vopts := opts.Sessions
+			vopts.Assess = v.Assess
+			vr, err := ReplaySession(ctx, s, vopts)
+			if err != nil {
+				res.err = fmt.Errorf("replaying session %s of %s under %s: %w", s.Key, name, v.Name, err)
+				return res
+			}
+			sr.Variants = append(sr.Variants, vr.Outcome())
+		}
+		if opts.SessionHook != nil {
+			opts.SessionHook(sr)
 		}
 		res.sessions = append(res.sessions, sr)
 	}
@@ -553,6 +591,11 @@ type RunResult struct {
 	// FixCase holds the run's recorded filter failures for the inner fix-loop
 	// simulation (package fixsim); nil when it has none or its filter history is unknown.
 	FixCase *fixsim.Case
+
+	// Variants holds struggle detection's outcome under each of Options.Variants.
+	Variants []StruggleOutcome
+	// Extra is the caller's, set by Options.RunHook; the replay never reads it.
+	Extra any
 }
 
 // CycleResult is struggle detection's verdict at the end of one cycle.

@@ -39,6 +39,31 @@ type SessionResult struct {
 	// intervention; -1 when none did.
 	FirstIntervention int
 	PeakFrustration   float64
+
+	// Variants holds the session's outcome under each of Options.Variants.
+	Variants []SessionOutcome
+	// Extra is the caller's, set by Options.SessionHook; the replay never reads it.
+	Extra any
+}
+
+// SessionOutcome is what the scoring needs of a session's replay: the events that
+// triggered interventions, the peak frustration and the final analysis.
+type SessionOutcome struct {
+	Interventions   []int // indices into Session.Events, in order
+	PeakFrustration float64
+	// Analysis is the final end's session analysis; nil when there is none.
+	Analysis *llm.SessionAnalysis
+}
+
+// Outcome condenses the session's replay into a SessionOutcome.
+func (r *SessionResult) Outcome() SessionOutcome {
+	o := SessionOutcome{PeakFrustration: r.PeakFrustration, Analysis: r.Final().Analysis}
+	for i, st := range r.Steps {
+		if st.Intervention != nil {
+			o.Interventions = append(o.Interventions, i)
+		}
+	}
+	return o
 }
 
 // Final returns the session's last end: its analysis is the session's predicted

@@ -141,7 +141,7 @@ func TestRunRows(t *testing.T) {
 
 func TestMetricRowsNullForUndefined(t *testing.T) {
 	rep := eval.Evaluate([]eval.Observation{{Key: "a", Label: eval.Negative, Score: 0}}, eval.Options{Resamples: -1})
-	rows := MetricRows("struggle", "run", "struggled", "h", rep)
+	rows := MetricRows("struggle", "loopwatch", "run", "struggled", "h", rep)
 	byName := map[string]MetricRow{}
 	for _, r := range rows {
 		byName[r.Metric] = r
@@ -183,7 +183,7 @@ func TestSampleSummaryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	WriteSummary(&buf, sum, "sample labels", []DetectorReport{{"struggle", eval.Evaluate(obs, eval.Options{Seed: 1})}})
+	WriteSummary(&buf, sum, "sample labels", []DetectorReport{{"struggle", "loopwatch", eval.Evaluate(obs, eval.Options{Seed: 1})}})
 	golden := filepath.Join("testdata", "sample_summary.golden")
 	if *update {
 		os.WriteFile(golden, buf.Bytes(), 0o644)

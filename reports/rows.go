@@ -134,7 +134,10 @@ type CycleRow struct {
 // MetricRow is one row of the metrics table (results.metrics.parquet), in long form:
 // one metric of one detector. Undefined values are null.
 type MetricRow struct {
-	Detector      string   `parquet:"detector"`
+	Detector string `parquet:"detector"`
+	// Config names the configuration scored: the configured one's preset name (or
+	// "configured"), a preset compared with it ("seed"), or a shipped-today baseline.
+	Config        string   `parquet:"config"`
 	Target        string   `parquet:"target"`         // what is predicted: "run"
 	PositiveClass string   `parquet:"positive_class"` // what a positive label means
 	Metric        string   `parquet:"metric"`
@@ -229,8 +232,8 @@ func RunRows(res *replay.RunResult, label eval.LabelRecord, labelled bool) (RunR
 }
 
 // MetricRows converts an evaluation report into metric rows.
-func MetricRows(detector, target, positiveClass, configHash string, rep *eval.Report) []MetricRow {
-	b := metricRows{base: MetricRow{Detector: detector, Target: target, PositiveClass: positiveClass,
+func MetricRows(detector, config, target, positiveClass, configHash string, rep *eval.Report) []MetricRow {
+	b := metricRows{base: MetricRow{Detector: detector, Config: config, Target: target, PositiveClass: positiveClass,
 		CILevel: rep.Options.Level, Resamples: int32(max(rep.Options.Resamples, 0)), Seed: int64(rep.Options.Seed),
 		Runs: int32(rep.Runs), Scored: int32(rep.Scored), Ambiguous: int32(rep.Ambiguous),
 		Excluded: int32(rep.Excluded), Unlabelled: int32(rep.Unlabelled), ConfigHash: configHash}}

@@ -67,6 +67,12 @@ type InterventionRow struct {
 	AfterFriction *bool `parquet:"after_friction,optional"`
 	// DelaySeconds from the latest labelled moment within the window before it.
 	DelaySeconds *float64 `parquet:"delay_seconds,optional"`
+	// Catches is how many labelled moments this intervention was the first to catch,
+	// and TruePositive whether it caught any (the event-level scoring of
+	// eval.ScoreSession: every other intervention is a false alarm); null when the
+	// session has no label.
+	Catches      *int32 `parquet:"catches,optional"`
+	TruePositive *bool  `parquet:"true_positive,optional"`
 }
 
 // SessionLabel is what the labels say of a session: its record, and the event
@@ -89,6 +95,10 @@ func SessionRows(sr *replay.SessionResult, lab SessionLabel, outcomes eval.Outco
 		Events: ptr(int32(len(s.Events))), HumanMessages: ptr(int32(sr.HumanMessages)), ToolFailures: ptr(int32(sr.ToolFailures)),
 		Subagents: ptr(int32(s.Subagents)), Interventions: ptr(int32(sr.Interventions)),
 		PeakFrustrationEMA: ptr(sr.PeakFrustration), SessionEnds: ptr(int32(len(sr.Ends)))}
+	var score eval.SessionScore
+	if lab.Labelled {
+		score = eval.ScoreSession(MomentSession(sr, lab.Moments), window)
+	}
 	var assistant, tools, toolErrors, interrupts, sidechain, checkpoints int32
 	for i, ev := range s.Events {
 		switch ev.Kind {
@@ -190,6 +200,8 @@ func SessionRows(sr *replay.SessionResult, lab SessionLabel, outcomes eval.Outco
 				Content: iv.Content, FrustrationEMA: st.FrustrationEMA, ConsecutiveFailures: int32(st.Breaker.ConsecutiveFailures),
 				CorrectionsInWindow: int32(st.Breaker.CorrectionsInWindow)}
 			if lab.Labelled {
+				c := score.Catches[len(ivs)]
+				r.Catches, r.TruePositive = ptr(int32(c)), ptr(c > 0)
 				after := false
 				for _, m := range lab.Moments {
 					if d := ev.Time.Sub(s.Events[m].Time); m <= i && d >= 0 && d <= window {
@@ -211,7 +223,7 @@ func SessionRows(sr *replay.SessionResult, lab SessionLabel, outcomes eval.Outco
 // MomentSession returns the session's friction moments and interventions for
 // event-level scoring.
 func MomentSession(sr *replay.SessionResult, moments []int) eval.MomentSession {
-	ms := eval.MomentSession{Key: sr.Session.Key}
+	ms := eval.MomentSession{Key: sr.Session.Key, HumanTurns: sr.HumanMessages}
 	for _, m := range moments {
 		ms.Moments = append(ms.Moments, eval.Point{Time: sr.Session.Events[m].Time, Index: m})
 	}
@@ -225,18 +237,22 @@ func MomentSession(sr *replay.SessionResult, moments []int) eval.MomentSession {
 
 // MomentMetricRows converts an event-level evaluation into metric rows (target
 // "friction_moment").
-func MomentMetricRows(detector, configHash string, rep *eval.MomentReport, opts eval.Options) []MetricRow {
-	b := metricRows{base: MetricRow{Detector: detector, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
+func MomentMetricRows(detector, config, configHash string, rep *eval.MomentReport, opts eval.Options) []MetricRow {
+	b := metricRows{base: MetricRow{Detector: detector, Config: config, Target: "friction_moment", PositiveClass: "friction within " + rep.Window.String(),
 		CILevel: opts.Level, Resamples: int32(max(opts.Resamples, 0)), Seed: int64(opts.Seed), Runs: int32(rep.Sessions),
 		Scored: int32(rep.Sessions), ConfigHash: configHash}}
 	b.value("moments", float64(rep.Moments))
 	b.value("interventions", float64(rep.Interventions))
-	b.value("moments_hit", float64(rep.Hits))
-	b.value("interventions_after_friction", float64(rep.TruePositives))
+	b.value("human_turns", float64(rep.HumanTurns))
+	b.value("moments_caught", float64(rep.Caught))
+	b.value("true_positives", float64(rep.TruePositives))
+	b.value("false_alarms", float64(rep.FalseAlarms))
 	b.estimate("precision", rep.Precision)
 	b.estimate("recall", rep.Recall)
+	b.estimate("false_alarms_per_100_turns", rep.FalseAlarmsPer100)
 	b.value("median_delay_seconds", rep.MedianDelaySeconds)
 	b.value("mean_delay_seconds", rep.MeanDelaySeconds)
+	b.value("p90_delay_seconds", rep.P90DelaySeconds)
 	b.value("median_delay_events", rep.MedianDelayEvents)
 	return b.rows
 }

@@ -14,10 +14,19 @@ import (
 	"github.com/loopwatch/loopwatch/replay/fixsim"
 )
 
-// DetectorReport names one detector's evaluation for the summary.
+// DetectorReport names one detector's evaluation under one configuration.
 type DetectorReport struct {
 	Detector string
+	Config   string // the configuration's label ("loopwatch", "seed", a baseline, …)
 	Report   *eval.Report
+}
+
+// MomentResult names one event-level evaluation of a detector's interventions
+// against labelled friction moments under one configuration.
+type MomentResult struct {
+	Detector string
+	Config   string
+	Report   *eval.MomentReport
 }
 
 // WriteSummary prints the replay's short summary: what was read, then one line per
@@ -48,16 +57,21 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DETECTOR\tOF\tN\tLABELLED\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1")
-	for _, d := range reports {
+	fmt.Fprintln(tw, "DETECTOR\tCONFIG\tOF\tN\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1\tAP\tROC AUC")
+	for _, d := range byDetector(reports) {
 		r := d.Report
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", d.Detector, r.Options.Unit, r.Runs, r.Runs-r.Unlabelled, r.Scored,
-			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", d.Detector, d.Config, r.Options.Unit, r.Runs, r.Scored,
+			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1), value(r.AP.Value), value(r.AUC.Value))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	seen := map[string]bool{}
 	for _, d := range reports {
+		if seen[d.Detector] { // notes of the configured detector (the first of its name) only
+			continue
+		}
+		seen[d.Detector] = true
 		r := d.Report
 		if r.Scored > 0 && r.Scored < 30 {
 			fmt.Fprintf(w, "%s: Jeffreys %.0f%% intervals: precision %s, recall %s\n", d.Detector, 100*r.Options.Level,
@@ -68,6 +82,28 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 		}
 	}
 	return nil
+}
+
+// byDetector orders reports by detector, in the order detectors first appear, keeping
+// the order of configurations within a detector.
+func byDetector(reports []DetectorReport) []DetectorReport {
+	first := map[string]int{}
+	for i, d := range reports {
+		if _, ok := first[d.Detector]; !ok {
+			first[d.Detector] = i
+		}
+	}
+	out := slices.Clone(reports)
+	slices.SortStableFunc(out, func(a, b DetectorReport) int { return first[a.Detector] - first[b.Detector] })
+	return out
+}
+
+// value formats a metric without an interval; "—" when undefined.
+func value(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 // FormatEstimate formats a value with its bootstrap interval, e.g. "0.750 [0.52, 0.93]";
@@ -126,13 +162,37 @@ func usd(v float64) string {
 	return fmt.Sprintf("$%.2f", v)
 }
 
-// WriteMomentSummary prints the event-level line: interventions against labelled
-// friction moments.
-func WriteMomentSummary(w io.Writer, detector string, rep *eval.MomentReport) {
-	delay := "—"
-	if !math.IsNaN(rep.MedianDelaySeconds) {
-		delay = fmt.Sprintf("%.0f s (%.1f events)", rep.MedianDelaySeconds, rep.MedianDelayEvents)
+// WriteMomentSummary prints the event-level table: each configuration's
+// interventions against the labelled friction moments, scored as eval.ScoreSession
+// defines (only the first intervention to catch a moment is a true positive).
+func WriteMomentSummary(w io.Writer, results []MomentResult) error {
+	if len(results) == 0 {
+		return nil
 	}
-	fmt.Fprintf(w, "%s at friction moments (window %s): %d sessions, %d moments, %d interventions: precision %s, recall %s, median delay %s\n",
-		detector, rep.Window, rep.Sessions, rep.Moments, rep.Interventions, FormatEstimate(rep.Precision), FormatEstimate(rep.Recall), delay)
+	first := results[0].Report
+	fmt.Fprintf(w, "\n%s at friction moments (window %s): %d sessions, %d moments, %d human turns\n",
+		results[0].Detector, first.Window, first.Sessions, first.Moments, first.HumanTurns)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFIG\tINTERVENTIONS\tRECALL\tPRECISION\tFALSE ALARMS /100 TURNS\tMEDIAN DELAY")
+	for _, m := range results {
+		rep := m.Report
+		delay := "—"
+		if !math.IsNaN(rep.MedianDelaySeconds) {
+			delay = fmt.Sprintf("%.0f s (%.1f events)", rep.MedianDelaySeconds, rep.MedianDelayEvents)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", m.Config, rep.Interventions, FormatEstimate(rep.Recall),
+			FormatEstimate(rep.Precision), formatRate(rep.FalseAlarmsPer100), delay)
+	}
+	return tw.Flush()
+}
+
+// formatRate formats a non-proportion estimate (a rate) with one decimal.
+func formatRate(e eval.Estimate) string {
+	if math.IsNaN(e.Value) {
+		return "—"
+	}
+	if math.IsNaN(e.Low) {
+		return fmt.Sprintf("%.1f", e.Value)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", e.Value, e.Low, e.High)
 }

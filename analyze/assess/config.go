@@ -64,6 +64,9 @@ func (c Config) Validate() error {
 	if err := c.Sampling.Validate(); err != nil {
 		return err
 	}
+	if err := c.Offline.Validate(); err != nil {
+		return err
+	}
 	if c.InactivityTimeout <= 0 {
 		return errors.New("assess: inactivity_timeout must be > 0")
 	}

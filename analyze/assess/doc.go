@@ -35,8 +35,10 @@
 //     agent had acted on is a friction signal, and the message after it tells whether
 //     it redirected the agent; subagent (sidechain) prompts never count as the human.
 //     See detect.Rules.Signals.
-//   - Failures and corrections are counted per event, not per signal (the seed's loop
-//     would count one failing cargo test twice).
+//   - Failures are counted per event and per kind of command, not per signal in one
+//     session count (the seed's loop would count one failing cargo test twice, and
+//     only a build or test success would ever reset it): see breaker.FailureConfig;
+//     breaker.SeedFailures is the seed's.
 //   - A session ends on a "SessionEnd" hook by default, not on "Stop", which Claude
 //     Code fires after every turn (configurable: session.SeedEndHooks); on inactivity
 //     past the timeout; or when the caller flushes it.

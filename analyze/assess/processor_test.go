@@ -32,6 +32,13 @@ func tool(sid string, d time.Duration, out string, st analyze.ToolStatus) analyz
 	return analyze.Event{Kind: analyze.KindToolResult, SessionID: sid, Time: t0.Add(d), ToolName: "Bash", ToolOutput: out, ToolStatus: st}
 }
 
+// cmd sets the command a tool result ran, and the exit code its output opens with.
+func cmd(ev analyze.Event, command string) analyze.Event {
+	ev.ToolCommand = command
+	ev.ExitCode, ev.HasExitCode = analyze.ExitCodeOf(ev.ToolOutput)
+	return ev
+}
+
 func hook(sid string, d time.Duration, name string) analyze.Event {
 	return analyze.Event{Kind: analyze.KindHook, SessionID: sid, Time: t0.Add(d), HookName: name}
 }
@@ -152,14 +159,22 @@ func TestInterventions(t *testing.T) {
 			user("a", min, "no, use the helper"),
 			{Kind: analyze.KindInterrupt, SessionID: "a", Time: t0.Add(2 * min), UserContent: "[Request interrupted by user for tool use]"},
 		}, []string{"a@3:clarification_pause"}},
-		{"consecutive failures", []analyze.Event{
+		{"consecutive failures of one kind of command", []analyze.Event{
 			user("a", 0, "make the tests pass"),
-			tool("a", 1*min, "test result: FAILED. 1 passed; 1 failed", analyze.ToolStatusError),
-			tool("a", 2*min, "error[E0308]: mismatched types\nerror: could not compile", analyze.ToolStatusError),
-			tool("a", 3*min, "Exit code 1", analyze.ToolStatusError),
-			tool("a", 4*min, "--- FAIL: TestX", analyze.ToolStatusError),
-			tool("a", 5*min, "error: aborting", analyze.ToolStatusUnknown),
+			cmd(tool("a", 1*min, "Exit code 101\ntest result: FAILED. 1 passed; 1 failed", analyze.ToolStatusError), "cargo test"),
+			cmd(tool("a", 2*min, "Exit code 101\nerror[E0308]: mismatched types\nerror: could not compile", analyze.ToolStatusError), "cargo test"),
+			cmd(tool("a", 3*min, "Exit code 1", analyze.ToolStatusError), "cargo test --lib"),
+			cmd(tool("a", 4*min, "Exit code 1\nsome output", analyze.ToolStatusError), "cd crate && cargo test"),
+			cmd(tool("a", 5*min, "error: aborting", analyze.ToolStatusUnknown), "cargo test 2>&1 | tail"),
 		}, []string{"a@6:approach_pivot"}},
+		{"failures of different kinds of command are different streaks", []analyze.Event{
+			user("a", 0, "make the tests pass"),
+			cmd(tool("a", 1*min, "Exit code 101\ntest result: FAILED. 1 passed; 1 failed", analyze.ToolStatusError), "cargo test"),
+			cmd(tool("a", 2*min, "Exit code 1\nrejected", analyze.ToolStatusError), "git push"),
+			cmd(tool("a", 3*min, "Exit code 1", analyze.ToolStatusError), "npm run lint"),
+			cmd(tool("a", 4*min, "Exit code 1\n--- FAIL: TestX", analyze.ToolStatusError), "go test ./..."),
+			cmd(tool("a", 5*min, "Exit code 2", analyze.ToolStatusError), "make build"),
+		}, nil},
 		{"failures reset by a success", []analyze.Event{
 			tool("a", 1*min, "Exit code 1", analyze.ToolStatusError),
 			tool("a", 2*min, "Exit code 1", analyze.ToolStatusError),

@@ -6,16 +6,28 @@
 // Three signals are combined into a score in [0, 1]:
 //
 //   - filter repeat: trailing consecutive cycles whose filter chain failed on the same
-//     check (from [analyze.CycleState.FilterHistory]); weight 0.35, normalised by
+//     check (from [analyze.CycleState.FilterHistory]); seed weight 0.35, normalised by
 //     FilterRepeatThreshold;
 //   - finding overlap: the fraction of the current cycle's findings whose description has
-//     a whitespace-token Jaccard similarity above 0.8 with a finding of a prior cycle;
-//     weight 0.40, normalised by FindingOverlapThreshold;
+//     a whitespace-token Jaccard similarity above FindingSimilarity (seed 0.8) with a
+//     finding of a prior cycle; seed weight 0.40, normalised by FindingOverlapThreshold;
 //   - budget burn: actual cost per cycle (TotalCostUSD / Cycle) over the ideal even burn
-//     (MaxBudgetUSD / MaxCycles); weight 0.25, normalised by BudgetBurnThreshold.
+//     (MaxBudgetUSD / MaxCycles); seed weight 0.25, normalised by BudgetBurnThreshold.
 //
-// Each normalised component is min(signal / threshold, 1). The signal triggers when the
-// score is at least CompositeThreshold and Cycle is at least MinCyclesBeforeCheck.
+// Each normalised component is min(signal / threshold, 1), weighted by
+// StruggleConfig.Weights; the score is their sum capped at 1. The signal triggers when
+// the score is at least CompositeThreshold and Cycle is at least MinCyclesBeforeCheck.
+//
+// [SeedStruggleConfig] is the seed's literal configuration; [DefaultStruggleConfig]
+// differs from it only in comparing descriptions case-insensitively (CaseFold). The
+// seed's budget threshold of 0.3 makes the burn signal saturate at 0.3× the even pace,
+// so burn alone adds its whole weight (0.25) to almost every run: the weights and the
+// threshold are configuration, so a replay can show and fix that.
+//
+// [Measure] computes a cycle's raw signals once and [Score] scores them under a
+// configuration without allocating; EvaluateStruggle is Score(Measure(…)) plus the
+// Reason. Sweeping thresholds over measures gives exactly the signals of evaluating
+// each configuration (tested).
 //
 // # Readings of the seed
 //
@@ -29,9 +41,10 @@
 //     the reviewer raised anything; that is the bug the seed's wording rules out.)
 //     AllFindings entries with Cycle 0 carry no cycle and count as prior.
 //   - Tokens and case. Descriptions are split on Unicode white space
-//     ([strings.Fields]) and compared case-insensitively (Unicode simple folding via
-//     [strings.ToLower]); tokens form sets, so repeated words count once. "Above 0.8" is
-//     strict: a similarity of exactly 0.8 does not overlap.
+//     ([strings.Fields]); with CaseFold (loopwatch's default, not the seed's) they are
+//     compared case-insensitively ([strings.ToLower]); tokens form sets, so repeated
+//     words count once. "Above 0.8" is strict: a similarity of exactly 0.8 does not
+//     overlap.
 //   - Empty descriptions. Two descriptions with no tokens at all have similarity 0: an
 //     empty finding carries no evidence of repetition. A cycle without findings has
 //     overlap 0.

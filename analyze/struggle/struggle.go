@@ -1,6 +1,7 @@
 package struggle
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -16,8 +17,8 @@ const (
 	WeightBudgetBurn     = 0.25
 )
 
-// OverlapSimilarity is the Jaccard similarity two finding descriptions must exceed to
-// count as the same finding.
+// OverlapSimilarity is the seed's Jaccard similarity two finding descriptions must
+// exceed to count as the same finding (the default of StruggleConfig.FindingSimilarity).
 const OverlapSimilarity = 0.8
 
 // StruggleSignal represents the result of analyzing a CycleState for struggle indicators.
@@ -30,7 +31,23 @@ type StruggleSignal struct {
 	Reason         string  // human-readable summary of why the signal triggered
 }
 
-// StruggleConfig holds tunable thresholds for struggle detection.
+// Weights are the shares of the three normalised signals in the composite score.
+// The seed fixes 0.35, 0.40 and 0.25; they need not sum to 1 (the score is capped at
+// 1), and a weight of 0 switches its signal off.
+type Weights struct {
+	FilterRepeat   float64 `json:"filter_repeat"`
+	FindingOverlap float64 `json:"finding_overlap"`
+	BudgetBurn     float64 `json:"budget_burn"`
+}
+
+// SeedWeights returns the seed's weights.
+func SeedWeights() Weights {
+	return Weights{FilterRepeat: WeightFilterRepeat, FindingOverlap: WeightFindingOverlap, BudgetBurn: WeightBudgetBurn}
+}
+
+// StruggleConfig holds tunable thresholds for struggle detection. The first six
+// fields are the seed's; the rest are loopwatch's, each defaulting to the seed's fixed
+// value except CaseFold (see [DefaultStruggleConfig] and [SeedStruggleConfig]).
 type StruggleConfig struct {
 	Enabled                 bool    `json:"enabled"`                   // master switch; false = never trigger
 	MinCyclesBeforeCheck    int     `json:"min_cycles_before_check"`   // do not evaluate until this many cycles have run (default: 2)
@@ -38,10 +55,32 @@ type StruggleConfig struct {
 	FindingOverlapThreshold float64 `json:"finding_overlap_threshold"` // overlap ratio above which findings are considered stuck (default: 0.6)
 	BudgetBurnThreshold     float64 `json:"budget_burn_threshold"`     // fraction of budget per cycle that is considered excessive (default: 0.3)
 	CompositeThreshold      float64 `json:"composite_threshold"`       // combined score above which decomposition triggers (default: 0.6)
+
+	// Weights of the three signals in the score (default: the seed's 0.35/0.40/0.25).
+	// With the seed's BudgetBurnThreshold of 0.3 the burn signal saturates at 0.3× the
+	// even pace, so burn alone adds its whole weight to almost every run: raise the
+	// threshold (e.g. 1.5: half again the even pace) or lower the weight to fix that.
+	Weights Weights `json:"weights"`
+	// FindingSimilarity is the Jaccard similarity two descriptions must exceed to be
+	// the same finding (seed: 0.8, strictly above).
+	FindingSimilarity float64 `json:"finding_similarity"`
+	// CaseFold compares finding descriptions case-insensitively. The seed compares
+	// whitespace tokens as they are (false); loopwatch folds case by default, since a
+	// reviewer repeating a finding rarely keeps its capitals.
+	CaseFold bool `json:"case_fold"`
 }
 
-// DefaultStruggleConfig returns a StruggleConfig with sensible defaults.
+// DefaultStruggleConfig returns loopwatch's defaults: the seed's thresholds and
+// weights, with case-insensitive finding comparison.
 func DefaultStruggleConfig() StruggleConfig {
+	cfg := SeedStruggleConfig()
+	cfg.CaseFold = true
+	return cfg
+}
+
+// SeedStruggleConfig returns the seed's literal configuration: its defaults, its
+// weights and similarity, and descriptions compared as they are written.
+func SeedStruggleConfig() StruggleConfig {
 	return StruggleConfig{
 		Enabled:                 true,
 		MinCyclesBeforeCheck:    2,
@@ -49,7 +88,113 @@ func DefaultStruggleConfig() StruggleConfig {
 		FindingOverlapThreshold: 0.6,
 		BudgetBurnThreshold:     0.3,
 		CompositeThreshold:      0.6,
+		Weights:                 SeedWeights(),
+		FindingSimilarity:       OverlapSimilarity,
 	}
+}
+
+// Preset returns the named configuration: "loopwatch" ([DefaultStruggleConfig]) or
+// "seed" ([SeedStruggleConfig]).
+func Preset(name string) (StruggleConfig, error) {
+	switch name {
+	case "loopwatch":
+		return DefaultStruggleConfig(), nil
+	case "seed":
+		return SeedStruggleConfig(), nil
+	}
+	return StruggleConfig{}, fmt.Errorf("struggle: unknown preset %q (presets: loopwatch, seed)", name)
+}
+
+// Validate rejects settings that are not meaningful: negative counts, thresholds or
+// weights, NaN or infinite values, a similarity or composite threshold outside [0, 1].
+// (A zero threshold or weight is meaningful: it switches its signal off.)
+func (c StruggleConfig) Validate() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+	switch {
+	case c.MinCyclesBeforeCheck < 0:
+		return fmt.Errorf("struggle: min_cycles_before_check %d must be ≥ 0", c.MinCyclesBeforeCheck)
+	case c.FilterRepeatThreshold < 0:
+		return fmt.Errorf("struggle: filter_repeat_threshold %d must be ≥ 0 (0 switches filter repeat off)", c.FilterRepeatThreshold)
+	case bad(c.FindingOverlapThreshold) || c.FindingOverlapThreshold > 1:
+		return fmt.Errorf("struggle: finding_overlap_threshold %v must be in [0, 1] (0 switches overlap off)", c.FindingOverlapThreshold)
+	case bad(c.BudgetBurnThreshold):
+		return fmt.Errorf("struggle: budget_burn_threshold %v must be a number ≥ 0 (0 switches burn off)", c.BudgetBurnThreshold)
+	case bad(c.CompositeThreshold) || c.CompositeThreshold > 1:
+		return fmt.Errorf("struggle: composite_threshold %v must be in [0, 1]", c.CompositeThreshold)
+	case bad(c.Weights.FilterRepeat) || bad(c.Weights.FindingOverlap) || bad(c.Weights.BudgetBurn):
+		return errors.New("struggle: weights must be numbers ≥ 0")
+	case bad(c.FindingSimilarity) || c.FindingSimilarity > 1:
+		return fmt.Errorf("struggle: finding_similarity %v must be in [0, 1]", c.FindingSimilarity)
+	}
+	return nil
+}
+
+// Measures are the raw signals of one cycle, before any threshold or weight: what
+// [Score] turns into a signal under a configuration. Replaying a run once and scoring
+// its measures under many configurations gives the same signals as evaluating each
+// configuration on the run (the tuning of thresholds relies on it).
+type Measures struct {
+	Cycle        int
+	FilterRepeat int
+	// FindingSimilarity holds, for each finding of the current cycle, its highest
+	// Jaccard similarity with a finding of an earlier cycle (0 when there is none).
+	FindingSimilarity []float64
+	BudgetBurnRate    float64
+}
+
+// Measure computes the raw signals of state; caseFold compares descriptions
+// case-insensitively ([StruggleConfig.CaseFold]).
+func Measure(state *CycleState, caseFold bool) Measures {
+	return Measures{
+		Cycle:             state.Cycle,
+		FilterRepeat:      filterRepeat(state.FilterHistory),
+		FindingSimilarity: findingSimilarity(state, caseFold),
+		BudgetBurnRate:    burnRate(state),
+	}
+}
+
+// Overlap is the fraction of the current cycle's findings whose similarity is above
+// similarity.
+func (m *Measures) Overlap(similarity float64) float64 {
+	if len(m.FindingSimilarity) == 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range m.FindingSimilarity {
+		if s > similarity {
+			n++
+		}
+	}
+	return float64(n) / float64(len(m.FindingSimilarity))
+}
+
+// Score turns measures into a signal under cfg (without Reason): the weighted sum of
+// the normalised signals, capped at 1, triggering at CompositeThreshold from
+// MinCyclesBeforeCheck on. It does not allocate.
+func Score(m *Measures, cfg StruggleConfig) StruggleSignal {
+	if !cfg.Enabled {
+		return StruggleSignal{}
+	}
+	sig := StruggleSignal{FilterRepeat: m.FilterRepeat, FindingOverlap: m.Overlap(cfg.FindingSimilarity), BudgetBurnRate: m.BudgetBurnRate}
+	repeat, overlap, burn := components(sig, cfg)
+	sig.Score = math.Min(repeat+overlap+burn, 1)
+	sig.Triggered = sig.Score >= cfg.CompositeThreshold && m.Cycle >= cfg.MinCyclesBeforeCheck
+	return sig
+}
+
+// components returns the weighted, normalised signals.
+func components(sig StruggleSignal, cfg StruggleConfig) (repeat, overlap, burn float64) {
+	return weight(cfg.Weights.FilterRepeat) * normalise(float64(sig.FilterRepeat), float64(cfg.FilterRepeatThreshold)),
+		weight(cfg.Weights.FindingOverlap) * normalise(sig.FindingOverlap, cfg.FindingOverlapThreshold),
+		weight(cfg.Weights.BudgetBurn) * normalise(sig.BudgetBurnRate, cfg.BudgetBurnThreshold)
+}
+
+// weight is w, or 0 for a NaN or negative weight.
+func weight(w float64) float64 {
+	if !(w > 0) {
+		return 0
+	}
+	return w
 }
 
 // EvaluateStruggle analyzes a CycleState for struggle signals.
@@ -59,16 +204,9 @@ func EvaluateStruggle(state *CycleState, cfg StruggleConfig) StruggleSignal {
 	if !cfg.Enabled || state == nil {
 		return StruggleSignal{Reason: "struggle detection disabled"}
 	}
-	sig := StruggleSignal{
-		FilterRepeat:   filterRepeat(state.FilterHistory),
-		FindingOverlap: findingOverlap(state),
-		BudgetBurnRate: burnRate(state),
-	}
-	repeat := WeightFilterRepeat * normalise(float64(sig.FilterRepeat), float64(cfg.FilterRepeatThreshold))
-	overlap := WeightFindingOverlap * normalise(sig.FindingOverlap, cfg.FindingOverlapThreshold)
-	burn := WeightBudgetBurn * normalise(sig.BudgetBurnRate, cfg.BudgetBurnThreshold)
-	sig.Score = math.Min(repeat+overlap+burn, 1)
-	sig.Triggered = sig.Score >= cfg.CompositeThreshold && state.Cycle >= cfg.MinCyclesBeforeCheck
+	m := Measure(state, cfg.CaseFold)
+	sig := Score(&m, cfg)
+	repeat, overlap, burn := components(sig, cfg)
 	sig.Reason = reason(state, cfg, sig, repeat, overlap, burn)
 	return sig
 }
@@ -99,32 +237,29 @@ func filterRepeat(history []string) int {
 	return count
 }
 
-// findingOverlap is the fraction of the current cycle's findings that have a Jaccard
-// similarity above OverlapSimilarity with a finding from an earlier cycle.
-func findingOverlap(state *CycleState) float64 {
+// findingSimilarity returns, for each finding of the current cycle, its highest
+// Jaccard similarity with a finding from an earlier cycle.
+func findingSimilarity(state *CycleState, caseFold bool) []float64 {
 	if len(state.Findings) == 0 {
-		return 0
+		return nil
 	}
 	var prior [][]string
 	for _, f := range state.AllFindings {
 		if f.Cycle < state.Cycle {
-			prior = append(prior, tokenSet(f.Description))
+			prior = append(prior, tokenSet(f.Description, caseFold))
 		}
 	}
+	out := make([]float64, len(state.Findings))
 	if len(prior) == 0 {
-		return 0
+		return out
 	}
-	overlapping := 0
-	for _, f := range state.Findings {
-		cur := tokenSet(f.Description)
+	for i, f := range state.Findings {
+		cur := tokenSet(f.Description, caseFold)
 		for _, p := range prior {
-			if jaccardSets(cur, p) > OverlapSimilarity {
-				overlapping++
-				break
-			}
+			out[i] = math.Max(out[i], jaccardSets(cur, p))
 		}
 	}
-	return float64(overlapping) / float64(len(state.Findings))
+	return out
 }
 
 // burnRate is the actual per-cycle cost over the ideal even per-cycle cost.
@@ -144,12 +279,16 @@ func burnRate(state *CycleState) float64 {
 // jaccardSimilarity computes the Jaccard similarity of two strings
 // tokenized on whitespace. Returns a value in [0.0, 1.0].
 func jaccardSimilarity(a, b string) float64 {
-	return jaccardSets(tokenSet(a), tokenSet(b))
+	return jaccardSets(tokenSet(a, true), tokenSet(b, true))
 }
 
-// tokenSet returns the distinct lower-cased whitespace tokens of s, sorted.
-func tokenSet(s string) []string {
-	fields := strings.Fields(strings.ToLower(s))
+// tokenSet returns the distinct whitespace tokens of s, lower-cased when caseFold,
+// sorted.
+func tokenSet(s string, caseFold bool) []string {
+	if caseFold {
+		s = strings.ToLower(s)
+	}
+	fields := strings.Fields(s)
 	if len(fields) < 2 {
 		return fields
 	}

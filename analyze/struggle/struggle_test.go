@@ -228,10 +228,105 @@ func TestEvaluateStruggleNilState(t *testing.T) {
 }
 
 func TestDefaultStruggleConfig(t *testing.T) {
-	want := StruggleConfig{Enabled: true, MinCyclesBeforeCheck: 2, FilterRepeatThreshold: 2,
-		FindingOverlapThreshold: 0.6, BudgetBurnThreshold: 0.3, CompositeThreshold: 0.6}
-	if got := DefaultStruggleConfig(); got != want {
-		t.Errorf("DefaultStruggleConfig() = %+v, want %+v", got, want)
+	seed := StruggleConfig{Enabled: true, MinCyclesBeforeCheck: 2, FilterRepeatThreshold: 2,
+		FindingOverlapThreshold: 0.6, BudgetBurnThreshold: 0.3, CompositeThreshold: 0.6,
+		Weights: Weights{FilterRepeat: 0.35, FindingOverlap: 0.40, BudgetBurn: 0.25}, FindingSimilarity: 0.8}
+	if got := SeedStruggleConfig(); got != seed {
+		t.Errorf("SeedStruggleConfig() = %+v, want %+v", got, seed)
+	}
+	def := seed
+	def.CaseFold = true
+	if got := DefaultStruggleConfig(); got != def {
+		t.Errorf("DefaultStruggleConfig() = %+v, want %+v", got, def)
+	}
+	for _, c := range []StruggleConfig{seed, def} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		edit func(*StruggleConfig)
+		want string // "" = valid
+	}{
+		{"zero switches off", func(c *StruggleConfig) {
+			c.FilterRepeatThreshold, c.BudgetBurnThreshold, c.Weights.BudgetBurn = 0, 0, 0
+		}, ""},
+		{"negative composite", func(c *StruggleConfig) { c.CompositeThreshold = -5 }, "composite_threshold -5"},
+		{"composite above 1", func(c *StruggleConfig) { c.CompositeThreshold = 1.5 }, "composite_threshold 1.5"},
+		{"NaN burn", func(c *StruggleConfig) { c.BudgetBurnThreshold = math.NaN() }, "budget_burn_threshold NaN"},
+		{"infinite burn", func(c *StruggleConfig) { c.BudgetBurnThreshold = math.Inf(1) }, "budget_burn_threshold +Inf"},
+		{"negative repeat", func(c *StruggleConfig) { c.FilterRepeatThreshold = -1 }, "filter_repeat_threshold -1"},
+		{"overlap above 1", func(c *StruggleConfig) { c.FindingOverlapThreshold = 2 }, "finding_overlap_threshold 2"},
+		{"negative cycles", func(c *StruggleConfig) { c.MinCyclesBeforeCheck = -1 }, "min_cycles_before_check -1"},
+		{"negative weight", func(c *StruggleConfig) { c.Weights.FindingOverlap = -0.1 }, "weights"},
+		{"similarity above 1", func(c *StruggleConfig) { c.FindingSimilarity = 1.2 }, "finding_similarity 1.2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultStruggleConfig()
+			tt.edit(&c)
+			err := c.Validate()
+			if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestWeightsAndSwitches: the weights scale each signal; the budget signal saturates
+// at the seed's threshold and can be fixed by the threshold; case folding is a switch.
+func TestWeightsAndSwitches(t *testing.T) {
+	evenPace := &CycleState{Cycle: 2, MaxCycles: 5, MaxBudgetUSD: 10, TotalCostUSD: 4} // burn rate 1.0
+	seed := SeedStruggleConfig()
+	if got := EvaluateStruggle(evenPace, seed).Score; !near(got, 0.25) {
+		t.Errorf("seed: an even pace scores %v, want the whole burn weight 0.25", got)
+	}
+	fixed := seed
+	fixed.BudgetBurnThreshold = 2
+	if got := EvaluateStruggle(evenPace, fixed).Score; !near(got, 0.125) {
+		t.Errorf("burn threshold 2: %v, want 0.125", got)
+	}
+	heavy := seed
+	heavy.Weights = Weights{BudgetBurn: 0.7}
+	if got := EvaluateStruggle(evenPace, heavy); !near(got.Score, 0.7) || !got.Triggered {
+		t.Errorf("burn weight 0.7: %+v", got)
+	}
+	shouty := &CycleState{Cycle: 2, Findings: []analyze.ReviewFinding{{Description: "Missing Error Check", Cycle: 2}},
+		AllFindings: []analyze.ReviewFinding{{Description: "missing error check", Cycle: 1}, {Description: "Missing Error Check", Cycle: 2}}}
+	if got := EvaluateStruggle(shouty, seed).FindingOverlap; got != 0 {
+		t.Errorf("seed (case kept): overlap %v, want 0", got)
+	}
+	if got := EvaluateStruggle(shouty, DefaultStruggleConfig()).FindingOverlap; got != 1 {
+		t.Errorf("default (case folded): overlap %v, want 1", got)
+	}
+}
+
+// TestScoreEqualsEvaluate: measuring once and scoring under a configuration gives the
+// signal EvaluateStruggle gives, for every configuration of a grid.
+func TestScoreEqualsEvaluate(t *testing.T) {
+	state := &CycleState{Cycle: 3, MaxCycles: 5, MaxBudgetUSD: 10, TotalCostUSD: 7,
+		FilterHistory: []string{"", "test", "test"},
+		Findings:      []analyze.ReviewFinding{{Description: "a b c d e", Cycle: 3}, {Description: "x y", Cycle: 3}},
+		AllFindings:   []analyze.ReviewFinding{{Description: "a b c d f", Cycle: 1}, {Description: "x y z", Cycle: 2}}}
+	for _, fold := range []bool{false, true} {
+		m := Measure(state, fold)
+		for _, sim := range []float64{0.3, 0.6, 0.8} {
+			for _, comp := range []float64{0.2, 0.5, 0.9} {
+				for _, burn := range []float64{0, 0.3, 1.5} {
+					cfg := DefaultStruggleConfig()
+					cfg.CaseFold, cfg.FindingSimilarity, cfg.CompositeThreshold, cfg.BudgetBurnThreshold = fold, sim, comp, burn
+					want := EvaluateStruggle(state, cfg)
+					got := Score(&m, cfg)
+					want.Reason = ""
+					if got != want {
+						t.Errorf("fold %v sim %v comp %v burn %v: Score %+v, EvaluateStruggle %+v", fold, sim, comp, burn, got, want)
+					}
+				}
+			}
+		}
 	}
 }
 

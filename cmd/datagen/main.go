@@ -37,7 +37,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -79,23 +78,7 @@ func run(args []string) int {
 	if *sample {
 		files = synth.SampleFiles()
 	} else {
-		var rs []synth.Run
-		if *runs > 0 {
-			rs = synth.Generate(synth.Config{Runs: *runs, Seed: *seed, RerunEvery: *rerun})
-		}
-		var ss []synth.Session
-		if *sessions > 0 {
-			ss = synth.GenerateSessions(synth.SessionConfig{Sessions: *sessions, Seed: *seed})
-		}
-		var logs []synth.VibesLog
-		for i := range *vibes {
-			cfg := synth.VibesConfig{Seed: *seed + uint64(i), Start: synth.SampleVibesConfig().Start.Add(time.Duration(i) * 2 * time.Hour)}
-			if *vibes > 1 {
-				cfg.File = fmt.Sprintf("vibes/vibes-events-%04d.jsonl", i+1)
-			}
-			logs = append(logs, synth.GenerateVibesLog(cfg))
-		}
-		files = synth.Layout(rs, ss, logs)
+		files = synth.DatasetFiles(synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun})
 	}
 	counts := map[string]int{}
 	for _, name := range slices.Sorted(maps.Keys(files)) {

@@ -24,6 +24,9 @@
 // quasar runs from their recorded outcomes (each row names its rule); a label in
 // --labels overrides the derived one of its run.
 //
+// Every detector is scored as configured and, on the same runs and sessions, as each
+// preset --compare names (default: the seed preset, the seed's literal behaviour).
+//
 // It writes the run table to --out and sibling tables beside it:
 //
 //	results.parquet                one row per run or session: outcome, label, predictions, lead time
@@ -34,6 +37,7 @@
 //	results.events.parquet         one row per session event: signals, EMAs, breaker state
 //	results.checkpoints.parquet    one row per checkpoint and its summary
 //	results.interventions.parquet  one row per intervention
+//	results.curves.parquet         PR and ROC points of each detector's ranking, per configuration
 //	results.problems.parquet       every problem found in the input, with file and line
 //
 // and prints a short summary. Problems in the input (a malformed line, an unknown

@@ -7,10 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-	"time"
 
 	flag "github.com/spf13/pflag"
+
+	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
 )
 
 func main() {
@@ -20,52 +24,38 @@ func main() {
 	os.Exit(code)
 }
 
-// usageError is a problem with the command line or its files: exit status 2.
-type usageError struct{ error }
-
-type options struct {
-	in, out, struggleConfig       string
-	labels                        []string
-	assessConfig, llm, claudePath string
-	positiveOutcomes              string
-	frictionWindow                time.Duration
-	workers                       int
-	strict, deriveLabels          bool
-	seed                          uint64
-	resamples                     int
-	level, beta                   float64
-	showProblems                  int
-	fixPassProb                   string
-	fixCostFraction               float64
-	fixDraws, fixTrials, maxFixes int
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o options
+	s := pipeline.DefaultSettings()
+	var strict bool
+	var showProblems int
+	var printConfig string
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.in, "in", "", "input folder or file (default: the built-in sample)")
-	fs.StringVar(&o.out, "out", "results.parquet", "run table to write; sibling tables share its stem")
-	fs.StringArrayVar(&o.labels, "labels", nil, "labels file, CSV or JSONL: run labels (run_key, label) or session labels (session_id, outcome, friction_uuids); repeat for several (default: none, or the sample's labels without --in)")
-	fs.BoolVar(&o.deriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
-	fs.StringVar(&o.struggleConfig, "struggle-config", "", "JSON file overriding struggle detection thresholds")
-	fs.StringVar(&o.assessConfig, "assess-config", "", "JSON file overriding the assessment configuration (detector, breaker, checkpoints, sampling, offline analyzer)")
-	fs.StringVar(&o.llm, "llm", "offline", "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
-	fs.StringVar(&o.claudePath, "claude-path", "claude", "the claude executable for --llm claude")
-	fs.StringVar(&o.positiveOutcomes, "positive-outcomes", "failure,abandoned", "session outcomes that count as the positive (bad) class")
-	fs.DurationVar(&o.frictionWindow, "friction-window", 5*time.Minute, "an intervention this long after a labelled friction moment is a hit")
-	fs.IntVar(&o.workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the input has any problem")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the bootstrap confidence intervals")
-	fs.IntVar(&o.resamples, "resamples", 2000, "bootstrap resamples of runs for confidence intervals (0 disables)")
-	fs.Float64Var(&o.level, "ci-level", 0.95, "confidence level of the intervals")
-	fs.Float64Var(&o.beta, "beta", 1, "β of the F-beta score reported beside F1")
-	fs.IntVar(&o.showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
-	fs.StringVar(&o.fixPassProb, "fix-pass-prob", "history", `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
-	fs.Float64Var(&o.fixCostFraction, "fix-cost-fraction", 0.25, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call")
-	fs.IntVar(&o.fixDraws, "fix-draws", 100, "fix-loop simulation: draws of each check's pass probability (for intervals)")
-	fs.IntVar(&o.fixTrials, "fix-trials", 20, "fix-loop simulation: trials per failure and draw")
-	fs.IntVar(&o.maxFixes, "max-filter-fixes", 3, "fix-loop simulation: fix attempts per failure (the loop's MaxFilterFixes)")
+	fs.StringVar(&s.In, "in", "", "input folder or file (default: the built-in sample)")
+	fs.StringVar(&s.Out, "out", s.Out, "run table to write; sibling tables share its stem")
+	fs.StringArrayVar(&s.Labels, "labels", nil, "labels file, CSV or JSONL: run labels (run_key, label) or session labels (session_id, outcome, friction_uuids); repeat for several (default: none, or the sample's labels without --in)")
+	fs.BoolVar(&s.DeriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
+	fs.StringVar(&s.StruggleConfig, "struggle-config", "", `struggle detection: a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
+	fs.StringVar(&s.AssessConfig, "assess-config", "", `the assessment (detector, breaker, checkpoints, sampling, offline analyzer): a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
+	fs.StringVar(&printConfig, "print-config", "", `print the effective configuration as JSON and exit: "struggle" or "assess" (each a file --struggle-config/--assess-config accept as it is), or both when given no value`)
+	fs.Lookup("print-config").NoOptDefVal = "both"
+	fs.StringVar(&s.LLM, "llm", s.LLM, "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
+	fs.StringVar(&s.ClaudePath, "claude-path", s.ClaudePath, "the claude executable for --llm claude")
+	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
+	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
+	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (label keys that match nothing included)")
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap confidence intervals")
+	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
+	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
+	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
+	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)
+	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
+	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
+	fs.Float64Var(&s.Fix.CostFraction, "fix-cost-fraction", s.Fix.CostFraction, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call (≥ 0)")
+	fs.IntVar(&s.Fix.Draws, "fix-draws", s.Fix.Draws, "fix-loop simulation: draws of each check's pass probability (for intervals; ≥ 1)")
+	fs.IntVar(&s.Fix.Trials, "fix-trials", s.Fix.Trials, "fix-loop simulation: trials per failure and draw (≥ 1)")
+	fs.IntVar(&s.Fix.MaxFixes, "max-filter-fixes", s.Fix.MaxFixes, "fix-loop simulation: fix attempts per failure (the loop's MaxFilterFixes; ≥ 1)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -81,21 +71,79 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replay: unexpected argument %q (inputs go in --in)\n", fs.Arg(0))
 		return 2
 	}
-	if o.resamples == 0 {
-		o.resamples = -1 // eval: < 0 disables; 0 would mean its default
+	if showProblems < 0 {
+		fmt.Fprintf(stderr, "replay: --show-problems %d: must be ≥ 0\n", showProblems)
+		return 2
 	}
-	err := replayJob(ctx, o, stdout, stderr)
-	var ue usageError
-	switch {
-	case err == nil:
+	if len(s.Compare) == 1 && s.Compare[0] == "none" {
+		s.Compare = nil
+	}
+	if printConfig != "" {
+		if err := pipeline.PrintConfig(stdout, s, printConfig); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 2
+		}
 		return 0
-	case errors.As(err, &ue):
+	}
+	res, err := pipeline.Run(ctx, s)
+	switch {
+	case pipeline.IsUsage(err):
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
-	default:
+	case err != nil:
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
 	}
+	if err := printResult(stdout, stderr, res, showProblems); err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 1
+	}
+	if strict && res.Problems() > 0 {
+		fmt.Fprintf(stderr, "replay: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
+		return 1
+	}
+	return 0
+}
+
+// printResult prints what the replay found: problems and warnings on stderr, the
+// summary on stdout.
+func printResult(stdout, stderr io.Writer, res *pipeline.Result, showProblems int) error {
+	sum := res.Summary
+	if sum.Files == 0 {
+		fmt.Fprintf(stderr, "replay: no input file is in a recognised format (%s)\n", strings.Join(replay.FormatNames(), ", "))
+	}
+	reports.WriteProblems(stderr, sum, showProblems, " (all are in "+res.Out.Path("problems")+")")
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "replay: %v\n", w)
+	}
+	labelsNote := res.LabelsNote
+	if n := len(res.UnmatchedLabels); n > 0 {
+		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, 3))
+	}
+	if err := reports.WriteSummary(stdout, sum, labelsNote, res.Detectors); err != nil {
+		return err
+	}
+	if err := reports.WriteMomentSummary(stdout, res.Moments); err != nil {
+		return err
+	}
+	if res.FixTotals != nil {
+		fmt.Fprintln(stdout)
+		reports.WriteFixSummary(stdout, res.FixTotals)
+	}
+	var beside []string
+	for _, t := range res.Tables[1:] {
+		beside = append(beside, fmt.Sprintf("%s (%d)", t.Table, t.Rows))
+	}
+	_, err := fmt.Fprintf(stdout, "\nwrote %s (%d runs and sessions) and beside it: %s\n", res.Out.Path(""), res.Tables[0].Rows, strings.Join(beside, ", "))
+	return err
+}
+
+// examples lists the first n of keys, and how many more there are.
+func examples(keys []string, n int) string {
+	if len(keys) <= n {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), len(keys)-n)
 }
 
 const usage = `Usage: replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
@@ -110,6 +158,8 @@ Examples:
   replay --in runs/ --out results.parquet
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
+  replay --in sessions/ --labels labels.csv --assess-config seed --out seed.parquet
+  replay --print-config=assess --assess-config seed
   replay --in quasar-history/ --derive-labels --out q.parquet
   replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
   replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet

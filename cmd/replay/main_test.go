@@ -18,8 +18,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
-	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
@@ -128,8 +126,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 9 {
-		t.Fatalf("expected 9 tables, got %d", len(outputs[0]))
+	if len(outputs[0]) != 10 {
+		t.Fatalf("expected 10 tables, got %d", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -144,6 +142,11 @@ func TestUsageErrors(t *testing.T) {
 	runs := filepath.Join(dir, "runs")
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"composite_threshhold": 1}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "nolabel.csv"), []byte("run_key,outcome\nq,approved\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "allbad.csv"), []byte("run_key,label\nq,maybe\nr,perhaps\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "neg.json"), []byte(`{"composite_threshold": -5}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "trailing.json"), []byte(`{"composite_threshold": 0.5} {"enabled": false}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-trailing.json"), []byte(`{"breaker": {"cooldown": "1m"}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-unknown.json"), []byte(`{"breaker": {"colldown": "1m"}}`), 0o644)
 	notADir := filepath.Join(dir, "labels.csv")
 	tests := []struct {
 		name string
@@ -162,6 +165,21 @@ func TestUsageErrors(t *testing.T) {
 		{"bad fix pass probability", []string{"--in", runs, "--fix-pass-prob", "build=1.5", "--out", filepath.Join(dir, "r.parquet")}, `"build=1.5" is not a probability`},
 		{"bad fix pass probability word", []string{"--in", runs, "--fix-pass-prob", "always", "--out", filepath.Join(dir, "r.parquet")}, `--fix-pass-prob "always"`},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
+		{"labels file with no usable row", []string{"--in", runs, "--labels", filepath.Join(dir, "allbad.csv"), "--out", filepath.Join(dir, "r.parquet")}, "none of its 2 rows is usable"},
+		{"negative composite threshold", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "neg.json"), "--out", filepath.Join(dir, "r.parquet")}, "composite_threshold -5 must be in [0, 1]"},
+		{"data after the struggle config", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
+		{"data after the assess config", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
+		{"unknown assess config field lists the fields", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-unknown.json"), "--out", filepath.Join(dir, "r.parquet")}, "breaker.cooldown"},
+		{"ci level 2", []string{"--in", runs, "--ci-level", "2"}, "--ci-level 2: must be between 0 and 1"},
+		{"ci level 0", []string{"--in", runs, "--ci-level", "0"}, "--ci-level 0: must be between 0 and 1"},
+		{"ci level NaN", []string{"--in", runs, "--ci-level", "NaN"}, "--ci-level NaN: must be between 0 and 1"},
+		{"negative beta", []string{"--in", runs, "--beta", "-1"}, "--beta -1: must be a positive number"},
+		{"negative fix cost", []string{"--in", runs, "--fix-cost-fraction", "-3"}, "--fix-cost-fraction -3"},
+		{"no fix draws", []string{"--in", runs, "--fix-draws", "0"}, "--fix-draws 0: must be ≥ 1"},
+		{"negative fix trials", []string{"--in", runs, "--fix-trials", "-1"}, "--fix-trials -1: must be ≥ 1"},
+		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be ≥ 1"},
+		{"negative resamples", []string{"--in", runs, "--resamples", "-5"}, "--resamples -5: must be ≥ 0"},
+		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
 	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
 	before := files(t, dir)
@@ -308,13 +326,14 @@ func TestInteropDuckDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := regexp.MustCompile(`(?m)^struggle\s+runs\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)`).FindStringSubmatch(stdout)
+	m := regexp.MustCompile(`(?m)^struggle\s+loopwatch\s+runs\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+).*\s(\S+)\s+\S+$`).FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no struggle line in the summary:\n%s", stdout)
 	}
 	printedRuns, _ := strconv.Atoi(m[1])
 	printedTP, _ := strconv.Atoi(m[3])
 	printedPrecision, _ := strconv.ParseFloat(m[7], 64)
+	printedAP := m[8]
 	cyclesLine := regexp.MustCompile(`cycles \((\d+)\)`).FindStringSubmatch(stdout)
 
 	stem := strings.TrimSuffix(out, ".parquet")
@@ -339,7 +358,7 @@ func TestInteropDuckDB(t *testing.T) {
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet') WHERE kind = 'quasar_run'`, stem),
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.cycles.parquet')`, stem),
 		fmt.Sprintf(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('%s.parquet'))`, stem),
-		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' ORDER BY metric`, stem),
+		fmt.Sprintf(`SELECT metric, value FROM read_parquet('%s.metrics.parquet') WHERE detector = 'struggle' AND config = 'loopwatch' ORDER BY metric`, stem),
 		fmt.Sprintf(`SELECT count(*) FILTER (WHERE struggle_confusion = 'tp') AS tp, count(*) FILTER (WHERE actual) AS positives,
 			min(started_at) < max(ended_at) AS ordered, epoch(min(started_at)) AS first_start
 			FROM read_parquet('%s.parquet')`, stem),
@@ -353,6 +372,9 @@ func TestInteropDuckDB(t *testing.T) {
 			WHERE r.kind = 'session' GROUP BY ALL HAVING r.interventions <> count(i.event_index)`, stem, stem),
 		fmt.Sprintf(`SELECT count(*) FILTER (WHERE kind = 'session') AS sessions, count(*) FILTER (WHERE kind = 'session' AND cycles IS NULL) AS null_cycles
 			FROM read_parquet('%s.parquet')`, stem),
+		// Average precision recomputed from the PR curve's points, the step-wise sum.
+		fmt.Sprintf(`SELECT sum(step) AS ap FROM (SELECT (recall - coalesce(lag(recall) OVER (ORDER BY point), 0)) * precision AS step
+			FROM read_parquet('%s.curves.parquet') WHERE detector = 'struggle' AND config = 'loopwatch' AND curve = 'pr')`, stem),
 	)
 	if n := int(num(t, res[0][0]["n"])); n != printedRuns {
 		t.Errorf("DuckDB counts %d runs, replay printed %d", n, printedRuns)
@@ -415,6 +437,9 @@ func TestInteropDuckDB(t *testing.T) {
 	if eventsLine == nil || fmt.Sprint(num(t, res[8][0]["n"])) != eventsLine[1] || num(t, res[8][0]["corrections"]) == 0 || num(t, res[8][0]["interventions"]) == 0 {
 		t.Errorf("events table in DuckDB %v, replay printed %v", res[8][0], eventsLine)
 	}
+	if got := fmt.Sprintf("%.3f", num(t, res[11][0]["ap"])); got != printedAP {
+		t.Errorf("AP from the curves table in DuckDB %s, replay printed %s", got, printedAP)
+	}
 	if len(res[9]) != 0 {
 		t.Errorf("sessions whose intervention count disagrees with the interventions table: %v", res[9])
 	}
@@ -476,37 +501,34 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 }
 
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
-// corpus: the defaults, the seed's detector and breaker (detect.SeedConfig,
-// breaker.SeedConfig), and the defaults without loopwatch's extension that counts
-// unclassified tool errors.
+// corpus: the defaults, and the seed's literal tool reading and failure side
+// (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config.
 func TestCorpusClaudeCode(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}
 	out := t.TempDir()
-	cfg := filepath.Join(out, "partial.json")
-	os.WriteFile(cfg, []byte(`{"breaker": {"tool_error_is_failure": false}}`), 0o644)
-	seedCfg := filepath.Join(out, "seed.json")
-	seed, err := json.Marshal(map[string]any{"detect": detect.SeedConfig(), "breaker": breaker.SeedConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(seedCfg, seed, 0o644)
+	cfg := filepath.Join(out, "seed-tools.json")
+	os.WriteFile(cfg, []byte(`{"detect": {"extra_tool_rules": [], "tools": {"status_rules": false, "failure_drops_success": false,
+		"commands": false, "command_rules": [], "text_tools": [], "quiet_tools": [], "collateral": [], "scan_bytes": 0}},
+	"breaker": {"tool_error_is_failure": false, "lint_error_is_failure": false, "correction_is_failure": true,
+		"count_per_signal": true, "failure_streaks": "session", "pivot_once_per_streak": false}}`), 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "73 sessions, 52 moments, 95 interventions: precision 0.316 [0.21, 0.45], recall 0.692"},
-		{[]string{"--assess-config", seedCfg}, "73 sessions, 52 moments, 22 interventions: precision 0.000"},
-		{[]string{"--assess-config", cfg}, "73 sessions, 52 moments, 64 interventions: precision 0.453 [0.29, 0.65], recall 0.673"},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+75\s+0\.673 \[0\.53, 0\.81\]\s+0\.387 \[0\.24, 0\.57\]\s+9\.6 \[4\.9, 16\.7\]`},
+		{nil, `(?m)^loopwatch\s+49\s+0\.673 \[0\.53, 0\.81\]\s+0\.592 \[0\.46, 0\.73\]\s+4\.2 \[2\.5, 6\.3\]`},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, tt.want) {
+		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
+			!regexp.MustCompile(tt.want).MatchString(stdout) ||
+			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
 	}
@@ -522,10 +544,134 @@ func TestCorpusClaudeCode(t *testing.T) {
 			after++
 		}
 	}
-	// The last replay's (unclassified tool errors not counted): the check-ins land at
-	// the human's friction turns; the approach_pivots, raised by the seed's literal
-	// error:/FAILED rules, mostly follow no labelled friction.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:17 explicit_check_in:47] 29" {
+	// The last replay's (the defaults): approach_pivot fires once per failure streak
+	// of one kind of command, twice on the corpus; the check-ins land at the human's
+	// friction turns, 29 of them within 5 minutes after a labelled moment.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 explicit_check_in:47] 29" {
 		t.Errorf("interventions by type and after friction: %s", got)
+	}
+}
+
+// TestUnmatchedLabels: label keys that match no run or session are reported in the
+// summary, and fail --strict; the rest of the labels still score.
+func TestUnmatchedLabels(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	labels, err := os.ReadFile(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := filepath.Join(dir, "extra.csv")
+	os.WriteFile(extra, append(labels, "ghost-1,positive,,human,\nghost-2,negative,,human,\n"...), 0o644)
+	args := []string{"--in", filepath.Join(dir, "runs"), "--labels", extra, "--out", filepath.Join(dir, "r.parquet")}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stdout, "18 labelled; 2 label keys match no run or session (ghost-1, ghost-2)") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !regexp.MustCompile(`struggle\s+loopwatch\s+runs\s+16\s+16\s+5\s+0\s+2\s+9`).MatchString(stdout) {
+		t.Errorf("the matching labels no longer score:\n%s", stdout)
+	}
+	code, _, stderr = runCLI(t, append(args, "--strict")...)
+	if code != 1 || !strings.Contains(stderr, "2 problems") {
+		t.Errorf("--strict: exit %d, %s", code, stderr)
+	}
+}
+
+// TestSingleTranscriptKeepsItsSubagents: --in naming one Claude Code transcript
+// replays its subagent folder with it, as a folder holding only them would.
+func TestSingleTranscriptKeepsItsSubagents(t *testing.T) {
+	root := moduleRoot(t)
+	dir := filepath.Join(root, "datasets", "sample", "inputs", "sessions", "-home-dev-src-ledger")
+	out := t.TempDir()
+	code, single, stderr := runCLI(t, "--in", filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"), "--out", filepath.Join(out, "a.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(single, "2 files (claude_code 1, claude_code_subagent 1), 1 sessions") {
+		t.Errorf("the subagent transcript is not replayed with its parent:\n%s", single)
+	}
+	// The same events as replaying a folder holding the transcript and its subagents.
+	copyTree(t, filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2"), filepath.Join(out, "in", "880aa009-0e96-4e59-95ae-38969e51f3b2"))
+	copyTree(t, filepath.Join(dir, "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"), filepath.Join(out, "in", "880aa009-0e96-4e59-95ae-38969e51f3b2.jsonl"))
+	code, folder, stderr := runCLI(t, "--in", filepath.Join(out, "in"), "--out", filepath.Join(out, "b.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	events := regexp.MustCompile(`sessions \((\d+) events\)`)
+	if a, b := events.FindStringSubmatch(single), events.FindStringSubmatch(folder); a == nil || b == nil || a[1] != b[1] {
+		t.Errorf("single file %v events, folder %v", a, b)
+	}
+}
+
+// copyTree copies a file or a folder.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPresetsAndPrintConfig: presets by name and as the base of a file; what
+// --print-config prints is accepted back as it is and means the same configuration.
+func TestPresetsAndPrintConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want []string // in stdout
+	}{
+		{[]string{"--print-config=struggle"}, []string{`"case_fold": true`, `"budget_burn": 0.25`}},
+		{[]string{"--print-config=struggle", "--struggle-config", "seed"}, []string{`"case_fold": false`}},
+		{[]string{"--print-config=assess", "--assess-config", "seed"}, []string{`"interrupt_is_correction": false`, `"end_hooks": [` + "\n" + `    "Stop"`}},
+		{[]string{"--print-config"}, []string{`"struggle": {`, `"assess": {`}},
+	} {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", tt.args, code, stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: no %q in\n%s", tt.args, w, stdout)
+			}
+		}
+	}
+	for _, which := range []string{"struggle", "assess"} {
+		for _, preset := range []string{"loopwatch", "seed"} {
+			_, printed, _ := runCLI(t, "--print-config="+which, "--"+which+"-config", preset)
+			file := filepath.Join(dir, which+"-"+preset+".json")
+			os.WriteFile(file, []byte(printed), 0o644)
+			code, again, stderr := runCLI(t, "--print-config="+which, "--"+which+"-config", file)
+			if code != 0 || again != printed {
+				t.Errorf("%s %s: printed config read back differs (exit %d %s):\n%s\nvs\n%s", which, preset, code, stderr, printed, again)
+			}
+		}
+	}
+	over := filepath.Join(dir, "over.json")
+	os.WriteFile(over, []byte(`{"preset": "seed", "breaker": {"cooldown": "1m"}}`), 0o644)
+	_, stdout, _ := runCLI(t, "--print-config=assess", "--assess-config", over)
+	if !strings.Contains(stdout, `"cooldown": "1m0s"`) || !strings.Contains(stdout, `"tool_error_is_failure": false`) {
+		t.Errorf("a file over the seed preset:\n%s", stdout)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"preset": "newest"}`), 0o644)
+	if code, _, stderr := runCLI(t, "--print-config=assess", "--assess-config", bad); code != 2 || !strings.Contains(stderr, `unknown preset "newest"`) {
+		t.Errorf("unknown preset: exit %d %s", code, stderr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // EnvVar names the environment variable that points at the corpora folder.
@@ -20,7 +21,15 @@ const EnvVar = "LOOPWATCH_CORPORA"
 // when it is set, else under ../shared/corpora beside the module root found by walking
 // up from the working directory to the folder holding go.mod. It returns an error
 // saying where it looked when the corpus is not there.
+//
+// In a test run with -short it returns an error, so corpus tests skip: `make test`
+// runs them in a pass of their own, without the race detector, which would make
+// replaying the real corpora many times slower for no gain (the code paths they
+// exercise run under the race detector on the small fixtures).
 func Dir(name string) (string, error) {
+	if testing.Testing() && testing.Short() {
+		return "", fmt.Errorf("corpus %s: corpus tests are skipped in -short mode (make test runs them without -short in a pass of their own)", name)
+	}
 	if root := os.Getenv(EnvVar); root != "" {
 		dir := filepath.Join(root, name)
 		if isDir(dir) {

@@ -29,13 +29,13 @@ const folds = 5
 // window is the scoring window: an intervention at most this long after a moment.
 const window = 5 * time.Minute
 
-// labelled is one labelled session: its events and the times of its friction moments.
+// labelled is one labelled session: its events and its friction moments.
 type labelled struct {
 	session *input.Session
 	key     string
 	fold    int
 	events  []analyze.Event
-	moments []time.Time
+	moments []eval.Point
 	humans  int // non-sidechain user messages
 }
 
@@ -65,7 +65,7 @@ func load(t *testing.T) []labelled {
 		l := labelled{session: sr.Session, key: sr.Session.Key, fold: int(h.Sum32() % folds), events: sr.Session.Events, humans: sr.HumanMessages}
 		for _, m := range rec.Moments {
 			if i := m.Find(sr.Session.Events); i >= 0 {
-				l.moments = append(l.moments, sr.Session.Events[i].Time)
+				l.moments = append(l.moments, eval.Point{Time: sr.Session.Events[i].Time, Index: i})
 			}
 		}
 		out = append(out, l)
@@ -119,9 +119,9 @@ func detectAll(l *labelled, cfg assess.Config, rules *detect.Rules) []step {
 }
 
 // interventions runs the EMA and the breaker over detected steps, as the processor
-// does, and returns the intervention times.
-func interventions(steps []step, ema detect.EMAConfig, bc breaker.Config) []time.Time {
-	var ivs []time.Time
+// does, and returns the interventions.
+func interventions(steps []step, ema detect.EMAConfig, bc breaker.Config) []eval.Point {
+	var ivs []eval.Point
 	var br *breaker.CircuitBreaker
 	var fr detect.EmaTracker
 	for i := range steps {
@@ -138,38 +138,25 @@ func interventions(steps []step, ema detect.EMAConfig, bc breaker.Config) []time
 		br.Update(s.at, s.signals, fr.Value())
 		if _, ok := br.ShouldIntervene(s.at); ok {
 			br.RecordIntervention(s.at)
-			ivs = append(ivs, s.at)
+			ivs = append(ivs, eval.Point{Time: s.at, Index: i})
 		}
 	}
 	return ivs
 }
 
-// tally is the event-level score of interventions against moments: a moment is
-// caught when an intervention follows it within the window; an intervention is a
-// true positive when it is the first to catch at least one moment not caught yet;
-// every other intervention is a false alarm.
+// tally sums eval.ScoreSession's event-level scores: a moment is caught when an
+// intervention follows it within the window; an intervention is a true positive when
+// it is the first to catch at least one moment not caught yet; every other
+// intervention is a false alarm.
 type tally struct {
 	moments, caught, interventions, tp, humans int
 	delays                                     []float64
 }
 
-func score(moments, ivs []time.Time, humans int) tally {
-	t := tally{moments: len(moments), interventions: len(ivs), humans: humans}
-	caught := make([]bool, len(moments))
-	for _, iv := range ivs {
-		first := false
-		for j, m := range moments {
-			if d := iv.Sub(m); !caught[j] && d >= 0 && d <= window {
-				caught[j], first = true, true
-				t.caught++
-				t.delays = append(t.delays, d.Seconds())
-			}
-		}
-		if first {
-			t.tp++
-		}
-	}
-	return t
+func score(l *labelled, ivs []eval.Point) tally {
+	sc := eval.ScoreSession(eval.MomentSession{Key: l.key, Moments: l.moments, Interventions: ivs, HumanTurns: l.humans}, window)
+	return tally{moments: len(l.moments), caught: sc.Caught, interventions: len(ivs), tp: sc.TruePositives, humans: l.humans,
+		delays: sc.DelaySeconds}
 }
 
 func (t *tally) add(o tally) {
@@ -246,22 +233,22 @@ type setting struct {
 }
 
 // humanSide returns cfg with the failure path off, so only the human-text side
-// intervenes (the tool side is measured on its own).
+// intervenes.
 func humanSide(cfg assess.Config) assess.Config {
 	cfg.Breaker.FailureThreshold = math.MaxInt32
 	return cfg
 }
 
-// grid is the sweep the training folds choose from: detector switches, then EMA and
-// breaker thresholds around the defaults. The breaker's cooldown, shared with the
-// failure path, stays at its default.
+// grid is the sweep the training folds choose from: the human-text side's detector
+// switches, then its EMA and breaker thresholds around the defaults. The tool side,
+// the failure path and the cooldown they share stay at their defaults.
 func grid() ([]assess.Config, []string, []setting) {
 	var dets []assess.Config
 	var names []string
 	for _, skipFirst := range []bool{false, true} {
 		for _, selfInt := range []bool{true, false} {
 			for _, repeat := range []float64{0.7, 0.8} {
-				c := humanSide(assess.DefaultConfig())
+				c := assess.DefaultConfig()
 				c.Detect.Friction.SkipFirstMessage, c.Detect.Friction.IgnoreSelfInterrupts = skipFirst, selfInt
 				c.Detect.Friction.Repeat.Threshold = repeat
 				dets = append(dets, c)
@@ -296,9 +283,11 @@ func grid() ([]assess.Config, []string, []setting) {
 }
 
 // TestFrictionCrossValidated chooses the human-text side's switches and thresholds
-// on four folds of the labelled sessions and scores the choice on the fifth, for each
-// fold, and checks the pooled held-out figures against issue 10's target. It also
-// logs the seed preset's and the defaults' figures on all sessions. It takes a few
+// on four folds of the labelled sessions and scores the whole assessment with that
+// choice (tool side and failure path at their defaults) on the fifth, for each fold,
+// and checks the pooled held-out figures against issue 10's target. It also logs the
+// defaults', the human-text side's alone and the seed preset's figures on all
+// sessions. It takes a few
 // seconds (minutes under -race), so it runs only when asked:
 //
 //	LOOPWATCH_CV=1 go test -run TestFrictionCrossValidated -v ./internal/frictioncv
@@ -320,7 +309,7 @@ func TestFrictionCrossValidated(t *testing.T) {
 		var t tally
 		for i := range sessions {
 			if keep(sessions[i].fold) {
-				t.add(score(sessions[i].moments, interventions(detected[s.detector][i], s.ema, s.breaker), sessions[i].humans))
+				t.add(score(&sessions[i], interventions(detected[s.detector][i], s.ema, s.breaker)))
 			}
 		}
 		return t
@@ -352,23 +341,17 @@ func TestFrictionCrossValidated(t *testing.T) {
 		name string
 		cfg  assess.Config
 	}{
-		{"defaults, human-text side", humanSide(assess.DefaultConfig())},
 		{"defaults", assess.DefaultConfig()},
-		{"seed", seedPreset()},
+		{"defaults, human-text side alone", humanSide(assess.DefaultConfig())},
+		{"seed", assess.SeedConfig()},
 	} {
 		rules := detect.MustCompile(p.cfg.Detect)
 		var all tally
 		for i := range sessions {
-			all.add(score(sessions[i].moments, interventions(detectAll(&sessions[i], p.cfg, rules), p.cfg.Detect.EMA, p.cfg.Breaker), sessions[i].humans))
+			all.add(score(&sessions[i], interventions(detectAll(&sessions[i], p.cfg, rules), p.cfg.Detect.EMA, p.cfg.Breaker)))
 		}
 		t.Logf("%s, all sessions: %v", p.name, all)
 	}
-}
-
-func seedPreset() assess.Config {
-	c := assess.DefaultConfig()
-	c.Detect, c.Breaker = detect.SeedConfig(), breaker.SeedConfig()
-	return c
 }
 
 // TestSimulationMatchesTheProcessor checks that the test's fast path (detection once,
@@ -378,7 +361,7 @@ func TestSimulationMatchesTheProcessor(t *testing.T) {
 		t.Skip("set LOOPWATCH_CV=1 to replay the Claude Code corpus through the processor")
 	}
 	sessions := load(t)
-	for _, cfg := range []assess.Config{assess.DefaultConfig(), seedPreset()} {
+	for _, cfg := range []assess.Config{assess.DefaultConfig(), assess.SeedConfig()} {
 		rules := detect.MustCompile(cfg.Detect)
 		for i := range sessions {
 			l := &sessions[i]
@@ -387,13 +370,13 @@ func TestSimulationMatchesTheProcessor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []time.Time
+			var want []eval.Point
 			for j, st := range sr.Steps {
 				if st.Intervention != nil {
-					want = append(want, l.events[j].Time)
+					want = append(want, eval.Point{Time: l.events[j].Time, Index: j})
 				}
 			}
-			if !slices.EqualFunc(got, want, time.Time.Equal) {
+			if !slices.EqualFunc(got, want, func(a, b eval.Point) bool { return a.Index == b.Index && a.Time.Equal(b.Time) }) {
 				t.Fatalf("%s: simulation %v, processor %v", l.key, got, want)
 			}
 		}

@@ -46,7 +46,14 @@ func Event(ev analyze.Event) string {
 	case analyze.KindAssistantMessage:
 		fmt.Fprintf(&b, " %q", ev.AssistantText)
 	case analyze.KindToolResult:
-		fmt.Fprintf(&b, " tool=%s status=%s %q", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
+		fmt.Fprintf(&b, " tool=%s status=%s", ev.ToolName, ev.ToolStatus)
+		if ev.HasExitCode {
+			fmt.Fprintf(&b, " exit=%d", ev.ExitCode)
+		}
+		if ev.ToolCommand != "" {
+			fmt.Fprintf(&b, " command=%q", ev.ToolCommand)
+		}
+		fmt.Fprintf(&b, " %q", ev.ToolOutput)
 	case analyze.KindHook:
 		fmt.Fprintf(&b, " hook=%s", ev.HookName)
 	case analyze.KindSystem:

@@ -33,7 +33,11 @@
 //     ok; without is_error, the record's toolUseResult.interrupted (Bash) true → error,
 //     else unknown. When the content is empty, toolUseResult's stdout and stderr are the
 //     output. ToolName is the name of the assistant tool_use with that id earlier in
-//     the same file ("" when there is none [user/tool_result_unmatched]).
+//     the same file ("" when there is none [user/tool_result_unmatched]), ToolCommand
+//     the "command" string of its input (Bash's command line). A result flagged as an
+//     error that opens with "Exit code N" (Claude Code 2.x writes a failed Bash
+//     command's status so) has ExitCode N ([analyze.ExitCodeOf]); no other exit code
+//     is recorded, a success's 0 included.
 //   - assistant: the text blocks of one record make one KindAssistantMessage (joined by
 //     blank lines) [assistant/text]; white-space-only text is counted
 //     [assistant/empty_text]. thinking and tool_use blocks are no events but are
@@ -106,7 +110,7 @@
 // kept without them), user records without content and content of an unexpected shape
 // are reported as [input.Problem]s with file and line, and the rest goes on. A file with
 // no record at all gives no session and a problem. Lines are read one at a time, of any
-// length up to MaxLine; fields the mapping does not need (tool inputs, thinking text,
-// usage, snapshots, progress payloads) are skipped by the JSON decoder without being
+// length up to MaxLine; fields the mapping does not need (tool inputs but a command,
+// thinking text, usage, snapshots, progress payloads) are skipped by the JSON decoder without being
 // built.
 package claudecode

@@ -136,6 +136,9 @@ type sessionID struct {
 
 type summary struct{ text, leaf string }
 
+// toolUse is what a tool_result needs of its tool_use.
+type toolUse struct{ name, command string }
+
 func newBuilder(name string) *builder {
 	return &builder{
 		sess:    &input.Session{Source: SourceName, File: name, Records: map[string]int{}},
@@ -155,12 +158,12 @@ func (b *builder) report(file string, line int, kind input.ProblemKind, format s
 // fileState is what the reader tracks while reading one file.
 type fileState struct {
 	name    string
-	sub     bool              // a subagent transcript: every record is a sidechain
-	tools   map[string]string // tool_use id → tool name
-	last    time.Time         // the last timestamp read (any record)
-	max     time.Time         // the latest timestamp read (any record) …
-	maxLine int               // … and its line
-	maxEv   time.Time         // the latest time of an event-producing record
+	sub     bool               // a subagent transcript: every record is a sidechain
+	tools   map[string]toolUse // tool_use id → the call
+	last    time.Time          // the last timestamp read (any record)
+	max     time.Time          // the latest timestamp read (any record) …
+	maxLine int                // … and its line
+	maxEv   time.Time          // the latest time of an event-producing record
 	firstTS time.Time
 	untimed []int // indices in b.events waiting for a time
 }
@@ -170,7 +173,7 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 	if _, ok := b.fileIdx[name]; !ok {
 		b.fileIdx[name] = len(b.fileIdx)
 	}
-	fst := &fileState{name: name, sub: sub, tools: map[string]string{}}
+	fst := &fileState{name: name, sub: sub, tools: map[string]toolUse{}}
 	rd := jsonl.NewReader(r, MaxLine)
 	for {
 		l, err := rd.Next()
@@ -446,11 +449,11 @@ func (b *builder) toolResult(fst *fileState, line []byte, rec *record, bl *block
 	s.Records["user/tool_result"]++
 	ev := base
 	ev.Kind = analyze.KindToolResult
-	name, ok := fst.tools[bl.ToolUseID]
+	call, ok := fst.tools[bl.ToolUseID]
 	if !ok {
 		s.Records["user/tool_result_unmatched"]++
 	}
-	ev.ToolName = name
+	ev.ToolName, ev.ToolCommand = call.name, call.command
 	ev.ToolOutput = bl.Content.text
 	if bl.Content.images > 0 {
 		s.Records["user/tool_result_image"] += bl.Content.images
@@ -466,6 +469,9 @@ func (b *builder) toolResult(fst *fileState, line []byte, rec *record, bl *block
 	}
 	if only && tur.HasOutput && strings.TrimSpace(ev.ToolOutput) == "" {
 		ev.ToolOutput = bashOutput(line) // rare: the output is usually in the content too
+	}
+	if ev.ToolStatus == analyze.ToolStatusError {
+		ev.ExitCode, ev.HasExitCode = analyze.ExitCodeOf(ev.ToolOutput)
 	}
 	b.emit(ev)
 }
@@ -499,7 +505,7 @@ func (b *builder) assistant(fst *fileState, line int, rec *record, base analyze.
 			texts = append(texts, bl.Text)
 			s.Records["assistant/text"]++
 		case "tool_use", "server_tool_use":
-			fst.tools[bl.ID] = bl.Name
+			fst.tools[bl.ID] = toolUse{name: bl.Name, command: bl.Input.command}
 			s.Records["assistant/"+bl.Type]++
 		case "":
 			s.Records["assistant/untyped_block"]++

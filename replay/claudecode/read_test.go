@@ -37,6 +37,12 @@ func brief(evs []analyze.Event) []string {
 			s += ":" + ev.AssistantText
 		case analyze.KindToolResult:
 			s += fmt.Sprintf(":%s/%s/%s", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
+			if ev.ToolCommand != "" {
+				s += " $ " + ev.ToolCommand
+			}
+			if ev.HasExitCode {
+				s += fmt.Sprintf(" exit=%d", ev.ExitCode)
+			}
 		case analyze.KindHook:
 			s += ":" + ev.HookName
 		case analyze.KindSystem:
@@ -95,6 +101,15 @@ func TestReadTranscript(t *testing.T) {
 				rec("user", "u2", t1, `"message":{"content":[{"type":"tool_result","tool_use_id":"t1"}]},"toolUseResult":{"stdout":"so","stderr":"se","interrupted":true}`) +
 				rec("user", "u3", t1, `"message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"x"}]},"toolUseResult":"Error: no"`),
 			events: []string{"tool_result:Bash/error/out", "tool_result:Read/ok/a\nb", "tool_result:Bash/error/so\nse", "tool_result:/unknown/x"}},
+		{name: "tool results: the command of the tool call's input; the exit code a failed result opens with",
+			in: rec("assistant", "a1", t0, `"message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go test ./...","description":"run","timeout":60000}},`+
+				`{"type":"tool_use","id":"t2","name":"Bash","input":{"command":["not","a","string"]}},{"type":"tool_use","id":"t3","name":"Write","input":{"file_path":"a.go","content":"package a"}},`+
+				`{"type":"tool_use","id":"t4","name":"Bash","input":"odd"}]}`) +
+				rec("user", "u1", t1, `"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1\nFAIL\tx","is_error":true}]},"toolUseResult":"Error: Exit code 1\nFAIL\tx"`) +
+				rec("user", "u2", t1, `"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 3\n","is_error":false}]}`) +
+				rec("user", "u3", t1, `"message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"x","is_error":true},{"type":"tool_result","tool_use_id":"t3","content":"ok"},{"type":"tool_result","tool_use_id":"t4","content":"y"}]}`),
+			events: []string{"tool_result:Bash/error/Exit code 1\nFAIL\tx $ go test ./... exit=1", "tool_result:Bash/ok/Exit code 3\n $ go test ./...",
+				"tool_result:Bash/error/x", "tool_result:Write/unknown/ok", "tool_result:Bash/unknown/y"}},
 		{name: "assistant: text blocks join, thinking and tool_use are no events, API errors are system",
 			in: rec("assistant", "a1", t0, `"message":{"content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"one"},{"type":"tool_use","id":"t","name":"X"},{"type":"text","text":"two"}]}`) +
 				rec("assistant", "a2", t0, `"message":{"content":"plain string"}`) +

@@ -6,7 +6,7 @@ import (
 )
 
 // record is the part of a transcript record the reader uses. Fields it does not
-// declare (tool inputs, thinking text, usage, file snapshots, progress payloads) are
+// declare (tool inputs but a command, thinking text, usage, file snapshots, progress payloads) are
 // skipped by the decoder without being built.
 type record struct {
 	Type             string `json:"type"`
@@ -67,9 +67,32 @@ type block struct {
 	Text      string      `json:"text"`        // text
 	ID        string      `json:"id"`          // tool_use
 	Name      string      `json:"name"`        // tool_use
+	Input     toolInput   `json:"input"`       // tool_use
 	ToolUseID string      `json:"tool_use_id"` // tool_result
 	Content   toolContent `json:"content"`     // tool_result
 	IsError   *bool       `json:"is_error"`    // tool_result
+}
+
+// toolInput is a tool_use's input, of which only a string "command" (Bash's
+// command line) is kept; the decoder skips the rest without building it.
+type toolInput struct {
+	command string
+}
+
+// UnmarshalJSON reads the command of an object; any other value, or a command that
+// is not a string, leaves it empty.
+func (t *toolInput) UnmarshalJSON(b []byte) error {
+	*t = toolInput{}
+	if firstByte(b) != '{' {
+		return nil
+	}
+	var v struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if json.Unmarshal(b, &v) == nil && firstByte(v.Command) == '"' {
+		json.Unmarshal(v.Command, &t.command)
+	}
+	return nil
 }
 
 // toolContent is a tool_result's content: a string or a list of blocks, of which

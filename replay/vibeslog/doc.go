@@ -37,14 +37,19 @@
 //     last delta (when the text was complete) and the id of its first. White-space-only
 //     runs are counted, not emitted.
 //   - claude tool_result{output, is_error} → KindToolResult: ToolName from the
-//     tool_use_start with that id, ToolStatus error/ok from is_error (unknown without
-//     it). hook post_tool_use{tool_name, tool_response} → KindToolResult too: a string
-//     response is the output, Bash's {stdout, stderr, interrupted} gives stdout and
-//     stderr joined by a newline (interrupted → error), any other shape its JSON text.
+//     tool_use_start with that id, ToolCommand the "command" string of the input its
+//     tool_input_delta events spell (up to [MaxToolInput]), ToolStatus error/ok from
+//     is_error (unknown without it). hook post_tool_use{tool_name, tool_input,
+//     tool_response} → KindToolResult too: ToolCommand from tool_input's "command", a
+//     string response is the output, Bash's {stdout, stderr, interrupted} gives stdout
+//     and stderr joined by a newline (interrupted → error), any other shape its JSON
+//     text. A failed result that opens with "Exit code N" has ExitCode N
+//     ([analyze.ExitCodeOf]).
 //     One tool call reported both ways is one event: a claude tool_result and a
 //     post_tool_use of the same tool name (or either unnamed) at most PairWindow apart
 //     pair, oldest first, in either order; the first is the event, the claude side's
-//     output and is_error win, the hook's interrupted flag fills an unknown status.
+//     output and is_error win, the hook's interrupted flag fills an unknown status and
+//     its command a missing one.
 //   - claude thinking_delta, tool_use_start, tool_input_delta: no events (counted).
 //   - claude turn_start, turn_complete, error, permission_request → KindSystem with
 //     that Subtype. Unknown claude event types are counted and reported once per type.

@@ -22,6 +22,11 @@ const SourceName = "vibes_log"
 // skipped without being held in memory.
 const MaxLine = 256 << 20
 
+// MaxToolInput bounds the tool input a session collects from one tool call's
+// tool_input_delta events (64 KiB): a longer input gives no ToolCommand. A command
+// line is far shorter; file contents written by a tool are what reach the bound.
+const MaxToolInput = 64 << 10
+
 // PairWindow is how far apart in time the two records of one prompt (user_input and
 // hook user_prompt_submit) or of one tool call (claude tool_result and hook
 // post_tool_use) may be to be taken for one.
@@ -98,12 +103,14 @@ type inner struct {
 	Name    string  `json:"name"`
 	Output  *string `json:"output"`
 	IsError *bool   `json:"is_error"`
+	Delta   string  `json:"delta"` // tool_input_delta
 	// hook
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
 	HookEventName string          `json:"hook_event_name"`
 	Prompt        *string         `json:"prompt"`
 	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolResponse  json.RawMessage `json:"tool_response"`
 }
 
@@ -274,14 +281,26 @@ func (lr *logReader) claude(sb *sessBuilder, line int, ev *inner, at at) {
 	}
 	sb.flush()
 	switch ev.Type {
-	case "thinking_delta", "tool_input_delta":
+	case "thinking_delta":
+	case "tool_input_delta":
+		if in := sb.toolInputs[ev.ID]; in != nil && in.Len()+len(ev.Delta) <= MaxToolInput {
+			in.WriteString(ev.Delta)
+		} else if in != nil {
+			in.Reset()
+			sb.toolInputs[ev.ID] = nil // too long: no command
+		}
 	case "tool_use_start":
 		sb.toolNames[ev.ID] = ev.Name
+		sb.toolInputs[ev.ID] = &strings.Builder{}
 	case "tool_result":
 		e := analyze.Event{Kind: analyze.KindToolResult, ToolName: sb.toolNames[ev.ID]}
 		if _, ok := sb.toolNames[ev.ID]; !ok {
 			sb.s.Records["claude/tool_result/unmatched"]++
 		}
+		if in := sb.toolInputs[ev.ID]; in != nil {
+			e.ToolCommand = commandOf([]byte(in.String()))
+		}
+		delete(sb.toolInputs, ev.ID)
 		if ev.Output != nil {
 			e.ToolOutput = *ev.Output
 		}
@@ -345,9 +364,10 @@ type pairRef struct {
 
 // sessBuilder assembles one session.
 type sessBuilder struct {
-	s         *input.Session
-	events    []analyze.Event
-	toolNames map[string]string
+	s          *input.Session
+	events     []analyze.Event
+	toolNames  map[string]string
+	toolInputs map[string]*strings.Builder // tool_use id → its input so far (nil: too long)
 
 	text     strings.Builder // the pending assistant text run
 	textAt   at              // its first delta
@@ -366,8 +386,9 @@ type sessBuilder struct {
 
 func newSession(key, file string, line int) *sessBuilder {
 	return &sessBuilder{
-		s:         &input.Session{Key: key, Source: SourceName, File: file, Line: line, Records: map[string]int{}},
-		toolNames: map[string]string{},
+		s:          &input.Session{Key: key, Source: SourceName, File: file, Line: line, Records: map[string]int{}},
+		toolNames:  map[string]string{},
+		toolInputs: map[string]*strings.Builder{},
 	}
 }
 
@@ -495,6 +516,9 @@ func (sb *sessBuilder) tool(ev analyze.Event, side int, a at) {
 		if first.ToolName == "" {
 			first.ToolName = ev.ToolName
 		}
+		if first.ToolCommand == "" {
+			first.ToolCommand = ev.ToolCommand
+		}
 		if side == sideInput {
 			first.ToolOutput = ev.ToolOutput
 			if ev.ToolStatus != analyze.ToolStatusUnknown {
@@ -507,9 +531,11 @@ func (sb *sessBuilder) tool(ev analyze.Event, side int, a at) {
 			}
 			sb.s.Records["hook/post_tool_use/paired"]++
 		}
+		noteExitCode(first)
 		remove(&sb.tools, i)
 		return
 	}
+	noteExitCode(&ev)
 	idx := sb.add(ev, a)
 	sb.tools = append(sb.tools, pairRef{idx: idx, side: side, key: ev.ToolName, t: a.t})
 }
@@ -527,7 +553,8 @@ func (sb *sessBuilder) hook(ev *inner, a at) {
 		}
 	case "post_tool_use":
 		out, status := toolResponse(ev.ToolResponse)
-		sb.tool(analyze.Event{Kind: analyze.KindToolResult, ToolName: ev.ToolName, ToolOutput: out, ToolStatus: status}, sideHook, a)
+		sb.tool(analyze.Event{Kind: analyze.KindToolResult, ToolName: ev.ToolName, ToolOutput: out, ToolStatus: status,
+			ToolCommand: commandOf(ev.ToolInput)}, sideHook, a)
 		return
 	}
 	name := hookNames[ev.Type]
@@ -571,6 +598,27 @@ func toolResponse(raw json.RawMessage) (string, analyze.ToolStatus) {
 		return strings.Join(parts, "\n"), status
 	}
 	return string(raw), analyze.ToolStatusUnknown
+}
+
+// commandOf returns the "command" string of a tool input object (Bash's command
+// line), or "".
+func commandOf(raw []byte) string {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+	}
+	var cmd string
+	if json.Unmarshal(raw, &in) == nil && len(in.Command) > 0 && in.Command[0] == '"' {
+		json.Unmarshal(in.Command, &cmd)
+	}
+	return cmd
+}
+
+// noteExitCode reads the exit code Claude Code writes at the top of a failed shell
+// result.
+func noteExitCode(ev *analyze.Event) {
+	if ev.ToolStatus == analyze.ToolStatusError && !ev.HasExitCode {
+		ev.ExitCode, ev.HasExitCode = analyze.ExitCodeOf(ev.ToolOutput)
+	}
 }
 
 // camel turns a snake_case hook type into Claude Code's CamelCase spelling.

@@ -58,6 +58,12 @@ func brief(evs []analyze.Event) []string {
 			s += ":" + ev.AssistantText
 		case analyze.KindToolResult:
 			s += fmt.Sprintf(":%s/%s/%s", ev.ToolName, ev.ToolStatus, ev.ToolOutput)
+			if ev.ToolCommand != "" {
+				s += " $ " + ev.ToolCommand
+			}
+			if ev.HasExitCode {
+				s += fmt.Sprintf(" exit=%d", ev.ExitCode)
+			}
 		case analyze.KindHook:
 			s += ":" + ev.HookName
 		case analyze.KindSystem:
@@ -95,6 +101,23 @@ func TestRead(t *testing.T) {
 				claudeEv(5, 6, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
 				claudeEv(6, 7, a, `{"type":"text_delta","text":"Done."}`),
 			events: []string{"assistant_message:Hello.", "assistant_message:Done."}},
+		{name: "a tool call's command comes from its input deltas, or from post_tool_use's tool_input; a failed result's exit code from its output",
+			in: claudeEv(0, 1, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
+				claudeEv(1, 2, a, `{"type":"tool_input_delta","id":"t1","delta":"{\"comm"}`) +
+				claudeEv(2, 3, a, `{"type":"tool_input_delta","id":"t1","delta":"and\":\"go test ./...\"}"}`) +
+				claudeEv(3, 4, a, `{"type":"tool_result","id":"t1","output":"Exit code 1\nFAIL\tx","is_error":true}`) +
+				hookEv(400000, 5, a, "post_tool_use", `"tool_name":"Bash","tool_input":{"command":"cargo build"},"tool_response":{"stdout":"","stderr":"error: x","interrupted":false}`) +
+				claudeEv(400001, 6, a, `{"type":"tool_result","id":"t9","output":"Exit code 101\nerror: x","is_error":true}`) +
+				claudeEv(800000, 7, a, `{"type":"tool_use_start","id":"t2","name":"Bash"}`) +
+				claudeEv(800001, 8, a, `{"type":"tool_input_delta","id":"t2","delta":"{\"command\":"}`) +
+				claudeEv(800002, 9, a, `{"type":"tool_input_delta","id":"t2","delta":"`+strings.Repeat("x", MaxToolInput)+`"}`) +
+				claudeEv(800003, 10, a, `{"type":"tool_input_delta","id":"t2","delta":"\"ls\"}"}`) +
+				claudeEv(800004, 11, a, `{"type":"tool_result","id":"t2","output":"Exit code 2\n","is_error":false}`) +
+				hookEv(1200000, 12, a, "post_tool_use", `"tool_name":"Bash","tool_input":{"command":7},"tool_response":"done"`),
+			events: []string{"tool_result:Bash/error/Exit code 1\nFAIL\tx $ go test ./... exit=1",
+				"tool_result:Bash/error/Exit code 101\nerror: x $ cargo build exit=101",
+				"tool_result:Bash/ok/Exit code 2\n",
+				"tool_result:Bash/unknown/done"}},
 		{name: "tool results pair with post_tool_use by tool name (or with any when a name is unknown); claude's output and flag win",
 			in: claudeEv(0, 1, a, `{"type":"tool_use_start","id":"t1","name":"Bash"}`) +
 				claudeEv(1, 2, a, `{"type":"tool_use_start","id":"t2","name":"Read"}`) +

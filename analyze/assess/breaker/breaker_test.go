@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -129,9 +131,16 @@ func TestCooldown(t *testing.T) {
 	}
 }
 
-func TestConsecutiveFailures(t *testing.T) {
+// sessionPerEvent is the failure side loopwatch had before per-target streaks: one
+// session count, per event, unclassified tool errors counted.
+func sessionPerEvent() Config {
 	cfg := DefaultConfig()
-	cfg.FailureThreshold = 3
+	cfg.FailureConfig = FailureConfig{FailureThreshold: 3, ToolErrorIsFailure: true, CorrectionIsFailure: true, FailureStreaks: StreaksSession}
+	return cfg
+}
+
+func TestConsecutiveFailures(t *testing.T) {
+	cfg := sessionPerEvent()
 	fail, ok := sig(detect.BuildFailure), sig(detect.TestSuccess)
 	t.Run("threshold", func(t *testing.T) {
 		run(t, cfg, []step{
@@ -261,8 +270,8 @@ func TestLoopwatchCorrectionSide(t *testing.T) {
 			},
 		},
 		{
-			name: "corrections are not failures",
-			cfg:  func(c *Config) { c.FailureThreshold = 1 },
+			name: "with correction_is_failure off, corrections are no failure",
+			cfg:  func(c *Config) { c.FailureThreshold, c.CorrectionIsFailure = 1, false },
 			steps: []step{
 				{at: 0, signals: sig(detect.UserCorrection)},
 			},
@@ -323,6 +332,15 @@ func TestSeedConfig(t *testing.T) {
 	}
 	if err := s.Validate(); err != nil {
 		t.Error(err)
+	}
+	// The two sides compose: each With… sets its side and keeps the other.
+	mixed := WithSeedCorrections(DefaultConfig())
+	if !reflect.DeepEqual(mixed.FailureConfig, DefaultFailures()) || mixed.CorrectionStorm != 3 || mixed.EdgeTriggered {
+		t.Errorf("WithSeedCorrections(DefaultConfig()) = %+v", mixed)
+	}
+	back := WithDefaultCorrections(SeedConfig())
+	if !reflect.DeepEqual(back.FailureConfig, SeedFailures()) || !reflect.DeepEqual(WithSeedFailures(back), WithSeedFailures(DefaultConfig())) {
+		t.Errorf("WithDefaultCorrections(SeedConfig()) = %+v", back)
 	}
 }
 
@@ -410,5 +428,172 @@ func TestSinks(t *testing.T) {
 	cancel()
 	if err := (ChannelSink{C: full}).Deliver(cctx, m); !errors.Is(err, context.Canceled) {
 		t.Errorf("blocked deliver: %v", err)
+	}
+}
+
+func TestSeedFailuresLiteral(t *testing.T) {
+	cfg := WithSeedFailures(DefaultConfig())
+	cfg.FailureThreshold = 3
+	t.Run("per signal, in order", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, []detect.Signal{{Kind: detect.BuildFailure}, {Kind: detect.TestFailure}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 2 {
+			t.Errorf("a failing cargo test counts %d, want 2 as in the seed's loop", n)
+		}
+		b.Update(t0, []detect.Signal{{Kind: detect.BuildFailure}, {Kind: detect.TestSuccess}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("a success after a failure in one list leaves %d, want 0", n)
+		}
+		b.Update(t0, []detect.Signal{{Kind: detect.TestSuccess}, {Kind: detect.BuildFailure}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 1 {
+			t.Errorf("a failure after a success leaves %d, want 1", n)
+		}
+	})
+	t.Run("lint and tool errors count nothing", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, []detect.Signal{{Kind: detect.LintError}, {Kind: detect.ToolFailure}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("the condition persists: ApproachPivot after every cooldown", func(t *testing.T) {
+		fail := sig(detect.BuildFailure)
+		run(t, cfg, []step{
+			{at: 0, signals: fail},
+			{at: time.Minute, signals: fail},
+			{at: 2 * time.Minute, signals: fail, want: ApproachPivot},
+			{at: 7 * time.Minute, signals: nil, want: ApproachPivot},
+			{at: 12 * time.Minute, signals: nil, want: ApproachPivot},
+		})
+	})
+}
+
+func TestTargetStreaks(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FailureThreshold = 3
+	on := func(k detect.Kind, target string) []detect.Signal { return []detect.Signal{{Kind: k, Target: target}} }
+	goFail, goOK := on(detect.TestFailure, "go test"), on(detect.TestSuccess, "go test")
+	t.Run("a success of the same kind of command ends the streak", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: goOK},
+			{at: 3 * time.Minute, signals: goFail},
+			{at: 4 * time.Minute, signals: goFail},
+		})
+		if s := b.State(at(4 * time.Minute)); s.ConsecutiveFailures != 2 || s.FailureTarget != "go test" {
+			t.Errorf("state %+v", s)
+		}
+	})
+	t.Run("another command's success does not", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: on(detect.BuildSuccess, "npm build")},
+			{at: 2 * time.Minute, signals: on(detect.ToolSuccess, "git push")},
+			{at: 3 * time.Minute, signals: goFail},
+			{at: 4 * time.Minute, signals: goFail, want: ApproachPivot},
+		})
+	})
+	t.Run("different commands make different streaks", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: on(detect.ToolFailure, "gh pr")},
+			{at: 2 * time.Minute, signals: on(detect.LintError, "npm lint")},
+			{at: 3 * time.Minute, signals: goFail},
+		})
+		if s := b.State(at(3 * time.Minute)); s.ConsecutiveFailures != 2 || s.FailureTarget != "go test" {
+			t.Errorf("state %+v", s)
+		}
+	})
+	t.Run("one output counts once per target", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, []detect.Signal{{Kind: detect.BuildFailure, Target: "go test"}, {Kind: detect.TestFailure, Target: "go test"}}, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 1 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("a passing test run or build ends the toolchain's build streak", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, on(detect.BuildFailure, "go build"), 0)
+		b.Update(t0, on(detect.BuildFailure, "go build"), 0)
+		b.Update(t0, goOK, 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("ApproachPivot once per streak", func(t *testing.T) {
+		run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: goFail, want: ApproachPivot},
+			{at: 8 * time.Minute, signals: goFail},
+			{at: 20 * time.Minute, signals: goFail},
+			{at: 21 * time.Minute, signals: goOK},
+			{at: 22 * time.Minute, signals: goFail},
+			{at: 23 * time.Minute, signals: goFail},
+			{at: 24 * time.Minute, signals: goFail, want: ApproachPivot},
+		})
+	})
+	t.Run("ApproachPivot again after the cooldown when switched off", func(t *testing.T) {
+		c := cfg
+		c.PivotOncePerStreak = false
+		run(t, c, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: goFail, want: ApproachPivot},
+			{at: 8 * time.Minute, signals: nil, want: ApproachPivot},
+		})
+	})
+	t.Run("corrections make a streak of their own, ended by a build or test success", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, sig(detect.UserCorrection), 0)
+		b.Update(t0.Add(10*time.Minute), sig(detect.UserCorrection), 0)
+		b.Update(t0.Add(20*time.Minute), goFail, 0)
+		if s := b.State(t0); s.ConsecutiveFailures != 2 || s.FailureTarget != humanTarget {
+			t.Errorf("state %+v", s)
+		}
+		b.Update(t0.Add(21*time.Minute), on(detect.BuildSuccess, "cargo build"), 0)
+		if s := b.State(t0); s.ConsecutiveFailures != 1 || s.FailureTarget != "go test" {
+			t.Errorf("state %+v", s)
+		}
+	})
+	t.Run("lint and tool errors ignored when configured", func(t *testing.T) {
+		c := cfg
+		c.LintErrorIsFailure, c.ToolErrorIsFailure = false, false
+		b := New(c)
+		for i := 0; i < 5; i++ {
+			b.Update(t0, []detect.Signal{{Kind: detect.LintError, Target: "npm lint"}, {Kind: detect.ToolFailure, Target: "git push"}}, 0)
+		}
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("failures = %d", n)
+		}
+	})
+	t.Run("the streaks kept are bounded", func(t *testing.T) {
+		b := New(cfg)
+		for i := 0; i < 10*maxStreaks; i++ {
+			b.Update(t0, on(detect.ToolFailure, fmt.Sprint("cmd ", i)), 0)
+		}
+		b.Update(t0, goFail, 0)
+		b.Update(t0, goFail, 0)
+		if len(b.failures.streaks) > maxStreaks || b.State(t0).ConsecutiveFailures != 2 {
+			t.Errorf("%d streaks, state %+v", len(b.failures.streaks), b.State(t0))
+		}
+	})
+}
+
+func TestFailureConfigValidate(t *testing.T) {
+	for _, c := range []FailureConfig{
+		{FailureThreshold: 0, FailureStreaks: StreaksTarget},
+		{FailureThreshold: 3, FailureStreaks: "global"},
+		{FailureThreshold: 3, FailureStreaks: StreaksTarget, CountPerSignal: true},
+	} {
+		if c.Validate() == nil {
+			t.Errorf("%+v validated", c)
+		}
+	}
+	for _, c := range []FailureConfig{SeedFailures(), DefaultFailures()} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
 	}
 }

@@ -5,9 +5,11 @@
 // delivers to a [Sink] ([ChannelSink], [RecordingSink]).
 //
 // Readings of the seed: all time is event time passed in by the caller (the seed's
-// Instant::now() becomes the event's timestamp), a breaker holds one session's state
-// (the processor keeps one per session), and failures and corrections are counted per
-// event rather than per signal.
+// Instant::now() becomes the event's timestamp), and a breaker holds one session's
+// state (the processor keeps one per session). Its failure side ([FailureConfig])
+// departs from the seed by default — failures counted per event and per kind of
+// command, a streak ended by a success of the same kind, ApproachPivot once per
+// streak — and [SeedFailures] restores the seed's single count, per signal.
 //
 // [SeedConfig] is the seed's breaker; [DefaultConfig] is loopwatch's, whose
 // correction side counts every push-back signal of package detect as a correction

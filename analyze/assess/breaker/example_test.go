@@ -23,5 +23,5 @@ func ExampleCircuitBreaker() {
 	fmt.Printf("%+v\n", b.State(start.Add(4*time.Minute)))
 	// Output:
 	// clarification_pause — Before we continue: I want to make sure I understand what you're looking for. Could you help me understand which part isn't matching your expectations?
-	// {FrustrationEMA:0.2 ConsecutiveFailures:3 CorrectionsInWindow:3 CooldownActive:true InterventionCount:1 LastIntervention:2025-12-30 14:03:00 +0000 UTC}
+	// {FrustrationEMA:0.2 ConsecutiveFailures:3 FailureTarget: CorrectionsInWindow:3 CooldownActive:true InterventionCount:1 LastIntervention:2025-12-30 14:03:00 +0000 UTC}
 }

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -15,9 +16,14 @@ type Config struct {
 	// ToolRules is the base tool rule set (default [SeedToolRules], the seed's literal
 	// rules).
 	ToolRules []ToolRule `json:"tool_rules"`
-	// ExtraToolRules extend ToolRules (default [GoToolRules]); set it to [] to run the
-	// seed's rules alone.
+	// ExtraToolRules extend ToolRules (default [DefaultExtraToolRules]: Go, Rust,
+	// Node, Python, Java, .NET, Swift, Elixir, make); set it to [] to run the seed's
+	// rules alone.
 	ExtraToolRules []ToolRule `json:"extra_tool_rules"`
+	// Tools says how tool results are read beyond the text rules: the status, the
+	// command and its exit code, quiet tools, the scan bound (default
+	// [DefaultToolConfig]; the seed's is [SeedToolConfig]).
+	Tools ToolConfig `json:"tools"`
 	// EMA says how the frustration and success EMAs move.
 	EMA EMAConfig `json:"ema"`
 	// SidechainToolSignals makes tool results of subagents (sidechain events) produce
@@ -43,7 +49,8 @@ func DefaultConfig() Config {
 	return Config{
 		Patterns:               DefaultPatterns(),
 		ToolRules:              SeedToolRules(),
-		ExtraToolRules:         GoToolRules(),
+		ExtraToolRules:         DefaultExtraToolRules(),
+		Tools:                  DefaultToolConfig(),
 		EMA:                    DefaultEMAConfig(),
 		SidechainToolSignals:   true,
 		Window:                 DefaultTextWindow(),
@@ -52,21 +59,45 @@ func DefaultConfig() Config {
 	}
 }
 
-// SeedConfig returns the seed's detector, every loopwatch extension off: the seed's
+// SeedConfig returns the seed's detector, every loopwatch extension off: its human
+// side ([WithSeedHumanText]) and its tool side ([WithSeedTools]).
+func SeedConfig() Config { return WithSeedTools(WithSeedHumanText(DefaultConfig())) }
+
+// WithSeedHumanText returns cfg reading human messages as the seed does: the seed's
 // frustration and success patterns verbatim, no extra frustration patterns, the
 // correction patterns ([SeedCorrectionPatterns]: the seed calls is_correction without
-// defining it), the seed's tool rules alone, ’ read as itself, every message read
-// whole, no friction signal, and EMAs that move on every event with the seed's
-// weights ([SeedEMAConfig]).
-func SeedConfig() Config {
-	return Config{
-		Patterns:             SeedPatterns(),
-		ToolRules:            SeedToolRules(),
-		ExtraToolRules:       []ToolRule{},
-		EMA:                  SeedEMAConfig(),
-		SidechainToolSignals: true,
-		Friction:             SeedFrictionConfig(),
-	}
+// defining it), ’ read as itself, every message read whole, no friction signal, and
+// EMAs that move on every event with the seed's weights ([SeedEMAConfig]). The tool
+// settings are kept.
+func WithSeedHumanText(cfg Config) Config {
+	cfg.Patterns, cfg.EMA, cfg.Window, cfg.TypographicApostrophes, cfg.Friction =
+		SeedPatterns(), SeedEMAConfig(), TextWindow{}, false, SeedFrictionConfig()
+	return cfg
+}
+
+// WithDefaultHumanText returns cfg reading human messages as loopwatch does by
+// default: [DefaultPatterns], [DefaultEMAConfig], [DefaultTextWindow], ’ read as an
+// apostrophe and [DefaultFrictionConfig]. The tool settings are kept.
+func WithDefaultHumanText(cfg Config) Config {
+	cfg.Patterns, cfg.EMA, cfg.Window, cfg.TypographicApostrophes, cfg.Friction =
+		DefaultPatterns(), DefaultEMAConfig(), DefaultTextWindow(), true, DefaultFrictionConfig()
+	return cfg
+}
+
+// WithSeedTools returns cfg reading tool results as the seed does: its literal rules
+// ([SeedToolRules]) over the output text, no extension rules, and [SeedToolConfig]
+// (no status rules, no commands, no bound). The human-message settings are kept.
+func WithSeedTools(cfg Config) Config {
+	cfg.ToolRules, cfg.ExtraToolRules, cfg.Tools = SeedToolRules(), []ToolRule{}, SeedToolConfig()
+	return cfg
+}
+
+// WithDefaultTools returns cfg reading tool results as loopwatch does by default:
+// the seed's rules, [DefaultExtraToolRules] and [DefaultToolConfig]. The
+// human-message settings are kept.
+func WithDefaultTools(cfg Config) Config {
+	cfg.ToolRules, cfg.ExtraToolRules, cfg.Tools = SeedToolRules(), DefaultExtraToolRules(), DefaultToolConfig()
+	return cfg
 }
 
 // Rules is a compiled [Config]: immutable, safe for concurrent use, and shared by the
@@ -102,7 +133,7 @@ func Compile(cfg Config) (*Rules, error) {
 		return nil, err
 	}
 	rules := make([]ToolRule, 0, len(cfg.ToolRules)+len(cfg.ExtraToolRules))
-	tc, err := NewToolClassifier(append(append(rules, cfg.ToolRules...), cfg.ExtraToolRules...))
+	tc, err := NewToolClassifierConfig(append(append(rules, cfg.ToolRules...), cfg.ExtraToolRules...), cfg.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +177,9 @@ func IsHumanTurn(ev *analyze.Event) bool {
 //     the session's first and did not answer a question; a [LightweightDetector]
 //     does all of that;
 //   - KindInterrupt (not sidechain): one Interrupt signal; its text is not scanned;
-//   - KindToolResult: the tool rules over ToolOutput with the explicit ToolStatus
-//     (see [ToolClassifier.Classify]); sidechain results only when
-//     Config.SidechainToolSignals is set;
+//   - KindToolResult: the tool rules over ToolOutput with the explicit ToolStatus,
+//     the command and its exit code (see [ToolClassifier.ClassifyEvent]); sidechain
+//     results only when Config.SidechainToolSignals is set;
 //   - everything else (assistant text, hooks, system records): nothing. Assistant
 //     text is never scanned: the agent's "Perfect!" is not the human's.
 func (r *Rules) Signals(ev *analyze.Event) []Signal {
@@ -199,7 +230,7 @@ func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event, sc *scratch, s *s
 			s.agentActed = true
 		}
 		if !ev.Sidechain || r.sidechainTools {
-			dst = r.tools.Classify(dst, ev.ToolOutput, ev.ToolStatus)
+			dst = r.tools.ClassifyEvent(dst, ev)
 		}
 	}
 	return dst
@@ -254,7 +285,13 @@ type LightweightDetector struct {
 	sc          scratch
 	s           session
 	buf         [16]Signal
+	// failing holds the targets of the session's tool failures not yet followed by a
+	// ToolSuccess of the same target, most recent last (at most maxFailing).
+	failing []string
 }
+
+// maxFailing bounds the open ToolFailure targets a detector remembers.
+const maxFailing = 32
 
 // NewLightweightDetector returns a detector with both EMAs at 0.
 func NewLightweightDetector(rules *Rules) *LightweightDetector {
@@ -272,9 +309,14 @@ func NewLightweightDetector(rules *Rules) *LightweightDetector {
 // Detect returns the signals of ev (see [Rules.Signals]; a detector also raises the
 // signals that need the session) and folds the event's frustration and success values
 // into the EMAs: on human turns only (see [IsHumanTurn]), or on every event with
-// EMAConfig.EveryEvent. It allocates only when ev has signals.
+// EMAConfig.EveryEvent. A ToolSuccess is kept only when it ends a failure of the same
+// target earlier in the session, so that a successful "git add" says nothing unless
+// it failed before. It allocates only when ev has signals.
 func (d *LightweightDetector) Detect(ev analyze.Event) []Signal {
 	out := d.rules.appendSignals(d.buf[:0], &ev, &d.sc, &d.s)
+	if ev.Kind == analyze.KindToolResult && len(out) > 0 {
+		out = d.trackOther(out)
+	}
 	var sig []Signal
 	if len(out) > 0 {
 		sig = append([]Signal(nil), out...)
@@ -298,3 +340,31 @@ func (d *LightweightDetector) FrustrationEMA() float64 { return d.frustration.Va
 
 // SuccessEMA returns the current success EMA.
 func (d *LightweightDetector) SuccessEMA() float64 { return d.success.Value() }
+
+// trackOther keeps the open failure targets and drops the ToolSuccesses that end
+// none.
+func (d *LightweightDetector) trackOther(sig []Signal) []Signal {
+	kept := sig[:0]
+	for _, s := range sig {
+		switch {
+		case s.Kind.IsToolFailure():
+			if !slices.Contains(d.failing, s.Target) {
+				if len(d.failing) == maxFailing {
+					d.failing = append(d.failing[:0], d.failing[1:]...)
+				}
+				d.failing = append(d.failing, s.Target)
+			}
+		case s.Kind == ToolSuccess:
+			i := slices.Index(d.failing, s.Target)
+			if i < 0 {
+				continue
+			}
+			d.failing = slices.Delete(d.failing, i, i+1)
+		}
+		kept = append(kept, s)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
+}

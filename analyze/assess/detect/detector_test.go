@@ -222,3 +222,26 @@ func TestSignalsDoNotAllocateWithoutHits(t *testing.T) {
 		t.Errorf("history: %v allocs per Detect", n)
 	}
 }
+
+func TestDetectorKeepsToolSuccessThatEndsAFailure(t *testing.T) {
+	d := NewLightweightDetector(MustCompile(DefaultConfig()))
+	bash := func(cmd, out string, st analyze.ToolStatus) analyze.Event {
+		return analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: cmd, ToolOutput: out, ToolStatus: st}
+	}
+	ok, bad := analyze.ToolStatusOK, analyze.ToolStatusError
+	for i, tt := range []struct {
+		ev   analyze.Event
+		want string
+	}{
+		{bash("git add -A", "", ok), "none"},
+		{bash("git push", "Exit code 1\nrejected", bad), "tool_failure@git push"},
+		{bash("git add -A", "", ok), "none"},
+		{bash("git push", "done", ok), "tool_success@git push"},
+		{bash("git push", "done", ok), "none"},
+		{bash("go test ./...", "ok  \tx\t1s", ok), "test_success@go test"},
+	} {
+		if got := renderSignals(d.Detect(tt.ev)); got != tt.want {
+			t.Errorf("event %d: %s, want %s", i, got, tt.want)
+		}
+	}
+}

@@ -19,8 +19,10 @@
 // read whole, EMAs moving on every event, no friction signal); [DefaultConfig] is
 // loopwatch's — the seed's lists ([SeedFrustrationPatterns], [SeedSuccessPatterns],
 // [SeedToolRules]) plus clearly separate extensions ([ExtraFrustrationPatterns],
-// [DefaultCorrectionPatterns], [GoToolRules], [DefaultFrictionConfig]), each of which
-// a configuration can switch off.
+// [DefaultCorrectionPatterns], [DefaultExtraToolRules], [DefaultFrictionConfig]) and
+// the reading of tool results by their command and exit code ([ToolConfig]), each of
+// which a configuration can switch off. The two sides compose: [WithSeedHumanText] and
+// [WithSeedTools] (and their WithDefault twins) set one side and keep the other.
 //
 // Cost is bounded whatever the message: human text is read through a [TextWindow]
 // (its first and last few KB); each pattern runs only where one of its start literals

@@ -57,8 +57,8 @@ func ExampleToolClassifier_Classify() {
 		fmt.Println(seed.Classify(nil, c.out, c.status))
 	}
 	// Output:
-	// [{build_failure seed.build_failure} {test_failure seed.test_failure}]
+	// [{build_failure seed.build_failure } {test_failure seed.test_failure }]
 	// []
-	// [{tool_failure is_error}]
-	// [{build_success seed.build_success}]
+	// [{tool_failure is_error }]
+	// [{build_success seed.build_success }]
 }

@@ -3,6 +3,7 @@ package detect
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -230,6 +231,14 @@ func TestSeedConfigHasNoFriction(t *testing.T) {
 	}
 	if c := SeedConfig(); !c.EMA.EveryEvent || c.TypographicApostrophes || c.Window != (TextWindow{}) || len(c.ExtraToolRules) != 0 || c.Friction.any() {
 		t.Errorf("SeedConfig() = %+v", c)
+	}
+	// The human side and the tool side compose: each With… keeps the other side.
+	mixed := WithSeedHumanText(DefaultConfig())
+	if !reflect.DeepEqual(mixed.Tools, DefaultToolConfig()) || !reflect.DeepEqual(mixed.ExtraToolRules, DefaultExtraToolRules()) || mixed.Friction.any() {
+		t.Errorf("WithSeedHumanText(DefaultConfig()) = %+v", mixed)
+	}
+	if !reflect.DeepEqual(WithDefaultHumanText(SeedConfig()), WithSeedTools(DefaultConfig())) {
+		t.Error("WithDefaultHumanText(SeedConfig()) is not the default human side with the seed's tools")
 	}
 }
 

@@ -30,6 +30,18 @@ const (
 	BuildSuccess
 	// TestSuccess: a tool output shows passing tests.
 	TestSuccess
+	// LintSuccess: a lint or type check passed (its command succeeded, or its output
+	// says so: "0 issues.", "Success: no issues found").
+	LintSuccess
+	// ToolSuccess: a command that is neither a build, a test, a lint nor an exploration
+	// ("git push", "python script.py", an MCP tool) succeeded by the source's status; it
+	// ends that command's failure streak. The per-session detector keeps it only when
+	// the same command failed before (see LightweightDetector.Detect).
+	ToolSuccess
+	// ToolRejected: the human declined the tool call at Claude Code's permission prompt
+	// ("The user doesn't want to proceed with this tool use"). It is no failure of the
+	// agent's approach.
+	ToolRejected
 
 	// The human-text friction signals loopwatch adds to the seed's (see
 	// [FrictionConfig]); new kinds are added after these so stored values keep their
@@ -81,6 +93,12 @@ func (k Kind) String() string {
 		return "build_success"
 	case TestSuccess:
 		return "test_success"
+	case LintSuccess:
+		return "lint_success"
+	case ToolSuccess:
+		return "tool_success"
+	case ToolRejected:
+		return "tool_rejected"
 	case RepeatRequest:
 		return "repeat_request"
 	case InterruptRedirect:
@@ -133,8 +151,11 @@ func (k Kind) IsToolFailure() bool {
 	return k == BuildFailure || k == TestFailure || k == LintError || k == ToolFailure
 }
 
-// IsToolSuccess reports whether k is a success read from tool output.
-func (k Kind) IsToolSuccess() bool { return k == BuildSuccess || k == TestSuccess }
+// IsToolSuccess reports whether k is a success read from tool output (build, test,
+// lint, or another command's).
+func (k Kind) IsToolSuccess() bool {
+	return k == BuildSuccess || k == TestSuccess || k == LintSuccess || k == ToolSuccess
+}
 
 // IsHumanFriction reports whether k is read from the human's text or turn-taking as
 // friction: the seed's frustration, correction and interrupt, and loopwatch's
@@ -156,6 +177,12 @@ type Signal struct {
 	// "is_error" for a ToolFailure read from the explicit status; "interrupt" for an
 	// Interrupt.
 	Source string `json:"source,omitempty"`
+	// Target names what a tool signal is about, so that a success ends the failure
+	// streak of the same kind of command only: a toolchain and its step ("go test",
+	// "cargo build", "npm lint", "make test"), another command's program and first
+	// argument ("git push"), or a tool's name ("mcp__x__create"). Empty for human
+	// signals and for the seed's literal tool rules, which know no command.
+	Target string `json:"target,omitempty"`
 }
 
 // Has reports whether signals contains a signal of kind k.

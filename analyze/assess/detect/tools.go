@@ -72,8 +72,12 @@ func (c *CompiledMatch) Match(s string) bool {
 type ToolRule struct {
 	// Name identifies the rule; it becomes the signal's Source.
 	Name string `json:"name"`
+	// Toolchain names the toolchain the rule reads ("go", "cargo", "node"); with the
+	// signal's step it makes the signal's Target when no command is known ("go
+	// test"). Empty for the seed's rules.
+	Toolchain string `json:"toolchain,omitempty"`
 	// Signal is the kind emitted: one of BuildFailure, TestFailure, LintError,
-	// BuildSuccess, TestSuccess.
+	// BuildSuccess, TestSuccess, LintSuccess, ToolRejected.
 	Signal Kind `json:"signal"`
 	TextMatch
 }
@@ -101,85 +105,449 @@ func SeedToolRules() []ToolRule {
 //
 //	test failure:  "--- FAIL:" or "FAIL\t" (go test)
 //	test success:  "ok  \t" (go test's per-package pass line)
-//	build failure: "go: build failed" or "[build failed]"
+//	build failure: "go: build failed", "[build failed]" or "[setup failed]"
 //	build failure: a compiler position "file.go:12:3: " (regexp `\.go:\d+:\d+: `)
 func GoToolRules() []ToolRule {
 	return []ToolRule{
-		{Name: "go.test_failure", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"--- FAIL:", "FAIL\t"}}},
-		{Name: "go.test_success", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"ok  \t"}}},
-		{Name: "go.build_failure", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"go: build failed", "[build failed]"}}},
-		{Name: "go.compile_error", Signal: BuildFailure, TextMatch: TextMatch{Regexp: `\.go:\d+:\d+: `}},
+		{Name: "go.test_failure", Toolchain: "go", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"--- FAIL:", "FAIL\t"}}},
+		{Name: "go.test_success", Toolchain: "go", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"ok  \t"}}},
+		{Name: "go.build_failure", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"go: build failed", "[build failed]", "[setup failed]"}}},
+		{Name: "go.compile_error", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{".go:"}, Regexp: `\.go:\d+:\d+: `}},
 	}
 }
 
-// ToolClassifier reads tool outputs with compiled [ToolRule]s. It is immutable and
-// safe for concurrent use.
+// ToolConfig says how tool results are read beyond the text rules. [SeedToolConfig]
+// is the seed's literal reading (every rule over the output text, nothing else);
+// [DefaultToolConfig] is loopwatch's.
+type ToolConfig struct {
+	// StatusRules makes the source's explicit status authoritative for failure versus
+	// not (see [ToolClassifier.Classify]): ok silences the failure rules, error the
+	// success rules, and an error no rule classified is a ToolFailure. Seed: false
+	// (the seed reads the text alone). Default true.
+	StatusRules bool `json:"status_rules"`
+	// FailureDropsSuccess drops the successes of an output whose status is unknown
+	// when a failure rule fires on it (a cargo workspace run printing both "test
+	// result: ok" and "test result: FAILED" failed). Seed: false. Default true.
+	FailureDropsSuccess bool `json:"failure_drops_success"`
+	// Commands reads the command a shell tool ran and its exit code
+	// (analyze.Event.ToolCommand, ExitCode) with CommandRules: a build, test or lint
+	// command's failure or success is read from its exit status (the text rules say
+	// which kind when a line runs several) and targets that command, so a success
+	// ends the failure streak of the same kind of command only; explorations (grep,
+	// ls, cat, git status…) never fail; another command's failure is a ToolFailure
+	// and its success a ToolSuccess. Results without a command are read as with
+	// Commands off. Commands reads the status whatever StatusRules says. Seed: false.
+	// Default true.
+	Commands bool `json:"commands"`
+	// CommandRules recognise commands (default [DefaultCommandRules]).
+	CommandRules []CommandRule `json:"command_rules"`
+	// TaskWords read a task runner's task name (default [DefaultTaskWords]).
+	TaskWords TaskWords `json:"task_words"`
+	// TextTools are the tools whose output the text rules read when no command is
+	// known; results of other named tools are judged by their status alone (a Read's
+	// output is a file's content, an MCP tool's a service's answer, never a build
+	// log), results without a tool name by the text. Empty: every tool, as in the
+	// seed. Default: Claude Code's shell tools (Bash, BashOutput, TaskOutput).
+	TextTools []string `json:"text_tools"`
+	// QuietTools are tools whose flagged errors are no failure: explorations whose
+	// miss is information (Read, Grep, Glob, LS, WebFetch, WebSearch) and edits the
+	// agent retries at once ("String to replace not found", "File has not been read
+	// yet"), and the planning tools. Seed: none.
+	QuietTools []string `json:"quiet_tools"`
+	// Collateral are markers of results cancelled because a sibling call failed
+	// ("Sibling tool call errored"): such a result raises no signal (its sibling
+	// does). Seed: none.
+	Collateral []string `json:"collateral"`
+	// ScanBytes bounds the output the text rules read: its first quarter and last
+	// three quarters of ScanBytes (build errors open a log, summaries close it), so a
+	// result costs the same whatever its size. 0 reads everything (the seed).
+	// Default 65536.
+	ScanBytes int `json:"scan_bytes"`
+}
+
+// SeedToolConfig returns the seed's literal tool reading: the text rules alone.
+func SeedToolConfig() ToolConfig { return ToolConfig{} }
+
+// DefaultToolConfig returns loopwatch's tool reading, documented on [ToolConfig].
+func DefaultToolConfig() ToolConfig {
+	return ToolConfig{
+		StatusRules:         true,
+		FailureDropsSuccess: true,
+		Commands:            true,
+		CommandRules:        DefaultCommandRules(),
+		TaskWords:           DefaultTaskWords(),
+		TextTools:           []string{"Bash", "BashOutput", "TaskOutput"},
+		QuietTools: []string{"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "Edit", "MultiEdit", "Write",
+			"NotebookEdit", "NotebookRead", "TodoWrite", "TodoRead", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
+			"Skill", "ToolSearch", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"},
+		Collateral: []string{"Sibling tool call errored", "Cancelled: parallel tool call"},
+		ScanBytes:  64 << 10,
+	}
+}
+
+// Validate checks the bounds.
+func (c ToolConfig) Validate() error {
+	if c.ScanBytes < 0 || c.ScanBytes > 0 && c.ScanBytes < 1024 {
+		return fmt.Errorf("detect: tools.scan_bytes %d must be 0 (no bound) or ≥ 1024", c.ScanBytes)
+	}
+	for _, m := range c.Collateral {
+		if m == "" {
+			return errors.New("detect: tools.collateral has an empty marker")
+		}
+	}
+	return nil
+}
+
+// ToolClassifier reads tool results with compiled [ToolRule]s and a [ToolConfig]. It
+// is immutable and safe for concurrent use.
 type ToolClassifier struct {
-	rules []compiledRule
+	rules      []compiledRule
+	cfg        ToolConfig
+	commands   *commandMatcher // nil unless cfg.Commands
+	textTools  map[string]bool // nil: every tool
+	quietTools map[string]bool
 }
 
 type compiledRule struct {
-	name   string
-	signal Kind
-	match  *CompiledMatch
+	name, toolchain string
+	signal          Kind
+	match           *CompiledMatch
 }
 
-// NewToolClassifier compiles rules.
+// NewToolClassifier compiles rules with the status rules on (StatusRules and
+// FailureDropsSuccess) and nothing else of [ToolConfig]: the text rules read every
+// result.
 func NewToolClassifier(rules []ToolRule) (*ToolClassifier, error) {
-	c := &ToolClassifier{rules: make([]compiledRule, 0, len(rules))}
+	return NewToolClassifierConfig(rules, ToolConfig{StatusRules: true, FailureDropsSuccess: true})
+}
+
+// NewToolClassifierConfig compiles rules and cfg.
+func NewToolClassifierConfig(rules []ToolRule, cfg ToolConfig) (*ToolClassifier, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &ToolClassifier{rules: make([]compiledRule, 0, len(rules)), cfg: cfg}
 	for _, r := range rules {
-		if !r.Signal.IsToolFailure() && !r.Signal.IsToolSuccess() || r.Signal == ToolFailure {
-			return nil, fmt.Errorf("detect: tool rule %q: signal %v is not a build, test or lint signal", r.Name, r.Signal)
+		ok := r.Signal.IsToolFailure() || r.Signal.IsToolSuccess() || r.Signal == ToolRejected
+		if !ok || r.Signal == ToolFailure || r.Signal == ToolSuccess {
+			return nil, fmt.Errorf("detect: tool rule %q: signal %v is not a build, test, lint or rejection signal", r.Name, r.Signal)
 		}
 		m, err := r.TextMatch.Compile()
 		if err != nil {
 			return nil, fmt.Errorf("detect: tool rule %q: %w", r.Name, err)
 		}
-		c.rules = append(c.rules, compiledRule{name: r.Name, signal: r.Signal, match: m})
+		c.rules = append(c.rules, compiledRule{name: r.Name, toolchain: r.Toolchain, signal: r.Signal, match: m})
 	}
+	if cfg.Commands {
+		cm, err := newCommandMatcher(cfg.CommandRules, cfg.TaskWords)
+		if err != nil {
+			return nil, err
+		}
+		c.commands = cm
+	}
+	if len(cfg.TextTools) > 0 {
+		c.textTools = set(cfg.TextTools)
+	}
+	c.quietTools = set(cfg.QuietTools)
 	return c, nil
 }
 
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// markerBytes is how much of a result's opening is searched for a rejection or a
+// collateral cancellation.
+const markerBytes = 1024
+
+// window returns the part of output the text rules read (see ToolConfig.ScanBytes).
+func (c *ToolClassifier) window(output string) string {
+	n := c.cfg.ScanBytes
+	if n == 0 || len(output) <= n {
+		return output
+	}
+	head := n / 4
+	return output[:head] + "\n" + output[len(output)-(n-head):]
+}
+
 // Classify appends the signals of one tool output and returns the extended slice.
-// The explicit status is authoritative for failure versus not; the textual rules
-// classify the failure and detect successes:
+// With StatusRules (the default), the explicit status is authoritative for failure
+// versus not; the textual rules classify the failure and detect successes:
 //
 //   - ToolStatusOK: failure rules are not consulted (a Read of a source file that
 //     contains "error:" is not a build failure); success rules apply.
 //   - ToolStatusError: success rules are not consulted; failure rules classify the
-//     failure; when none of them names a build or test failure, a ToolFailure with
-//     Source "is_error" is added, so every flagged error yields a failure signal.
-//   - ToolStatusUnknown: every rule applies, as in the seed; if any failure fires,
-//     the successes of the same output are dropped (a cargo workspace run that
-//     prints both "test result: ok" and "test result: FAILED" failed).
+//     failure; when none of them names a build or test failure (nor a rejection), a
+//     ToolFailure with Source "is_error" is added, so every flagged error yields a
+//     failure signal.
+//   - ToolStatusUnknown: every rule applies, as in the seed; with FailureDropsSuccess,
+//     if any failure fires, the successes of the same output are dropped.
 //
-// Each kind appears at most once per output (the first rule that fires names it).
+// Without StatusRules every rule applies whatever the status, as in the seed. Each
+// kind appears at most once per output (the first rule that fires names it); a
+// signal's Target is its rule's toolchain and step ("go test"), "" for the seed's
+// rules.
 func (c *ToolClassifier) Classify(dst []Signal, output string, status analyze.ToolStatus) []Signal {
+	if !c.cfg.StatusRules {
+		status = analyze.ToolStatusUnknown
+	}
 	start := len(dst)
-	var failed bool
+	dst = c.textSignals(dst, c.window(output), status)
+	if status == analyze.ToolStatusError && !Has(dst[start:], BuildFailure) && !Has(dst[start:], TestFailure) && !Has(dst[start:], ToolRejected) {
+		dst = append(dst, Signal{Kind: ToolFailure, Source: "is_error"})
+	}
+	return c.dropSuccesses(dst, start, status)
+}
+
+// dropSuccesses applies FailureDropsSuccess to dst[start:].
+func (c *ToolClassifier) dropSuccesses(dst []Signal, start int, status analyze.ToolStatus) []Signal {
+	failed := false
+	for _, s := range dst[start:] {
+		failed = failed || s.Kind.IsToolFailure()
+	}
+	if !failed || !c.cfg.FailureDropsSuccess || status != analyze.ToolStatusUnknown {
+		return dst
+	}
+	kept := dst[:start]
+	for _, s := range dst[start:] {
+		if !s.Kind.IsToolSuccess() {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+// textSignals appends the signals of the rules that match text: failure rules unless
+// status is ok, success rules unless it is an error. Targets are the rules'.
+func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.ToolStatus) []Signal {
+	start := len(dst)
 	for i := range c.rules {
 		r := &c.rules[i]
 		fail := r.signal.IsToolFailure()
-		if fail && status == analyze.ToolStatusOK || !fail && status == analyze.ToolStatusError {
+		if fail && status == analyze.ToolStatusOK || r.signal.IsToolSuccess() && status == analyze.ToolStatusError {
 			continue
 		}
-		if Has(dst[start:], r.signal) || !r.match.Match(output) {
+		if Has(dst[start:], r.signal) || !r.match.Match(text) {
 			continue
 		}
-		dst = append(dst, Signal{Kind: r.signal, Source: r.name})
-		failed = failed || fail
-	}
-	if status == analyze.ToolStatusError && !Has(dst[start:], BuildFailure) && !Has(dst[start:], TestFailure) {
-		dst = append(dst, Signal{Kind: ToolFailure, Source: "is_error"})
-	}
-	if failed && status == analyze.ToolStatusUnknown {
-		kept := dst[:start]
-		for _, s := range dst[start:] {
-			if !s.Kind.IsToolSuccess() {
-				kept = append(kept, s)
-			}
+		s := Signal{Kind: r.signal, Source: r.name}
+		if r.toolchain != "" {
+			s.Target = r.toolchain + " " + stepOf(r.signal).String()
 		}
-		dst = kept
+		dst = append(dst, s)
 	}
 	return dst
+}
+
+// ClassifyEvent appends the signals of one tool result (ev.Kind is not checked) and
+// returns the extended slice. Rejections (a rule of kind ToolRejected) and collateral
+// cancellations, read in the result's first KiB, come first; then, with ToolConfig.Commands and a command, the
+// command reading (see [ToolConfig.Commands]); without a command, a quiet tool
+// raises nothing, a tool outside TextTools raises a ToolFailure or ToolSuccess from
+// its status (with StatusRules), and the rest is [ToolClassifier.Classify].
+func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal {
+	// Claude Code writes a rejection or a cancellation as the whole result: its
+	// opening is enough to read them.
+	head := ev.ToolOutput
+	if len(head) > markerBytes {
+		head = head[:markerBytes]
+	}
+	for _, m := range c.cfg.Collateral {
+		if strings.Contains(head, m) {
+			return dst
+		}
+	}
+	for i := range c.rules {
+		if r := &c.rules[i]; r.signal == ToolRejected && r.match.Match(head) {
+			return append(dst, Signal{Kind: ToolRejected, Source: r.name})
+		}
+	}
+	if c.commands != nil && ev.ToolCommand != "" {
+		return c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
+	}
+	if c.quietTools[ev.ToolName] {
+		return dst
+	}
+	if c.textTools != nil && ev.ToolName != "" && !c.textTools[ev.ToolName] {
+		if !c.cfg.StatusRules {
+			return dst
+		}
+		switch ev.ToolStatus {
+		case analyze.ToolStatusError:
+			return append(dst, Signal{Kind: ToolFailure, Source: "is_error", Target: ev.ToolName})
+		case analyze.ToolStatusOK:
+			return append(dst, Signal{Kind: ToolSuccess, Source: "status", Target: ev.ToolName})
+		}
+		return dst
+	}
+	return c.Classify(dst, ev.ToolOutput, ev.ToolStatus)
+}
+
+// classifyCommand reads a shell result by its command (ToolConfig.Commands).
+func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text string) []Signal {
+	steps := c.commands.parse(ev.ToolCommand)
+	failed := ev.ToolStatus == analyze.ToolStatusError || ev.HasExitCode && ev.ExitCode != 0
+	ok := !failed && (ev.ToolStatus == analyze.ToolStatusOK || ev.HasExitCode)
+	source := "status"
+	if ev.HasExitCode {
+		source = "exit_code"
+	}
+	// The text's own verdicts, unfiltered by status.
+	var buf [8]Signal
+	found := c.textSignals(buf[:0], text, analyze.ToolStatusUnknown)
+	var textFail, textOK []Signal
+	specific := false // a toolchain's failure rule fired: the seed's generic "error:" adds nothing
+	for _, s := range found {
+		specific = specific || s.Kind.IsToolFailure() && s.Target != ""
+	}
+	for _, s := range found {
+		switch {
+		case s.Kind.IsToolFailure() && (s.Target != "" || !specific):
+			textFail = append(textFail, s)
+		case s.Kind.IsToolSuccess():
+			textOK = append(textOK, s)
+		}
+	}
+	var toolchain []commandStep
+	exitCovers := true // the line's status speaks for every toolchain step
+	var lastOther *commandStep
+	for i := range steps {
+		st := &steps[i]
+		switch {
+		case st.step.isToolchain():
+			toolchain = append(toolchain, *st)
+			exitCovers = exitCovers && st.tail
+		case st.step == StepOther && st.tail:
+			lastOther = st
+		}
+	}
+	start := len(dst)
+	add := func(k Kind, src, target string) {
+		for _, s := range dst[start:] {
+			if s.Kind == k && s.Target == target {
+				return
+			}
+		}
+		dst = append(dst, Signal{Kind: k, Source: src, Target: target})
+	}
+	// failures attributes the text's failures to the line's toolchain steps; it
+	// reports whether there was any.
+	failures := func() bool {
+		for _, s := range textFail {
+			st := pickStep(toolchain, stepOf(s.Kind))
+			k := s.Kind
+			if st.step != stepOf(k) && !(k == BuildFailure && st.step == StepTest) {
+				k = st.step.failureKind() // a vet or lint report read as compiler output
+			}
+			add(k, s.Source, st.target)
+		}
+		return len(textFail) > 0
+	}
+	if len(toolchain) > 0 {
+		switch {
+		case failed:
+			if failures() {
+				return dst
+			}
+			for _, st := range toolchain {
+				if st.tail {
+					add(st.step.failureKind(), source, st.target)
+					return dst
+				}
+			}
+			// The failure came from another command of the line: read below.
+		case ok && exitCovers:
+			for _, st := range toolchain {
+				add(st.step.successKind(), source, st.target)
+			}
+			return dst
+		default: // the status is unknown, or hidden behind a pipe, ; or ||
+			if failures() {
+				return dst
+			}
+			for _, s := range textOK {
+				for _, st := range toolchain {
+					if st.step == stepOf(s.Kind) {
+						add(s.Kind, s.Source, st.target)
+					}
+				}
+			}
+			if ok {
+				for _, st := range toolchain {
+					if st.tail {
+						add(st.step.successKind(), source, st.target)
+					}
+				}
+			}
+			return dst
+		}
+	}
+	if lastOther == nil {
+		return dst // explorations and built-ins: a miss is no failure
+	}
+	switch {
+	case failed:
+		if len(textFail) == 0 {
+			add(ToolFailure, source, lastOther.target)
+		}
+		for _, s := range textFail {
+			add(s.Kind, s.Source, lastOther.target)
+		}
+	case ok:
+		if len(textOK) == 0 {
+			add(ToolSuccess, source, lastOther.target)
+		}
+		for _, s := range textOK {
+			add(s.Kind, s.Source, lastOther.target)
+		}
+	default:
+		for _, s := range textFail {
+			add(s.Kind, s.Source, lastOther.target)
+		}
+	}
+	return dst
+}
+
+// pickStep returns the step of steps a failure of step kind belongs to: the first
+// of that step, preferring those whose status counts (tail); a build failure of a
+// line that builds nothing belongs to its test step (a test run that does not
+// compile); otherwise the first step whose status counts, or the first step.
+func pickStep(steps []commandStep, kind Step) commandStep {
+	var first, firstTail, same, sameTail, test *commandStep
+	for i := range steps {
+		st := &steps[i]
+		if first == nil {
+			first = st
+		}
+		if st.tail && firstTail == nil {
+			firstTail = st
+		}
+		if st.step == kind {
+			if same == nil {
+				same = st
+			}
+			if st.tail && sameTail == nil {
+				sameTail = st
+			}
+		}
+		if st.step == StepTest && test == nil {
+			test = st
+		}
+	}
+	for _, st := range []*commandStep{sameTail, same} {
+		if st != nil {
+			return *st
+		}
+	}
+	if kind == StepBuild && test != nil {
+		return *test
+	}
+	if firstTail != nil {
+		return *firstTail
+	}
+	return *first
 }

@@ -61,6 +61,8 @@ type wireEvent struct {
 	ToolName      string    `json:"tool_name,omitempty"`
 	ToolOutput    string    `json:"tool_output,omitempty"`
 	ToolStatus    string    `json:"tool_status,omitempty"`
+	ToolCommand   string    `json:"tool_command,omitempty"`
+	ExitCode      *int      `json:"exit_code,omitempty"`
 	HookName      string    `json:"hook_name,omitempty"`
 	Sidechain     bool      `json:"sidechain,omitempty"`
 }
@@ -71,12 +73,17 @@ type wireEvent struct {
 //	 "tool_name":"Bash","tool_output":"…","tool_status":"error"}
 //
 // Keys are the snake_case names of analyze.Event's fields; empty fields are left
-// out; time is RFC 3339 in UTC; tool_status is "ok" or "error" (absent: unknown).
+// out; time is RFC 3339 in UTC; tool_status is "ok" or "error" (absent: unknown);
+// exit_code is present when the event has one (HasExitCode).
 func EncodeEvent(ev analyze.Event) ([]byte, error) {
 	w := wireEvent{
 		Kind: string(ev.Kind), SessionID: ev.SessionID, Time: ev.Time.UTC(), ID: ev.ID,
 		UserContent: ev.UserContent, AssistantText: ev.AssistantText,
-		ToolName: ev.ToolName, ToolOutput: ev.ToolOutput, HookName: ev.HookName, Sidechain: ev.Sidechain,
+		ToolName: ev.ToolName, ToolOutput: ev.ToolOutput, ToolCommand: ev.ToolCommand, HookName: ev.HookName,
+		Sidechain: ev.Sidechain,
+	}
+	if ev.HasExitCode {
+		w.ExitCode = &ev.ExitCode
 	}
 	if ev.ToolStatus != analyze.ToolStatusUnknown {
 		w.ToolStatus = ev.ToolStatus.String()
@@ -106,7 +113,11 @@ func DecodeEvent(line []byte) (analyze.Event, error) {
 	ev := analyze.Event{
 		Kind: analyze.EventKind(w.Kind), SessionID: w.SessionID, Time: w.Time.UTC(), ID: w.ID,
 		UserContent: w.UserContent, AssistantText: w.AssistantText,
-		ToolName: w.ToolName, ToolOutput: w.ToolOutput, HookName: w.HookName, Sidechain: w.Sidechain,
+		ToolName: w.ToolName, ToolOutput: w.ToolOutput, ToolCommand: w.ToolCommand, HookName: w.HookName,
+		Sidechain: w.Sidechain,
+	}
+	if w.ExitCode != nil {
+		ev.ExitCode, ev.HasExitCode = *w.ExitCode, true
 	}
 	switch w.ToolStatus {
 	case "", "unknown":

@@ -38,12 +38,13 @@ func TestEncodeDecode(t *testing.T) {
 	ev := analyze.Event{
 		Kind: analyze.KindToolResult, SessionID: "s1", Time: time.Date(2025, 12, 30, 15, 32, 0, 123e6, time.FixedZone("x", 3600)),
 		ID: "u1", ToolName: "Bash", ToolOutput: "a <b> & \"c\"\n", ToolStatus: analyze.ToolStatusError, Sidechain: true,
+		ToolCommand: "go test ./...", ExitCode: 0, HasExitCode: true,
 	}
 	b, err := EncodeEvent(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"kind":"tool_result","session_id":"s1","time":"2025-12-30T14:32:00.123Z","id":"u1","tool_name":"Bash","tool_output":"a <b> & \"c\"\n","tool_status":"error","sidechain":true}`
+	want := `{"kind":"tool_result","session_id":"s1","time":"2025-12-30T14:32:00.123Z","id":"u1","tool_name":"Bash","tool_output":"a <b> & \"c\"\n","tool_status":"error","tool_command":"go test ./...","exit_code":0,"sidechain":true}`
 	if string(b) != want {
 		t.Errorf("EncodeEvent = %s\nwant %s", b, want)
 	}

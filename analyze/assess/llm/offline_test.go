@@ -40,8 +40,9 @@ func build(items []item, fr float64, interventions int, reason session.EndReason
 	return b.Transcript(reason, time.Time{})
 }
 
-func TestOfflineAnalyzeSession(t *testing.T) {
-	a := NewOfflineAnalyzer(DefaultOfflineConfig())
+// TestOfflineLegacyRules checks the rules before EndReading (LegacyOfflineConfig).
+func TestOfflineLegacyRules(t *testing.T) {
+	a := NewOfflineAnalyzer(LegacyOfflineConfig())
 	F, C, S, I := detect.Frustration, detect.UserCorrection, detect.Success, detect.Interrupt
 	tests := []struct {
 		name          string
@@ -136,5 +137,111 @@ func TestParseOutcome(t *testing.T) {
 	}
 	if _, err := ParseOutcome("none"); err == nil {
 		t.Error("none accepted")
+	}
+}
+
+// entry builds a buffered event with its signals.
+type entry struct {
+	ev  analyze.Event
+	sig []detect.Signal
+}
+
+func say(text string, kinds ...detect.Kind) entry {
+	e := entry{ev: analyze.Event{Kind: analyze.KindUserMessage, UserContent: text}}
+	for _, k := range kinds {
+		e.sig = append(e.sig, detect.Signal{Kind: k})
+	}
+	return e
+}
+
+func stop() entry {
+	return entry{analyze.Event{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user for tool use]"}, []detect.Signal{{Kind: detect.Interrupt}}}
+}
+
+func ran(tool, out string, k detect.Kind, target string) entry {
+	e := entry{ev: analyze.Event{Kind: analyze.KindToolResult, ToolName: tool, ToolOutput: out}}
+	if k != 0 {
+		e.sig = []detect.Signal{{Kind: k, Target: target}}
+	}
+	return e
+}
+
+func endTranscript(entries []entry, reason session.EndReason) session.Transcript {
+	b := session.NewBuffer("s", session.DefaultBufferConfig())
+	for _, e := range entries {
+		b.Add(e.ev, e.sig)
+	}
+	return b.Transcript(reason, time.Time{})
+}
+
+func TestOfflineEndReading(t *testing.T) {
+	a := NewOfflineAnalyzer(DefaultOfflineConfig())
+	F, C, S := detect.Frustration, detect.UserCorrection, detect.Success
+	rejected := "The user doesn't want to proceed with this tool use. The tool use was rejected."
+	flush, hook := session.EndFlush, session.EndHook
+	tests := []struct {
+		name    string
+		entries []entry
+		reason  session.EndReason
+		want    Outcome
+		conf    float64
+	}{
+		{"no human turn, work passing", []entry{ran("Bash", "ok", detect.TestSuccess, "go test")}, flush, OutcomeSuccess, 0.5},
+		{"no human turn, left failing", []entry{ran("Bash", "FAIL", detect.TestFailure, "go test")}, flush, OutcomeAbandoned, 0.5},
+		{"thanks", []entry{say("fix it"), ran("Bash", "ok", detect.TestSuccess, "go test"), say("thanks!")}, flush, OutcomeSuccess, 0.8},
+		{"commit is acceptance", []entry{say("fix it"), say("commit and push please")}, flush, OutcomeSuccess, 0.8},
+		{"open a PR is acceptance", []entry{say("fix it"), say("ok, open a draft PR")}, flush, OutcomeSuccess, 0.8},
+		{"lgtm", []entry{say("fix it"), say("lgtm, ship it")}, flush, OutcomeSuccess, 0.8},
+		{"multilingual thanks", []entry{say("arregla esto"), say("perfecto, gracias")}, flush, OutcomeSuccess, 0.8},
+		{"chinese thanks", []entry{say("修复这个"), say("好了，谢谢")}, flush, OutcomeSuccess, 0.8},
+		{"japanese thanks", []entry{say("直して"), say("ありがとう")}, flush, OutcomeSuccess, 0.8},
+		{"it works now", []entry{say("fix it"), say("it works now")}, flush, OutcomeSuccess, 0.8},
+		{"not acceptance: a question about works", []entry{say("fix it"), say("how does the worker pool work?")}, flush, OutcomeSuccess, 0.6},
+		{"praise with a complaint is friction", []entry{say("fix it"), say("great, but it still doesn't work", F)}, flush, OutcomeAbandoned, 0.6},
+		{"friction at the end, hook", []entry{say("fix it"), say("no, that's wrong", C)}, hook, OutcomeFailure, 0.6},
+		{"friction then verified", []entry{say("fix it"), say("no, that's wrong", C), ran("Bash", "ok", detect.TestSuccess, "go test")}, flush, OutcomePartial, 0.5},
+		{"friction then still failing", []entry{say("fix it"), say("no, that's wrong", C), ran("Bash", "FAIL", detect.TestFailure, "go test")}, flush, OutcomeAbandoned, 0.6},
+		{"plan hand-off", []entry{say("plan it"), ran("Write", "plan written", 0, ""), ran("ExitPlanMode", rejected, detect.ToolRejected, ""), stop()}, flush, OutcomeSuccess, 0.6},
+		{"plan hand-off after a rejection with words", []entry{say("plan it"),
+			ran("ExitPlanMode", rejected+" To tell you how to proceed, the user said:\nwe do not need that", detect.ToolRejected, ""),
+			ran("Edit", "plan edited", 0, ""), ran("ExitPlanMode", rejected, detect.ToolRejected, ""), stop()}, flush, OutcomePartial, 0.5},
+		{"a trailing interrupt of other work", []entry{say("do it"), ran("Bash", "", detect.ToolRejected, ""), stop()}, flush, OutcomeAbandoned, 0.5},
+		{"a trailing interrupt, hook", []entry{say("do it"), stop()}, hook, OutcomeFailure, 0.5},
+		{"left failing", []entry{say("fix it"), ran("Bash", "ok", detect.TestSuccess, "go test"), ran("Bash", "lint", detect.LintError, "npm lint")}, flush, OutcomeAbandoned, 0.5},
+		{"left failing, hook", []entry{say("fix it"), ran("Bash", "FAIL", detect.TestFailure, "go test")}, hook, OutcomePartial, 0.5},
+		{"a failure fixed later is not left failing", []entry{say("fix it"), ran("Bash", "FAIL", detect.TestFailure, "go test"), ran("Bash", "ok", detect.TestSuccess, "go test")}, flush, OutcomeSuccess, 0.7},
+		{"left failing, but the agent reports it done", []entry{say("fix it"), ran("Bash", "lint", detect.LintError, "mise lint"),
+			{analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "Clean. Used filepath.Separator."}, nil}}, flush, OutcomeSuccess, 0.6},
+		{"the agent concedes an open problem", []entry{say("it sounds the same"), ran("Bash", "", 0, ""),
+			{analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "You're absolutely right. I can see the problem: the variations are too subtle."}, nil}}, flush, OutcomeAbandoned, 0.5},
+		{"a subagent's words are not the agent's final message", []entry{say("fix it"), ran("Bash", "FAIL", detect.TestFailure, "go test"),
+			{analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "All done.", Sidechain: true}, nil}}, flush, OutcomeAbandoned, 0.5},
+		{"heavy friction", []entry{say("a", F), say("b", C), say("c"), say("d", F), say("e")}, flush, OutcomePartial, 0.5},
+		{"friction spread thin is not heavy", []entry{say("a", F), say("b", C), say("c", F), say("d"), say("e"), say("f"), say("g"), say("h")}, flush, OutcomeSuccess, 0.6},
+		{"accepted after heavy friction", []entry{say("a", F), say("b", C), say("c", F), say("thanks", S)}, flush, OutcomePartial, 0.6},
+	}
+	for _, tt := range tests {
+		got, err := a.AnalyzeSession(context.Background(), endTranscript(tt.entries, tt.reason))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Outcome != tt.want || got.Confidence != tt.conf || !strings.HasPrefix(got.Summary, string(tt.want)+":") {
+			t.Errorf("%s: %+v, want %s (%.1f)", tt.name, got, tt.want, tt.conf)
+		}
+	}
+}
+
+func TestOfflineConfigValidate(t *testing.T) {
+	for _, c := range []OfflineConfig{DefaultOfflineConfig(), LegacyOfflineConfig()} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	bad := DefaultOfflineConfig()
+	bad.Acceptance = []string{"(unclosed"}
+	for _, c := range []OfflineConfig{bad, {FailureEMA: 0, PartialFriction: 3}, {FailureEMA: 0.7, PartialFriction: 0}, {FailureEMA: 0.7, PartialFriction: 3, PartialFrictionShare: 1.5}} {
+		if c.Validate() == nil {
+			t.Errorf("%+v validated", c)
+		}
 	}
 }

@@ -1,0 +1,321 @@
+package breaker
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
+)
+
+// How failures are grouped into streaks (Config.FailureStreaks).
+const (
+	// StreaksSession is the seed's count: one consecutive-failure count for the
+	// session, reset to 0 by any build or test success.
+	StreaksSession = "session"
+	// StreaksTarget keeps one streak per kind of command (a signal's Target: "go
+	// test", "npm lint", "git push"): a failure lengthens its command's streak, a
+	// success of the same kind of command ends it, and ApproachPivot looks at the
+	// longest open streak. A passing "go test" ends a "go test" failure streak, a
+	// successful build ends build failures, and a one-off failing "gh api" call is
+	// forgotten as soon as gh works again, instead of every tool error adding to one
+	// count that only a build or test success resets.
+	StreaksTarget = "target"
+)
+
+// maxStreaks bounds the streaks a breaker keeps; when full, a closed streak (or else
+// the one touched least recently) gives way.
+const maxStreaks = 32
+
+// humanTarget is the streak corrections count in with StreaksTarget.
+const humanTarget = "human correction"
+
+// FailureConfig is the failure side of [Config]: what counts as a failure, what ends a
+// streak of them, and how often a streak may call for ApproachPivot. [SeedFailures]
+// is the seed's literal behaviour, [DefaultFailures] loopwatch's.
+type FailureConfig struct {
+	// FailureThreshold is the length of a failure streak that calls for
+	// ApproachPivot. Default 5, seed's unspecified: with StreaksSession the count is
+	// cumulative over any session whose toolchain's successes go unrecognised, so
+	// "three strikes" would fire on most sessions that ever fail.
+	FailureThreshold int `json:"failure_threshold"`
+	// ToolErrorIsFailure makes a failure no rule classified (detect.ToolFailure: a
+	// failed "git push", an MCP tool's error) count. Seed: false. Default true.
+	ToolErrorIsFailure bool `json:"tool_error_is_failure"`
+	// LintErrorIsFailure makes a lint error count. Seed: false (the seed counts build
+	// and test failures only). Default true: a lint that keeps failing is as stuck
+	// as a build.
+	LintErrorIsFailure bool `json:"lint_error_is_failure"`
+	// CorrectionIsFailure makes a correction (or, with InterruptIsCorrection, an
+	// interrupt) count as a failure, as the seed does; with StreaksTarget corrections
+	// make a streak of their own, ended like the seed's count by a build or test
+	// success. Seed and default: true.
+	CorrectionIsFailure bool `json:"correction_is_failure"`
+	// CountPerSignal counts every failure signal, in the seed's literal loop: one
+	// failing cargo test raising build_failure and test_failure counts twice, and a
+	// success later in the same event's list resets what came before it. False
+	// counts per event: an event adds at most one failure (per target), and a
+	// failure beats a success of the same event. Only with StreaksSession. Seed:
+	// true. Default false.
+	CountPerSignal bool `json:"count_per_signal"`
+	// FailureStreaks is StreaksSession (the seed) or StreaksTarget (the default).
+	FailureStreaks string `json:"failure_streaks"`
+	// PivotOncePerStreak lets ApproachPivot fire at most once per failure streak: it
+	// fires again only after the streak has ended and a new one reached the
+	// threshold. Seed: false (the condition persists, so it fires again after every
+	// cooldown). Default true.
+	PivotOncePerStreak bool `json:"pivot_once_per_streak"`
+}
+
+// SeedFailures returns the seed's literal failure side: one session count of build
+// and test failures and corrections, per signal, reset by a build or test success,
+// ApproachPivot again after every cooldown while it lasts. FailureThreshold is 5, as
+// by default (the seed gives none).
+func SeedFailures() FailureConfig {
+	return FailureConfig{FailureThreshold: 5, CorrectionIsFailure: true, CountPerSignal: true, FailureStreaks: StreaksSession}
+}
+
+// DefaultFailures returns loopwatch's failure side, documented on [FailureConfig].
+func DefaultFailures() FailureConfig {
+	return FailureConfig{FailureThreshold: 5, ToolErrorIsFailure: true, LintErrorIsFailure: true, CorrectionIsFailure: true,
+		FailureStreaks: StreaksTarget, PivotOncePerStreak: true}
+}
+
+// Validate checks the threshold and the streak mode.
+func (c FailureConfig) Validate() error {
+	switch {
+	case c.FailureThreshold < 1:
+		return errors.New("breaker: failure_threshold must be ≥ 1")
+	case c.FailureStreaks != StreaksSession && c.FailureStreaks != StreaksTarget:
+		return errors.New(`breaker: failure_streaks must be "session" or "target"`)
+	case c.CountPerSignal && c.FailureStreaks != StreaksSession:
+		return errors.New(`breaker: count_per_signal needs failure_streaks "session"`)
+	}
+	return nil
+}
+
+// WithSeedFailures returns cfg with the seed's failure side ([SeedFailures]); the
+// correction and frustration settings are kept.
+func WithSeedFailures(cfg Config) Config {
+	cfg.FailureConfig = SeedFailures()
+	return cfg
+}
+
+// WithDefaultFailures returns cfg with loopwatch's failure side
+// ([DefaultFailures]); the correction and frustration settings are kept.
+func WithDefaultFailures(cfg Config) Config {
+	cfg.FailureConfig = DefaultFailures()
+	return cfg
+}
+
+// streak is the open failure streak of one target.
+type streak struct {
+	target  string
+	count   int
+	pivoted bool // ApproachPivot fired for this streak
+	touched int  // update sequence, for eviction
+}
+
+// failures is the breaker's failure state.
+type failures struct {
+	cfg     FailureConfig
+	session streak   // StreaksSession
+	streaks []streak // StreaksTarget, open or closed
+	seq     int
+	due     int // the streak ShouldIntervene found due: -1 session, ≥ 0 an index, -2 none
+}
+
+// counts reports whether a failure signal of kind k counts.
+func (f *failures) counts(k detect.Kind) bool {
+	switch k {
+	case detect.BuildFailure, detect.TestFailure:
+		return true
+	case detect.LintError:
+		return f.cfg.LintErrorIsFailure
+	case detect.ToolFailure:
+		return f.cfg.ToolErrorIsFailure
+	}
+	return false
+}
+
+// update folds one event's tool signals (and whether it was a correction) into the
+// streaks.
+func (f *failures) update(signals []detect.Signal, correction bool) {
+	f.seq++
+	correction = correction && f.cfg.CorrectionIsFailure
+	if f.cfg.FailureStreaks == StreaksSession {
+		f.updateSession(signals, correction)
+		return
+	}
+	// Successes first, then failures: a failure beats a success of its own target
+	// in the same event.
+	for _, s := range signals {
+		switch s.Kind {
+		case detect.BuildSuccess, detect.TestSuccess:
+			f.end(s.Target)
+			f.end(humanTarget)
+			if tc, _, ok := strings.Cut(s.Target, " "); ok {
+				f.end(tc + " build") // a passing test run, or any build, built it
+			}
+		case detect.LintSuccess, detect.ToolSuccess:
+			f.end(s.Target)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range signals {
+		if s.Kind.IsToolFailure() && f.counts(s.Kind) && !seen[s.Target] {
+			seen[s.Target] = true
+			f.fail(s.Target)
+		}
+	}
+	if correction {
+		f.fail(humanTarget)
+	}
+}
+
+// updateSession is the seed's single count.
+func (f *failures) updateSession(signals []detect.Signal, correction bool) {
+	s := &f.session
+	if f.cfg.CountPerSignal {
+		// The seed's loop, literally: in signal order.
+		for _, sig := range signals {
+			switch {
+			case sig.Kind == detect.UserCorrection || sig.Kind == detect.Interrupt:
+			case sig.Kind.IsToolFailure() && f.counts(sig.Kind):
+				s.count++
+			case sig.Kind == detect.BuildSuccess || sig.Kind == detect.TestSuccess:
+				s.count, s.pivoted = 0, false
+			}
+		}
+		if correction {
+			s.count++
+		}
+		return
+	}
+	if correction {
+		s.count++
+	}
+	failed, succeeded := false, false
+	for _, sig := range signals {
+		switch {
+		case sig.Kind.IsToolFailure() && f.counts(sig.Kind):
+			failed = true
+		case sig.Kind == detect.BuildSuccess || sig.Kind == detect.TestSuccess:
+			succeeded = true
+		}
+	}
+	if failed {
+		s.count++
+	} else if succeeded {
+		s.count, s.pivoted = 0, false
+	}
+}
+
+// fail lengthens target's streak.
+func (f *failures) fail(target string) {
+	i := f.find(target)
+	if i < 0 {
+		i = f.slot(target)
+	}
+	f.streaks[i].count++
+	f.streaks[i].touched = f.seq
+}
+
+// end closes target's streak.
+func (f *failures) end(target string) {
+	if i := f.find(target); i >= 0 {
+		f.streaks[i].count, f.streaks[i].pivoted = 0, false
+		f.streaks[i].touched = f.seq
+	}
+}
+
+func (f *failures) find(target string) int {
+	for i := range f.streaks {
+		if f.streaks[i].target == target {
+			return i
+		}
+	}
+	return -1
+}
+
+// slot returns the index of a new streak for target, evicting a closed streak or
+// else the least recently touched one when full.
+func (f *failures) slot(target string) int {
+	if len(f.streaks) < maxStreaks {
+		f.streaks = append(f.streaks, streak{target: target})
+		return len(f.streaks) - 1
+	}
+	victim := 0
+	for i := range f.streaks {
+		s, v := &f.streaks[i], &f.streaks[victim]
+		if (s.count == 0) != (v.count == 0) {
+			if s.count == 0 {
+				victim = i
+			}
+			continue
+		}
+		if s.touched < v.touched {
+			victim = i
+		}
+	}
+	f.streaks[victim] = streak{target: target}
+	return victim
+}
+
+// longest returns the longest open streak (the first of equals), or nil.
+func (f *failures) longest() *streak {
+	if f.cfg.FailureStreaks == StreaksSession {
+		return &f.session
+	}
+	var best *streak
+	for i := range f.streaks {
+		if s := &f.streaks[i]; s.count > 0 && (best == nil || s.count > best.count) {
+			best = s
+		}
+	}
+	return best
+}
+
+// pivotDue reports whether a streak calls for ApproachPivot, and notes which one.
+func (f *failures) pivotDue() bool {
+	f.due = -2
+	ready := func(s *streak) bool {
+		return s.count >= f.cfg.FailureThreshold && !(f.cfg.PivotOncePerStreak && s.pivoted)
+	}
+	if f.cfg.FailureStreaks == StreaksSession {
+		if ready(&f.session) {
+			f.due = -1
+		}
+	} else {
+		for i := range f.streaks {
+			if ready(&f.streaks[i]) && (f.due < 0 || f.streaks[i].count > f.streaks[f.due].count) {
+				f.due = i
+			}
+		}
+	}
+	return f.due != -2
+}
+
+// pivoted records that the ApproachPivot last found due was delivered.
+func (f *failures) pivoted() {
+	switch {
+	case f.due == -1:
+		f.session.pivoted = true
+	case f.due >= 0:
+		f.streaks[f.due].pivoted = true
+	}
+	f.due = -2
+}
+
+func (f *failures) longestCount() int {
+	if s := f.longest(); s != nil {
+		return s.count
+	}
+	return 0
+}
+
+func (f *failures) longestTarget() string {
+	if s := f.longest(); s != nil && f.cfg.FailureStreaks == StreaksTarget {
+		return s.target
+	}
+	return ""
+}

@@ -1,0 +1,737 @@
+package detect
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// Step is what a command does, as far as its outcome goes: it decides which signal a
+// failure or a success of the command raises.
+type Step uint8
+
+// The steps. The zero Step is "unset" in a [CommandRule] (the step is read from the
+// rule's task words) and "other" everywhere else.
+const (
+	// StepOther: anything else — a program or script run, git push, an installer.
+	// Its failure is a ToolFailure, its success a ToolSuccess.
+	StepOther Step = iota
+	// StepBuild: a compile or type check that builds ("go build", "cargo build",
+	// "tsc", "mvn compile", "make").
+	StepBuild
+	// StepTest: a test run ("go test", "pytest", "npm test", "mix test").
+	StepTest
+	// StepLint: a linter, vet, format check or type checker run as a check
+	// ("golangci-lint", "eslint", "ruff", "mypy", "cargo clippy").
+	StepLint
+	// StepExplore: a look around or a shell built-in ("grep", "ls", "cat", "find",
+	// "cd", "git status", "gh api"). A non-zero exit of one is no failure: grep
+	// finding nothing, a file that is not there yet.
+	StepExplore
+)
+
+var stepNames = [...]string{"other", "build", "test", "lint", "explore"}
+
+// String returns the step's name.
+func (s Step) String() string {
+	if int(s) < len(stepNames) {
+		return stepNames[s]
+	}
+	return fmt.Sprintf("step(%d)", uint8(s))
+}
+
+// MarshalText encodes a step by name.
+func (s Step) MarshalText() ([]byte, error) {
+	if int(s) >= len(stepNames) {
+		return nil, fmt.Errorf("detect: invalid step %d", uint8(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText decodes a step name.
+func (s *Step) UnmarshalText(b []byte) error {
+	for i, n := range stepNames {
+		if n == string(b) {
+			*s = Step(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("detect: unknown step %q (want other, build, test, lint or explore)", b)
+}
+
+// failureKind is the signal a failing step raises.
+func (s Step) failureKind() Kind {
+	switch s {
+	case StepBuild:
+		return BuildFailure
+	case StepTest:
+		return TestFailure
+	case StepLint:
+		return LintError
+	}
+	return ToolFailure
+}
+
+// successKind is the signal a succeeding step raises.
+func (s Step) successKind() Kind {
+	switch s {
+	case StepBuild:
+		return BuildSuccess
+	case StepTest:
+		return TestSuccess
+	case StepLint:
+		return LintSuccess
+	}
+	return ToolSuccess
+}
+
+// stepOf is the step whose failure or success kind k is.
+func stepOf(k Kind) Step {
+	switch k {
+	case BuildFailure, BuildSuccess:
+		return StepBuild
+	case TestFailure, TestSuccess:
+		return StepTest
+	case LintError, LintSuccess:
+		return StepLint
+	}
+	return StepOther
+}
+
+// isToolchain reports whether s is a build, test or lint step.
+func (s Step) isToolchain() bool { return s == StepBuild || s == StepTest || s == StepLint }
+
+// CommandRule recognises one kind of simple command. A command line is split into
+// simple commands at &&, ||, ;, |, & and new lines; each is normalised — leading
+// VAR=value assignments, control words (if, then, do, !) and wrappers (sudo, env,
+// time, timeout N, nohup, npx, bunx, pnpm exec, uv run, poetry run, bundle exec,
+// python -m) removed, the program's directory dropped ("./node_modules/.bin/jest" is
+// "jest") — and matched against the rules in order; the first match wins.
+type CommandRule struct {
+	// Name identifies the rule.
+	Name string `json:"name"`
+	// Toolchain names the toolchain or runner ("go", "cargo", "npm", "make"); with the
+	// step it makes the signal's Target ("go test").
+	Toolchain string `json:"toolchain,omitempty"`
+	// Step is what the command does. Left unset ("other") on a task runner's rule, the
+	// step is read from the words of the regexp's group named "task" (see TaskWords):
+	// "mise run test:ci" is a test, "npm run lint" a lint.
+	Step Step `json:"step,omitempty"`
+	// EmptyStep is a task runner's step when the "task" group is empty ("make" alone
+	// builds).
+	EmptyStep Step `json:"empty_step,omitempty"`
+	// Regexp is matched against the normalised simple command.
+	Regexp string `json:"regexp"`
+}
+
+// TaskWords say what a task runner's task does from the words of its name, split at
+// any character that is not a letter or digit ("test:integration" → test,
+// integration). The first word found in Test, then Build, then Lint decides; a task
+// with none is StepOther.
+type TaskWords struct {
+	Test  []string `json:"test"`
+	Build []string `json:"build"`
+	Lint  []string `json:"lint"`
+}
+
+// DefaultTaskWords returns the common task names: "check" is a lint (npm's "check"
+// scripts type-check; autotools' make check is the exception), "ci" and "verify" are
+// tests (they run the suite), "install" is none (it installs dependencies).
+func DefaultTaskWords() TaskWords {
+	return TaskWords{
+		Test:  []string{"test", "tests", "spec", "specs", "e2e", "integration", "unit", "ci", "verify", "coverage", "cov"},
+		Build: []string{"build", "compile", "assemble", "package", "bundle", "dist", "release", "all"},
+		Lint: []string{"lint", "vet", "fmt", "format", "check", "credo", "dialyzer", "clippy", "typecheck", "types",
+			"tsc", "style", "quality", "prettier", "eslint", "ruff", "mypy", "staticcheck"},
+	}
+}
+
+func (w TaskWords) step(task string) Step {
+	words := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for _, set := range []struct {
+		words []string
+		step  Step
+	}{{w.Test, StepTest}, {w.Build, StepBuild}, {w.Lint, StepLint}} {
+		for _, word := range words {
+			for _, t := range set.words {
+				if word == t {
+					return set.step
+				}
+			}
+		}
+	}
+	return StepOther
+}
+
+// DefaultCommandRules returns loopwatch's command rules: the toolchains of issue 10
+// (Go, Rust, Node with npm/pnpm/yarn/bun scripts, jest, vitest, tsc and eslint,
+// Python with pytest, unittest, mypy and ruff, Swift and Xcode, Java with Maven and
+// Gradle, .NET, Elixir's mix), the task runners (make, just, mise, task, rake), then
+// explorations and shell built-ins. Everything else is StepOther.
+func DefaultCommandRules() []CommandRule {
+	r := func(name, tc string, step Step, re string) CommandRule {
+		return CommandRule{Name: name, Toolchain: tc, Step: step, Regexp: re}
+	}
+	task := func(name, tc string, empty Step, re string) CommandRule {
+		return CommandRule{Name: name, Toolchain: tc, EmptyStep: empty, Regexp: re}
+	}
+	return []CommandRule{
+		// Go.
+		r("go.test", "go", StepTest, `^go\s+test\b`),
+		r("go.build", "go", StepBuild, `^go\s+(?:build|install)\b`),
+		r("go.vet", "go", StepLint, `^go\s+vet\b`),
+		r("go.lint", "go", StepLint, `^(?:golangci-lint|staticcheck|revive|govulncheck)\b`),
+		// Rust.
+		r("cargo.test", "cargo", StepTest, `^cargo\s+(?:\+\S+\s+)?(?:test|t|nextest)\b`),
+		r("cargo.build", "cargo", StepBuild, `^cargo\s+(?:\+\S+\s+)?(?:build|b|check|c)\b`),
+		r("cargo.lint", "cargo", StepLint, `^cargo\s+(?:\+\S+\s+)?(?:clippy|fmt\b.*--check)\b`),
+		// Node.
+		r("node.test", "node", StepTest, `^(?:jest|vitest|mocha|ava|tap|playwright\s+test|cypress\s+run|node\s+(?:.*\s)?--test\b)`),
+		r("node.tsc", "node", StepBuild, `^(?:tsc|vue-tsc)\b`),
+		r("node.build", "node", StepBuild, `^(?:vite\s+build|next\s+build|webpack|rollup|esbuild|tsup|parcel\s+build)\b`),
+		r("node.lint", "node", StepLint, `^(?:eslint|oxlint|stylelint|biome\s+(?:check|lint|ci)|prettier\s+(?:.*\s)?--check|svelte-check)\b`),
+		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:(?:run|run-script)\s+)?(?:--?\S+\s+)*(?P<task>\S+)`),
+		// Python.
+		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),
+		r("python.lint", "python", StepLint, `^(?:mypy|ruff|flake8|pylint|pyright|black\s+(?:.*\s)?--check|isort\s+(?:.*\s)?--check)\b`),
+		// Swift and Xcode.
+		r("swift.test", "swift", StepTest, `^(?:swift\s+test|xcodebuild\s+(?:.*\s)?test(?:-without-building)?)\b`),
+		r("swift.build", "swift", StepBuild, `^(?:swift\s+build|xcodebuild)\b`),
+		r("swift.lint", "swift", StepLint, `^(?:swiftlint|swift-format\s+lint|swiftformat\s+(?:.*\s)?--lint)\b`),
+		// Java.
+		r("maven.test", "maven", StepTest, `^mvnw?\s+(?:.*\s)?(?:test|verify|install|package|integration-test)\b`),
+		r("maven.build", "maven", StepBuild, `^mvnw?\s+(?:.*\s)?(?:compile|test-compile)\b`),
+		r("maven.lint", "maven", StepLint, `^mvnw?\s+(?:.*\s)?(?:checkstyle:\S+|spotless:check|pmd:\S+|spotbugs:\S+)`),
+		r("gradle.test", "gradle", StepTest, `^gradlew?\s+(?:.*\s)?(?:test|check|build|\S*Test)\b`),
+		r("gradle.build", "gradle", StepBuild, `^gradlew?\s+(?:.*\s)?(?:assemble|compile\S*|jar|classes)\b`),
+		r("gradle.lint", "gradle", StepLint, `^gradlew?\s+(?:.*\s)?(?:lint\S*|spotlessCheck|checkstyle\S*|detekt|ktlintCheck)\b`),
+		// .NET.
+		r("dotnet.test", "dotnet", StepTest, `^dotnet\s+test\b`),
+		r("dotnet.build", "dotnet", StepBuild, `^dotnet\s+(?:build|msbuild|publish|pack)\b`),
+		r("dotnet.lint", "dotnet", StepLint, `^dotnet\s+format\b`),
+		// Elixir.
+		task("mix.task", "mix", StepOther, `^mix\s+(?:--?\S+\s+)*(?P<task>\S+)`),
+		// Task runners.
+		task("make.target", "make", StepBuild, `^(?:make|gmake)\b(?:\s+(?:-[CfIjlo]\s*\S+|-\S+|\w+=\S*))*(?:\s+(?P<task>[^-\s]\S*))?`),
+		task("just.recipe", "just", StepOther, `^just\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
+		task("mise.task", "mise", StepOther, `^mise\s+(?:run|r)\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
+		task("task.task", "task", StepOther, `^task\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
+		task("rake.task", "rake", StepOther, `^rake\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
+		// Explorations and shell built-ins: a non-zero exit of these is no failure.
+		r("shell.explore", "", StepExplore, `^(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|ll|tree|cat|bat|head|tail|less|more|wc|`+
+			`which|whereis|type|file|stat|du|df|pwd|cd|pushd|popd|echo|printf|true|false|:|sleep|wait|export|set|unset|`+
+			`source|\.|readlink|realpath|basename|dirname|sort|uniq|cut|tr|diff|cmp|test|\[|\[\[|jq|yq|sed|awk|xargs|`+
+			`tee|date|printenv|history|alias|mkdir|touch|ps|pgrep|lsof|id|whoami|uname|hostname|open|code|clear|`+
+			`command\s+-[vV]|sqlite3|curl\s+(?:.*\s)?-[sSI]*I|tmux\s+(?:capture-pane|list))(?:\s|$)`),
+		r("git.explore", "", StepExplore, `^git\s+(?:-C\s+\S+\s+|--no-pager\s+|-c\s+\S+\s+)*(?:status|log|diff|show|branch|ls-files|ls-tree|`+
+			`blame|grep|rev-parse|remote|config|merge-base|describe|reflog|shortlog|cat-file|rev-list|for-each-ref|`+
+			`fetch|worktree\s+list|stash\s+(?:list|show))\b`),
+		r("gh.explore", "", StepExplore, `^gh\s+(?:api|search|(?:pr|issue|run|repo|release|workflow)\s+(?:view|list|diff|status))\b`),
+	}
+}
+
+// commandMatcher is a compiled list of [CommandRule]s.
+type commandMatcher struct {
+	rules []compiledCommand
+	words TaskWords
+}
+
+type compiledCommand struct {
+	name, toolchain string
+	step, empty     Step
+	re              *regexp.Regexp
+	task            int      // index of the "task" group, or -1
+	prefixes        []string // a match starts with one of these; nil: unknown
+}
+
+func newCommandMatcher(rules []CommandRule, words TaskWords) (*commandMatcher, error) {
+	m := &commandMatcher{words: words}
+	for _, r := range rules {
+		if r.Name == "" {
+			return nil, errors.New("detect: command rule without a name")
+		}
+		if int(r.Step) >= len(stepNames) || int(r.EmptyStep) >= len(stepNames) {
+			return nil, fmt.Errorf("detect: command rule %q: invalid step", r.Name)
+		}
+		if r.Regexp == "" {
+			return nil, fmt.Errorf("detect: command rule %q has no regexp", r.Name)
+		}
+		re, err := regexp.Compile(r.Regexp)
+		if err != nil {
+			return nil, fmt.Errorf("detect: command rule %q: %w", r.Name, err)
+		}
+		c := compiledCommand{name: r.Name, toolchain: r.Toolchain, step: r.Step, empty: r.EmptyStep, re: re, task: re.SubexpIndex("task"),
+			prefixes: literalPrefixes(r.Regexp)}
+		if c.step == StepOther && c.task < 0 && r.EmptyStep != StepOther {
+			return nil, fmt.Errorf("detect: command rule %q has an empty_step but no \"task\" group", r.Name)
+		}
+		m.rules = append(m.rules, c)
+	}
+	return m, nil
+}
+
+// commandStep is one simple command of a command line, recognised.
+type commandStep struct {
+	step   Step
+	target string // "go test", "git push", …
+	// tail: the command's own exit status can be the line's (see splitCommands), so a
+	// line that succeeded says it succeeded, and a line that failed may have failed
+	// with it.
+	tail bool
+}
+
+// classify recognises one normalised simple command.
+func (m *commandMatcher) classify(cmd string) commandStep {
+	for i := range m.rules {
+		r := &m.rules[i]
+		if r.prefixes != nil && !hasAnyPrefix(cmd, r.prefixes) {
+			continue
+		}
+		loc := r.re.FindStringSubmatchIndex(cmd)
+		if loc == nil {
+			continue
+		}
+		step := r.step
+		if r.task >= 0 && step == StepOther {
+			if loc[2*r.task] < 0 || loc[2*r.task] == loc[2*r.task+1] {
+				step = r.empty
+			} else {
+				step = m.words.step(cmd[loc[2*r.task]:loc[2*r.task+1]])
+			}
+		}
+		if step == StepOther {
+			break // a runner's task that is neither build, test nor lint: another command
+		}
+		if step == StepExplore {
+			return commandStep{step: StepExplore}
+		}
+		return commandStep{step: step, target: r.toolchain + " " + step.String()}
+	}
+	return commandStep{step: StepOther, target: otherTarget(cmd)}
+}
+
+// otherTarget names another command by its program and its first argument that is
+// not a flag ("git push", "python script.py"); by its program alone when that
+// argument is quoted code or a long path ("python3 -c '…'"). At most 64 bytes.
+func otherTarget(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	t := f[0]
+	for _, w := range f[1:] {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if len(w) <= 40 && !strings.ContainsAny(w, "\"'`$(){}[]<>|;&*?=") {
+			t += " " + w
+		}
+		break
+	}
+	if len(t) > 64 {
+		t = t[:64]
+	}
+	return t
+}
+
+// MaxCommandBytes bounds how much of a command line is read (8 KiB): the rest of a
+// longer one (a heredoc writing a file, say) is not looked at.
+const MaxCommandBytes = 8 << 10
+
+// maxSimpleCommands bounds the simple commands read from one command line, and
+// maxHeredocs the heredocs whose bodies are skipped on one line.
+const (
+	maxSimpleCommands = 24
+	maxHeredocs       = 8
+)
+
+// parse splits a command line into its simple commands and recognises each. It reads
+// at most MaxCommandBytes and maxSimpleCommands (a longer line's status is then
+// taken to speak for none of them); quoting, $(…), heredocs, comments
+// and redirections are followed well enough for the commands agents write, never
+// perfectly: it is a reading, not a shell.
+func (m *commandMatcher) parse(line string) []commandStep {
+	if len(line) > MaxCommandBytes {
+		line = line[:MaxCommandBytes]
+	}
+	var out []commandStep
+	for _, sc := range splitCommands(line) {
+		cmd := normalise(sc.words)
+		if cmd == "" {
+			continue
+		}
+		st := m.classify(cmd)
+		st.tail = sc.tail
+		out = append(out, st)
+	}
+	return out
+}
+
+// simpleCommand is the words of one simple command and whether only && follow it.
+type simpleCommand struct {
+	words []string
+	op    string // the operator after it: "&&", "||", "|", ";", "&" or "" (the end)
+	tail  bool
+}
+
+// splitCommands splits a command line into simple commands.
+func splitCommands(line string) []simpleCommand {
+	var cmds []simpleCommand
+	var words []string
+	truncated := false
+	var word strings.Builder
+	inWord := false
+	endWord := func() {
+		if inWord {
+			words = append(words, word.String())
+			word.Reset()
+			inWord = false
+		}
+	}
+	endCmd := func(op string) {
+		endWord()
+		if len(words) > 0 && len(cmds) == maxSimpleCommands {
+			truncated = true
+		} else if len(words) > 0 {
+			cmds = append(cmds, simpleCommand{words: words, op: op})
+		} else if len(words) == 0 && len(cmds) > 0 && op != ";" && op != "" {
+			cmds[len(cmds)-1].op = op // "a && \n b": the operator before the line break counts
+		}
+		words = nil
+	}
+	var heredocs []string // delimiters waiting for the end of the line
+	n := len(line)
+	for i := 0; i < n; i++ {
+		c := line[i]
+		switch {
+		case c == '\\' && i+1 < n:
+			if line[i+1] == '\n' {
+				i++
+				continue
+			}
+			word.WriteByte(line[i+1])
+			inWord = true
+			i++
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				j = n - i - 1
+			}
+			word.WriteString(line[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == '"' || c == '$' && i+1 < n && line[i+1] == '(' || c == '`':
+			j := skipQuoted(line, i)
+			word.WriteString(line[i:j])
+			inWord = true
+			i = j - 1
+		case c == '#' && !inWord:
+			for i < n && line[i] != '\n' {
+				i++
+			}
+			i--
+		case c == ' ' || c == '\t' || c == '\r':
+			endWord()
+		case c == '\n':
+			endCmd(";")
+			for _, d := range heredocs {
+				i = skipHeredoc(line, i+1, d) - 1
+			}
+			heredocs = nil
+		case c == ';':
+			endCmd(";")
+		case c == '&' && i+1 < n && line[i+1] == '&':
+			endCmd("&&")
+			i++
+		case c == '|' && i+1 < n && line[i+1] == '|':
+			endCmd("||")
+			i++
+		case c == '|':
+			endCmd("|")
+			if i+1 < n && line[i+1] == '&' {
+				i++
+			}
+		case c == '&' && (i+1 >= n || line[i+1] != '>') && !(inWord && strings.HasSuffix(word.String(), ">")) && !(i > 0 && (line[i-1] == '>' || line[i-1] == '<')):
+			endCmd("&")
+		case (c == '(' || c == ')') && !inWord:
+			endWord()
+		case c == '<' && i+1 < n && line[i+1] == '<' && (i+2 >= n || line[i+2] != '<'):
+			endWord()
+			j := i + 2
+			if j < n && line[j] == '-' {
+				j++
+			}
+			for j < n && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			k := j
+			for k < n && !strings.ContainsRune(" \t\n;&|<>()", rune(line[k])) {
+				k++
+			}
+			if d := strings.Trim(line[j:k], `'"\`); d != "" && len(heredocs) < maxHeredocs {
+				heredocs = append(heredocs, d)
+			}
+			i = k - 1
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	endCmd("")
+	if k := len(cmds) - 1; k >= 0 && cmds[k].op == ";" {
+		cmds[k].op = "" // a final new line or ;
+	}
+	// A command's own exit status can be the line's when && alone follows it up to a
+	// pipeline or the end ("a && b | c" runs as "a && (b | c)": a's status counts, b's
+	// does not); a ; || or & after it, or after the pipeline it feeds, hides it.
+	reach := !truncated // past the bound, the line's status is some unread command's
+	for i := len(cmds) - 1; i >= 0; i-- {
+		op := cmds[i].op
+		cmds[i].tail = reach && (op == "&&" || op == "")
+		if op != "&&" && op != "|" && op != "" {
+			reach = false
+		}
+	}
+	return cmds
+}
+
+// skipQuoted returns the index just past the double-quoted string, $(…) or `…` that
+// starts at i (the end of the line if it does not close).
+func skipQuoted(line string, i int) int {
+	n := len(line)
+	switch {
+	case line[i] == '`':
+		j := strings.IndexByte(line[i+1:], '`')
+		if j < 0 {
+			return n
+		}
+		return i + j + 2
+	case line[i] == '$':
+		depth := 0
+		for j := i + 1; j < n; j++ {
+			switch line[j] {
+			case '\\':
+				j++
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			case '\'':
+				if k := strings.IndexByte(line[j+1:], '\''); k >= 0 {
+					j += k + 1
+				}
+			case '"':
+				j = skipQuoted(line, j) - 1
+			}
+		}
+		return n
+	}
+	for j := i + 1; j < n; j++ {
+		switch line[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		case '$':
+			if j+1 < n && line[j+1] == '(' {
+				j = skipQuoted(line, j) - 1
+			}
+		}
+	}
+	return n
+}
+
+// skipHeredoc returns the index just past the line that closes a heredoc with
+// delimiter d, the body starting at i (the end of the line if it never closes).
+func skipHeredoc(line string, i int, d string) int {
+	for i < len(line) {
+		end := strings.IndexByte(line[i:], '\n')
+		if end < 0 {
+			if strings.TrimSpace(line[i:]) == d {
+				return len(line)
+			}
+			return len(line)
+		}
+		if strings.TrimSpace(line[i:i+end]) == d {
+			return i + end + 1
+		}
+		i += end + 1
+	}
+	return len(line)
+}
+
+// wrappers are programs that run the command after them; the value says how many of
+// the words after it are options to skip besides the ones starting with "-" (-1: skip
+// VAR=value words too).
+var wrappers = map[string]int{
+	"sudo": 0, "doas": 0, "nohup": 0, "exec": 0, "time": 0, "nice": 0, "ionice": 0, "stdbuf": 0,
+	"xvfb-run": 0, "caffeinate": 0, "env": -1, "timeout": 1, "npx": 0, "bunx": 0, "pnpx": 0,
+	"dotenv": 0, "then": 0, "do": 0, "else": 0, "if": 0, "elif": 0, "while": 0, "until": 0, "!": 0,
+	"{": 0, "command": 0, "builtin": 0,
+}
+
+// twoWordWrappers run the command after their two words ("uv run pytest").
+var twoWordWrappers = map[string]bool{
+	"uv run": true, "poetry run": true, "pipenv run": true, "pdm run": true, "hatch run": true, "rye run": true,
+	"bundle exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn exec": true, "yarn dlx": true, "npm exec": true,
+	"mise exec": true, "mise x": true, "direnv exec": true,
+}
+
+// normalise joins a simple command's words after removing assignments, wrappers and
+// redirections, with the program's directory dropped; "" for a command that runs
+// nothing (a lone assignment, "done", "fi").
+func normalise(words []string) string {
+	// Redirections: "2>&1", ">out", "> out" (the target word too).
+	kept := words[:0:0]
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		j := 0
+		for j < len(w) && w[j] >= '0' && w[j] <= '9' {
+			j++
+		}
+		if j < len(w) && (w[j] == '>' || w[j] == '<' || w[j] == '&' && j+1 < len(w) && w[j+1] == '>') {
+			if strings.TrimLeft(w[j:], "<>&|") == "" && i+1 < len(words) {
+				i++ // the target is the next word
+			}
+			continue
+		}
+		kept = append(kept, w)
+	}
+	words = kept
+	for len(words) > 0 {
+		w := words[0]
+		if isAssignment(w) {
+			words = words[1:]
+			continue
+		}
+		if len(words) > 1 && twoWordWrappers[w+" "+words[1]] {
+			words = words[2:]
+			if len(words) > 0 && (words[0] == "--" || words[0] == ".") {
+				words = words[1:]
+			}
+			continue
+		}
+		if w == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V") {
+			break
+		}
+		if args, ok := wrappers[w]; ok {
+			words = words[1:]
+			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || args < 0 && isAssignment(words[0])) {
+				words = words[1:]
+			}
+			if args > 0 && len(words) > 0 {
+				words = words[args:]
+			}
+			if len(words) > 0 && words[0] == "--" {
+				words = words[1:]
+			}
+			continue
+		}
+		if strings.HasPrefix(w, "python") && len(words) > 2 && words[1] == "-m" {
+			words = words[2:]
+			continue
+		}
+		break
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	switch words[0] {
+	case "done", "fi", "esac", "}", "for", "case", "function", "select":
+		return ""
+	}
+	prog := words[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 && i < len(prog)-1 {
+		prog = prog[i+1:]
+	}
+	if len(words) == 1 {
+		return prog
+	}
+	return prog + " " + strings.Join(words[1:], " ")
+}
+
+// isAssignment reports whether w is a VAR=value word.
+func isAssignment(w string) bool {
+	eq := strings.IndexByte(w, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := w[i]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// literalPrefixes returns literal strings one of which every match of the anchored
+// regexp re starts with (case-sensitively), or nil when it cannot tell: a cheap test
+// that spares most rules their regexp.
+func literalPrefixes(re string) []string {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	t = t.Simplify()
+	if t.Op != syntax.OpConcat || len(t.Sub) < 2 || t.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	return prefixesOf(t.Sub[1])
+}
+
+func prefixesOf(t *syntax.Regexp) []string {
+	switch t.Op {
+	case syntax.OpLiteral:
+		if t.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []string{string(t.Rune)}
+	case syntax.OpCharClass:
+		// A small class of single characters, as the parser makes of "ls|ll".
+		var out []string
+		for i := 0; i+1 < len(t.Rune); i += 2 {
+			for r := t.Rune[i]; r <= t.Rune[i+1]; r++ {
+				if len(out) == 16 {
+					return nil
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out
+	case syntax.OpCapture:
+		return prefixesOf(t.Sub[0])
+	case syntax.OpConcat:
+		if len(t.Sub) == 0 {
+			return nil
+		}
+		return prefixesOf(t.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range t.Sub {
+			p := prefixesOf(sub)
+			if p == nil {
+				return nil
+			}
+			out = append(out, p...)
+		}
+		return out
+	}
+	return nil
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,277 @@
+package detect
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze"
+)
+
+func TestParseCommand(t *testing.T) {
+	m, err := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(steps []commandStep) string {
+		var parts []string
+		for _, s := range steps {
+			p := s.step.String()
+			if s.target != "" {
+				p += "(" + s.target + ")"
+			}
+			if s.tail {
+				p += "*"
+			}
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, " ")
+	}
+	tests := []struct{ line, want string }{
+		{"go test ./...", "test(go test)*"},
+		{"cd /repo && go build ./... && go test -race ./...", "explore* build(go build)* test(go test)*"},
+		{"go test ./... 2>&1 | tail -30", "test(go test) explore*"},
+		{"go test ./... ; echo done", "test(go test) explore*"},
+		{"go vet ./... || true", "lint(go lint) explore*"},
+		{"a && go test ./x | grep FAIL", "other(a)* test(go test) explore*"},
+		{"CGO_ENABLED=0 GOOS=linux go build -o bin/ ./cmd/...", "build(go build)*"},
+		{"timeout 300 go test -run TestX ./pkg/", "test(go test)*"},
+		{"sudo -E env FOO=1 cargo +nightly test", "test(cargo test)*"},
+		{"cargo clippy -- -D warnings", "lint(cargo lint)*"},
+		{"npx --yes jest --ci", "test(node test)*"},
+		{"./node_modules/.bin/vitest run", "test(node test)*"},
+		{"pnpm run lint", "lint(npm lint)*"},
+		{"npm test", "test(npm test)*"},
+		{"yarn install && yarn build", "other(yarn install)* build(npm build)*"},
+		{"uv run pytest -q tests/", "test(python test)*"},
+		{"python3 -m pytest -x", "test(python test)*"},
+		{"python -m unittest discover", "test(python test)*"},
+		{".venv/bin/mypy src", "lint(python lint)*"},
+		{"ruff check . --fix", "lint(python lint)*"},
+		{"python script.py --fast", "other(python script.py)*"},
+		{"mise run test:integration", "test(mise test)*"},
+		{"mise run fmt && mise run lint && mise run test:ci", "lint(mise lint)* lint(mise lint)* test(mise test)*"},
+		{"mise run dup", "other(mise run)*"},
+		{"make", "build(make build)*"},
+		{"make -j8 -C sub test", "test(make test)*"},
+		{"make install", "other(make install)*"},
+		{"mix test test/foo_test.exs", "test(mix test)*"},
+		{"MIX_ENV=test mix compile --warnings-as-errors", "build(mix build)*"},
+		{"mix credo --strict", "lint(mix lint)*"},
+		{"./gradlew test --tests CalcTest", "test(gradle test)*"},
+		{"mvn -q -DskipTests compile", "build(maven build)*"},
+		{"dotnet test tests/Calc.Tests", "test(dotnet test)*"},
+		{"swift build -c release", "build(swift build)*"},
+		{"xcodebuild -scheme App test", "test(swift test)*"},
+		{"grep -rn foo . | head", "explore explore*"},
+		{"git status && git diff --stat", "explore* explore*"},
+		{"git -C ../other log --oneline -5", "explore*"},
+		{"git push origin main", "other(git push)*"},
+		{"gh api repos/x/y/pulls/1", "explore*"},
+		{"command -v go", "explore*"},
+		{"command rg -n foo", "explore*"},
+		{`git commit -m "$(cat <<'EOF'
+fix(parser): handle "quotes" && pipes | here
+EOF
+)"`, "other(git commit)*"},
+		{"cat > main.go <<'EOF'\npackage main; go test\nEOF\ngo build ./...", "explore build(go build)*"},
+		{"for f in a b; do go test ./$f; done", "test(go test)"},
+		{"(cd web && npm test) && echo ok", "explore* test(npm test)* explore*"},
+		{"go test ./... &> out.txt", "test(go test)*"},
+		{"go test ./... 2>&1 >/dev/null", "test(go test)*"},
+		{"sleep 5 & go test ./...", "explore test(go test)*"},
+		{"# just a comment", ""},
+		{"", ""},
+		{"FOO=bar", ""},
+	}
+	for _, tt := range tests {
+		if got := render(m.parse(tt.line)); got != tt.want {
+			t.Errorf("parse(%q)\n got %s\nwant %s", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestTaskWords(t *testing.T) {
+	w := DefaultTaskWords()
+	for task, want := range map[string]Step{"test": StepTest, "test:ci": StepTest, "lint:go": StepLint, "build-all": StepBuild,
+		"typecheck": StepLint, "check": StepLint, "install": StepOther, "dev": StepOther, "TEST_E2E": StepTest, "": StepOther} {
+		if got := w.step(task); got != want {
+			t.Errorf("step(%q) = %v, want %v", task, got, want)
+		}
+	}
+}
+
+func TestClassifyCommand(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	ok, bad, unk := analyze.ToolStatusOK, analyze.ToolStatusError, analyze.ToolStatusUnknown
+	tests := []struct {
+		name, tool, cmd, out string
+		status               analyze.ToolStatus
+		exit                 int // -1: not recorded
+		want                 string
+	}{
+		{"go test passes by its exit", "Bash", "go test ./...", "ok  \tx\t0.1s", ok, -1, "test_success@go test"},
+		{"go build passes silently", "Bash", "go build ./...", "", ok, -1, "build_success@go build"},
+		{"go test fails by its exit without telling text", "Bash", "go test ./...", "Exit code 1\npanic: boom", bad, 1, "test_failure@go test"},
+		{"a compile error in a test run is a build failure of the test", "Bash", "go test ./...", "Exit code 1\n# x\n./a.go:3:1: undefined: y\nFAIL\tx [build failed]", bad, 1, "test_failure@go test, build_failure@go test"},
+		{"piped: the text decides, failure", "Bash", "go test ./... 2>&1 | tail -5", "--- FAIL: TestX (0.00s)\nFAIL\tx\t0.1s", ok, -1, "test_failure@go test"},
+		{"piped: the text decides, success", "Bash", "go test ./... 2>&1 | tail -5", "ok  \tx\t0.1s", ok, -1, "test_success@go test"},
+		{"piped: no telling text, no signal", "Bash", "go test ./... 2>&1 | grep -c PASS", "0", ok, -1, "none"},
+		{"grep finding nothing in a test run's output is no failure", "Bash", "go test ./... | grep FAIL", "Exit code 1", bad, 1, "none"},
+		{"&& chain: the text names the failing step", "Bash", "go build ./... && go test ./...", "Exit code 1\n--- FAIL: TestX\nFAIL\tx", bad, 1, "test_failure@go test"},
+		{"&& chain: both succeed", "Bash", "go build ./... && go vet ./...", "", ok, -1, "build_success@go build, lint_success@go lint"},
+		{"vet output reads as compiler positions but is a lint error", "Bash", "go vet ./...", "Exit code 1\na.go:5:32: fmt.Printf format %s has arg n of wrong type int", bad, 1, "lint_error@go lint"},
+		{"an exit code alone says failure", "Bash", "npm test", "boom", unk, 2, "test_failure@npm test"},
+		{"exploration misses are no failure", "Bash", "ls nothere", "Exit code 2\nls: cannot access 'nothere': No such file or directory", bad, 2, "none"},
+		{"exploration text is never a build failure", "Bash", "cat build.log", "error: could not compile `x`\ntest result: FAILED", ok, -1, "none"},
+		{"git log showing error: is nothing", "Bash", "git log -5", "fix error: handling", ok, -1, "none"},
+		{"another command failing is a tool failure of it", "Bash", "git push origin main", "Exit code 1\n! [rejected] main -> main (non-fast-forward)", bad, 1, "tool_failure@git push"},
+		{"another command succeeding ends its streak", "Bash", "git push origin main", "To github.com:x/y.git", ok, -1, "tool_success@git push"},
+		{"a script's test output names its kind", "Bash", "./run-tests.sh", "Exit code 1\nRan 3 tests in 0.1s\n\nFAILED (failures=1)", bad, 1, "test_failure@run-tests.sh"},
+		{"unknown status, other command: only text failures", "Bash", "./deploy.sh", "all good", unk, -1, "none"},
+		{"a rejected call is a rejection", "Bash", "rm -rf build", "The user doesn't want to proceed with this tool use. The tool use was rejected", bad, -1, "tool_rejected"},
+		{"a sibling's cancellation is nothing", "Bash", "go test ./...", "<tool_use_error>Sibling tool call errored</tool_use_error>", bad, -1, "none"},
+		{"a Read of source with error: is nothing", "Read", "", "return fmt.Errorf(\"error: %w\", err)\nFAILED", unk, -1, "none"},
+		{"a Read of a missing file is exploration", "Read", "", "<tool_use_error>File does not exist.</tool_use_error>", bad, -1, "none"},
+		{"an Edit slip is quiet", "Edit", "", "<tool_use_error>String to replace not found in file.</tool_use_error>", bad, -1, "none"},
+		{"an MCP tool's error is its failure", "mcp__linear__create_issue", "", "Received non-uuid id", bad, -1, "tool_failure@mcp__linear__create_issue"},
+		{"a Task's text is never a build log", "Task", "", "the tests fail: test result: FAILED", unk, -1, "none"},
+		{"a Bash result without a command reads its text", "Bash", "", "Exit code 1\n--- FAIL: TestX\nFAIL\tx", bad, -1, "test_failure@go test"},
+		{"BashOutput of a background test run reads its text", "BashOutput", "", "ok  \tx\t1.2s", ok, -1, "test_success@go test"},
+	}
+	for _, tt := range tests {
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: tt.tool, ToolCommand: tt.cmd, ToolOutput: tt.out, ToolStatus: tt.status}
+		if tt.exit >= 0 {
+			ev.ExitCode, ev.HasExitCode = tt.exit, true
+		}
+		if got := renderSignals(rules.Signals(&ev)); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSeedToolsLiteral checks that WithSeedTools reads every result as the seed's
+// detect_tool_signals does: the text alone, every rule, the status and the command
+// ignored.
+func TestSeedToolsLiteral(t *testing.T) {
+	seed := MustCompile(WithSeedTools(DefaultConfig()))
+	for _, tt := range []struct {
+		ev   analyze.Event
+		want string
+	}{
+		{analyze.Event{Kind: analyze.KindToolResult, ToolName: "Read", ToolOutput: "error: x", ToolStatus: analyze.ToolStatusOK}, "build_failure"},
+		{analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: "ls x", ToolOutput: "Exit code 2\nno such file", ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 2}, "none"},
+		{analyze.Event{Kind: analyze.KindToolResult, ToolOutput: "test result: ok\ntest result: FAILED"}, "build_failure, test_failure, test_success"},
+		{analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolOutput: "The user doesn't want to proceed with this tool use"}, "none"},
+	} {
+		if got := renderSignals(seed.Signals(&tt.ev)); got != tt.want {
+			t.Errorf("%+v: got %s, want %s", tt.ev, got, tt.want)
+		}
+	}
+}
+
+// TestClassifyBoundedCost checks that a huge output is read through a bounded window:
+// a marker in the middle of 4 MB is not seen, the summary at its end is.
+func TestClassifyBoundedCost(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	mid := strings.Repeat("x", 2<<20)
+	ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolOutput: mid + "\n--- FAIL: TestHidden\n" + mid + "\nok  \tx\t1s"}
+	if got := renderSignals(rules.Signals(&ev)); got != "test_success@go test" {
+		t.Errorf("got %s", got)
+	}
+	if got := fmt.Sprint(len(MustCompile(WithSeedTools(DefaultConfig())).Signals(&ev))); got != "0" {
+		t.Errorf("seed reading of a go log: %s signals", got)
+	}
+}
+
+// FuzzParseCommand checks that any command line parses without panicking, within
+// the bounds, and that classifying it as a tool result never panics either.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"go test ./... 2>&1 | tail", "cd x && make -j8 test", "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"",
+		"a '' \"\" $( ( ) ) `b` <<- E\nE\n", "FOO=1 env -i timeout 5 npx --yes jest", "\\\n&&||;|&(", "mise run test:ci"} {
+		f.Add(s)
+	}
+	m, err := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	if err != nil {
+		f.Fatal(err)
+	}
+	rules := MustCompile(DefaultConfig())
+	f.Fuzz(func(t *testing.T, line string) {
+		steps := m.parse(line)
+		if len(steps) > maxSimpleCommands {
+			t.Fatalf("%d steps", len(steps))
+		}
+		for _, st := range steps {
+			if st.step > StepExplore || len(st.target) > 64+len("gradle build") {
+				t.Fatalf("step %+v", st)
+			}
+		}
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: line, ToolOutput: line, ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 1}
+		rules.Signals(&ev)
+	})
+}
+
+// BenchmarkClassifyCommand measures the command reading of one Bash result: a
+// typical line, and pathological ones at the MaxCommandBytes bound.
+func BenchmarkClassifyCommand(b *testing.B) {
+	rules := MustCompile(DefaultConfig())
+	for name, line := range map[string]string{
+		"typical":  "cd /repo && go build ./... && go test -race ./... 2>&1 | tail -30",
+		"heredocs": strings.Repeat("cat <<a <<b <<c <<d <<e <<f <<g <<h <<i\n", MaxCommandBytes/40),
+		"quotes":   strings.Repeat(`"$(echo 'x' "$(y)")" && `, MaxCommandBytes/24),
+		"pipes":    strings.Repeat("go test | ", MaxCommandBytes/10),
+	} {
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: line, ToolOutput: "Exit code 1\n--- FAIL: TestX\nFAIL\tx",
+			ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 1}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				rules.Signals(&ev)
+			}
+		})
+	}
+}
+
+func TestParseCommandBounds(t *testing.T) {
+	m, _ := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	steps := m.parse(strings.Repeat("echo x && ", 100) + "go test ./...")
+	if len(steps) != maxSimpleCommands {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for _, st := range steps {
+		if st.tail {
+			t.Fatalf("a truncated line's status was taken for %+v", st)
+		}
+	}
+	if got := m.parse(strings.Repeat("x", MaxCommandBytes+10) + " && go test"); len(got) != 1 || got[0].step != StepOther {
+		t.Errorf("beyond MaxCommandBytes: %+v", got)
+	}
+}
+
+func TestLiteralPrefixes(t *testing.T) {
+	for re, want := range map[string]string{
+		`^go\s+test\b`:              "[go]",
+		`^(?:jest|vitest|mocha)\b`:  "[jest vitest mocha]",
+		`^mvnw?\s+test`:             "[mvn]",
+		`^(?:ls|ll|cd)(?:\s|$)`:     "[l cd]",
+		`^(?i)go`:                   "[]",
+		`go test`:                   "[]",
+		`^(?:npm|.*)\s+x`:           "[]",
+		`^(?:tsc|vue-tsc)\b`:        "[tsc vue-tsc]",
+		`^command\s+-[vV]|^sqlite3`: "[]",
+		`^(?:grep|[a-z]+)\b`:        "[]",
+		`^x(`:                       "[]",
+	} {
+		if got := fmt.Sprint(literalPrefixes(re)); got != want {
+			t.Errorf("literalPrefixes(%q) = %s, want %s", re, got, want)
+		}
+	}
+	// Every default rule must agree with its regexp on the lines of TestParseCommand.
+	m, _ := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	for _, r := range m.rules {
+		for _, cmd := range []string{"go test ./...", "ls -la", "npm run lint", "cargo +nightly test", "git status", "make", "mvn -q verify"} {
+			if r.re.MatchString(cmd) && r.prefixes != nil && !hasAnyPrefix(cmd, r.prefixes) {
+				t.Errorf("rule %s matches %q but its prefixes %v do not", r.name, cmd, r.prefixes)
+			}
+		}
+	}
+}

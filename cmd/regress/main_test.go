@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/internal/doctest"
+)
+
+// workspace copies testdata/ (a registry over the built-in sample, with the
+// "worsened" configuration at the seed's composite threshold) into a fresh folder.
+func workspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"registry.toml", "worsened.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runRegress(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestWorsenedThreshold: the registry's baselines are recorded; a configuration
+// whose composite threshold is then raised makes regress fail, naming the metrics
+// that regressed; --update-baseline records the worse figures deliberately, showing
+// each change, and regress passes again.
+func TestWorsenedThreshold(t *testing.T) {
+	t.Setenv(corpus.EnvVar, t.TempDir())
+	dir := workspace(t)
+	reg, out := filepath.Join(dir, "registry.toml"), filepath.Join(dir, "out")
+	flags := []string{"--registry", reg, "--out", out, "--workers", "2"}
+
+	code, stdout, stderr := runRegress(t, append(flags, "--update-baseline")...)
+	if code != 0 || !strings.Contains(stdout, "0 baselines changed, 10 recorded for the first time, 0 removed") {
+		t.Fatalf("recording the baselines: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed, 1 skipped; 11 metrics: 10 ok") {
+		t.Fatalf("with the recorded baselines: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// Raise the threshold a little: recall drops from 5 to 3 of the sample's 7
+	// struggling runs, beyond the tolerance but inside the bootstrap interval of 16
+	// runs — noise, not a regression.
+	worsen := func(threshold string) {
+		if err := os.WriteFile(filepath.Join(dir, "worsened.json"), []byte(`{"composite_threshold": `+threshold+`}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	worsen("0.95")
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "11 metrics: 10 ok") {
+		t.Fatalf("a worsening inside the noise: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// Raise it to 1: recall drops to 2 of 7, and the baseline is outside the interval.
+	worsen("1.0")
+	code, stdout, stderr = runRegress(t, flags...)
+	if code != 1 {
+		t.Fatalf("a worsened threshold: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"regress: FAIL: 1 dataset replayed, 1 skipped; 11 metrics: 8 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
+		"regressed sample/worsened/struggle/recall: 0.7142857142857143 → 0.2857142857142857 (tolerance 0.02, interval [0.000, 0.",
+		"regressed sample/worsened/struggle/f1: 0.8333333333333334 → 0.4444444444444444",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "sample/default/") {
+		t.Errorf("the default configuration moved:\n%s", stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "regress.md"))
+	if !bytes.Contains(md, []byte("# loopwatch regression: FAIL")) || !bytes.Contains(md, []byte("| sample | worsened | struggle | recall | 0.7143 | 0.2857 | -0.4286 | [0.000, 0.")) {
+		t.Errorf("regress.md:\n%s", md)
+	}
+
+	// Record the worse figures deliberately: the diff names each change.
+	before, _ := os.ReadFile(reg)
+	code, stdout, stderr = runRegress(t, append(flags, "--update-baseline")...)
+	if code != 0 {
+		t.Fatalf("--update-baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"--update-baseline: rewrote " + reg + ": 2 baselines changed, 0 recorded for the first time, 0 removed",
+		"sample/worsened/struggle/recall: 0.7142857142857143 → 0.2857142857142857",
+		"sample/worsened/struggle/f1: 0.8333333333333334 → 0.4444444444444444",
+		"elsewhere: skipped, its baselines kept",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--update-baseline stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	after, _ := os.ReadFile(reg)
+	if !bytes.Contains(after, []byte("# The worsened configuration's figures.\n")) || !bytes.Contains(after, []byte("recall = { value = 0.2857142857142857, tolerance = 0.02 }")) ||
+		len(bytes.Split(after, []byte("\n"))) != len(bytes.Split(before, []byte("\n"))) {
+		t.Errorf("the registry was not rewritten in place:\n%s", after)
+	}
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 {
+		t.Fatalf("after --update-baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	dir := workspace(t)
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("version = 1\n[[datasets]]\nname = \"s\"\ninput = \"builtin:sample\"\ndetectors = [\"struggles\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--registry", bad}, "bad.toml:5: dataset s: unknown detector \"struggles\""},
+		{[]string{"--registry", filepath.Join(dir, "none.toml")}, "none.toml: no such file or directory"},
+		{[]string{"--registry", filepath.Join(dir, "registry.toml"), "--only", "nope"}, `no dataset "nope"`},
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+		{[]string{"sample"}, `unexpected argument "sample"`},
+		{[]string{"--workers", "-1"}, "--workers -1"},
+	} {
+		code, _, stderr := runRegress(t, append(tt.args, "--out", filepath.Join(dir, "out"))...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	if code, _, _ := runRegress(t, "--help"); code != 0 {
+		t.Errorf("--help: exit %d", code)
+	}
+}
+
+// TestDocExamples runs every example invocation of the command's documentation, so the
+// manual cannot rot: each must appear in the --help text too and succeed, on a small
+// registry over the sample standing where the real one does.
+func TestDocExamples(t *testing.T) {
+	examples := doctest.Examples(t, "regress", usage, 4)
+	dir := t.TempDir()
+	small := "version = 1\n[eval]\nresamples = 100\n[[datasets]]\nname = \"sample\"\ninput = \"builtin:sample\"\ndetectors = [\"struggle\"]\n"
+	for _, p := range []string{"datasets/registry.toml", "my-registry.toml"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(small), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, ex := range examples {
+		code, stdout, stderr := runRegress(t, strings.Fields(ex)[1:]...)
+		if code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed") {
+			t.Errorf("%s: exit %d\n%s%s", ex, code, stdout, stderr)
+		}
+	}
+	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "nightly/regress.json"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/internal/corpus"
+)
+
+// SynthSpec is a synthetic dataset's generator parameters:
+// "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K" (seed required; vibes
+// counts event logs of two sessions each).
+type SynthSpec struct {
+	Runs, Sessions, Vibes int
+	Seed                  uint64
+	RerunEvery            int
+}
+
+// ParseSynth reads the parameters after "synth:".
+func ParseSynth(s string) (SynthSpec, error) {
+	var spec SynthSpec
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return spec, fmt.Errorf("%q: parameters are key=value, separated by commas (runs, sessions, vibes, seed, rerun-every)", kv)
+		}
+		if seen[k] {
+			return spec, fmt.Errorf("%s given twice", k)
+		}
+		seen[k] = true
+		val = strings.TrimSpace(val)
+		var dst *int
+		switch k {
+		case "runs":
+			dst = &spec.Runs
+		case "sessions":
+			dst = &spec.Sessions
+		case "vibes":
+			dst = &spec.Vibes
+		case "rerun-every":
+			dst = &spec.RerunEvery
+		case "seed":
+			seed, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return spec, fmt.Errorf("seed=%s: not a whole number ≥ 0", val)
+			}
+			spec.Seed = seed
+			continue
+		default:
+			return spec, fmt.Errorf("unknown parameter %q (runs, sessions, vibes, seed, rerun-every)", k)
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			return spec, fmt.Errorf("%s=%s: not a whole number ≥ 0", k, val)
+		}
+		*dst = n
+	}
+	switch {
+	case !seen["seed"]:
+		return spec, errors.New("seed is required: a synthetic dataset is generated with a fixed seed")
+	case spec.Runs+spec.Sessions+spec.Vibes == 0:
+		return spec, errors.New("nothing to generate: give runs, sessions or vibes")
+	}
+	return spec, nil
+}
+
+func (s SynthSpec) String() string {
+	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs (seed %d)", s.Runs, s.Sessions, s.Vibes, s.Seed)
+}
+
+// Write generates the dataset into dir (which should be empty) and returns its input
+// folder and label files.
+func (s SynthSpec) Write(dir string) (in string, labels []string, err error) {
+	files := synth.DatasetFiles(synth.DatasetConfig{Runs: s.Runs, Sessions: s.Sessions, VibesLogs: s.Vibes, Seed: s.Seed, RerunEvery: s.RerunEvery})
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", nil, err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return "", nil, err
+		}
+	}
+	for _, l := range []string{synth.RunLabelsFile, synth.SessionLabelsFile} {
+		if _, ok := files[l]; ok {
+			labels = append(labels, filepath.Join(dir, filepath.FromSlash(l)))
+		}
+	}
+	return filepath.Join(dir, synth.InputsDir), labels, nil
+}
+
+// Source is where a dataset's replay reads from, resolved for one run.
+type Source struct {
+	// In is the input folder or file; "" is the built-in sample (with its labels).
+	In     string
+	Labels []string
+	// Note says what the input is, for the report.
+	Note string
+}
+
+// SkipError says why a dataset is skipped: its corpus is not on this machine.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Resolve finds the dataset's input and labels. A synthetic dataset is generated
+// into scratch, an empty folder the caller removes afterwards. A *SkipError means a
+// corpus is absent; any other error that the input could not be prepared.
+func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
+	src := Source{Labels: slices.Clone(ds.Labels)}
+	if ds.Input.Kind == InputCorpus {
+		if _, err := r.corpusPath(ds.Input.Path); err != nil {
+			return Source{}, err // the corpus itself first: its labels are in it
+		}
+	}
+	for i, l := range src.Labels {
+		if strings.HasPrefix(l, corpusScheme) {
+			p, err := r.corpusPath(l)
+			if err != nil {
+				return Source{}, err
+			}
+			src.Labels[i] = p
+		}
+	}
+	switch ds.Input.Kind {
+	case InputBuiltin:
+		src.Note = "the built-in sample with its labels"
+	case InputSynth:
+		in, labels, err := ds.Input.Synth.Write(scratch)
+		if err != nil {
+			return Source{}, fmt.Errorf("dataset %s: generating %s: %w", ds.Name, ds.Input.Spec, err)
+		}
+		src.In, src.Labels = in, labels
+		src.Note = "synthetic: " + ds.Input.Synth.String() + " with their ground truth"
+	case InputCorpus:
+		p, err := r.corpusPath(ds.Input.Path)
+		if err != nil {
+			return Source{}, err
+		}
+		src.In, src.Note = p, ds.Input.Spec
+	default:
+		src.In, src.Note = ds.Input.Path, ds.Input.Spec
+	}
+	return src, nil
+}
+
+// corpusPath resolves "corpus:NAME[/PATH]" under the corpora folder; a *SkipError
+// when it is not there.
+func (r *Registry) corpusPath(ref string) (string, error) {
+	name, rest, err := splitCorpus(ref)
+	if err != nil {
+		return "", err
+	}
+	if r.Corpora == "" {
+		return "", &SkipError{fmt.Sprintf("%s: no corpora folder (set %s, or corpora = \"…\" in the registry)", ref, corpus.EnvVar)}
+	}
+	p := filepath.Join(r.Corpora, name, filepath.FromSlash(rest))
+	if _, err := os.Stat(p); err != nil {
+		return "", &SkipError{fmt.Sprintf("corpus %s not found at %s (set %s to the corpora folder)", strings.TrimPrefix(ref, corpusScheme), p, corpus.EnvVar)}
+	}
+	return p, nil
+}
+
+// Shorten rewrites the paths of a resolved source in text — the scratch folder a
+// synthetic dataset was generated into, the corpora folder — as "synth:" and
+// "corpus:", so that what a report says does not depend on the machine or the run.
+func (r *Registry) Shorten(text, scratch string) string {
+	if scratch != "" {
+		text = strings.ReplaceAll(text, scratch+string(filepath.Separator), synthScheme)
+	}
+	if r.Corpora != "" {
+		text = strings.ReplaceAll(text, r.Corpora+string(filepath.Separator), corpusScheme)
+	}
+	return text
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package baseline
+
+// raceDetector reports whether the tests run with the race detector.
+const raceDetector = false

@@ -1,0 +1,236 @@
+package pipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/analyze/assess/llm"
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
+	"github.com/loopwatch/loopwatch/datasets"
+	"github.com/loopwatch/loopwatch/eval"
+)
+
+// openInput returns the file system to replay and a name for messages.
+func openInput(in string) (fs.FS, string, error) {
+	if in == "" {
+		return datasets.Sample(), datasets.SampleName, nil
+	}
+	fi, err := os.Stat(in)
+	if err != nil {
+		return nil, "", fmt.Errorf("--in %s: %w", in, unwrap(err))
+	}
+	if fi.IsDir() {
+		return os.DirFS(in), in, nil
+	}
+	return newFileAndCompanions(os.DirFS(filepath.Dir(in)), filepath.Base(in)), in, nil
+}
+
+// labelSet is the labels of a replay: the merged records, a line for the summary, an
+// identifier for the metadata, and what reading them found.
+type labelSet struct {
+	labels   *eval.Labels
+	note, id string
+	explicit bool    // read from files (or the sample's), not only derived
+	warnings []error // label problems and keys labelled twice
+}
+
+// loadLabels reads every --labels file (or, replaying the built-in sample, its
+// labels) into one label set: a key labelled in two files keeps the later file's
+// label, and that is a warning. A file none of whose rows is usable is an error.
+func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
+	type file struct {
+		name string
+		data []byte
+	}
+	var files []file
+	switch {
+	case len(s.Labels) > 0:
+		for _, name := range s.Labels {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				return labelSet{}, fmt.Errorf("--labels %s: %w", name, unwrap(err))
+			}
+			files = append(files, file{name, b})
+		}
+	case s.In == "":
+		files = append(files, file{datasets.SampleName + " run labels", datasets.SampleLabels()},
+			file{datasets.SampleName + " session labels", datasets.SampleSessionLabels()})
+	default:
+		note := "none (pass --labels or --derive-labels to score the detectors)"
+		if s.DeriveLabels {
+			note = "none"
+		}
+		labels := eval.NewLabels()
+		labels.Outcomes = outcomes
+		return labelSet{labels: labels, note: note, id: "none"}, nil
+	}
+	all := eval.NewLabels()
+	all.Outcomes = outcomes
+	set := labelSet{labels: all, explicit: true}
+	var notes, ids []string
+	for _, f := range files {
+		ls, probs, err := eval.ReadLabelsWith(bytes.NewReader(f.data), eval.LabelOptions{Outcomes: outcomes})
+		if err != nil {
+			return labelSet{}, fmt.Errorf("--labels %s: %w", f.name, err)
+		}
+		if ls.Len() == 0 && len(probs) > 0 {
+			return labelSet{}, fmt.Errorf("--labels %s: none of its %d rows is usable (line %d: %s)", f.name, len(probs), probs[0].Line, probs[0].Detail)
+		}
+		for _, p := range probs {
+			set.warnings = append(set.warnings, fmt.Errorf("%s:%d: label: %s", f.name, p.Line, p.Detail))
+		}
+		for _, k := range ls.Keys() {
+			if _, dup := all.Get(k); dup {
+				set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
+			}
+			rec, _ := ls.Get(k)
+			all.Set(rec)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d labelled", f.name, ls.Len()))
+		ids = append(ids, filepath.Base(f.name)+" sha256:"+shortHash(f.data))
+	}
+	set.note, set.id = strings.Join(notes, "; "), strings.Join(ids, "; ")
+	return set, nil
+}
+
+// parsePassProb reads --fix-pass-prob: "history", one probability for every check, or
+// check=probability pairs.
+func parsePassProb(s string) (map[string]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "history" {
+		return nil, nil
+	}
+	bad := func(v string) error {
+		return fmt.Errorf(`--fix-pass-prob %q: %q is not a probability in [0, 1] (use "history", 0.6, or build=0.8,test=0.5)`, s, v)
+	}
+	given := map[string]float64{}
+	if !strings.Contains(s, "=") {
+		p, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(p >= 0 && p <= 1) {
+			return nil, bad(s)
+		}
+		for _, c := range []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims} {
+			given[c] = p
+		}
+		return given, nil
+	}
+	for _, pair := range strings.Split(s, ",") {
+		check, v, _ := strings.Cut(pair, "=")
+		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(p >= 0 && p <= 1) || strings.TrimSpace(check) == "" {
+			return nil, bad(pair)
+		}
+		given[strings.TrimSpace(check)] = p
+	}
+	return given, nil
+}
+
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileAndCompanions is a file system holding one file of dir and the files that
+// belong to it — a Claude Code transcript's subagent folder (<stem>/subagents/…) —
+// so that a single input file is replayed exactly like a folder holding only them.
+type fileAndCompanions struct {
+	dir  fs.FS
+	name string
+	stem string // the companion folder's name: name without ".jsonl"
+}
+
+func newFileAndCompanions(dir fs.FS, name string) fileAndCompanions {
+	return fileAndCompanions{dir: dir, name: name, stem: strings.TrimSuffix(name, ".jsonl")}
+}
+
+// keep reports whether name (slash-separated, relative to dir) is in the file system.
+func (s fileAndCompanions) keep(name string) bool {
+	if name == "." || name == s.name {
+		return true
+	}
+	if !strings.HasSuffix(s.name, ".jsonl") {
+		return false
+	}
+	sub := s.stem + "/subagents"
+	return name == s.stem || name == sub || strings.HasPrefix(name, sub+"/")
+}
+
+func (s fileAndCompanions) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) || !s.keep(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	f, err := s.dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := f.(fs.ReadDirFile); ok {
+		return filteredDir{ReadDirFile: d, s: s, name: name}, nil
+	}
+	return f, nil
+}
+
+func (s fileAndCompanions) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) || !s.keep(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	entries, err := fs.ReadDir(s.dir, name)
+	return s.filter(name, entries), err
+}
+
+func (s fileAndCompanions) filter(dir string, entries []fs.DirEntry) []fs.DirEntry {
+	out := entries[:0:0]
+	for _, e := range entries {
+		if s.keep(path.Join(dir, e.Name())) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// filteredDir is a directory of a fileAndCompanions, listing only what it holds.
+type filteredDir struct {
+	fs.ReadDirFile
+	s    fileAndCompanions
+	name string
+}
+
+func (d filteredDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if n > 0 {
+		return nil, errors.New("fileAndCompanions: partial directory reads are not supported")
+	}
+	entries, err := d.ReadDirFile.ReadDir(-1)
+	return d.s.filter(d.name, entries), err
+}
+
+// sessionLLM returns the session analyzer --llm names: nil for the offline analyzer.
+func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
+	switch s.LLM {
+	case "offline":
+		return nil, nil
+	case "claude":
+		bin, err := exec.LookPath(s.ClaudePath)
+		if err != nil {
+			return nil, fmt.Errorf("--llm claude: %w (install Claude Code or pass --claude-path; --llm offline needs no binary)", err)
+		}
+		return llm.NewHarnessLLM(llm.HarnessConfig{Binary: bin}), nil
+	}
+	return nil, fmt.Errorf("--llm %q: use offline (default, deterministic, no network) or claude (runs claude --print)", s.LLM)
+}

@@ -1,0 +1,102 @@
+package pipeline
+
+import (
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+)
+
+func TestDecodeConfig(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string // want: "" = ok, else in the error
+	}{
+		{`{"composite_threshold": 0.5}`, ""},
+		{"{\"composite_threshold\": 0.5}\n\n", ""},
+		{`{"composite_threshold": 0.5} {}`, "data after the JSON object"},
+		{`{"composite_threshold": 0.5}}`, "data after the JSON object"},
+		{`{"composite_threshhold": 0.5}`, `unknown field "composite_threshhold"`},
+		{`{"weights": {"budget_burn": 0.1}}`, ""},
+		{`[]`, "cannot unmarshal array"},
+		{``, "EOF"},
+	} {
+		cfg := struggle.DefaultStruggleConfig()
+		err := DecodeConfig([]byte(tt.in), &cfg)
+		if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	cfg := struggle.DefaultStruggleConfig()
+	if err := DecodeConfig([]byte(`{"weights": {"budget_burn": 0.1}}`), &cfg); err != nil || cfg.Weights.BudgetBurn != 0.1 || cfg.Weights.FilterRepeat != 0.35 {
+		t.Errorf("a partial object decodes over the defaults: %+v %v", cfg.Weights, err)
+	}
+}
+
+func TestJSONFields(t *testing.T) {
+	type inner struct {
+		A int `json:"a"`
+		B int `json:"b,omitempty"`
+	}
+	type cfg struct {
+		X    int           `json:"x"`
+		In   inner         `json:"in"`
+		D    time.Duration `json:"d"`
+		skip int
+		Dash int `json:"-"`
+	}
+	if got := strings.Join(jsonFields(cfg{}), " "); got != "x in.a in.b d" {
+		t.Errorf("fields %q", got)
+	}
+}
+
+func TestSettingsValidate(t *testing.T) {
+	if err := DefaultSettings().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	s.Level = 1
+	if err := s.Validate(); !IsUsage(err) || !strings.Contains(err.Error(), "--ci-level 1") {
+		t.Errorf("level 1: %v", err)
+	}
+}
+
+// TestFileAndCompanions: one transcript with its subagent folder, nothing else of
+// the folder around it.
+func TestFileAndCompanions(t *testing.T) {
+	dir := fstest.MapFS{
+		"s1.jsonl":                        {Data: []byte("{}")},
+		"s1/subagents/agent-a.jsonl":      {Data: []byte("{}")},
+		"s1/subagents/agent-b.jsonl":      {Data: []byte("{}")},
+		"s1/other/x.jsonl":                {Data: []byte("{}")},
+		"s2.jsonl":                        {Data: []byte("{}")},
+		"s2/subagents/agent-c.jsonl":      {Data: []byte("{}")},
+		"trace.jsonl.d/subagents/x.jsonl": {Data: []byte("{}")},
+		"notes.md":                        {Data: []byte("#")},
+	}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"s1.jsonl", []string{"s1/subagents/agent-a.jsonl", "s1/subagents/agent-b.jsonl", "s1.jsonl"}},
+		{"s2.jsonl", []string{"s2/subagents/agent-c.jsonl", "s2.jsonl"}},
+		{"notes.md", []string{"notes.md"}},
+	} {
+		var got []string
+		err := fs.WalkDir(newFileAndCompanions(dir, tt.name), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				got = append(got, p)
+			}
+			return err
+		})
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v %v, want %v", tt.name, got, err, tt.want)
+		}
+		if _, err := newFileAndCompanions(dir, tt.name).Open("s1/other/x.jsonl"); err == nil {
+			t.Errorf("%s: opened a file it does not hold", tt.name)
+		}
+	}
+}

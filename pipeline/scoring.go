@@ -1,0 +1,139 @@
+package pipeline
+
+import (
+	"math"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/eval/baseline"
+
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// scoring collects one configuration's predictions while results stream through:
+// the configured detector's, a preset's beside it, or a baseline's.
+type scoring struct {
+	// struggleName and assessName label the configuration in tables and summaries.
+	struggleName, assessName string
+	// struggleHash and assessHash identify its struggle and assessment configurations
+	// (a baseline's name when it has none).
+	struggleHash, assessHash string
+	runs, breaker, outcome   []eval.Observation
+	moments                  []eval.MomentSession
+	hasRuns, hasSessions     bool
+	// configured marks the configured detectors' scoring, reported even with no input;
+	// noOutcome a configuration without a session analysis (a baseline).
+	configured, noOutcome bool
+}
+
+// addRun records a run's struggle outcome.
+func (c *scoring) addRun(key string, label eval.Label, out replay.StruggleOutcome) {
+	c.hasRuns = true
+	c.runs = append(c.runs, eval.Observation{Key: key, Label: label, Predicted: out.Triggered, Score: out.MaxScore})
+}
+
+// addSession records a session's outcome: the breaker (did it intervene, ranked by
+// the peak frustration), the outcome prediction (ranked by its confidence that the
+// outcome is bad) and, for a labelled session, its interventions against its moments.
+func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int,
+	o replay.SessionOutcome, outcomes eval.OutcomeClass) {
+	c.hasSessions = true
+	c.breaker = append(c.breaker, eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
+		Score: o.PeakFrustration})
+	if !c.noOutcome {
+		obs := eval.Observation{Key: s.Key, Label: label, Score: math.NaN()}
+		if a := o.Analysis; a != nil {
+			obs.Predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
+			obs.Score = a.Confidence
+			if !obs.Predicted {
+				obs.Score = 1 - a.Confidence
+			}
+		}
+		c.outcome = append(c.outcome, obs)
+	}
+	if labelled {
+		c.moments = append(c.moments, momentSession(s, moments, o.Interventions, humanTurns))
+	}
+}
+
+// momentSession returns a session's friction moments and interventions (event
+// indices) for event-level scoring.
+func momentSession(s *input.Session, moments, interventions []int, humanTurns int) eval.MomentSession {
+	ms := eval.MomentSession{Key: s.Key, HumanTurns: humanTurns}
+	for _, m := range moments {
+		ms.Moments = append(ms.Moments, eval.Point{Time: s.Events[m].Time, Index: m})
+	}
+	for _, i := range interventions {
+		ms.Interventions = append(ms.Interventions, eval.Point{Time: s.Events[i].Time, Index: i})
+	}
+	return ms
+}
+
+// evaluate scores the configuration's predictions into res (summary reports, in the
+// order detectors appear) and returns its metric and curve rows. withRuns says
+// whether struggle is reported (runs were replayed, or nothing was).
+func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) ([]reports.MetricRow, []reports.CurveRow) {
+	var metrics []reports.MetricRow
+	var curves []reports.CurveRow
+	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
+		rep := eval.Evaluate(obs, o)
+		name, hash := c.assessName, c.assessHash
+		if detector == "struggle" {
+			name, hash = c.struggleName, c.struggleHash
+		}
+		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: detector, Config: name, Report: rep})
+		metrics = append(metrics, reports.MetricRows(detector, name, target, positive, hash, rep)...)
+		curves = append(curves, reports.CurveRows(detector, name, eval.Curves(obs))...)
+	}
+	if withRuns && (c.hasRuns || c.configured && !c.hasSessions) {
+		add("struggle", "run", "struggled", c.runs, opts)
+	}
+	if c.hasSessions {
+		sessionOpts := opts
+		sessionOpts.Unit = "sessions"
+		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
+		if !c.noOutcome {
+			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
+		}
+		if len(c.moments) > 0 {
+			rep := eval.EvaluateMoments(c.moments, window, opts)
+			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.assessName, Report: rep})
+			metrics = append(metrics, reports.MomentMetricRows("breaker", c.assessName, c.assessHash, rep, opts)...)
+		}
+	}
+	return metrics, curves
+}
+
+// Shipped is the name of the shipped-today baselines in tables and summaries: quasar's
+// struggle detection and vibes' breaker as the two projects run them today (package
+// eval/baseline).
+const Shipped = "shipped-today"
+
+// shippedRun and shippedSession hold a unit's baseline outcomes, computed in the
+// replay's workers (replay.Options.RunHook and SessionHook).
+type shippedRun struct{ out replay.StruggleOutcome }
+
+type shippedSession struct {
+	out replay.SessionOutcome
+	err error
+}
+
+// scoreShippedRun replays a run through quasar's shipped struggle detection.
+func scoreShippedRun(rr *replay.RunResult) {
+	q := baseline.QuasarRun(rr.Run, struggle.SeedStruggleConfig())
+	rr.Extra = &shippedRun{out: replay.StruggleOutcome{Triggered: q.Triggered, FirstCycle: q.FirstCycle, FirstTime: q.FirstTime,
+		MaxScore: q.MaxScore, LeadCycles: q.LeadCycles, LeadCostUSD: q.LeadCostUSD, LeadSeconds: q.LeadSeconds}}
+}
+
+// scoreShippedSession replays a session through vibes' shipped breaker.
+func scoreShippedSession(sr *replay.SessionResult) {
+	v, err := baseline.VibesSession(sr.Session.Events, baseline.DefaultVibesConfig())
+	if err != nil {
+		sr.Extra = &shippedSession{err: err}
+		return
+	}
+	sr.Extra = &shippedSession{out: replay.SessionOutcome{Interventions: v.Interventions, PeakFrustration: v.PeakFrustration}}
+}

@@ -1,0 +1,57 @@
+package regress
+
+import (
+	"math"
+
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/pipeline"
+)
+
+// Measure extracts the metrics of the named detectors from a replay's result:
+// detector → metric → measurement. A detector the replay did not evaluate (struggle
+// on a dataset without runs, friction without labelled sessions) is absent.
+func Measure(res *pipeline.Result, detectors []string) map[string]map[string]*Measurement {
+	out := map[string]map[string]*Measurement{}
+	for _, name := range detectors {
+		if name == "friction" {
+			if len(res.Moments) > 0 {
+				m := res.Moments[0].Report // the configured breaker's
+				out[name] = map[string]*Measurement{
+					"precision":                  measurement(m.Precision, m.Interventions),
+					"recall":                     measurement(m.Recall, m.Moments),
+					"false_alarms_per_100_turns": measurement(m.FalseAlarmsPer100, m.HumanTurns),
+				}
+			}
+			continue
+		}
+		for _, d := range res.Detectors {
+			if d.Detector != name || out[name] != nil { // the configured detector: the first of its name
+				continue
+			}
+			r := d.Report
+			out[name] = map[string]*Measurement{
+				"precision":         measurement(r.Precision, r.Scored),
+				"recall":            measurement(r.Recall, r.Scored),
+				"f1":                measurement(r.F1, r.Scored),
+				"average_precision": measurement(r.AP, r.Scored),
+				"roc_auc":           measurement(r.AUC, r.Scored),
+			}
+		}
+	}
+	return out
+}
+
+// measurement takes an estimate's value and its interval: the bootstrap's when it
+// has one, else the Jeffreys interval (precision and recall only), else none.
+func measurement(e eval.Estimate, n int) *Measurement {
+	m := &Measurement{Value: e.Value, N: n, Interval: Interval{Low: math.NaN(), High: math.NaN()}}
+	switch {
+	case finite(e.Low) && finite(e.High):
+		m.Interval = Interval{Kind: "bootstrap", Low: e.Low, High: e.High}
+	case finite(e.JeffreysLow) && finite(e.JeffreysHigh):
+		m.Interval = Interval{Kind: "jeffreys", Low: e.JeffreysLow, High: e.JeffreysHigh}
+	}
+	return m
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,151 @@
+package regress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/datasets/registry"
+	"github.com/loopwatch/loopwatch/internal/corpus"
+)
+
+// testRegistry is the sample under the defaults, and a corpus that is never there.
+const testRegistry = `version = 1
+
+[eval]
+resamples = 50
+
+[[datasets]]
+name = "sample"
+input = "builtin:sample"
+detectors = ["struggle", "breaker", "outcome", "friction"]
+
+[[datasets]]
+name = "elsewhere"
+input = "corpus:nowhere"
+detectors = ["struggle"]
+
+[datasets.baselines.default.struggle]
+recall = { value = 0.5, tolerance = 0.02 }
+`
+
+func load(t *testing.T, path string) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// TestRunUpdateRun: with no baselines every metric is new; recorded with the
+// updates, the next run finds every metric ok; the absent corpus is skipped and its
+// baseline kept; the reports are the same bytes whatever the worker count.
+func TestRunUpdateRun(t *testing.T) {
+	t.Setenv(corpus.EnvVar, t.TempDir())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "registry.toml")
+	if err := os.WriteFile(path, []byte(testRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	rep, err := Run(context.Background(), load(t, path), Options{Out: out, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Counts()
+	if c[New] != 18 || c[Skipped] != 1 || len(rep.Results) != 19 || rep.Failed() {
+		t.Fatalf("first run: %v", c)
+	}
+	if rep.Datasets[1].Status != "skipped" || !strings.Contains(rep.Datasets[1].Notice, "corpus nowhere not found") {
+		t.Errorf("elsewhere: %+v", rep.Datasets[1])
+	}
+	for _, f := range []string{"sample/default/results.parquet", "sample/default/results.metrics.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("replay output: %v", err)
+		}
+	}
+	updates := rep.Updates()
+	if len(updates) != 18 {
+		t.Fatalf("%d updates, want the 18 metrics of the sample", len(updates))
+	}
+	changes, err := load(t, path).Rewrite(updates)
+	if err != nil || len(changes) != 18 {
+		t.Fatalf("%d changes: %v", len(changes), err)
+	}
+	reg := load(t, path)
+	if b := reg.Datasets[1].Baselines[registry.Key{Config: "default", Detector: "struggle", Metric: "recall"}]; b.Value != 0.5 {
+		t.Errorf("the skipped dataset's baseline moved: %+v", b)
+	}
+	var js [2][]byte
+	for i, workers := range []int{1, 3} {
+		rep, err = Run(context.Background(), reg, Options{Out: out, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rep.Counts(); c[OK] != 18 || c[Skipped] != 1 || rep.Failed() {
+			t.Errorf("after the update: %v", c)
+		}
+		if _, err := rep.WriteFiles(out); err != nil {
+			t.Fatal(err)
+		}
+		js[i], _ = os.ReadFile(filepath.Join(out, JSONFile))
+	}
+	if !bytes.Equal(js[0], js[1]) {
+		t.Error("regress.json differs between worker counts")
+	}
+	var doc struct {
+		Status  string
+		Results []struct {
+			Dataset, Metric, Verdict string
+			Baseline, Now            *float64
+		}
+	}
+	if err := json.Unmarshal(js[0], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Status != "pass" || len(doc.Results) != 19 {
+		t.Errorf("regress.json: %s, %d results", doc.Status, len(doc.Results))
+	}
+	if r := doc.Results[18]; r.Dataset != "elsewhere" || r.Verdict != "skipped" || r.Baseline == nil || r.Now != nil {
+		t.Errorf("skipped result: %+v", r)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, MarkdownFile))
+	for _, want := range []string{"# loopwatch regression: PASS", "**skipped**: corpus nowhere not found",
+		"| default | friction | false_alarms_per_100_turns (↓ better) | 24 |"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("regress.md lacks %q", want)
+		}
+	}
+}
+
+// TestRunUsage: a configuration that does not load and an unknown --only are usage
+// errors, found before anything is replayed.
+func TestRunUsage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"composite_threshold": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "registry.toml")
+	src := strings.Replace(testRegistry, "[[datasets]]", "[configs.bad]\nstruggle = \"bad.json\"\n\n[[datasets]]", 1) + "configs = [\"bad\"]\n"
+	src = strings.Replace(src, "detectors = [\"struggle\"]\n\n[datasets.baselines.default.struggle]\nrecall = { value = 0.5, tolerance = 0.02 }\n", "detectors = [\"struggle\"]\n", 1)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := load(t, path)
+	out := filepath.Join(dir, "out")
+	_, err := Run(context.Background(), reg, Options{Out: out})
+	if !IsUsage(err) || !strings.Contains(err.Error(), "registry.toml:6: configuration bad: --struggle-config") {
+		t.Errorf("bad configuration: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("something was replayed: %v", err)
+	}
+	if _, err := Run(context.Background(), reg, Options{Out: out, Only: []string{"nope"}}); !IsUsage(err) {
+		t.Errorf("unknown --only: %v", err)
+	}
+}

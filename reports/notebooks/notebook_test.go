@@ -1,0 +1,120 @@
+package notebooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/pipeline"
+)
+
+// notebookSQL returns the SQL statements of a notebook: every code cell's
+// `SQL_<NAME> = """…"""` assignment, by name.
+func notebookSQL(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			CellType string   `json:"cell_type"`
+			Source   []string `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatalf("%s is not a notebook: %v", path, err)
+	}
+	re := regexp.MustCompile(`(?s)(SQL_\w+) = """(.*?)"""`)
+	out := map[string]string{}
+	for _, c := range nb.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatch(strings.Join(c.Source, ""), -1) {
+			out[m[1]] = m[2]
+		}
+	}
+	return out
+}
+
+// TestNotebookSQL replays the built-in sample as `make demo` does and runs every SQL
+// statement of loopwatch.ipynb with DuckDB (through interop/duckdb.mjs), checking each
+// returns rows with the columns the notebook's plotting code uses.
+func TestNotebookSQL(t *testing.T) {
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "interop", "duckdb.mjs")
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(root, "interop", "node_modules", "@duckdb", "node-api"))
+	}
+	if err != nil {
+		msg := "the notebook test runs DuckDB through node and interop/node_modules (run: make interop-deps): " + err.Error()
+		if os.Getenv("LOOPWATCH_INTEROP") == "required" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	s := pipeline.DefaultSettings()
+	s.Out = filepath.Join(dir, "results.parquet")
+	s.Resamples = 200
+	if _, err := pipeline.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	stmts := notebookSQL(t, "loopwatch.ipynb")
+	want := map[string][]string{ // the columns the notebook's code reads, by statement
+		"SQL_METRICS":    {"detector", "config", "metric", "value"},
+		"SQL_PR":         {"detector", "config", "recall", "precision"},
+		"SQL_AP":         {"detector", "config", "average_precision"},
+		"SQL_TRAJECTORY": {"index", "frustration_ema", "intervention", "friction"},
+	}
+	for name := range want {
+		if _, ok := stmts[name]; !ok {
+			t.Errorf("the notebook has no %s", name)
+		}
+	}
+	names := slices.Sorted(maps.Keys(stmts))
+	args := []string{script}
+	for _, name := range names {
+		args = append(args, strings.ReplaceAll(stmts[name], "{results}", filepath.Join(dir, "results")))
+	}
+	cmd := exec.Command(node, args...) // one DuckDB for every statement: starting it is the slow part
+	cmd.Dir = filepath.Join(root, "interop")
+	b, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("DuckDB: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	var res [][]map[string]any
+	if err := json.Unmarshal(b, &res); err != nil || len(res) != len(names) {
+		t.Fatalf("DuckDB output %s: %v", b, err)
+	}
+	for i, name := range names {
+		rows := res[i]
+		if len(rows) == 0 {
+			t.Errorf("%s returns no rows:\n%s", name, stmts[name])
+			continue
+		}
+		for _, col := range want[name] {
+			if _, ok := rows[0][col]; !ok {
+				t.Errorf("%s: no column %s in %v", name, col, rows[0])
+			}
+		}
+	}
+}
