@@ -3,7 +3,7 @@ package detect
 import (
 	"fmt"
 	"slices"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
 )
@@ -270,8 +270,18 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 // character other than white space, closing quotes, brackets and markdown emphasis is
 // a question mark.
 func endsWithQuestion(text string) bool {
-	t := strings.TrimRight(text, " \t\r\n*_`\"')]»」』")
-	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
+	for len(text) > 0 {
+		r, size := utf8.DecodeLastRuneInString(text)
+		switch r {
+		case ' ', '\t', '\r', '\n', '*', '_', '`', '"', '\'', ')', ']', '»', '」', '』':
+			text = text[:len(text)-size]
+		case '?', '？':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // LightweightDetector is the seed's per-session detector: the shared [Rules] plus the
