@@ -239,16 +239,17 @@ func TestSampleSessions(t *testing.T) {
 		want     []breaker.Intervention
 	}{
 		{"smooth_success", eval.OutcomeSuccess, 2, 0, nil},
-		{"correction_storm", eval.OutcomePartial, 5, 3, []breaker.Intervention{breaker.ClarificationPause}},
-		{"failing_tool_loop", eval.OutcomeFailure, 4, 3, []breaker.Intervention{breaker.ApproachPivot}},
-		{"interrupt_redirect", eval.OutcomeSuccess, 3, 1, nil},
+		// The default breaker checks in at the first friction turn (detect's friction
+		// signals); the storm and the failure streak come later, inside the cooldown.
+		{"correction_storm", eval.OutcomePartial, 5, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
+		{"failing_tool_loop", eval.OutcomeFailure, 4, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
+		{"interrupt_redirect", eval.OutcomeSuccess, 3, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		// Two failing go vet runs, a correction and an interrupt: no failure streak
-		// reaches five (one session count adding them all up, as before per-target
-		// streaks, pivoted here).
-		{"abandoned", eval.OutcomeAbandoned, 2, 1, nil},
+		// reaches five, but the interrupt the agent had acted on checks in.
+		{"abandoned", eval.OutcomeAbandoned, 2, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		{"subagent", eval.OutcomeSuccess, 2, 0, nil},
 		{"vibes_smooth", eval.OutcomeSuccess, 2, 0, nil},
-		{"vibes_friction", eval.OutcomeSuccess, 4, 2, nil},
+		{"vibes_friction", eval.OutcomeSuccess, 4, 2, []breaker.Intervention{breaker.ExplicitCheckIn}},
 	}
 	if len(tests) != len(sessions) || labels.Len() != len(sessions) {
 		t.Fatalf("%d cases and %d labels for %d sessions", len(tests), labels.Len(), len(sessions))

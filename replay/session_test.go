@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -100,7 +102,11 @@ func TestReplaySessionStorm(t *testing.T) {
 		s.Start, s.End = t0, s.Events[len(s.Events)-1].Time
 		return s
 	}
-	storm, err := ReplaySession(context.Background(), mk(time.Minute), SessionOptions{})
+	// The seed's breaker and detector: a storm of three corrections (loopwatch's
+	// default checks in at the first one already).
+	seed := assess.DefaultConfig()
+	seed.Detect, seed.Breaker = detect.SeedConfig(), breaker.SeedConfig()
+	storm, err := ReplaySession(context.Background(), mk(time.Minute), SessionOptions{Assess: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +116,7 @@ func TestReplaySessionStorm(t *testing.T) {
 	if storm.HumanMessages != 5 || storm.Final().Analysis == nil {
 		t.Errorf("humans %d, final %+v", storm.HumanMessages, storm.Final())
 	}
-	calm, err := ReplaySession(context.Background(), mk(20*time.Minute), SessionOptions{})
+	calm, err := ReplaySession(context.Background(), mk(20*time.Minute), SessionOptions{Assess: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,9 @@
 //	p, err := assess.New(assess.DefaultConfig(), assess.Options{Sink: sink})
 //	step, err := p.Process(ctx, ev)
 //
+// A replay that opens one processor per session compiles the detection rules once
+// and passes them in Options.Rules.
+//
 // # Readings of the seed
 //
 //   - State is per session. The seed's sketch holds one detector, one breaker and one
@@ -28,10 +31,10 @@
 //     loop did.
 //   - Which events feed what: user-content detectors scan only human turns
 //     (non-sidechain user messages); tool rules scan only tool results, with the
-//     source's explicit status authoritative for failure-versus-not; an interrupt is
-//     a strong friction signal (an Interrupt signal, frustration weight 1.0, and a
-//     correction for the breaker); subagent (sidechain) prompts never count as the
-//     human. See detect.Rules.Signals.
+//     source's explicit status authoritative for failure-versus-not; an interrupt the
+//     agent had acted on is a friction signal, and the message after it tells whether
+//     it redirected the agent; subagent (sidechain) prompts never count as the human.
+//     See detect.Rules.Signals.
 //   - Failures are counted per event and per kind of command, not per signal in one
 //     session count (the seed's loop would count one failing cargo test twice, and
 //     only a build or test success would ever reset it): see breaker.FailureConfig;

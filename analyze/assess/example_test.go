@@ -42,11 +42,11 @@ func ExampleProcessor_Process() {
 	fmt.Println(sink.Messages()[0].Content)
 	// Output:
 	// #1 frustration 0.00 corrections 0
-	// #2 frustration 0.30 corrections 1
-	// #3 frustration 0.36 corrections 2
-	// #4 frustration 0.55 corrections 3 → clarification_pause
+	// #2 frustration 1.00 corrections 1 → explicit_check_in
+	// #3 frustration 0.50 corrections 2
+	// #4 frustration 0.00 corrections 3
 	// flush abandoned
-	// Before we continue: I want to make sure I understand what you're looking for. Could you help me understand which part isn't matching your expectations?
+	// I sense some friction in our session. Would you like to pause and reassess our approach, or should I continue with adjustments?
 }
 
 // Online, the processor consumes an event log, committing after each batch.

@@ -36,23 +36,24 @@ func Preset(name string) (Config, error) {
 // IsPreset reports whether name names a preset.
 func IsPreset(name string) bool { return slices.Contains(PresetNames(), name) }
 
-// SeedConfig returns the seed's literal assessment (assessment-logic.md): the seed's
-// patterns alone; tool output read as the seed reads it, by its text alone with the
-// seed's rules (detect.WithSeedTools); the seed's single failure count, per signal,
-// reset by any build or test success (breaker.WithSeedFailures); no interrupt
-// handling (the seed has no interrupt signal); Stop ending a session. The seed has no
-// offline analyzer: the preset keeps the one loopwatch had before it read a session's
-// end (llm.LegacyOfflineConfig). Where the seed gives no value (the failure threshold,
-// the cooldown, the EMA's weights, buffer and sampling limits), the preset keeps
-// loopwatch's documented choices, since the seed's behaviour there is undefined rather
+// SeedConfig returns the seed's literal assessment (assessment-logic.md): human
+// messages read as the seed reads them — its patterns alone, ’ as itself, every
+// message whole, EMAs moving on every event, no interrupt weight and no friction
+// signal (detect.WithSeedHumanText); tool output read by its text alone with the
+// seed's rules (detect.WithSeedTools); the seed's storm of 3 user corrections and
+// 0.70 threshold, fired whenever their condition holds, interrupts counting for
+// nothing (breaker.WithSeedCorrections); the seed's single failure count, per signal,
+// reset by any build or test success (breaker.WithSeedFailures); Stop ending a
+// session. The seed has no offline analyzer: the preset keeps the one loopwatch had
+// before it read a session's end (llm.LegacyOfflineConfig). Where the seed gives no
+// value (the failure threshold, the cooldown, the EMA's weights, buffer and sampling
+// limits), the preset keeps loopwatch's documented choices from before the friction
+// signals (detect.SeedEMAConfig), since the seed's behaviour there is undefined rather
 // than different.
 func SeedConfig() Config {
 	c := DefaultConfig()
-	c.Detect = detect.WithSeedTools(c.Detect)
-	c.Detect.Patterns.ExtraFrustration = []string{}
-	c.Detect.EMA.InterruptWeight = 0
-	c.Breaker = breaker.WithSeedFailures(c.Breaker)
-	c.Breaker.InterruptIsCorrection = false
+	c.Detect = detect.WithSeedTools(detect.WithSeedHumanText(c.Detect))
+	c.Breaker = breaker.WithSeedFailures(breaker.WithSeedCorrections(c.Breaker))
 	c.EndHooks = session.SeedEndHooks()
 	c.Offline = llm.LegacyOfflineConfig()
 	return c

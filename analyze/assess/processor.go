@@ -34,6 +34,12 @@ type Options struct {
 	// OnIdleEnd, if set, is called by Run with the sessions it ended while the log was
 	// idle (sessions ended at an event's arrival are in that event's Step.TimedOut).
 	OnIdleEnd func([]SessionEnd)
+	// Rules, if set, are the detection rules to use instead of compiling
+	// Config.Detect: compile them once with detect.Compile(cfg.Detect) and share them
+	// across processors (compiled rules are immutable and safe for concurrent use),
+	// e.g. when a replay opens one processor per session. Config.Detect is then not
+	// read; the caller keeps the two consistent.
+	Rules *detect.Rules
 }
 
 // Step is everything the processor decided for one event: what the replay records
@@ -126,9 +132,12 @@ func New(cfg Config, opts Options) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rules, err := detect.Compile(cfg.Detect)
-	if err != nil {
-		return nil, err
+	rules := opts.Rules
+	if rules == nil {
+		var err error
+		if rules, err = detect.Compile(cfg.Detect); err != nil {
+			return nil, err
+		}
 	}
 	policy, err := checkpoint.NewPolicy(cfg.Checkpoint)
 	if err != nil {

@@ -93,6 +93,26 @@ func process(t *testing.T, p *Processor, evs ...analyze.Event) []Step {
 	return steps
 }
 
+// beforeFriction sets the human-text side as it was before loopwatch's friction
+// signals — the seed's patterns with loopwatch's extra ones, an EMA on human turns
+// (alpha 0.3, weights 0.5, interrupts 1), the seed's storm of 3 and threshold of 0.70,
+// interrupts and corrections counted as the seed counts a correction — so the tests
+// of the processor's mechanics keep the figures they were written for.
+func beforeFriction(c *Config) {
+	c.Detect.Friction = detect.SeedFrictionConfig()
+	c.Detect.EMA = detect.SeedEMAConfig()
+	c.Detect.EMA.EveryEvent, c.Detect.EMA.InterruptWeight = false, 1
+	c.Breaker.CorrectionStorm, c.Breaker.FrustrationThreshold = 3, 0.70
+	c.Breaker.CorrectionKinds = []detect.Kind{detect.UserCorrection}
+	c.Breaker.InterruptIsCorrection, c.Breaker.CorrectionIsFailure, c.Breaker.EdgeTriggered = true, true, false
+}
+
+func legacyConfig() Config {
+	c := DefaultConfig()
+	beforeFriction(&c)
+	return c
+}
+
 func interventions(steps []Step) []string {
 	var out []string
 	for _, s := range steps {
@@ -105,7 +125,7 @@ func interventions(steps []Step) []string {
 
 func TestInterventions(t *testing.T) {
 	min := time.Minute
-	cfg := DefaultConfig()
+	cfg := legacyConfig()
 	tests := []struct {
 		name string
 		evs  []analyze.Event
@@ -197,9 +217,95 @@ func TestInterventions(t *testing.T) {
 	}
 }
 
+// TestFrictionInterventions checks the default configuration end to end: an
+// intervention lands at the friction turn itself, a second push-back inside the
+// window asks for clarification, and what is not friction stays quiet.
+func TestFrictionInterventions(t *testing.T) {
+	min := time.Minute
+	agent := func(d time.Duration, text string) analyze.Event {
+		return analyze.Event{Kind: analyze.KindAssistantMessage, SessionID: "a", Time: t0.Add(d), AssistantText: text}
+	}
+	interrupt := func(d time.Duration) analyze.Event {
+		return analyze.Event{Kind: analyze.KindInterrupt, SessionID: "a", Time: t0.Add(d), UserContent: "[Request interrupted by user]"}
+	}
+	tests := []struct {
+		name string
+		evs  []analyze.Event
+		cfg  func(*Config)
+		want []string
+	}{
+		{"one friction turn checks in at once", []analyze.Event{
+			user("a", 0, "make the parser accept empty lines"), agent(min, "Done."),
+			user("a", 2*min, "still not working"),
+		}, nil, []string{"a@3:explicit_check_in"}},
+		{"a second push-back inside the window asks for clarification", []analyze.Event{
+			user("a", 0, "make the parser accept empty lines"), agent(min, "Done."),
+			user("a", 2*min, "actually it should not print them"), // a seed correction: no weight of its own
+			agent(3*min, "Changed."), user("a", 4*min, "no, keep the trailing ones"),
+		}, nil, []string{"a@5:clarification_pause"}},
+		{"an interrupt the agent had acted on checks in at once", []analyze.Event{
+			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
+			user("a", 2*min+10*time.Second, "use the lexer we already have"),
+		}, nil, []string{"a@3:explicit_check_in"}},
+		{"with interrupts weighing nothing, the redirect after it does", []analyze.Event{
+			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
+			user("a", 2*min+10*time.Second, "use the lexer we already have"),
+		}, func(c *Config) { c.Detect.EMA.InterruptWeight = 0 }, []string{"a@4:explicit_check_in"}},
+		{"an interrupt before the agent acted is the human's own", []analyze.Event{
+			user("a", 0, "refactor the parser"), interrupt(5 * time.Second),
+			user("a", 20*time.Second, "refactor the lexer, not the parser"),
+		}, nil, nil},
+		{"approval after an interrupt is no redirect", []analyze.Event{
+			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
+			user("a", 2*min+10*time.Second, "ok, continue"),
+		}, func(c *Config) { c.Detect.EMA.InterruptWeight = 0 }, nil},
+		{"politeness and new requests stay quiet", []analyze.Event{
+			user("a", 0, "add a --verbose flag"), agent(min, "Added. Want me to add tests too?"),
+			user("a", 2*min, "no, thanks"), user("a", 3*min, "now add a changelog entry"),
+			user("a", 4*min, "no problem, error handling looks great"), user("a", 5*min, "can you also bump the version?"),
+		}, nil, nil},
+		{"a paste that opens with No is not a negation", []analyze.Event{
+			user("a", 0, "run the server"), agent(min, "Started."),
+			user("a", 2*min, "No such file or directory: config.toml\nwhat does this mean"),
+		}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			steps := process(t, newProc(t, cfg, Options{}), tt.evs...)
+			if got := interventions(steps); !slices.Equal(got, tt.want) {
+				t.Fatalf("interventions %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSharedRules checks that processors given one set of compiled rules decide as
+// processors that compile their own.
+func TestSharedRules(t *testing.T) {
+	cfg := DefaultConfig()
+	rules := detect.MustCompile(cfg.Detect)
+	evs := []analyze.Event{
+		user("a", 0, "make the parser accept empty lines"), tool("a", time.Minute, "ok", analyze.ToolStatusOK),
+		user("a", 2*time.Minute, "still not working, are you sure?"), user("a", 3*time.Minute, "make the parser accept empty lines"),
+	}
+	own := process(t, newProc(t, cfg, Options{}), evs...)
+	shared := process(t, newProc(t, cfg, Options{Rules: rules}), evs...)
+	again := process(t, newProc(t, cfg, Options{Rules: rules}), evs...)
+	a, _ := json.Marshal(own)
+	b, _ := json.Marshal(shared)
+	c, _ := json.Marshal(again)
+	if string(a) != string(b) || string(b) != string(c) {
+		t.Errorf("shared rules decide differently:\n%s\n%s", a, b)
+	}
+}
+
 func TestCooldownOnEventTime(t *testing.T) {
 	var sink breaker.RecordingSink
-	p := newProc(t, DefaultConfig(), Options{Sink: &sink})
+	p := newProc(t, legacyConfig(), Options{Sink: &sink})
 	var evs []analyze.Event
 	for i := range 12 { // a correction every 40 s of event time
 		evs = append(evs, user("a", time.Duration(i)*40*time.Second, "no, use the helper"))
@@ -218,7 +324,7 @@ func TestCooldownOnEventTime(t *testing.T) {
 }
 
 func TestStepRecordsEMAsAndSignals(t *testing.T) {
-	p := newProc(t, DefaultConfig(), Options{})
+	p := newProc(t, legacyConfig(), Options{})
 	steps := process(t, p,
 		user("a", 0, "no, that's wrong"),
 		tool("a", time.Second, "test result: ok", analyze.ToolStatusOK),
@@ -333,7 +439,7 @@ func TestSessionEnds(t *testing.T) {
 }
 
 func TestEndAllAndSampling(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := legacyConfig() // one correction: feedback, no intervention
 	cfg.Sampling = session.SamplingConfig{BurnInSessions: 0, LongSessionThreshold: 100, BaseRate: 0, Seed: 1}
 	fake := &fakeLLM{}
 	p := newProc(t, cfg, Options{LLM: fake})
@@ -382,7 +488,7 @@ func (s *failingSink) Deliver(context.Context, breaker.Message) error {
 
 func TestSinkFailure(t *testing.T) {
 	sink := &failingSink{fail: true}
-	p := newProc(t, DefaultConfig(), Options{Sink: sink})
+	p := newProc(t, legacyConfig(), Options{Sink: sink})
 	process(t, p, user("a", 0, "no, use x"), user("a", time.Second, "no, use y"))
 	step, err := p.Process(context.Background(), user("a", 2*time.Second, "no, use z"))
 	if err == nil || step.Intervention != nil || step.Breaker.InterventionCount != 0 || step.Index != 3 {
@@ -468,7 +574,7 @@ func TestConfigJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"breaker":{"cooldown":"2m","failure_threshold":3},"detect":{"extra_tool_rules":[]},"end_hooks":["Stop"]}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Breaker.Cooldown.Std() != 2*time.Minute || cfg.Breaker.FailureThreshold != 3 || cfg.Breaker.CorrectionStorm != 3 ||
+	if cfg.Breaker.Cooldown.Std() != 2*time.Minute || cfg.Breaker.FailureThreshold != 3 || cfg.Breaker.CorrectionStorm != 2 ||
 		len(cfg.Detect.ExtraToolRules) != 0 || len(cfg.Detect.ToolRules) != 5 || !slices.Equal(cfg.EndHooks, []string{"Stop"}) {
 		t.Errorf("overridden config %+v", cfg)
 	}
@@ -614,7 +720,7 @@ func TestProcessingErrorCommitsTheEventAndKeepsTheRest(t *testing.T) {
 			sink := &failingSink{fail: true}
 			processed := map[uint64]int{}
 			corrections := 0
-			p := newProc(t, DefaultConfig(), Options{Sink: sink, OnStep: func(r eventlog.Record, s Step) {
+			p := newProc(t, legacyConfig(), Options{Sink: sink, OnStep: func(r eventlog.Record, s Step) {
 				processed[r.Offset]++
 				if r.Event.SessionID == "s0" {
 					corrections = s.Breaker.CorrectionsInWindow

@@ -127,24 +127,24 @@ func TestScreens(t *testing.T) {
 	}{
 		{"status", []string{"status"}, []string{
 			"Assessment Status\n─────────────────\nEnabled: true\nCircuit Breaker: TRIPPED (1 intervention; frustration: ",
-			"threshold: 0.70)", "Active Session", "Session: " + sessionA, "Messages: 5\n", "Checkpoints: ",
-			"Interventions: 1 (first: clarification_pause at msg 9)", "Replay", "Sessions: 3 (23 events)", "Analyzer: offline"}, nil},
+			"threshold: 0.20)", "Active Session", "Session: " + sessionA, "Messages: 5\n", "Checkpoints: ",
+			"Interventions: 1 (first: explicit_check_in at msg 5)", "Replay", "Sessions: 3 (23 events)", "Analyzer: offline"}, nil},
 		{"history, last 7 days", []string{"history"}, []string{
 			"Session History (last 7 days to 2026-03-02 09:00)", "SESSION   OUTCOME", "LABEL", "MSGS  FRUST  INTERV  DATE (UTC)",
 			"\n5f3c0000  partial", "2026-03-02 09:00", "\n5f3c1111  success", "2026-03-01 14:00\n",
 			"1 older session not shown (--days 0 shows all).", "Use `assess history <session-id>` for details."},
 			[]string{"77aa0000"}},
 		{"history, all", []string{"history", "--days", "0"}, []string{"Session History (all 3 sessions)", "5f3c0000", "5f3c1111",
-			"77aa0000  abandoned"}, []string{"not shown"}},
+			"77aa0000  failure"}, []string{"not shown"}},
 		{"history, limit", []string{"history", "--days=0", "--limit=1"}, []string{"5f3c0000", "Showing the newest 1 of 3 sessions (--limit 1)."},
 			[]string{"5f3c1111"}},
 		{"one session by prefix", []string{"history", "5f3c0"}, []string{
 			"Session: " + sessionA, "Date: 2026-03-02 09:00 UTC", "Duration: 5 minutes", "Messages: 5 (13 events in all)",
 			"Outcome: partial (confidence: ", "Label: partial (confidence: high)",
-			"Frustration Trajectory\n──────────────────────\n0.0 ▁", " 1.0\n    Start", "End\nPeak 0.",
+			"Frustration Trajectory\n──────────────────────\n0.0 ▁", " 1.0\n    Start", "End\nPeak 1.",
 			"Checkpoints\n───────────\n1. \"", "Signals Detected\n────────────────\n• 1x test_failure (msg 3)",
 			"x user_correction (msgs 5, 7, 9)", "Labelled friction: msgs 5, 7",
-			"Interventions\n─────────────\n1. clarification_pause at 2026-03-02 09:03:00 UTC (msg 9; 3 corrections in the window)",
+			"Interventions\n─────────────\n1. explicit_check_in at 2026-03-02 09:01:00 UTC (msg 5; frustration 1.00)",
 			"Analysis\n────────\npartial: "}, nil},
 		{"a quiet session", []string{"history", sessionB}, []string{"Session: " + sessionB, "Checkpoints: None", "Signals Detected: None",
 			"Labelled friction: None", "Interventions: None"}, nil},
@@ -192,7 +192,7 @@ func TestJSON(t *testing.T) {
 	var st screens.Status
 	decode(&st, "status")
 	if !st.Enabled || st.Breaker.State != "tripped" || st.ActiveSession == nil || st.ActiveSession.ID != sessionA ||
-		st.Breaker.Thresholds == nil || st.Breaker.Thresholds.Frustration != 0.7 || st.Replay.Sessions != 3 || st.Replay.Events != 23 {
+		st.Breaker.Thresholds == nil || st.Breaker.Thresholds.Frustration != 0.2 || st.Replay.Sessions != 3 || st.Replay.Events != 23 {
 		t.Errorf("status: %+v", st)
 	}
 	var h screens.History
@@ -203,7 +203,7 @@ func TestJSON(t *testing.T) {
 	var d screens.Detail
 	decode(&d, "history", "5f3c0")
 	if d.Session.ID != sessionA || d.Trajectory.Cells != 13 || len(d.Trajectory.Values) != 13 || d.Trajectory.Peak == nil ||
-		*d.Trajectory.Peak != d.Session.PeakFrustrationEMA || len(d.Interventions) != 1 || d.Interventions[0].EventIndex != 9 ||
+		*d.Trajectory.Peak != d.Session.PeakFrustrationEMA || len(d.Interventions) != 1 || d.Interventions[0].EventIndex != 5 ||
 		len(d.Checkpoints) != d.Session.Checkpoints {
 		t.Errorf("detail: %+v", d)
 	}

@@ -523,8 +523,8 @@ func TestCorpusClaudeCode(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+34\s+0\.019 \[0\.00, 0\.07\]\s+0\.029 \[0\.00, 0\.14\]\s+6\.9 \[2\.0, 14\.1\]`},
-		{nil, `(?m)^loopwatch\s+3\s+0\.019 \[0\.00, 0\.07\]\s+0\.333 \[0\.00, 1\.00\]\s+0\.4 \[0\.0, 1\.1\]`},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+75\s+0\.673 \[0\.53, 0\.81\]\s+0\.387 \[0\.24, 0\.57\]\s+9\.6 \[4\.9, 16\.7\]`},
+		{nil, `(?m)^loopwatch\s+49\s+0\.673 \[0\.53, 0\.81\]\s+0\.592 \[0\.46, 0\.73\]\s+4\.2 \[2\.5, 6\.3\]`},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -550,9 +550,9 @@ func TestCorpusClaudeCode(t *testing.T) {
 		}
 	}
 	// The last replay's (the defaults): approach_pivot fires once per failure streak
-	// of one kind of command, twice on the corpus; the one clarification_pause
-	// follows a labelled friction moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 clarification_pause:1] 1" {
+	// of one kind of command, twice on the corpus; the check-ins land at the human's
+	// friction turns, 29 of them within 5 minutes after a labelled moment.
+	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 explicit_check_in:47] 29" {
 		t.Errorf("interventions by type and after friction: %s", got)
 	}
 }

@@ -14,7 +14,9 @@ import (
 // status screen; the rest it leaves open.
 type Config struct {
 	// CorrectionStorm is how many corrections inside CorrectionWindow make a storm
-	// (ClarificationPause). Seed: 3.
+	// (ClarificationPause). Seed: 3. Default 2: with CorrectionKinds a correction is
+	// any of the human's push-backs, and a second one within the window asks for
+	// clarification rather than another check-in.
 	CorrectionStorm int `json:"correction_storm"`
 	// CorrectionWindow is the storm's window. Seed: 5m. A correction leaves the window
 	// once it is strictly older than this, measured on event time.
@@ -24,27 +26,63 @@ type Config struct {
 	// at this level in JSON).
 	FailureConfig
 	// FrustrationThreshold is the frustration EMA at which ExplicitCheckIn fires.
-	// Seed status screen: 0.70.
+	// Seed status screen: 0.70. Default 0.20: with detect's default EMA (alpha 1,
+	// friction weights 0.5) one friction turn is enough.
 	FrustrationThreshold float64 `json:"frustration_threshold"`
 	// Cooldown is the minimum event time between two interventions in a session.
 	// Default 5m, equal to the correction window, so one storm cannot fire twice.
 	Cooldown duration.Duration `json:"cooldown"`
 	// InterruptIsCorrection makes a human interrupt count like a correction (it enters
 	// the storm window and, with CorrectionIsFailure, counts as a failure). Default
-	// true: an interrupt is the human stopping the agent to redirect it.
+	// false: an interrupt is not yet a redirect — the message after it tells
+	// (detect.InterruptRedirect, one of CorrectionKinds).
 	InterruptIsCorrection bool `json:"interrupt_is_correction"`
+	// CorrectionKinds are the signal kinds that make an event a correction: it enters
+	// the storm window (and, with CorrectionIsFailure, counts as a failure). Seed:
+	// user_correction. Default: user_correction and loopwatch's signals of the human
+	// pushing back on what the agent did — correction_phrase, negation_reply,
+	// repeat_request and interrupt_redirect. An Interrupt counts through
+	// InterruptIsCorrection instead.
+	CorrectionKinds []detect.Kind `json:"correction_kinds"`
+	// EdgeTriggered lets ClarificationPause and ExplicitCheckIn fire only at an event
+	// that itself is a correction or raised the frustration EMA: an intervention
+	// answers what the human just did, not a level left over from before the
+	// cooldown. Default true; the seed fires at any event while the condition holds.
+	EdgeTriggered bool `json:"edge_triggered"`
 }
 
 // DefaultConfig returns the defaults documented on [Config].
 func DefaultConfig() Config {
-	return Config{
-		CorrectionStorm:       3,
-		CorrectionWindow:      duration.Duration(5 * time.Minute),
-		FailureConfig:         DefaultFailures(),
-		FrustrationThreshold:  0.70,
-		Cooldown:              duration.Duration(5 * time.Minute),
-		InterruptIsCorrection: true,
-	}
+	return WithDefaultCorrections(Config{
+		CorrectionWindow: duration.Duration(5 * time.Minute),
+		FailureConfig:    DefaultFailures(),
+		Cooldown:         duration.Duration(5 * time.Minute),
+	})
+}
+
+// SeedConfig returns the seed's breaker: its correction side ([WithSeedCorrections])
+// and its failure side ([WithSeedFailures]).
+func SeedConfig() Config { return WithSeedFailures(WithSeedCorrections(DefaultConfig())) }
+
+// WithSeedCorrections returns cfg with the seed's correction and frustration side:
+// a storm of 3 corrections, the 0.70 frustration threshold, only a user_correction
+// is a correction, interrupts count for nothing, and the interventions fire whenever
+// their condition holds. The window, the cooldown and the failure side are kept.
+func WithSeedCorrections(cfg Config) Config {
+	cfg.CorrectionStorm, cfg.FrustrationThreshold, cfg.InterruptIsCorrection = 3, 0.70, false
+	cfg.CorrectionKinds, cfg.EdgeTriggered = []detect.Kind{detect.UserCorrection}, false
+	return cfg
+}
+
+// WithDefaultCorrections returns cfg with loopwatch's correction and frustration
+// side, documented on [Config]. The window, the cooldown and the failure side are
+// kept.
+func WithDefaultCorrections(cfg Config) Config {
+	cfg.CorrectionStorm, cfg.FrustrationThreshold, cfg.InterruptIsCorrection = 2, 0.20, false
+	cfg.CorrectionKinds = []detect.Kind{detect.UserCorrection, detect.CorrectionPhrase, detect.NegationReply,
+		detect.RepeatRequest, detect.InterruptRedirect}
+	cfg.EdgeTriggered = true
+	return cfg
 }
 
 // Validate checks that thresholds are positive.
@@ -56,6 +94,11 @@ func (c Config) Validate() error {
 		return errors.New("breaker: correction_window must be > 0")
 	case !(c.FrustrationThreshold > 0):
 		return fmt.Errorf("breaker: frustration_threshold %v must be > 0", c.FrustrationThreshold)
+	}
+	for _, k := range c.CorrectionKinds {
+		if _, err := k.MarshalText(); err != nil {
+			return fmt.Errorf("breaker: correction_kinds: %w", err)
+		}
 	}
 	return c.FailureConfig.Validate()
 }
@@ -79,7 +122,9 @@ type State struct {
 // passed in by the caller; it never reads the clock. Not safe for concurrent use.
 type CircuitBreaker struct {
 	cfg               Config
+	correctionKind    [detect.NumKinds]bool // Config.CorrectionKinds
 	frustrationEMA    float64
+	rose              bool // the last event was a correction or raised the EMA
 	failures          failures
 	corrections       []time.Time // times of corrections still in the window, oldest first
 	lastIntervention  time.Time
@@ -90,29 +135,38 @@ type CircuitBreaker struct {
 // New returns a breaker in its initial state. cfg should have passed
 // [Config.Validate].
 func New(cfg Config) *CircuitBreaker {
-	return &CircuitBreaker{cfg: cfg, failures: failures{cfg: cfg.FailureConfig, due: -2}}
+	b := &CircuitBreaker{cfg: cfg, failures: failures{cfg: cfg.FailureConfig, due: -2}}
+	for _, k := range cfg.CorrectionKinds {
+		if int(k) < detect.NumKinds {
+			b.correctionKind[k] = true
+		}
+	}
+	return b
 }
 
 // Update folds one event's signals into the state (the seed's update), at event time
 // at, with the detector's frustration EMA after that event. An event that is a
-// correction (or, with InterruptIsCorrection, an interrupt) enters the storm window
-// once and, with CorrectionIsFailure, counts as a failure. Tool failures and
+// correction (a signal of CorrectionKinds or, with InterruptIsCorrection, an
+// interrupt) enters the storm window once and, with CorrectionIsFailure, counts as a
+// failure. Tool failures and
 // successes move the failure streaks as [FailureConfig] says: by default per target
 // and per event (a failure lengthens its command's streak once however many failure
 // signals its output raised, a success of the same kind of command ends it); with
 // [SeedFailures], one session count per signal, reset by a build or test success.
 // Corrections strictly older than the window at time at are then pruned.
 func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrationEMA float64) {
+	rose := frustrationEMA > b.frustrationEMA
 	b.frustrationEMA = frustrationEMA
 	var correction bool
 	for _, s := range signals {
-		switch s.Kind {
-		case detect.UserCorrection:
+		if int(s.Kind) < detect.NumKinds && b.correctionKind[s.Kind] {
 			correction = true
-		case detect.Interrupt:
+		}
+		if s.Kind == detect.Interrupt {
 			correction = correction || b.cfg.InterruptIsCorrection
 		}
 	}
+	b.rose = rose || correction
 	if correction {
 		b.corrections = append(b.corrections, at)
 	}
@@ -134,7 +188,9 @@ func (b *CircuitBreaker) prune(at time.Time) {
 // ShouldIntervene returns the intervention due at event time at, if any. Inside the
 // cooldown it returns nothing; otherwise, in the seed's priority order: a correction
 // storm → ClarificationPause; a failure streak ≥ FailureThreshold → ApproachPivot;
-// frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn.
+// frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn. With EdgeTriggered, the
+// storm and the check-in are due only at an event that was a correction or raised the
+// EMA (see [CircuitBreaker.Update]).
 //
 // As in the seed, an intervention does not reset the condition that caused it: if the
 // storm or the frustration persists past the cooldown, its intervention fires again,
@@ -144,12 +200,13 @@ func (b *CircuitBreaker) ShouldIntervene(at time.Time) (Intervention, bool) {
 	if b.cooldownActive(at) {
 		return 0, false
 	}
+	human := b.rose || !b.cfg.EdgeTriggered
 	switch {
-	case len(b.corrections) >= b.cfg.CorrectionStorm:
+	case human && len(b.corrections) >= b.cfg.CorrectionStorm:
 		return ClarificationPause, true
 	case b.failures.pivotDue():
 		return ApproachPivot, true
-	case b.frustrationEMA >= b.cfg.FrustrationThreshold:
+	case human && b.frustrationEMA >= b.cfg.FrustrationThreshold:
 		return ExplicitCheckIn, true
 	}
 	return 0, false

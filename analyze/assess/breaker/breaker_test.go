@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -46,8 +47,10 @@ func run(t *testing.T, cfg Config, steps []step) *CircuitBreaker {
 	return b
 }
 
+// TestCorrectionStorm checks the seed's storm (SeedConfig: 3 corrections inside 5
+// minutes, fired whenever the condition holds).
 func TestCorrectionStorm(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := SeedConfig()
 	corr := sig(detect.UserCorrection)
 	t.Run("three inside five minutes", func(t *testing.T) {
 		run(t, cfg, []step{
@@ -75,7 +78,9 @@ func TestCorrectionStorm(t *testing.T) {
 		}
 	})
 	t.Run("interrupts count as corrections", func(t *testing.T) {
-		run(t, cfg, []step{
+		c := cfg
+		c.InterruptIsCorrection = true
+		run(t, c, []step{
 			{at: 0, signals: sig(detect.Interrupt)},
 			{at: 30 * time.Second, signals: corr},
 			{at: time.Minute, signals: sig(detect.Interrupt), want: ClarificationPause},
@@ -94,7 +99,9 @@ func TestCorrectionStorm(t *testing.T) {
 		}
 	})
 	t.Run("one event counts once", func(t *testing.T) {
-		b := New(cfg)
+		c := cfg
+		c.InterruptIsCorrection = true
+		b := New(c)
 		b.Update(t0, []detect.Signal{{Kind: detect.UserCorrection}, {Kind: detect.Interrupt}}, 0)
 		if s := b.State(t0); s.CorrectionsInWindow != 1 || s.ConsecutiveFailures != 1 {
 			t.Errorf("state %+v", s)
@@ -104,7 +111,7 @@ func TestCorrectionStorm(t *testing.T) {
 
 func TestCooldown(t *testing.T) {
 	corr := sig(detect.UserCorrection)
-	b := run(t, DefaultConfig(), []step{
+	b := run(t, SeedConfig(), []step{
 		{at: 0, signals: corr},
 		{at: 10 * time.Second, signals: corr},
 		{at: 20 * time.Second, signals: corr, want: ClarificationPause},
@@ -180,7 +187,9 @@ func TestConsecutiveFailures(t *testing.T) {
 		}
 	})
 	t.Run("corrections are failures too, as in the seed", func(t *testing.T) {
-		run(t, cfg, []step{
+		c := cfg
+		c.CorrectionIsFailure = true
+		run(t, c, []step{
 			{at: 0, signals: fail},
 			{at: 10 * time.Minute, signals: sig(detect.UserCorrection)},
 			{at: 20 * time.Minute, signals: fail, want: ApproachPivot},
@@ -198,16 +207,141 @@ func TestConsecutiveFailures(t *testing.T) {
 }
 
 func TestFrustrationEMAAndPriority(t *testing.T) {
-	run(t, DefaultConfig(), []step{
+	run(t, SeedConfig(), []step{
 		{at: 0, ema: 0.69},
 		{at: time.Minute, ema: 0.70, want: ExplicitCheckIn},
 	})
 	// Storm beats failures beats EMA.
-	cfg := DefaultConfig()
+	cfg := SeedConfig()
 	cfg.FailureThreshold = 1
 	run(t, cfg, []step{{at: 0, signals: sig(detect.BuildFailure), ema: 0.9, want: ApproachPivot}})
 	cfg.CorrectionStorm = 1
 	run(t, cfg, []step{{at: 0, signals: sig(detect.UserCorrection), ema: 0.9, want: ClarificationPause}})
+}
+
+// TestLoopwatchCorrectionSide checks loopwatch's extensions of the correction and
+// frustration side, each against the seed's behaviour it switches off.
+func TestLoopwatchCorrectionSide(t *testing.T) {
+	cfg := DefaultConfig()
+	tests := []struct {
+		name  string
+		cfg   func(*Config)
+		steps []step
+		check func(*testing.T, State)
+	}{
+		{
+			name: "every push-back kind is a correction",
+			steps: []step{
+				{at: 0, signals: sig(detect.NegationReply), ema: 0.1},
+				{at: time.Minute, signals: sig(detect.RepeatRequest), ema: 0.1, want: ClarificationPause},
+			},
+		},
+		{
+			name: "redirects and correction phrases too",
+			steps: []step{
+				{at: 0, signals: sig(detect.InterruptRedirect), ema: 0.1},
+				{at: time.Minute, signals: sig(detect.CorrectionPhrase), ema: 0.1, want: ClarificationPause},
+			},
+		},
+		{
+			name: "the seed counts only user_correction",
+			cfg:  func(c *Config) { c.CorrectionKinds = []detect.Kind{detect.UserCorrection} },
+			steps: []step{
+				{at: 0, signals: sig(detect.NegationReply), ema: 0.1},
+				{at: time.Minute, signals: sig(detect.RepeatRequest), ema: 0.1},
+			},
+			check: func(t *testing.T, s State) {
+				if s.CorrectionsInWindow != 0 {
+					t.Errorf("state %+v", s)
+				}
+			},
+		},
+		{
+			name: "doubt, still and exasperation raise the EMA but are not corrections",
+			steps: []step{
+				{at: 0, signals: sig(detect.StillProblem), ema: 0.1},
+				{at: time.Minute, signals: sig(detect.Doubt), ema: 0.15},
+				{at: 2 * time.Minute, signals: sig(detect.Exasperation), ema: 0.1},
+			},
+			check: func(t *testing.T, s State) {
+				if s.CorrectionsInWindow != 0 {
+					t.Errorf("state %+v", s)
+				}
+			},
+		},
+		{
+			name: "with correction_is_failure off, corrections are no failure",
+			cfg:  func(c *Config) { c.FailureThreshold, c.CorrectionIsFailure = 1, false },
+			steps: []step{
+				{at: 0, signals: sig(detect.UserCorrection)},
+			},
+			check: func(t *testing.T, s State) {
+				if s.ConsecutiveFailures != 0 {
+					t.Errorf("state %+v", s)
+				}
+			},
+		},
+		{
+			name: "the check-in answers the turn that raised the EMA, not a level left over",
+			steps: []step{
+				{at: 0, ema: 0.5, want: ExplicitCheckIn},
+				{at: time.Minute, ema: 0.5},     // inside the cooldown
+				{at: 6 * time.Minute, ema: 0.5}, // after it, but the EMA did not rise
+				{at: 7 * time.Minute, ema: 0},   // calm
+				{at: 8 * time.Minute, ema: 0.3, want: ExplicitCheckIn},
+			},
+		},
+		{
+			name: "edge triggering off: a held level fires again after the cooldown, as in the seed",
+			cfg:  func(c *Config) { c.EdgeTriggered = false },
+			steps: []step{
+				{at: 0, ema: 0.5, want: ExplicitCheckIn},
+				{at: 6 * time.Minute, ema: 0.5, want: ExplicitCheckIn},
+			},
+		},
+		{
+			name: "a storm fires at the correction that completes it, not at a later tool result",
+			cfg:  func(c *Config) { c.Cooldown = duration.Duration(time.Minute) },
+			steps: []step{
+				{at: 0, signals: sig(detect.UserCorrection), ema: 0.1},
+				{at: 10 * time.Second, signals: sig(detect.UserCorrection), ema: 0.1, want: ClarificationPause},
+				{at: 2 * time.Minute, signals: sig(detect.TestSuccess), ema: 0.1},
+				{at: 3 * time.Minute, signals: sig(detect.UserCorrection), ema: 0.1, want: ClarificationPause},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := cfg
+			if tt.cfg != nil {
+				tt.cfg(&c)
+			}
+			b := run(t, c, tt.steps)
+			if tt.check != nil {
+				tt.check(t, b.State(at(tt.steps[len(tt.steps)-1].at)))
+			}
+		})
+	}
+}
+
+func TestSeedConfig(t *testing.T) {
+	s := SeedConfig()
+	if s.CorrectionStorm != 3 || s.FrustrationThreshold != 0.70 || s.InterruptIsCorrection || s.ToolErrorIsFailure ||
+		!s.CorrectionIsFailure || s.EdgeTriggered || len(s.CorrectionKinds) != 1 || s.CorrectionKinds[0] != detect.UserCorrection {
+		t.Errorf("SeedConfig() = %+v", s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Error(err)
+	}
+	// The two sides compose: each With… sets its side and keeps the other.
+	mixed := WithSeedCorrections(DefaultConfig())
+	if !reflect.DeepEqual(mixed.FailureConfig, DefaultFailures()) || mixed.CorrectionStorm != 3 || mixed.EdgeTriggered {
+		t.Errorf("WithSeedCorrections(DefaultConfig()) = %+v", mixed)
+	}
+	back := WithDefaultCorrections(SeedConfig())
+	if !reflect.DeepEqual(back.FailureConfig, SeedFailures()) || !reflect.DeepEqual(WithSeedFailures(back), WithSeedFailures(DefaultConfig())) {
+		t.Errorf("WithDefaultCorrections(SeedConfig()) = %+v", back)
+	}
 }
 
 func TestConfig(t *testing.T) {
@@ -219,6 +353,8 @@ func TestConfig(t *testing.T) {
 		func(c *Config) { c.CorrectionWindow = 0 },
 		func(c *Config) { c.FailureThreshold = 0 },
 		func(c *Config) { c.FrustrationThreshold = 0 },
+		func(c *Config) { c.CorrectionKinds = []detect.Kind{0} },
+		func(c *Config) { c.CorrectionKinds = []detect.Kind{detect.Kind(detect.NumKinds)} },
 	} {
 		c := DefaultConfig()
 		mut(&c)
@@ -227,12 +363,17 @@ func TestConfig(t *testing.T) {
 		}
 	}
 	var c Config
-	in := `{"correction_storm":4,"correction_window":"2m","failure_threshold":2,"frustration_threshold":0.5,"cooldown":"90s"}`
+	in := `{"correction_storm":4,"correction_window":"2m","failure_threshold":2,"frustration_threshold":0.5,"cooldown":"90s",
+		"correction_kinds":["user_correction","repeat_request"],"correction_is_failure":true,"edge_triggered":true}`
 	if err := json.Unmarshal([]byte(in), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.CorrectionWindow != duration.Duration(2*time.Minute) || c.Cooldown != duration.Duration(90*time.Second) || c.CorrectionStorm != 4 {
+	if c.CorrectionWindow != duration.Duration(2*time.Minute) || c.Cooldown != duration.Duration(90*time.Second) || c.CorrectionStorm != 4 ||
+		len(c.CorrectionKinds) != 2 || c.CorrectionKinds[1] != detect.RepeatRequest || !c.CorrectionIsFailure || !c.EdgeTriggered {
 		t.Errorf("decoded %+v", c)
+	}
+	if err := json.Unmarshal([]byte(`{"correction_kinds":["no_such_kind"]}`), &c); err == nil {
+		t.Error("unknown correction kind accepted")
 	}
 }
 

@@ -11,6 +11,12 @@
 // command, a streak ended by a success of the same kind, ApproachPivot once per
 // streak — and [SeedFailures] restores the seed's single count, per signal.
 //
+// [SeedConfig] is the seed's breaker; [DefaultConfig] is loopwatch's, whose
+// correction side counts every push-back signal of package detect as a correction
+// (Config.CorrectionKinds), keeps corrections out of the failure streak, checks in at
+// the friction turn itself (a low threshold over detect's default EMA) and fires the
+// storm and the check-in only at an event that raised them (Config.EdgeTriggered).
+//
 // What it refuses to do: it never reads the clock, never scans text (that is package
 // detect), and keeps no package-level mutable state.
 package breaker

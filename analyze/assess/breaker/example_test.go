@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleCircuitBreaker() {
-	b := breaker.New(breaker.DefaultConfig()) // one per session
+	b := breaker.New(breaker.SeedConfig()) // one per session; the seed's storm of 3
 	start := time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
 	correction := []detect.Signal{{Kind: detect.UserCorrection}}
 	for _, at := range []time.Duration{0, 90 * time.Second, 3 * time.Minute} {
@@ -23,5 +23,5 @@ func ExampleCircuitBreaker() {
 	fmt.Printf("%+v\n", b.State(start.Add(4*time.Minute)))
 	// Output:
 	// clarification_pause — Before we continue: I want to make sure I understand what you're looking for. Could you help me understand which part isn't matching your expectations?
-	// {FrustrationEMA:0.2 ConsecutiveFailures:3 FailureTarget:human correction CorrectionsInWindow:3 CooldownActive:true InterventionCount:1 LastIntervention:2025-12-30 14:03:00 +0000 UTC}
+	// {FrustrationEMA:0.2 ConsecutiveFailures:3 FailureTarget: CorrectionsInWindow:3 CooldownActive:true InterventionCount:1 LastIntervention:2025-12-30 14:03:00 +0000 UTC}
 }

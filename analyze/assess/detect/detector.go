@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
 )
@@ -30,18 +31,57 @@ type Config struct {
 	// build. Sidechain user messages and interrupts never produce signals: they are
 	// written by the parent agent, not by the human.
 	SidechainToolSignals bool `json:"sidechain_tool_signals"`
+	// Window bounds how much of a human message the patterns and the lexicon read
+	// (default [DefaultTextWindow]; the seed reads every message whole).
+	Window TextWindow `json:"window"`
+	// TypographicApostrophes reads U+2019 (’) as an ASCII apostrophe in human
+	// messages, so "doesn’t" matches the seed's `doesn'?t` and the lexicon's
+	// "doesn't". Default true; the seed's patterns see ’ as a different character.
+	TypographicApostrophes bool `json:"typographic_apostrophes"`
+	// Friction configures loopwatch's human-text friction signals (default
+	// [DefaultFrictionConfig]; the seed has none).
+	Friction FrictionConfig `json:"friction"`
 }
 
-// DefaultConfig returns the defaults documented on each field of [Config].
+// DefaultConfig returns loopwatch's detector: the defaults documented on each field of
+// [Config].
 func DefaultConfig() Config {
 	return Config{
-		Patterns:             DefaultPatterns(),
-		ToolRules:            SeedToolRules(),
-		ExtraToolRules:       DefaultExtraToolRules(),
-		Tools:                DefaultToolConfig(),
-		EMA:                  DefaultEMAConfig(),
-		SidechainToolSignals: true,
+		Patterns:               DefaultPatterns(),
+		ToolRules:              SeedToolRules(),
+		ExtraToolRules:         DefaultExtraToolRules(),
+		Tools:                  DefaultToolConfig(),
+		EMA:                    DefaultEMAConfig(),
+		SidechainToolSignals:   true,
+		Window:                 DefaultTextWindow(),
+		TypographicApostrophes: true,
+		Friction:               DefaultFrictionConfig(),
 	}
+}
+
+// SeedConfig returns the seed's detector, every loopwatch extension off: its human
+// side ([WithSeedHumanText]) and its tool side ([WithSeedTools]).
+func SeedConfig() Config { return WithSeedTools(WithSeedHumanText(DefaultConfig())) }
+
+// WithSeedHumanText returns cfg reading human messages as the seed does: the seed's
+// frustration and success patterns verbatim, no extra frustration patterns, the
+// correction patterns ([SeedCorrectionPatterns]: the seed calls is_correction without
+// defining it), ’ read as itself, every message read whole, no friction signal, and
+// EMAs that move on every event with the seed's weights ([SeedEMAConfig]). The tool
+// settings are kept.
+func WithSeedHumanText(cfg Config) Config {
+	cfg.Patterns, cfg.EMA, cfg.Window, cfg.TypographicApostrophes, cfg.Friction =
+		SeedPatterns(), SeedEMAConfig(), TextWindow{}, false, SeedFrictionConfig()
+	return cfg
+}
+
+// WithDefaultHumanText returns cfg reading human messages as loopwatch does by
+// default: [DefaultPatterns], [DefaultEMAConfig], [DefaultTextWindow], ’ read as an
+// apostrophe and [DefaultFrictionConfig]. The tool settings are kept.
+func WithDefaultHumanText(cfg Config) Config {
+	cfg.Patterns, cfg.EMA, cfg.Window, cfg.TypographicApostrophes, cfg.Friction =
+		DefaultPatterns(), DefaultEMAConfig(), DefaultTextWindow(), true, DefaultFrictionConfig()
+	return cfg
 }
 
 // WithSeedTools returns cfg reading tool results as the seed does: its literal rules
@@ -67,6 +107,10 @@ type Rules struct {
 	tools          *ToolClassifier
 	ema            EMAConfig
 	sidechainTools bool
+	window         TextWindow
+	apostrophes    bool
+	friction       FrictionConfig
+	lex            *lexicon
 }
 
 // Compile validates and compiles cfg once.
@@ -74,7 +118,17 @@ func Compile(cfg Config) (*Rules, error) {
 	if err := cfg.EMA.Validate(); err != nil {
 		return nil, err
 	}
-	pm, err := NewPatternMatcher(cfg.Patterns)
+	if err := cfg.Window.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Friction.Validate(); err != nil {
+		return nil, err
+	}
+	pm, err := newPatternMatcher(cfg.Patterns, cfg.TypographicApostrophes)
+	if err != nil {
+		return nil, err
+	}
+	lex, err := compileLexicon(cfg.Friction.Lexicon, cfg.TypographicApostrophes)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +137,8 @@ func Compile(cfg Config) (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Rules{patterns: pm, tools: tc, ema: cfg.EMA, sidechainTools: cfg.SidechainToolSignals}, nil
+	return &Rules{patterns: pm, tools: tc, ema: cfg.EMA, sidechainTools: cfg.SidechainToolSignals, window: cfg.Window,
+		apostrophes: cfg.TypographicApostrophes, friction: cfg.Friction, lex: lex}, nil
 }
 
 // MustCompile is [Compile] for configurations known to be valid, such as
@@ -107,7 +162,7 @@ func (r *Rules) EMA() EMAConfig { return r.ema }
 
 // IsHumanTurn reports whether ev is a turn of the human: a non-sidechain user message
 // or interrupt. Only human turns are scanned for frustration, success and corrections,
-// and only they move the EMAs.
+// and, unless EMAConfig.EveryEvent is set, only they move the EMAs.
 func IsHumanTurn(ev *analyze.Event) bool {
 	return !ev.Sidechain && (ev.Kind == analyze.KindUserMessage || ev.Kind == analyze.KindInterrupt)
 }
@@ -116,7 +171,11 @@ func IsHumanTurn(ev *analyze.Event) bool {
 // there are none. Which events feed which detector:
 //
 //   - KindUserMessage (not sidechain): frustration and success patterns, then
-//     correction detection, over UserContent;
+//     correction detection, then the lexical friction signals, over the window of
+//     UserContent (see [TextWindow]). Signals has no session, so it raises no
+//     RepeatRequest or InterruptRedirect and reads every message as if it were not
+//     the session's first and did not answer a question; a [LightweightDetector]
+//     does all of that;
 //   - KindInterrupt (not sidechain): one Interrupt signal; its text is not scanned;
 //   - KindToolResult: the tool rules over ToolOutput with the explicit ToolStatus,
 //     the command and its exit code (see [ToolClassifier.ClassifyEvent]); sidechain
@@ -124,25 +183,52 @@ func IsHumanTurn(ev *analyze.Event) bool {
 //   - everything else (assistant text, hooks, system records): nothing. Assistant
 //     text is never scanned: the agent's "Perfect!" is not the human's.
 func (r *Rules) Signals(ev *analyze.Event) []Signal {
-	var buf [8]Signal
-	out := r.appendSignals(buf[:0], ev)
+	var buf [16]Signal
+	var sc scratch
+	out := r.appendSignals(buf[:0], ev, &sc, nil)
 	if len(out) == 0 {
 		return nil
 	}
 	return append([]Signal(nil), out...)
 }
 
-func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event) []Signal {
+// scratch is the working memory of reading one human message; a detector reuses one.
+type scratch struct {
+	win  []byte // the message's window
+	fold []byte // the window ASCII-lower-cased, for the pattern prefilters
+	tok  tokens
+	cur  sketch
+}
+
+// appendSignals appends ev's signals. With a session (s non-nil) it also raises the
+// session's signals and updates it.
+func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event, sc *scratch, s *session) []Signal {
 	switch ev.Kind {
 	case analyze.KindUserMessage:
 		if !ev.Sidechain {
-			dst = r.patterns.appendHuman(dst, ev.UserContent)
+			dst = r.appendHuman(dst, ev, sc, s)
+		}
+	case analyze.KindAssistantMessage:
+		if s != nil {
+			s.agentActed = true
+			if !ev.Sidechain {
+				s.agentAsked = endsWithQuestion(ev.AssistantText)
+			}
 		}
 	case analyze.KindInterrupt:
 		if !ev.Sidechain {
+			if s != nil && r.friction.IgnoreSelfInterrupts && !s.agentActed {
+				break
+			}
 			dst = append(dst, Signal{Kind: Interrupt, Source: "interrupt"})
+			if s != nil {
+				s.afterInterrupt, s.interruptAt = true, ev.Time
+			}
 		}
 	case analyze.KindToolResult:
+		if s != nil {
+			s.agentActed = true
+		}
 		if !ev.Sidechain || r.sidechainTools {
 			dst = r.tools.ClassifyEvent(dst, ev)
 		}
@@ -150,13 +236,65 @@ func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event) []Signal {
 	return dst
 }
 
+// appendHuman appends the signals of a human message: the patterns' (frustration,
+// success, correction), then the friction signals.
+func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *session) []Signal {
+	sc.win = r.window.appendWindow(sc.win[:0], ev.UserContent, r.apostrophes)
+	dst = r.patterns.appendHumanBytes(dst, sc.win, &sc.fold)
+	c := &r.friction
+	if !c.any() {
+		return dst
+	}
+	if s != nil {
+		s.agentActed = false
+	}
+	sc.tok.tokenize(sc.win, r.apostrophes)
+	if sc.tok.tagged && c.SkipTagged {
+		return dst
+	}
+	r.lex.canonicalize(&sc.tok)
+	first, asked := false, false
+	if s != nil {
+		first, asked = s.humanMsgs == 0, s.agentAsked
+	}
+	dst = r.lexicalSignals(dst, &sc.tok, sc.win, first, asked)
+	if s != nil {
+		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time)
+		s.humanMsgs++
+		s.afterInterrupt, s.agentAsked = false, false
+	}
+	return dst
+}
+
+// endsWithQuestion reports whether text's last sentence is a question: its last
+// character other than white space, closing quotes, brackets and markdown emphasis is
+// a question mark.
+func endsWithQuestion(text string) bool {
+	for len(text) > 0 {
+		r, size := utf8.DecodeLastRuneInString(text)
+		switch r {
+		case ' ', '\t', '\r', '\n', '*', '_', '`', '"', '\'', ')', ']', '»', '」', '』':
+			text = text[:len(text)-size]
+		case '?', '？':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // LightweightDetector is the seed's per-session detector: the shared [Rules] plus the
-// session's frustration and success EMAs. It is not safe for concurrent use; keep one
-// per session.
+// session's frustration and success EMAs, and what the friction signals remember of
+// the session (see [FrictionConfig]). It is not safe for concurrent use; keep one per
+// session.
 type LightweightDetector struct {
 	rules       *Rules
 	frustration EmaTracker
 	success     EmaTracker
+	sc          scratch
+	s           session
+	buf         [16]Signal
 	// failing holds the targets of the session's tool failures not yet followed by a
 	// ToolSuccess of the same target, most recent last (at most maxFailing).
 	failing []string
@@ -167,28 +305,44 @@ const maxFailing = 32
 
 // NewLightweightDetector returns a detector with both EMAs at 0.
 func NewLightweightDetector(rules *Rules) *LightweightDetector {
-	return &LightweightDetector{
+	d := &LightweightDetector{
 		rules:       rules,
 		frustration: NewEmaTracker(rules.ema.Alpha),
 		success:     NewEmaTracker(rules.ema.Alpha),
 	}
+	if rules.friction.Repeat.Enabled {
+		d.s.hist = make([]sketch, rules.friction.Repeat.History)
+	}
+	return d
 }
 
-// Detect returns the signals of ev (see [Rules.Signals]) and, when ev is a human turn
-// (see [IsHumanTurn]), folds the turn's frustration and success values into the EMAs.
-// A ToolSuccess is kept only when it ends a failure of the same target earlier in the
-// session, so that a successful "git add" says nothing unless it failed before.
-// It allocates only when ev has signals.
+// Detect returns the signals of ev (see [Rules.Signals]; a detector also raises the
+// signals that need the session) and folds the event's frustration and success values
+// into the EMAs: on human turns only (see [IsHumanTurn]), or on every event with
+// EMAConfig.EveryEvent. A ToolSuccess is kept only when it ends a failure of the same
+// target earlier in the session, so that a successful "git add" says nothing unless
+// it failed before. It allocates only when ev has signals.
 func (d *LightweightDetector) Detect(ev analyze.Event) []Signal {
-	sig := d.rules.Signals(&ev)
-	if ev.Kind == analyze.KindToolResult && len(sig) > 0 {
-		sig = d.trackOther(sig)
+	out := d.rules.appendSignals(d.buf[:0], &ev, &d.sc, &d.s)
+	if ev.Kind == analyze.KindToolResult && len(out) > 0 {
+		out = d.trackOther(out)
 	}
-	if IsHumanTurn(&ev) {
+	var sig []Signal
+	if len(out) > 0 {
+		sig = append([]Signal(nil), out...)
+	}
+	if d.rules.ema.EveryEvent || IsHumanTurn(&ev) {
 		d.frustration.Update(d.rules.ema.FrustrationValue(sig))
 		d.success.Update(d.rules.ema.SuccessValue(sig))
 	}
 	return sig
+}
+
+// forget clears what the detector remembers of its session (not the EMAs), keeping
+// its scratch space: benchmarks read one message again and again as if new.
+func (d *LightweightDetector) forget() {
+	hist := d.s.hist
+	d.s = session{hist: hist}
 }
 
 // FrustrationEMA returns the current frustration EMA.

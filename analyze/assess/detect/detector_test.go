@@ -44,10 +44,10 @@ func TestDetectorEventRouting(t *testing.T) {
 		ev   analyze.Event
 		want []Kind
 	}{
-		{"user frustration+correction", user("no, that's wrong"), []Kind{Frustration, Frustration, UserCorrection}},
+		{"user frustration+correction", user("no, that's wrong"), []Kind{Frustration, Frustration, UserCorrection, NegationReply, CorrectionPhrase}},
 		{"assistant text never scanned", analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "Perfect! No, that's wrong"}, nil},
 		{"sidechain prompt is not the human", analyze.Event{Kind: analyze.KindUserMessage, Sidechain: true, UserContent: "no, that's wrong"}, nil},
-		{"interrupt", analyze.Event{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user]"}, []Kind{Interrupt}},
+		{"interrupt before the agent acted is the human's own", analyze.Event{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user]"}, nil},
 		{"sidechain interrupt ignored", analyze.Event{Kind: analyze.KindInterrupt, Sidechain: true}, nil},
 		{"tool output", analyze.Event{Kind: analyze.KindToolResult, ToolOutput: cargoTestOK}, []Kind{TestSuccess}},
 		{"sidechain tool output", analyze.Event{Kind: analyze.KindToolResult, Sidechain: true, ToolOutput: "x", ToolStatus: analyze.ToolStatusError}, []Kind{ToolFailure}},
@@ -61,16 +61,27 @@ func TestDetectorEventRouting(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	d := NewLightweightDetector(rules)
+	d.Detect(analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "Running the tests."})
+	if got := kinds(d.Detect(analyze.Event{Kind: analyze.KindInterrupt})); !slices.Equal(got, []Kind{Interrupt}) {
+		t.Errorf("interrupt after the agent acted: %v", got)
+	}
 	noSide := DefaultConfig()
 	noSide.SidechainToolSignals = false
-	d := NewLightweightDetector(MustCompile(noSide))
+	d = NewLightweightDetector(MustCompile(noSide))
 	if got := d.Detect(analyze.Event{Kind: analyze.KindToolResult, Sidechain: true, ToolStatus: analyze.ToolStatusError}); got != nil {
 		t.Errorf("SidechainToolSignals=false: %v", got)
 	}
 }
 
+// TestDetectorEMAs checks the EMA arithmetic on human turns only, with the seed's
+// weights and an interrupt weight of 1.
 func TestDetectorEMAs(t *testing.T) {
-	d := NewLightweightDetector(MustCompile(DefaultConfig()))
+	cfg := DefaultConfig()
+	cfg.EMA = SeedEMAConfig()
+	cfg.EMA.EveryEvent, cfg.EMA.InterruptWeight = false, 1
+	cfg.Friction = SeedFrictionConfig()
+	d := NewLightweightDetector(MustCompile(cfg))
 	steps := []struct {
 		ev         analyze.Event
 		fr, su     float64
@@ -93,6 +104,51 @@ func TestDetectorEMAs(t *testing.T) {
 	}
 }
 
+// TestEMAEveryEvent checks the seed's EMAs: every event moves them, so tool results
+// and assistant text decay the frustration of the human's last turn.
+func TestEMAEveryEvent(t *testing.T) {
+	d := NewLightweightDetector(MustCompile(SeedConfig()))
+	steps := []struct {
+		ev analyze.Event
+		fr float64
+	}{
+		{user("no, that's wrong"), 0.3}, // value min(1, .5 + .5): one seed pattern and a correction
+		{analyze.Event{Kind: analyze.KindToolResult, ToolStatus: analyze.ToolStatusOK}, 0.21},
+		{analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "sorry"}, 0.147},
+		{analyze.Event{Kind: analyze.KindInterrupt}, 0.1029}, // the seed gives an interrupt no weight
+	}
+	for i, s := range steps {
+		d.Detect(s.ev)
+		if math.Abs(d.FrustrationEMA()-s.fr) > 1e-9 {
+			t.Fatalf("step %d: frustration %v, want %v", i, d.FrustrationEMA(), s.fr)
+		}
+	}
+}
+
+// TestDefaultEMAWeights checks that each friction signal moves the default EMA by its
+// weight, and that the seed's patterns do not.
+func TestDefaultEMAWeights(t *testing.T) {
+	c := DefaultEMAConfig()
+	for _, k := range []Kind{RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, Interrupt} {
+		if v := c.FrustrationValue([]Signal{{Kind: k}}); v != 0.5 {
+			t.Errorf("%v: value %v, want 0.5", k, v)
+		}
+	}
+	for _, k := range []Kind{Frustration, UserCorrection, Success, BuildFailure} {
+		if v := c.FrustrationValue([]Signal{{Kind: k}}); v != 0 {
+			t.Errorf("%v: value %v, want 0", k, v)
+		}
+	}
+	if v := c.FrustrationValue([]Signal{{Kind: StillProblem}, {Kind: Doubt}, {Kind: NegationReply}}); v != 1 {
+		t.Errorf("capped value %v", v)
+	}
+	bad := c
+	bad.DoubtWeight = -1
+	if bad.Validate() == nil {
+		t.Error("negative doubt weight accepted")
+	}
+}
+
 func TestCompileErrors(t *testing.T) {
 	bad := DefaultConfig()
 	bad.EMA.Alpha = 0
@@ -109,6 +165,33 @@ func TestCompileErrors(t *testing.T) {
 	if _, err := Compile(bad); err == nil {
 		t.Error("empty rule accepted")
 	}
+	for name, mut := range map[string]func(*Config){
+		"negative window":          func(c *Config) { c.Window.Head = -1 },
+		"repeat history 0":         func(c *Config) { c.Friction.Repeat.History = 0 },
+		"repeat history 65":        func(c *Config) { c.Friction.Repeat.History = 65 },
+		"repeat threshold 0":       func(c *Config) { c.Friction.Repeat.Threshold = 0 },
+		"repeat threshold 1.5":     func(c *Config) { c.Friction.Repeat.Threshold = 1.5 },
+		"repeat min tokens 0":      func(c *Config) { c.Friction.Repeat.MinTokens = 0 },
+		"redirect within negative": func(c *Config) { c.Friction.Redirect.Within = -1 },
+		"redirect resubmit 0":      func(c *Config) { c.Friction.Redirect.ResubmitOverlap = 0 },
+		"one question mark":        func(c *Config) { c.Friction.DoubtQuestionMarks = 1 },
+		"negative negation tokens": func(c *Config) { c.Friction.NegationMaxTokens = -1 },
+		"bad lexicon phrase":       func(c *Config) { c.Friction.Lexicon.Still = append(c.Friction.Lexicon.Still, "* still") },
+		"negative exasperation":    func(c *Config) { c.EMA.ExasperationWeight = -0.5 },
+	} {
+		bad := DefaultConfig()
+		mut(&bad)
+		if _, err := Compile(bad); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	// Switched-off signals are not validated.
+	off := DefaultConfig()
+	off.Friction.Repeat = RepeatConfig{}
+	off.Friction.Redirect = RedirectConfig{}
+	if _, err := Compile(off); err != nil {
+		t.Errorf("repeat and redirect off: %v", err)
+	}
 }
 
 func TestSignalsDoNotAllocateWithoutHits(t *testing.T) {
@@ -120,9 +203,23 @@ func TestSignalsDoNotAllocateWithoutHits(t *testing.T) {
 		{Kind: analyze.KindAssistantMessage, AssistantText: "Done."},
 	}
 	for _, ev := range evs {
-		if n := testing.AllocsPerRun(100, func() { d.Detect(ev) }); n != 0 {
+		// forget: the same message again would be a repeated request, a signal.
+		if n := testing.AllocsPerRun(100, func() { d.Detect(ev); d.forget() }); n != 0 {
 			t.Errorf("%s: %v allocs per Detect", ev.Kind, n)
 		}
+	}
+	// A session's history of distinct requests, compared at every message, allocates
+	// nothing either.
+	var msgs []analyze.Event
+	for _, task := range []string{"add a flag for verbose output", "rename the parser package", "document the config fields",
+		"split the replay command into files", "write a benchmark for the tokenizer"} {
+		for _, where := range []string{"in cmd", "in eval", "in reports", "in replay"} {
+			msgs = append(msgs, user(task+" "+where+" then run every test"))
+		}
+	}
+	i := 0
+	if n := testing.AllocsPerRun(200, func() { d.Detect(msgs[i%len(msgs)]); i++ }); n != 0 {
+		t.Errorf("history: %v allocs per Detect", n)
 	}
 }
 

@@ -1,8 +1,11 @@
 // Package detect is the lightweight, per-event signal detection of the vibes
 // assessment (seed assessment-logic.md, "Lightweight Detector"): a [PatternMatcher]
-// for the human's frustration, success and corrections, a [ToolClassifier] for
-// build/test/lint outcomes in tool output, the [EmaTracker], and the per-session
-// [LightweightDetector] that ties them together.
+// for the human's frustration, success and corrections, loopwatch's friction signals
+// ([FrictionConfig]: repeated requests, redirects after interrupts, negation-led
+// replies, "still not working", doubt, correction phrases and exasperation, read
+// through a multilingual [Lexicon]), a [ToolClassifier] for build/test/lint outcomes
+// in tool output, the [EmaTracker], and the per-session [LightweightDetector] that
+// ties them together.
 //
 // Compile a [Config] once into [Rules] (immutable, shared by all sessions and
 // goroutines) and give each session its own [LightweightDetector]:
@@ -11,12 +14,21 @@
 //	d := detect.NewLightweightDetector(rules)
 //	signals := d.Detect(ev) // also moves d.FrustrationEMA() and d.SuccessEMA()
 //
-// The defaults are the seed's patterns and tool rules verbatim
-// ([SeedFrustrationPatterns], [SeedSuccessPatterns], [SeedToolRules]) plus clearly
-// separate extension lists ([ExtraFrustrationPatterns], [DefaultCorrectionPatterns],
-// [DefaultExtraToolRules]) that a configuration can empty, and the reading of tool
-// results by their command and exit code ([ToolConfig]); [WithSeedTools] is the
-// seed's literal tool reading.
+// Two configurations: [SeedConfig] is the seed's detector with every loopwatch
+// extension off (its patterns and tool rules verbatim, ’ read as itself, every message
+// read whole, EMAs moving on every event, no friction signal); [DefaultConfig] is
+// loopwatch's — the seed's lists ([SeedFrustrationPatterns], [SeedSuccessPatterns],
+// [SeedToolRules]) plus clearly separate extensions ([ExtraFrustrationPatterns],
+// [DefaultCorrectionPatterns], [DefaultExtraToolRules], [DefaultFrictionConfig]) and
+// the reading of tool results by their command and exit code ([ToolConfig]), each of
+// which a configuration can switch off. The two sides compose: [WithSeedHumanText] and
+// [WithSeedTools] (and their WithDefault twins) set one side and keep the other.
+//
+// Cost is bounded whatever the message: human text is read through a [TextWindow]
+// (its first and last few KB); each pattern runs only where one of its start literals
+// occurs (with a prefilter of literals every match needs), and the friction signals
+// look each token up once in a hash table. A typical message takes a few
+// microseconds and, without signals, allocates nothing.
 //
 // What it refuses to do: it never scans assistant text or subagent (sidechain) prompts
 // for the human's mood, never reads the clock, keeps no package-level mutable state,

@@ -27,35 +27,75 @@ func (e *EmaTracker) Value() float64 { return e.value }
 // Updates returns how many values have been folded in.
 func (e *EmaTracker) Updates() int { return e.n }
 
-// EMAConfig says how the two EMAs move. Both are updated once per human turn (a
-// non-sidechain user message or interrupt) and left alone by every other event: tool
-// results, assistant text and hooks carry no information about the human's mood, and
-// letting them decay the average would dilute a frustrated human among dozens of tool
-// calls.
+// EMAConfig says how the two EMAs move. By default both are updated once per human
+// turn (a non-sidechain user message or interrupt) and left alone by every other
+// event: tool results, assistant text and hooks carry no information about the
+// human's mood, and letting them decay the average would dilute a frustrated human
+// among dozens of tool calls. The seed updates them on every event (EveryEvent).
 //
 // A turn's frustration value is min(1, FrustrationWeight·frustration hits +
-// CorrectionWeight·[correction] + InterruptWeight·[interrupt]); its success value is
-// min(1, SuccessWeight·success hits).
+// CorrectionWeight·[correction] + InterruptWeight·[interrupt] + the weight of each
+// friction signal it raised); its success value is min(1, SuccessWeight·success
+// hits).
 type EMAConfig struct {
-	// Alpha is the smoothing factor of both EMAs. Default 0.3: from calm, four
-	// consecutive fully frustrated turns reach 0.76 (over the seed's 0.70 threshold)
-	// while three reach only 0.66, and each calm turn removes 30% of the level.
+	// Alpha is the smoothing factor of both EMAs. Default 1.0: the EMA is the
+	// current turn's value, so a single friction turn reaches the breaker's threshold
+	// at that turn — smoothing would move the check-in past the moment it answers.
+	// (The seed preset's 0.3: from calm, four consecutive fully frustrated turns reach
+	// 0.76, three only 0.66.)
 	Alpha float64 `json:"alpha"`
-	// FrustrationWeight per matching frustration pattern. Default 0.5: one cue is
-	// half a point, two cues (or a cue and a correction) a full one.
+	// FrustrationWeight per matching frustration pattern. Default 0: the friction
+	// signals cover what the seed's patterns catch, with fewer false alarms (seed
+	// preset: 0.5, one cue half a point).
 	FrustrationWeight float64 `json:"frustration_weight"`
-	// CorrectionWeight for a correction. Default 0.5, like one frustration cue.
+	// CorrectionWeight for a correction. Default 0 (seed preset 0.5); a
+	// user_correction still counts towards the breaker's correction storm.
 	CorrectionWeight float64 `json:"correction_weight"`
-	// InterruptWeight for an interrupt. Default 1.0: interrupting the agent is the
-	// strongest friction signal a transcript records.
+	// InterruptWeight for an interrupt. Default 0.5: an interrupt the agent had
+	// acted on (see FrictionConfig.IgnoreSelfInterrupts) is friction often enough to
+	// check in on.
 	InterruptWeight float64 `json:"interrupt_weight"`
 	// SuccessWeight per matching success pattern. Default 0.5.
 	SuccessWeight float64 `json:"success_weight"`
+
+	// The weights of loopwatch's friction signals (see [FrictionConfig]), each for a
+	// turn that raised the signal. Default 0.5 each: with the default alpha and the
+	// breaker's default frustration threshold (0.2), any one of them is enough to
+	// check in, as cross-validation on the labelled corpus chose.
+
+	// RepeatWeight for a RepeatRequest. Default 0.5.
+	RepeatWeight float64 `json:"repeat_weight"`
+	// RedirectWeight for an InterruptRedirect. Default 0.5.
+	RedirectWeight float64 `json:"redirect_weight"`
+	// NegationWeight for a NegationReply. Default 0.5.
+	NegationWeight float64 `json:"negation_weight"`
+	// StillWeight for a StillProblem. Default 0.5.
+	StillWeight float64 `json:"still_weight"`
+	// DoubtWeight for a Doubt. Default 0.5.
+	DoubtWeight float64 `json:"doubt_weight"`
+	// CorrectionPhraseWeight for a CorrectionPhrase. Default 0.5.
+	CorrectionPhraseWeight float64 `json:"correction_phrase_weight"`
+	// ExasperationWeight for an Exasperation. Default 0.5.
+	ExasperationWeight float64 `json:"exasperation_weight"`
+
+	// EveryEvent moves both EMAs on every event the detector reads, with value 0 for
+	// events without signals (tool results, assistant text, hooks), as the seed's
+	// update_emas does. Default false: human turns only.
+	EveryEvent bool `json:"every_event"`
 }
 
 // DefaultEMAConfig returns the defaults documented on [EMAConfig].
 func DefaultEMAConfig() EMAConfig {
-	return EMAConfig{Alpha: 0.3, FrustrationWeight: 0.5, CorrectionWeight: 0.5, InterruptWeight: 1.0, SuccessWeight: 0.5}
+	return EMAConfig{Alpha: 1, InterruptWeight: 0.5, SuccessWeight: 0.5, RepeatWeight: 0.5, RedirectWeight: 0.5,
+		NegationWeight: 0.5, StillWeight: 0.5, DoubtWeight: 0.5, CorrectionPhraseWeight: 0.5, ExasperationWeight: 0.5}
+}
+
+// SeedEMAConfig returns the seed's EMAs: updated on every event, with loopwatch's
+// reading of the weights the seed leaves open for its own signals (frustration and
+// correction 0.5, success 0.5, alpha 0.3) and 0 for everything the seed does not
+// detect (interrupts and the friction signals).
+func SeedEMAConfig() EMAConfig {
+	return EMAConfig{Alpha: 0.3, FrustrationWeight: 0.5, CorrectionWeight: 0.5, SuccessWeight: 0.5, EveryEvent: true}
 }
 
 // Validate checks the ranges: alpha in (0, 1], weights ≥ 0.
@@ -63,7 +103,9 @@ func (c EMAConfig) Validate() error {
 	if !(c.Alpha > 0 && c.Alpha <= 1) {
 		return fmt.Errorf("detect: EMA alpha %v outside (0, 1]", c.Alpha)
 	}
-	for _, w := range []float64{c.FrustrationWeight, c.CorrectionWeight, c.InterruptWeight, c.SuccessWeight} {
+	for _, w := range []float64{c.FrustrationWeight, c.CorrectionWeight, c.InterruptWeight, c.SuccessWeight,
+		c.RepeatWeight, c.RedirectWeight, c.NegationWeight, c.StillWeight, c.DoubtWeight, c.CorrectionPhraseWeight,
+		c.ExasperationWeight} {
 		if !(w >= 0) {
 			return fmt.Errorf("detect: EMA weight %v is negative", w)
 		}
@@ -82,6 +124,20 @@ func (c EMAConfig) FrustrationValue(signals []Signal) float64 {
 			v += c.CorrectionWeight
 		case Interrupt:
 			v += c.InterruptWeight
+		case RepeatRequest:
+			v += c.RepeatWeight
+		case InterruptRedirect:
+			v += c.RedirectWeight
+		case NegationReply:
+			v += c.NegationWeight
+		case StillProblem:
+			v += c.StillWeight
+		case Doubt:
+			v += c.DoubtWeight
+		case CorrectionPhrase:
+			v += c.CorrectionPhraseWeight
+		case Exasperation:
+			v += c.ExasperationWeight
 		}
 	}
 	return min(v, 1)

@@ -8,28 +8,36 @@ import (
 )
 
 func ExampleLightweightDetector_Detect() {
-	rules, err := detect.Compile(detect.DefaultConfig())
+	rules, err := detect.Compile(detect.DefaultConfig()) // once, shared by every session
 	if err != nil {
 		panic(err)
 	}
 	d := detect.NewLightweightDetector(rules) // one per session
 	for _, ev := range []analyze.Event{
-		{Kind: analyze.KindUserMessage, UserContent: "still didnt work, try again"},
+		{Kind: analyze.KindUserMessage, UserContent: "make the parser accept empty lines"},
+		{Kind: analyze.KindAssistantMessage, AssistantText: "Done: empty lines are skipped now."}, // never scanned for mood
+		{Kind: analyze.KindUserMessage, UserContent: "still doesn’t work, same error again"},
 		{Kind: analyze.KindToolResult, ToolOutput: "--- FAIL: TestParse (0.00s)", ToolStatus: analyze.ToolStatusError},
-		{Kind: analyze.KindAssistantMessage, AssistantText: "Perfect! No, that's wrong."}, // never scanned
+		{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user]"},
+		{Kind: analyze.KindUserMessage, UserContent: "não, usa o parser antigo"},
+		{Kind: analyze.KindUserMessage, UserContent: "make the parser accept empty lines!"},
 		{Kind: analyze.KindUserMessage, UserContent: "works great, thanks"},
 	} {
 		var kinds []string
 		for _, s := range d.Detect(ev) {
 			kinds = append(kinds, s.Kind.String())
 		}
-		fmt.Printf("%-17s %v frustration=%.2f success=%.2f\n", ev.Kind, kinds, d.FrustrationEMA(), d.SuccessEMA())
+		fmt.Printf("%-17s %v frustration=%.2f\n", ev.Kind, kinds, d.FrustrationEMA())
 	}
 	// Output:
-	// user_message      [frustration frustration frustration] frustration=0.30 success=0.00
-	// tool_result       [test_failure] frustration=0.30 success=0.00
-	// assistant_message [] frustration=0.30 success=0.00
-	// user_message      [success success success] frustration=0.21 success=0.30
+	// user_message      [] frustration=0.00
+	// assistant_message [] frustration=0.00
+	// user_message      [frustration frustration frustration still_problem] frustration=0.50
+	// tool_result       [test_failure] frustration=0.50
+	// interrupt         [interrupt] frustration=0.50
+	// user_message      [negation_reply interrupt_redirect] frustration=1.00
+	// user_message      [repeat_request] frustration=0.50
+	// user_message      [success success success] frustration=0.00
 }
 
 func ExampleToolClassifier_Classify() {

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -87,6 +88,24 @@ func DefaultCorrectionPatterns() []string {
 	}
 }
 
+// SeedCorrectionPatterns returns the correction patterns of the seed preset. The seed
+// calls is_correction without defining it; its reading here is
+// [DefaultCorrectionPatterns], the patterns loopwatch wrote for the seed's examples
+// ("no, that's wrong", "I meant …", "actually … not"), which the seed preset has
+// always run. Each call returns a new slice.
+func SeedCorrectionPatterns() []string { return DefaultCorrectionPatterns() }
+
+// SeedPatterns returns the seed's patterns alone: its frustration and success lists
+// verbatim, no extra frustration patterns, and [SeedCorrectionPatterns].
+func SeedPatterns() Patterns {
+	return Patterns{
+		Frustration:      SeedFrustrationPatterns(),
+		ExtraFrustration: []string{},
+		Success:          SeedSuccessPatterns(),
+		Correction:       SeedCorrectionPatterns(),
+	}
+}
+
 // Patterns configures a [PatternMatcher]. Every entry is a Go (RE2) regular
 // expression; see [NewPatternMatcher] for how word boundaries are read.
 type Patterns struct {
@@ -120,6 +139,8 @@ type PatternMatcher struct {
 	frustration patternSet
 	success     patternSet
 	correction  patternSet
+	apostrophes bool
+	lits        litTable // every pattern's prefilter literals
 }
 
 // NewPatternMatcher compiles p once.
@@ -131,14 +152,17 @@ type PatternMatcher struct {
 // to be a Unicode letter, digit, mark or underscore. \b inside a pattern stays ASCII.
 //
 // Typographic apostrophes (U+2019, as macOS and phones type them) are read as ASCII
-// apostrophes before matching, so "doesn’t" matches the seed's `doesn'?t`.
+// apostrophes before matching, so "doesn’t" matches the seed's `doesn'?t`; a
+// [Config] can switch that off (Config.TypographicApostrophes).
 //
 // Speed: Go's regexp needs some 30 ns per byte for these case-insensitive patterns,
 // so each pattern is guarded by literals derived from its syntax tree (see
 // prefilter.go): a pattern runs only when the message, lower-cased once, contains
 // them. The guard never changes a result, only skips patterns that cannot match.
-func NewPatternMatcher(p Patterns) (*PatternMatcher, error) {
-	var m PatternMatcher
+func NewPatternMatcher(p Patterns) (*PatternMatcher, error) { return newPatternMatcher(p, true) }
+
+func newPatternMatcher(p Patterns, apostrophes bool) (*PatternMatcher, error) {
+	m := PatternMatcher{apostrophes: apostrophes}
 	var err error
 	fr := make([]string, 0, len(p.Frustration)+len(p.ExtraFrustration))
 	fr = append(append(fr, p.Frustration...), p.ExtraFrustration...)
@@ -151,45 +175,51 @@ func NewPatternMatcher(p Patterns) (*PatternMatcher, error) {
 	if m.correction, err = compileSet("correction", p.Correction); err != nil {
 		return nil, err
 	}
+	for _, set := range []patternSet{m.frustration, m.success, m.correction} {
+		for i := range set {
+			for _, lits := range set[i].litSets {
+				idx := make([]uint16, len(lits))
+				for j, l := range lits {
+					idx[j] = m.lits.add(l)
+				}
+				set[i].lits = append(set[i].lits, idx)
+			}
+		}
+	}
 	return &m, nil
 }
 
 // MatchFrustration appends one Frustration signal per frustration pattern that matches
-// text and returns the extended slice.
+// text (read whole) and returns the extended slice.
 func (m *PatternMatcher) MatchFrustration(dst []Signal, text string) []Signal {
-	text = normalize(text)
-	var buf [foldBuf]byte
-	ft := foldText(text, buf[:])
-	return m.frustration.appendMatches(dst, Frustration, text, &ft)
+	b, ft := m.prepare(text)
+	return m.frustration.appendMatches(dst, Frustration, b, &ft)
 }
 
 // MatchSuccess appends one Success signal per success pattern that matches text.
 func (m *PatternMatcher) MatchSuccess(dst []Signal, text string) []Signal {
-	text = normalize(text)
-	var buf [foldBuf]byte
-	ft := foldText(text, buf[:])
-	return m.success.appendMatches(dst, Success, text, &ft)
+	b, ft := m.prepare(text)
+	return m.success.appendMatches(dst, Success, b, &ft)
 }
 
 // Correction reports whether text is a correction, and the first correction
 // pattern that matched.
 func (m *PatternMatcher) Correction(text string) (pattern string, ok bool) {
-	text = normalize(text)
-	var buf [foldBuf]byte
-	ft := foldText(text, buf[:])
-	return m.correction.first(text, &ft)
+	b, ft := m.prepare(text)
+	return m.correction.first(b, &ft)
 }
 
-// foldBuf is the size of the stack buffer a message is lower-cased into; longer
-// messages (pasted logs) allocate.
-const foldBuf = 1024
+func (m *PatternMatcher) prepare(text string) ([]byte, foldedText) {
+	b := appendApos(nil, text, m.apostrophes)
+	var fold []byte
+	return b, foldText(b, &fold, &m.lits)
+}
 
-// appendHuman appends every signal of a human message: frustration hits, success
-// hits, then at most one UserCorrection.
-func (m *PatternMatcher) appendHuman(dst []Signal, text string) []Signal {
-	text = normalize(text)
-	var buf [foldBuf]byte
-	ft := foldText(text, buf[:])
+// appendHumanBytes appends every signal of a human message's window (apostrophes
+// already mapped): frustration hits, success hits, then at most one UserCorrection.
+// fold is the caller's reusable buffer for the lower-cased copy.
+func (m *PatternMatcher) appendHumanBytes(dst []Signal, text []byte, fold *[]byte) []Signal {
+	ft := foldText(text, fold, &m.lits)
 	dst = m.frustration.appendMatches(dst, Frustration, text, &ft)
 	dst = m.success.appendMatches(dst, Success, text, &ft)
 	if src, ok := m.correction.first(text, &ft); ok {
@@ -198,22 +228,16 @@ func (m *PatternMatcher) appendHuman(dst []Signal, text string) []Signal {
 	return dst
 }
 
-// normalize maps U+2019 to an ASCII apostrophe. It allocates only when the rune is
-// present.
-func normalize(s string) string {
-	if strings.IndexRune(s, '\u2019') < 0 {
-		return s
-	}
-	return strings.ReplaceAll(s, "\u2019", "'")
-}
-
 type pattern struct {
 	src           string
 	re            *regexp.Regexp
-	lits          [][][]byte // prefilter: each set has a literal in every match (see requiredLiterals)
-	leading       bool       // source starts with \b: check the rune before the match
-	trailing      bool       // source ends with \b: check the rune after the match
-	needsBoundary bool       // leading || trailing
+	anchored      *regexp.Regexp // re without its leading \b, anchored at the start (see anchoredForm)
+	starts        []startLit     // the literals every match of re starts with, when anchored is set
+	litSets       [][][]byte     // prefilter: each set has a literal in every match (see requiredLiterals)
+	lits          [][]uint16     // litSets as indices into the matcher's litTable
+	leading       bool           // source starts with \b: check the rune before the match
+	trailing      bool           // source ends with \b: check the rune after the match
+	needsBoundary bool           // leading || trailing
 }
 
 type patternSet []pattern
@@ -248,7 +272,13 @@ func compileSet(name string, srcs []string) (patternSet, error) {
 			trailing: endsWithBoundary(body),
 		}
 		p.needsBoundary = p.leading || p.trailing
-		p.lits = requiredLiterals(src)
+		p.litSets = requiredLiterals(src)
+		if a, starts, ok := anchoredForm(src); ok {
+			if p.anchored, err = regexp.Compile(a); err != nil {
+				return nil, fmt.Errorf("detect: %s pattern %q, anchored: %w", name, src, err)
+			}
+			p.starts = starts
+		}
 		set = append(set, p)
 	}
 	return set, nil
@@ -266,36 +296,76 @@ func endsWithBoundary(s string) bool {
 	return n%2 == 1
 }
 
-func (set patternSet) appendMatches(dst []Signal, k Kind, text string, ft *foldedText) []Signal {
+func (set patternSet) appendMatches(dst []Signal, k Kind, text []byte, ft *foldedText) []Signal {
 	for i := range set {
-		if ft.mayMatch(set[i].lits) && set[i].match(text) {
+		if ft.mayMatch(set[i].lits) && set[i].matchFolded(text, ft) {
 			dst = append(dst, Signal{Kind: k, Source: set[i].src})
 		}
 	}
 	return dst
 }
 
-func (set patternSet) first(text string, ft *foldedText) (string, bool) {
+func (set patternSet) first(text []byte, ft *foldedText) (string, bool) {
 	for i := range set {
-		if ft.mayMatch(set[i].lits) && set[i].match(text) {
+		if ft.mayMatch(set[i].lits) && set[i].matchFolded(text, ft) {
 			return set[i].src, true
 		}
 	}
 	return "", false
 }
 
-func (p *pattern) match(text string) bool {
-	if !p.re.MatchString(text) {
+// matchFolded is match, run only where a match can start when the pattern has an
+// anchored form and the folded text is usable: at each occurrence of one of its
+// start literals after a non-word character. It finds a match exactly when match
+// does.
+func (p *pattern) matchFolded(text []byte, ft *foldedText) bool {
+	if p.anchored == nil || ft.off {
+		return p.match(text)
+	}
+	for si := range p.starts {
+		lit, follow := p.starts[si].lit, &p.starts[si].follow
+		for from := 0; ; {
+			j := bytes.Index(ft.lower[from:], lit)
+			if j < 0 {
+				break
+			}
+			i := from + j
+			from = i + 1
+			if end := i + len(lit); end < len(text) && !follow.has(text[end]) {
+				continue
+			}
+			if i > 0 {
+				if r, _ := utf8.DecodeLastRune(text[:i]); isWordRune(r) {
+					continue
+				}
+			}
+			if !p.trailing {
+				if p.anchored.Match(text[i:]) {
+					return true
+				}
+				continue
+			}
+			if loc := p.anchored.FindIndex(text[i:]); loc != nil && p.boundaryOK(text, []int{i, i + loc[1]}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (p *pattern) match(text []byte) bool {
+	if !p.needsBoundary {
+		return p.re.Match(text)
+	}
+	loc := p.re.FindIndex(text)
+	if loc == nil {
 		return false
 	}
-	if !p.needsBoundary {
-		return true
-	}
-	if loc := p.re.FindStringIndex(text); p.boundaryOK(text, loc) {
+	if p.boundaryOK(text, loc) {
 		return true
 	}
 	// The leftmost match sits next to a non-ASCII letter: look at the others.
-	for _, loc := range p.re.FindAllStringIndex(text, -1) {
+	for _, loc := range p.re.FindAllIndex(text, -1) {
 		if p.boundaryOK(text, loc) {
 			return true
 		}
@@ -303,14 +373,14 @@ func (p *pattern) match(text string) bool {
 	return false
 }
 
-func (p *pattern) boundaryOK(text string, loc []int) bool {
+func (p *pattern) boundaryOK(text []byte, loc []int) bool {
 	if p.leading && loc[0] > 0 {
-		if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); isWordRune(r) {
+		if r, _ := utf8.DecodeLastRune(text[:loc[0]]); isWordRune(r) {
 			return false
 		}
 	}
 	if p.trailing && loc[1] < len(text) {
-		if r, _ := utf8.DecodeRuneInString(text[loc[1]:]); isWordRune(r) {
+		if r, _ := utf8.DecodeRune(text[loc[1]:]); isWordRune(r) {
 			return false
 		}
 	}

@@ -255,3 +255,105 @@ func TestPrefilterOffForUnicodeFolds(t *testing.T) {
 		t.Error("long message missed")
 	}
 }
+
+// anchoredCases are texts around the patterns' start literals: at the start and end
+// of the text, after and before letters (ASCII and not), in other cases, with the
+// Unicode folds, and near misses.
+var anchoredCases = []string{
+	"", "no", "No, that's wrong", "nono, not that", "know not", "no\u0301 not", "éno not", "no noté no not",
+	"I already said", "i just told you", "Ii already said", "try again", "try againé", "retry again",
+	"still not", "still doesn’t", "still doesnt work", "stillnot", "STILL NOT", "o\u212A still not", "ſtill not",
+	"why did you", "why do you", "whywhy are you", "i don't want", "actually it is not", "actually\nnot",
+	"perfect", "imperfect", "perfectly", "that's exactly it", "thats precisely", "thank you", "thanks!", "thankful",
+	"works great", "work well", "good job", "goodjob", "doesn't seem to work", "is not working", "isnt working",
+	"this problem again", "same bug again", "I meant it", "not what I asked", "wrong file", "undo that",
+	"roll back your change", "rollback it", "I asked you to stop", "nope, you missed it", "no use",
+	strings.Repeat("no ", 200) + "wrong", strings.Repeat("é", 50) + "try again",
+}
+
+// TestAnchoredMatchesLikeFull checks that running a pattern only where a match can
+// start (its anchored form) gives the full regular expression's answer.
+func TestAnchoredMatchesLikeFull(t *testing.T) {
+	for _, p := range []Patterns{DefaultPatterns(), SeedPatterns()} {
+		m := mustMatcher(t, p)
+		anchored := 0
+		for _, set := range []patternSet{m.frustration, m.success, m.correction} {
+			for i := range set {
+				if set[i].anchored != nil {
+					anchored++
+				}
+				for _, text := range anchoredCases {
+					checkAnchored(t, m, &set[i], text)
+				}
+			}
+		}
+		if anchored < 15 {
+			t.Errorf("only %d patterns have an anchored form", anchored)
+		}
+	}
+}
+
+func checkAnchored(t *testing.T, m *PatternMatcher, p *pattern, text string) {
+	t.Helper()
+	b := []byte(text)
+	var fold []byte
+	ft := foldText(b, &fold, &m.lits)
+	if full, fast := p.match(b), p.matchFolded(b, &ft); full != fast {
+		t.Errorf("%s on %q: full %v, anchored %v", p.src, text, full, fast)
+	}
+}
+
+func FuzzAnchoredMatch(f *testing.F) {
+	for _, c := range anchoredCases {
+		f.Add(c)
+	}
+	m, err := NewPatternMatcher(DefaultPatterns())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, set := range []patternSet{m.frustration, m.success, m.correction} {
+			for i := range set {
+				checkAnchored(t, m, &set[i], text)
+			}
+		}
+	})
+}
+
+func TestStartLiterals(t *testing.T) {
+	tests := []struct {
+		src  string
+		lits string // the start literals and, after each, the bytes allowed to follow among " stn'x"
+		ok   bool
+	}{
+		{`(?i)\bno\b,?\s*(that'?s?\s*)?(not|wrong)`, "no: tn", true},
+		{`(?i)\bstill\s+(not|doesn'?t)\b`, "still: ", true},
+		{`(?i)\b(?:doesn'?t|is\s+not|not)\s+work`, "doesn:t' is:  not: ", true},
+		{`(?i)\bthank(s|\s+you)\b`, "thank: s", true}, // a space or an s
+		{`(?i)\bgood`, "good: stn'x", true},           // the match may end right after it
+		{`(?i)^\W*no`, "", false},
+		{`\b.no`, "", false},
+		{`(?i)\b(?:é|no)`, "", false},
+		{`x\bno`, "", false},
+	}
+	for _, tt := range tests {
+		_, starts, ok := anchoredForm(tt.src)
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v", tt.src, ok)
+			continue
+		}
+		var parts []string
+		for _, s := range starts {
+			var follow []byte
+			for _, c := range []byte(" stn'x") {
+				if s.follow.has(c) {
+					follow = append(follow, c)
+				}
+			}
+			parts = append(parts, string(s.lit)+":"+string(follow))
+		}
+		if got := strings.Join(parts, " "); got != tt.lits {
+			t.Errorf("%s: %q, want %q", tt.src, got, tt.lits)
+		}
+	}
+}

@@ -42,10 +42,32 @@ const (
 	// ("The user doesn't want to proceed with this tool use"). It is no failure of the
 	// agent's approach.
 	ToolRejected
+
+	// The human-text friction signals loopwatch adds to the seed's (see
+	// [FrictionConfig]); new kinds are added after these so stored values keep their
+	// meaning.
+
+	// RepeatRequest: a human message repeats an earlier request of the session.
+	RepeatRequest
+	// InterruptRedirect: the human message right after an interrupt redirects the
+	// agent (it is neither approval nor the interrupted request sent again).
+	InterruptRedirect
+	// NegationReply: a reply led by a negation ("no, use X", "nope", "não", "不是").
+	NegationReply
+	// StillProblem: something still, or again, goes wrong ("still not working", "same
+	// error again", "还是不行").
+	StillProblem
+	// Doubt: doubt about the agent's work ("did you even…", "are you sure", "??").
+	Doubt
+	// CorrectionPhrase: a lexicon correction in any language ("that's wrong", "I
+	// meant", "eso está mal", "我是说").
+	CorrectionPhrase
+	// Exasperation: an exasperated interjection or emoji ("wtf", "ugh", "😤").
+	Exasperation
 )
 
 // NumKinds is one more than the largest [Kind]: the length of an array indexed by Kind.
-const NumKinds = int(ToolRejected) + 1
+const NumKinds = int(Exasperation) + 1
 
 // String returns the snake_case name of k ("frustration", "build_failure", ...), or
 // "kind(N)" for an invalid value.
@@ -77,6 +99,20 @@ func (k Kind) String() string {
 		return "tool_success"
 	case ToolRejected:
 		return "tool_rejected"
+	case RepeatRequest:
+		return "repeat_request"
+	case InterruptRedirect:
+		return "interrupt_redirect"
+	case NegationReply:
+		return "negation_reply"
+	case StillProblem:
+		return "still_problem"
+	case Doubt:
+		return "doubt"
+	case CorrectionPhrase:
+		return "correction_phrase"
+	case Exasperation:
+		return "exasperation"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -119,6 +155,18 @@ func (k Kind) IsToolFailure() bool {
 // lint, or another command's).
 func (k Kind) IsToolSuccess() bool {
 	return k == BuildSuccess || k == TestSuccess || k == LintSuccess || k == ToolSuccess
+}
+
+// IsHumanFriction reports whether k is read from the human's text or turn-taking as
+// friction: the seed's frustration, correction and interrupt, and loopwatch's
+// friction signals.
+func (k Kind) IsHumanFriction() bool {
+	switch k {
+	case Frustration, UserCorrection, Interrupt, RepeatRequest, InterruptRedirect, NegationReply, StillProblem,
+		Doubt, CorrectionPhrase, Exasperation:
+		return true
+	}
+	return false
 }
 
 // Signal is one thing the lightweight detector noticed in one event.

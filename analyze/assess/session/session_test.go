@@ -273,3 +273,20 @@ func TestSamplingConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestHasFeedbackFromFrictionSignals(t *testing.T) {
+	for _, tt := range []struct {
+		kind detect.Kind
+		want bool
+	}{
+		{detect.StillProblem, true}, {detect.NegationReply, true}, {detect.RepeatRequest, true}, {detect.Doubt, true},
+		{detect.CorrectionPhrase, true}, {detect.Exasperation, true},
+		{detect.Interrupt, false}, {detect.InterruptRedirect, false}, {detect.ToolFailure, false},
+	} {
+		b := NewBuffer("s", DefaultBufferConfig())
+		b.Add(ev(1, analyze.KindUserMessage), []detect.Signal{{Kind: tt.kind}})
+		if got := b.HasFeedback(); got != tt.want {
+			t.Errorf("%v: feedback %v", tt.kind, got)
+		}
+	}
+}

@@ -12,13 +12,14 @@ import (
 
 // Names lists the events of [Events] in benchmark order.
 func Names() []string {
-	return []string{"prompt", "prompt_plain", "assistant", "tool_4KB", "tool_200KB_ok", "tool_200KB_unk"}
+	return []string{"prompt", "prompt_plain", "paste_100KB", "paste_1MB", "assistant", "tool_4KB", "tool_200KB_ok", "tool_200KB_unk"}
 }
 
 // Events returns, by name: a frustrated prompt and a plain one (from the shared
-// corpus), an assistant message, a 4 KB cargo test output, and two 200 KB tool
-// outputs — a Read of Go source flagged ok, and a cargo build log whose status the
-// source did not give (the worst case: every tool rule scans it).
+// corpus), two human messages that paste a log of 100 KB and 1 MB between a
+// complaint and a question, an assistant message, a 4 KB cargo test output, and two
+// 200 KB tool outputs — a Read of Go source flagged ok, and a cargo build log whose
+// status the source did not give (the worst case: every tool rule scans it).
 func Events() map[string]analyze.Event {
 	var cargo strings.Builder
 	for i := 0; cargo.Len() < 4<<10-200; i++ {
@@ -34,9 +35,20 @@ func Events() map[string]analyze.Event {
 		fmt.Fprintf(&build, "   Compiling crate-%d v0.%d.0 (/home/user/work/crate-%d)\n", i, i%9, i)
 	}
 	build.WriteString("warning: unused variable: `x`\n    Finished `release` profile [optimized] target(s) in 41.3s\n")
+	paste := func(size int) string {
+		var b strings.Builder
+		b.WriteString("still failing, here is the whole log:\n")
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "2026-02-08T21:51:%02d.%03dZ DEBUG hook invoked hook=stop session_id=28c304f6 attempt=%d no error\n", i%60, i%1000, i)
+		}
+		b.WriteString("why does it not pick up the session?")
+		return b.String()
+	}
 	return map[string]analyze.Event{
 		"prompt":         {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions"},
 		"prompt_plain":   {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: "Work on bead spotter-dov. Run bd show spotter-dov to see the issue details and bd ready to find available subtasks."},
+		"paste_100KB":    {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: paste(100 << 10)},
+		"paste_1MB":      {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: paste(1 << 20)},
 		"assistant":      {Kind: analyze.KindAssistantMessage, SessionID: "s", AssistantText: "I'll update the parser to handle the empty-line case and re-run the tests."},
 		"tool_4KB":       {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: cargo.String(), ToolStatus: analyze.ToolStatusOK},
 		"tool_200KB_ok":  {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Read", ToolOutput: src.String(), ToolStatus: analyze.ToolStatusOK},

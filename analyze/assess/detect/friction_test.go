@@ -1,0 +1,692 @@
+package detect
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess/duration"
+)
+
+// frictionKinds returns the friction kinds (and only those) among signals.
+func frictionKinds(signals []Signal) []Kind {
+	var out []Kind
+	for _, s := range signals {
+		switch s.Kind {
+		case RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation:
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
+
+// TestLexicalSignals is the hit-and-miss table of the lexical friction signals, read
+// by the stateless Rules.Signals with the default configuration. Every phrase here is
+// written for the test (synthetic), in the languages the lexicon covers, with the
+// bait that must not fire.
+func TestLexicalSignals(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	tests := []struct {
+		text string
+		want []Kind
+	}{
+		// Negation-led replies.
+		{"no, use the existing helper", []Kind{NegationReply}},
+		{"Nope.", []Kind{NegationReply}},
+		{"nah, leave it as it was", []Kind{NegationReply}},
+		{"No this is on macOS", []Kind{NegationReply}},
+		{"hmm no i haven't sorted them", []Kind{NegationReply}},
+		{"nein, das andere Verzeichnis", []Kind{NegationReply}},
+		{"não, usa o outro arquivo", []Kind{NegationReply}},
+		{"NÃO, usa o outro", []Kind{NegationReply}},
+		{"non, pas ça", []Kind{NegationReply, CorrectionPhrase}},
+		{"No, eso no es", []Kind{NegationReply, CorrectionPhrase}},
+		{"不是，我要另一个", []Kind{NegationReply}},
+		{"いいえ、違います", []Kind{NegationReply, CorrectionPhrase}},
+		{"нет, не так", []Kind{NegationReply, CorrectionPhrase}},
+		{"ｎｏ、それは違う", []Kind{NegationReply, CorrectionPhrase}}, // full-width Latin
+		// ... and what only looks like one.
+		{"No such file or directory", nil}, // a pasted error
+		{"no problem", nil},
+		{"No worries!", nil},
+		{"no, thanks — that's all", nil},
+		{"No, you're right, go ahead", nil},
+		{"nope, that's all", nil},
+		{"Not sure whether that matters", nil},
+		{"now add a test for it", nil},
+		{"can you also add a flag?", nil},
+		{"não tem problema", nil},
+		{"no hay problema", nil},
+		{"pas de problème", nil},
+		{"kein Problem", nil},
+		{"没问题", nil},
+		{"問題ない", nil},
+		{"1. no 2. yes, keep the cache", nil}, // answering numbered options
+
+		// Still / again + a problem.
+		{"still not working", []Kind{StillProblem}},
+		{"it's still failing", []Kind{StillProblem}},
+		{"same error again", []Kind{StillProblem}},
+		{"it's broken again", []Kind{StillProblem}},
+		{"still doesnt work", []Kind{StillProblem}},
+		{"it still doesn’t compile", []Kind{StillProblem}},
+		{"not wokring", []Kind{StillProblem}},               // swapped letters
+		{"it dosent work", []Kind{StillProblem}},            // swapped letters
+		{"stil broken after the fix", []Kind{StillProblem}}, // listed misspelling
+		{"I'm still seeing the same error", []Kind{StillProblem}},
+		{"the fix didn't help", []Kind{StillProblem}},
+		{"sigue sin funcionar", []Kind{StillProblem}},
+		{"ainda não funciona", []Kind{StillProblem}},
+		{"ça ne marche toujours pas", []Kind{StillProblem}},
+		{"funktioniert immer noch nicht", []Kind{StillProblem}},
+		{"ancora non funziona", []Kind{StillProblem}},
+		{"все ещё не работает", []Kind{StillProblem}},
+		{"还是不行", []Kind{StillProblem}},
+		{"又报错了", []Kind{StillProblem}},
+		{"まだ動かない", []Kind{StillProblem}},
+		{"여전히 안 돼요", []Kind{StillProblem}},
+		// ... and what does not say so.
+		{"error handling looks great", nil},
+		{"is it still used anywhere?", nil},
+		{"we still need tests for this", nil},
+		{"update again please", nil},
+		{"do the same thing for the other file", nil},
+		{"fix the failing test", nil},
+		{"thanks, that works", nil},
+		{"the skill with the manual strategy", nil}, // "skill" is not a typo of "still"
+
+		// Doubt about the agent's work.
+		{"did you even run the tests?", []Kind{Doubt}},
+		{"are you sure?", []Kind{Doubt}},
+		{"you didn't actually change it", []Kind{Doubt}},
+		{"what??", []Kind{Doubt}},
+		{"it printed nothing?!", []Kind{Doubt}},
+		{"why did you delete the file", []Kind{Doubt}},
+		{"why is it not showing the branch", []Kind{Doubt}},
+		{"hmm, did we miss a comment?", []Kind{Doubt}},
+		{"¿estás seguro?", []Kind{Doubt}},
+		{"tem certeza?", []Kind{Doubt}},
+		{"tu es sûr ?", []Kind{Doubt}},
+		{"bist du sicher?", []Kind{Doubt}},
+		{"你确定吗", []Kind{Doubt}},
+		{"本当に確認した？", []Kind{Doubt}},
+		// ... and ordinary questions.
+		{"why are the tests slow?", nil},
+		{"what does this function do?", nil},
+		{"so a checkpoint is a commit, is that right?", nil},
+		{"why not just use the cache?", nil},
+
+		// Correction phrases.
+		{"that's wrong", []Kind{CorrectionPhrase}},
+		{"I meant the other config file", []Kind{CorrectionPhrase}},
+		{"that's not what I asked for", []Kind{CorrectionPhrase}},
+		{"yes; but put them in the dotfiles", []Kind{CorrectionPhrase}},
+		{"Sure, but the CLI should do it, not you", []Kind{CorrectionPhrase}},
+		{"I don't really like this approach", []Kind{CorrectionPhrase}},
+		{"eso está mal", []Kind{CorrectionPhrase}},
+		{"está errado", []Kind{CorrectionPhrase}},
+		{"c'est faux", []Kind{CorrectionPhrase}},
+		{"das ist falsch", []Kind{CorrectionPhrase}},
+		{"我是说另一个文件", []Kind{CorrectionPhrase}},
+		{"そうじゃなくて、別のファイル", []Kind{CorrectionPhrase}},
+		// ... and not.
+		{"that's right", nil},
+		{"I mean, it works", nil},
+		{"revert the commit and push", nil},
+		{"yes please", nil},
+		{"ok, and then push", nil},
+
+		// Exasperation.
+		{"wtf", []Kind{Exasperation}},
+		{"ugh", []Kind{Exasperation}},
+		{"come on", []Kind{Exasperation}},
+		{"lint fail 😭", []Kind{Exasperation}},
+		{"putain", []Kind{Exasperation}},
+		{"卧槽", []Kind{Exasperation}},
+		{"ふざけるな", []Kind{Exasperation}},
+		// ... and not.
+		{"commit the merge", nil}, // "merge" is not a typo of "merde"
+		{"let's come back to this later", nil},
+		{"looks good 😅", nil},
+	}
+	for _, tt := range tests {
+		got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: tt.text}))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestLexicalSignalsSwitchedOff checks that each switch silences its signal and
+// nothing else.
+func TestLexicalSignalsSwitchedOff(t *testing.T) {
+	const text = "no, still not working?? did you even test it, I meant the other one, wtf"
+	all := []Kind{NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation}
+	for _, tt := range []struct {
+		off  func(*FrictionConfig)
+		kind Kind
+	}{
+		{func(c *FrictionConfig) { c.NegationReply = false }, NegationReply},
+		{func(c *FrictionConfig) { c.StillProblem = false }, StillProblem},
+		{func(c *FrictionConfig) { c.Doubt = false }, Doubt},
+		{func(c *FrictionConfig) { c.CorrectionPhrase = false }, CorrectionPhrase},
+		{func(c *FrictionConfig) { c.Exasperation = false }, Exasperation},
+	} {
+		cfg := DefaultConfig()
+		tt.off(&cfg.Friction)
+		got := frictionKinds(MustCompile(cfg).Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: text}))
+		want := slices.DeleteFunc(slices.Clone(all), func(k Kind) bool { return k == tt.kind })
+		if !slices.Equal(got, want) {
+			t.Errorf("%v off: %v, want %v", tt.kind, got, want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Friction.DoubtQuestionMarks = 0
+	if got := frictionKinds(MustCompile(cfg).Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: "what??"})); got != nil {
+		t.Errorf("question marks off: %v", got)
+	}
+	cfg = DefaultConfig()
+	cfg.Friction.NegationMaxTokens = 3
+	if got := frictionKinds(MustCompile(cfg).Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: "no, use the helper from the other package"})); got != nil {
+		t.Errorf("long negation reply: %v", got)
+	}
+	cfg = DefaultConfig()
+	cfg.Friction.Lexicon.Fuzzy = false
+	if got := frictionKinds(MustCompile(cfg).Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: "not wokring"})); got != nil {
+		t.Errorf("fuzzy off: %v", got)
+	}
+}
+
+// TestSeedConfigHasNoFriction checks the seed preset: no friction signal ever, and ’
+// read as itself, so "doesn’t" misses the seed's `doesn'?t`.
+func TestSeedConfigHasNoFriction(t *testing.T) {
+	seed := NewLightweightDetector(MustCompile(SeedConfig()))
+	def := NewLightweightDetector(MustCompile(DefaultConfig()))
+	for _, ev := range []analyze.Event{
+		{Kind: analyze.KindAssistantMessage, AssistantText: "Done."},
+		user("it still doesn’t compile"),
+		{Kind: analyze.KindInterrupt},
+		user("no, use the helper"),
+		user("it still doesn’t compile"),
+	} {
+		if got := frictionKinds(seed.Detect(ev)); got != nil {
+			t.Errorf("seed: %q: %v", ev.UserContent, got)
+		}
+	}
+	if got := kinds(seed.rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: "it still doesn’t compile"})); len(got) != 0 {
+		t.Errorf("seed reads ’ as an apostrophe: %v", got)
+	}
+	if got := kinds(def.rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: "it still doesn’t compile"})); !slices.Contains(got, Frustration) {
+		t.Errorf("default misses the seed pattern through ’: %v", got)
+	}
+	p := SeedPatterns()
+	if len(p.ExtraFrustration) != 0 || !slices.Equal(p.Frustration, SeedFrustrationPatterns()) || !slices.Equal(p.Correction, DefaultCorrectionPatterns()) {
+		t.Errorf("SeedPatterns() = %+v", p)
+	}
+	if c := SeedConfig(); !c.EMA.EveryEvent || c.TypographicApostrophes || c.Window != (TextWindow{}) || len(c.ExtraToolRules) != 0 || c.Friction.any() {
+		t.Errorf("SeedConfig() = %+v", c)
+	}
+	// The human side and the tool side compose: each With… keeps the other side.
+	mixed := WithSeedHumanText(DefaultConfig())
+	if !reflect.DeepEqual(mixed.Tools, DefaultToolConfig()) || !reflect.DeepEqual(mixed.ExtraToolRules, DefaultExtraToolRules()) || mixed.Friction.any() {
+		t.Errorf("WithSeedHumanText(DefaultConfig()) = %+v", mixed)
+	}
+	if !reflect.DeepEqual(WithDefaultHumanText(SeedConfig()), WithSeedTools(DefaultConfig())) {
+		t.Error("WithDefaultHumanText(SeedConfig()) is not the default human side with the seed's tools")
+	}
+}
+
+// session feeds events through one detector and returns each event's friction kinds.
+func runSession(t *testing.T, cfg Config, evs []analyze.Event) [][]Kind {
+	t.Helper()
+	d := NewLightweightDetector(MustCompile(cfg))
+	out := make([][]Kind, len(evs))
+	for i, ev := range evs {
+		out[i] = frictionKinds(d.Detect(ev))
+	}
+	return out
+}
+
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+func at(d time.Duration, ev analyze.Event) analyze.Event { ev.Time = t0.Add(d); return ev }
+
+func agent(text string) analyze.Event {
+	return analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: text}
+}
+
+var (
+	interrupt = analyze.Event{Kind: analyze.KindInterrupt, UserContent: "[Request interrupted by user]"}
+	toolOK    = analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolOutput: "ok", ToolStatus: analyze.ToolStatusOK}
+)
+
+// TestSessionSignals covers the signals that need the session: repeated requests,
+// redirects after interrupts, self-interrupts, negations that answer the agent's
+// question, the first message and tagged text.
+func TestSessionSignals(t *testing.T) {
+	def := DefaultConfig()
+	tests := []struct {
+		name string
+		cfg  func(*Config)
+		evs  []analyze.Event
+		want [][]Kind
+	}{
+		{
+			name: "a request made again is a repeat",
+			evs: []analyze.Event{
+				user("please add a verbose flag to the replay command"), agent("Added it."),
+				user("add the verbose flag to the replay command please"),
+			},
+			want: [][]Kind{nil, nil, {RepeatRequest}},
+		},
+		{
+			name: "in Chinese too (character pairs)",
+			cfg:  func(c *Config) { c.Friction.Repeat.Threshold = 0.7 },
+			evs: []analyze.Event{
+				user("请把日志级别改成调试模式"), agent("好的。"), user("我说了，把日志级别改成调试模式"),
+			},
+			want: [][]Kind{nil, nil, {CorrectionPhrase, RepeatRequest}},
+		},
+		{
+			name: "a different request of the same shape is not",
+			evs: []analyze.Event{
+				user("add a verbose flag to the replay command"), agent("Added."),
+				user("add a quiet flag to the assess command"),
+			},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
+			name: "short messages are not requests",
+			evs:  []analyze.Event{user("commit"), agent("Committed."), user("commit")},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
+			name: "the history is bounded",
+			cfg:  func(c *Config) { c.Friction.Repeat.History = 1 },
+			evs: []analyze.Event{
+				user("add a verbose flag to the replay command"), user("document the configuration fields in the readme"),
+				user("add a verbose flag to the replay command"),
+			},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
+			name: "a redirect after an interrupt",
+			evs:  []analyze.Event{user("refactor the parser"), toolOK, interrupt, user("use the existing lexer instead")},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}},
+		},
+		{
+			name: "approval after an interrupt is not a redirect",
+			evs:  []analyze.Event{user("refactor the parser"), toolOK, interrupt, user("ok, continue please")},
+			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "nor in Chinese",
+			evs:  []analyze.Event{user("重构解析器"), toolOK, interrupt, user("好的，继续")},
+			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "nor the interrupted request sent again, with more",
+			evs: []analyze.Event{
+				user("add the missing transitions to the plan"), toolOK, interrupt,
+				user("add the missing transitions to the plan, and list the states first"),
+			},
+			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "a redirect long after the interrupt is a new start",
+			evs: []analyze.Event{
+				at(0, user("refactor the parser")), at(time.Minute, toolOK), at(2*time.Minute, interrupt),
+				at(20*time.Minute, user("use the existing lexer instead")),
+			},
+			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "with no time limit it is still a redirect",
+			cfg:  func(c *Config) { c.Friction.Redirect.Within = 0 },
+			evs: []analyze.Event{
+				at(0, user("refactor the parser")), at(time.Minute, toolOK), at(2*time.Minute, interrupt),
+				at(20*time.Minute, user("use the existing lexer instead")),
+			},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}},
+		},
+		{
+			name: "an interrupt before the agent acted amends the human's own prompt",
+			evs:  []analyze.Event{user("refactor the parser"), interrupt, user("refactor the lexer, not the parser")},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
+			name: "unless switched off",
+			cfg:  func(c *Config) { c.Friction.IgnoreSelfInterrupts = false },
+			evs:  []analyze.Event{user("refactor the parser"), interrupt, user("use the existing lexer")},
+			want: [][]Kind{nil, nil, {InterruptRedirect}},
+		},
+		{
+			name: "no to the agent's question answers it",
+			evs:  []analyze.Event{user("fix the parser"), agent("Fixed. Want me to commit?"), user("no, not yet")},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
+			name: "no after a statement pushes back",
+			evs:  []analyze.Event{user("fix the parser"), agent("Fixed it by skipping empty lines."), user("no, keep them")},
+			want: [][]Kind{nil, nil, {NegationReply}},
+		},
+		{
+			name: "answers count when configured",
+			cfg:  func(c *Config) { c.Friction.NegationAfterQuestion = true },
+			evs:  []analyze.Event{user("fix the parser"), agent("Fixed. Want me to commit?"), user("no, keep them")},
+			want: [][]Kind{nil, nil, {NegationReply}},
+		},
+		{
+			name: "the first message is read by default",
+			evs:  []analyze.Event{user("the server still doesn't start")},
+			want: [][]Kind{{StillProblem}},
+		},
+		{
+			name: "and skipped when configured",
+			cfg:  func(c *Config) { c.Friction.SkipFirstMessage = true },
+			evs:  []analyze.Event{user("the server still doesn't start"), agent("Restarted."), user("still doesn't start")},
+			want: [][]Kind{nil, nil, {StillProblem}},
+		},
+		{
+			name: "text a tool put in the prompt is not the human's",
+			evs: []analyze.Event{
+				user("<ci-monitor-event>CI still failing on PR #12</ci-monitor-event>"),
+				user("<ci-monitor-event>CI still failing on PR #12</ci-monitor-event>"),
+			},
+			want: [][]Kind{nil, nil},
+		},
+		{
+			name: "sidechain prompts are not the human's",
+			evs: []analyze.Event{
+				{Kind: analyze.KindUserMessage, Sidechain: true, UserContent: "no, still failing, are you sure?"},
+			},
+			want: [][]Kind{nil},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := def
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			if got := runSession(t, cfg, tt.evs); !slices.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRepeatAndRedirectSwitchedOff(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Friction.Repeat.Enabled, cfg.Friction.Redirect.Enabled = false, false
+	got := runSession(t, cfg, []analyze.Event{
+		user("please add a verbose flag to the replay command"), toolOK, interrupt,
+		user("use the existing flag package"), user("please add a verbose flag to the replay command"),
+	})
+	if !slices.EqualFunc(got, [][]Kind{nil, nil, nil, nil, nil}, slices.Equal) {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestEndsWithQuestion(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Want me to commit?":              true,
+		"Shall I push it?**\n\n":          true,
+		"Should I go ahead? (y/n)":        false,
+		"要我提交吗？":                          true,
+		"Done.":                           false,
+		"Is this what you wanted?\n```\n": true, // a closing fence is markup
+		"":                                false,
+	} {
+		if got := endsWithQuestion(text); got != want {
+			t.Errorf("%q: %v", text, got)
+		}
+	}
+}
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		text  string
+		apos  bool
+		words string // tokens joined by " ", a "|" where a clause ends
+		qrun  int
+	}{
+		{"Doesn't work", true, "doesnt work", 0},
+		{"Doesn’t work", true, "doesnt work", 0},
+		{"Doesn’t work", false, "doesn t work", 0},
+		{"NÃO funciona", true, "nao funciona", 0},
+		{"Straße müde Ærø", true, "strasse mude aero", 0},
+		{"e\u0301te\u0301", true, "ete", 0}, // combining accents
+		{"还是不行", true, "还 是 不 行", 0},
+		{"まだ動かない。もう一度", true, "ま だ 動 か な い | も う 一 度", 0},
+		{"ｎｏ，ＯＫ", true, "no ok", 0},
+		{"xterm.js works. Next", true, "xterm js works | next", 0},
+		{"what?? really?!", true, "what | really |", 2},
+		{"snake_case v2", true, "snake_case v2", 0},
+		{"всё ещё", true, "все еще", 0},
+	}
+	for _, tt := range tests {
+		var tk tokens
+		tk.tokenize([]byte(tt.text), tt.apos)
+		var b strings.Builder
+		for i := range tk.toks {
+			if i > 0 {
+				if tk.toks[i].clause != tk.toks[i-1].clause {
+					b.WriteString(" |")
+				}
+				b.WriteByte(' ')
+			}
+			b.Write(tk.raw(i))
+		}
+		got := strings.TrimSpace(b.String())
+		if want := strings.TrimSuffix(tt.words, " |"); got != want && got+" |" != tt.words {
+			t.Errorf("%q: %q, want %q", tt.text, got, tt.words)
+		}
+		if tk.qrun != tt.qrun {
+			t.Errorf("%q: question run %d, want %d", tt.text, tk.qrun, tt.qrun)
+		}
+	}
+	var tk tokens
+	tk.tokenize([]byte("no, use it"), true)
+	if !tk.toks[0].punct || tk.toks[1].punct || !tk.toks[2].punct {
+		t.Errorf("punctuation flags %+v", tk.toks)
+	}
+	for text, want := range map[string]bool{
+		"<ci-monitor-event>x</ci-monitor-event>": true, "  <command-name>/clear": true,
+		"<3 thanks": false, "a <b>": false, "<>": false,
+	} {
+		tk.tokenize([]byte(text), true)
+		if tk.tagged != want {
+			t.Errorf("%q: tagged %v", text, tk.tagged)
+		}
+	}
+}
+
+func TestTextWindow(t *testing.T) {
+	w := TextWindow{Head: 8, Tail: 4}
+	for _, tt := range []struct{ in, want string }{
+		{"short", "short"},
+		{"exactly12byt", "exactly12byt"},
+		{"0123456789abcdefXYZW", "01234567" + windowSep + "XYZW"},
+		{"0123456éééé", "0123456" + windowSep + "éé"},      // cuts fall on rune boundaries
+		{"it’s 0123456789", "it's 0" + windowSep + "6789"}, // the window counts ’ as its 3 bytes
+	} {
+		if got := string(w.appendWindow(nil, tt.in, true)); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := string((TextWindow{}).appendWindow(nil, strings.Repeat("x", 100000), false)); len(got) != 100000 {
+		t.Errorf("unbounded window read %d bytes", len(got))
+	}
+	// A complaint at the end of a long paste is read; one in its middle is not.
+	rules := MustCompile(DefaultConfig())
+	paste := strings.Repeat("DEBUG hook invoked session=28c304f6 ok\n", 5000)
+	if got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: paste + "still failing"})); !slices.Equal(got, []Kind{StillProblem}) {
+		t.Errorf("tail: %v", got)
+	}
+	mid := paste[:len(paste)/2] + "still failing\n" + paste[len(paste)/2:]
+	if got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: mid})); got != nil {
+		t.Errorf("middle: %v", got)
+	}
+}
+
+func TestSketchSimilarity(t *testing.T) {
+	mk := func(words ...string) *sketch {
+		var s sketch
+		for _, w := range words {
+			s.add(hashToken([]byte(w), 0))
+		}
+		return &s
+	}
+	a, b := mk("add", "verbose", "flag", "replay", "command"), mk("add", "verbose", "flag", "assess", "command")
+	if j, o := similarity(a, b); math.Abs(j-4.0/6) > 1e-9 || math.Abs(o-0.8) > 1e-9 {
+		t.Errorf("jaccard %v overlap %v", j, o)
+	}
+	if j, _ := similarity(a, mk("add", "add", "verbose", "flag", "replay", "command")); j != 1 {
+		t.Errorf("duplicates: %v", j)
+	}
+	if j, o := similarity(a, &sketch{}); j != 0 || o != 0 {
+		t.Error("empty set is similar")
+	}
+	// Large sets: estimated from the sketches, within a few points.
+	var x, y sketch
+	for i := range 1000 {
+		w := []byte(strings.Repeat("w", 1+i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26)))
+		x.add(hashToken(w, 0))
+		if i < 700 {
+			y.add(hashToken(w, 0))
+		} else {
+			y.add(hashToken(append(w, 'z'), 0))
+		}
+	}
+	if j, _ := similarity(&x, &y); math.Abs(j-700.0/1300) > 0.2 {
+		t.Errorf("estimated jaccard %v, true %v", j, 700.0/1300)
+	}
+}
+
+func TestLexiconErrors(t *testing.T) {
+	base := func() Lexicon { return Lexicon{Classes: map[string][]string{"c": {"word"}}} }
+	for name, mut := range map[string]func(*Lexicon){
+		"unknown class":       func(l *Lexicon) { l.Still = []string{"still %nope"} },
+		"gap first":           func(l *Lexicon) { l.Still = []string{"* still"} },
+		"gap last":            func(l *Lexicon) { l.Still = []string{"still *"} },
+		"gap then punct":      func(l *Lexicon) { l.Still = []string{"still * , x"} },
+		"anchor not first":    func(l *Lexicon) { l.Negation = []string{"no ^"} },
+		"short prefix":        func(l *Lexicon) { l.Still = []string{"fai~"} },
+		"no letters":          func(l *Lexicon) { l.Doubt = []string{"??"} },
+		"multi-word class":    func(l *Lexicon) { l.Classes["c"] = []string{"go ahead"} },
+		"typo is a word":      func(l *Lexicon) { l.Typos = map[string]string{"word": "word"} },
+		"ascii emoji":         func(l *Lexicon) { l.ExasperationEmoji = ":(" },
+		"negative gap":        func(l *Lexicon) { l.MaxGap = -1 },
+		"multi-word typo key": func(l *Lexicon) { l.Typos = map[string]string{"a b": "word"} },
+	} {
+		l := base()
+		mut(&l)
+		if _, err := compileLexicon(l, true); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if _, err := compileLexicon(DefaultLexicon(), false); err != nil {
+		t.Errorf("default lexicon without apostrophes: %v", err)
+	}
+}
+
+// TestLexiconJSONOverride checks that a JSON configuration over the defaults can
+// change the lexicon: a class replaced by key, a phrase list replaced whole.
+func TestLexiconJSONOverride(t *testing.T) {
+	cfg := DefaultConfig()
+	in := `{"friction": {"lexicon": {"classes": {"lead_neg": ["niente"]}, "still": ["totally borked"]}}}`
+	if err := json.Unmarshal([]byte(in), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	rules := MustCompile(cfg)
+	for text, want := range map[string][]Kind{
+		"niente, l'altro": {NegationReply}, "no, the other one": nil, "totally borked": {StillProblem}, "still not working": nil,
+		"are you sure?": {Doubt}, // untouched lists keep their defaults
+	} {
+		if got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: text})); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestTypoOf(t *testing.T) {
+	for _, tt := range []struct {
+		w, v string
+		want bool
+	}{
+		{"dosent", "doesnt", true},   // swap
+		{"wokring", "working", true}, // swap
+		{"stilll", "still", true},    // doubled
+		{"workng", "working", true},  // dropped, long word
+		{"mean", "meant", false},     // dropped, short word
+		{"skill", "still", false},    // changed
+		{"merge", "merde", false},    // changed
+		{"still", "still", false},    // equal: not a typo
+		{"sitll", "still", true},
+		{"stlil", "still", true},
+	} {
+		if got := typoOf([]byte(tt.w), []byte(tt.v)); got != tt.want {
+			t.Errorf("typoOf(%q, %q) = %v", tt.w, tt.v, got)
+		}
+	}
+}
+
+// TestDetectBoundedCost checks that a huge message is read through its window: the
+// detector keeps no more than the window's worth of scratch space.
+func TestDetectBoundedCost(t *testing.T) {
+	d := NewLightweightDetector(MustCompile(DefaultConfig()))
+	d.Detect(user(strings.Repeat("a long pasted line of log output\n", 1<<15)))
+	w := DefaultTextWindow()
+	if n := cap(d.sc.win); n > 2*(w.Head+w.Tail+len(windowSep)) {
+		t.Errorf("window buffer grew to %d bytes", n)
+	}
+	if n := len(d.sc.tok.toks); n > w.Head+w.Tail {
+		t.Errorf("%d tokens", n)
+	}
+}
+
+func TestRedirectWithinDuration(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Friction.Redirect.Within = duration.Duration(30 * time.Second)
+	got := runSession(t, cfg, []analyze.Event{
+		at(0, user("refactor the parser")), at(time.Second, toolOK), at(2*time.Second, interrupt),
+		at(time.Minute, user("use the existing lexer instead")),
+	})
+	if got[3] != nil {
+		t.Errorf("late redirect: %v", got[3])
+	}
+}
+
+// FuzzHumanText reads arbitrary text as a human message: the detector never panics,
+// gives the same signals twice, keeps its tokens within the window, and every token
+// it makes is valid UTF-8 with no separator in it.
+func FuzzHumanText(f *testing.F) {
+	for _, s := range []string{"no, still not working??", "还是不行", "ｎｏ，ＯＫ", "e\u0301", "<tag>x", "dosent wokring",
+		"’’’", "\xff\xfe", strings.Repeat("no ", 2000)} {
+		f.Add(s)
+	}
+	rules := MustCompile(DefaultConfig())
+	f.Fuzz(func(t *testing.T, text string) {
+		ev := user(text)
+		a := NewLightweightDetector(rules)
+		b := NewLightweightDetector(rules)
+		ka, kb := kinds(a.Detect(ev)), kinds(b.Detect(ev))
+		if !slices.Equal(ka, kb) {
+			t.Fatalf("%q: %v then %v", text, ka, kb)
+		}
+		w := DefaultTextWindow()
+		for i := range a.sc.tok.toks {
+			tok := a.sc.tok.raw(i)
+			if len(tok) == 0 || len(tok) > w.Head+w.Tail || !utf8.Valid(tok) || strings.ContainsAny(string(tok), " \n\t,.") {
+				t.Fatalf("%q: bad token %q", text, tok)
+			}
+		}
+	})
+}
