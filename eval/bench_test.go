@@ -2,33 +2,57 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
 
+// benchObservations returns n runs, 30% positive, with scores that separate the
+// classes somewhat: every score distinct, or (tied) rounded to twenty levels as a
+// composite of a few weighted signals is.
+func benchObservations(n int, tied bool) []Observation {
+	rng := rand.New(rand.NewPCG(1, 2))
+	obs := make([]Observation, n)
+	for i := range obs {
+		pos := rng.Float64() < 0.3
+		score := rng.Float64()
+		if pos {
+			score += 0.3
+		}
+		if tied {
+			score = math.Round(score*20) / 20
+		}
+		label := Negative
+		if pos {
+			label = Positive
+		}
+		obs[i] = Observation{Key: fmt.Sprint(i), Label: label, Predicted: score > 0.6, Score: score}
+	}
+	return obs
+}
+
 // BenchmarkEvaluate measures a full evaluation — confusion counts, AP, ROC AUC and a
-// 2000-resample bootstrap of all of them — over n runs.
+// 2000-resample bootstrap of all of them — over n runs, as Evaluate does it (impl=counts)
+// and as it did before resampling counts (impl=reference: the observations copied into
+// every resample, gonum's ROC per resample). Compare the two with benchstat:
+//
+//	go test -run '^$' -bench 'Evaluate$' -benchmem -count 6 ./eval > eval.txt
+//	benchstat -col /impl eval.txt
 func BenchmarkEvaluate(b *testing.B) {
-	for _, n := range []int{100, 10000} {
-		b.Run(fmt.Sprint("runs=", n), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 2))
-			obs := make([]Observation, n)
-			for i := range obs {
-				pos := rng.Float64() < 0.3
-				score := rng.Float64()
-				if pos {
-					score += 0.3
-				}
-				label := Negative
-				if pos {
-					label = Positive
-				}
-				obs[i] = Observation{Key: fmt.Sprint(i), Label: label, Predicted: score > 0.6, Score: score}
+	for _, n := range []int{100, 10000, 100000} {
+		for _, scores := range []string{"distinct", "tied"} {
+			obs := benchObservations(n, scores == "tied")
+			for _, impl := range []struct {
+				name string
+				eval func([]Observation, Options) *Report
+			}{{"counts", Evaluate}, {"reference", referenceEvaluate}} {
+				b.Run(fmt.Sprintf("runs=%d/scores=%s/impl=%s", n, scores, impl.name), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						impl.eval(obs, Options{Seed: 1})
+					}
+				})
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				Evaluate(obs, Options{Seed: 1})
-			}
-		})
+		}
 	}
 }

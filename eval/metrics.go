@@ -1,14 +1,11 @@
 package eval
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 
-	"gonum.org/v1/gonum/integrate"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -141,16 +138,16 @@ func (r *Report) LeftOut() int { return r.Ambiguous + r.Excluded + r.Unlabelled 
 // Evaluate scores observations. Only runs labelled positive or negative are scored;
 // the others are counted. Intervals come from resampling runs with replacement
 // (percentile bootstrap, seeded, so the same input gives the same intervals) and, for
-// precision and recall, from the Jeffreys interval.
+// precision and recall, from the Jeffreys interval. Its cost is O(n log n) to rank the
+// scores plus O(n + distinct scores) per resample, and it allocates O(n) once: a
+// resample counts runs, it copies none.
 func Evaluate(obs []Observation, opts Options) *Report {
 	opts = opts.withDefaults()
 	rep := &Report{Options: opts, Runs: len(obs)}
-	var scored []Observation
 	for _, o := range obs {
 		switch o.Label {
 		case Positive, Negative:
-			scored = append(scored, o)
-			rep.Add(o.Label == Positive, o.Predicted)
+			rep.Scored++
 		case Ambiguous:
 			rep.Ambiguous++
 		case Excluded:
@@ -159,8 +156,6 @@ func Evaluate(obs []Observation, opts Options) *Report {
 			rep.Unlabelled++
 		}
 	}
-	rep.Scored = len(scored)
-	rep.Positives = rep.TP + rep.FN
 	warn := func(format string, args ...any) { rep.Warnings = append(rep.Warnings, fmt.Errorf(format, args...)) }
 	if rep.LeftOut() > 0 {
 		warn("%d of %d %s left out of the metrics: %d ambiguous, %d excluded, %d unlabelled",
@@ -170,23 +165,19 @@ func Evaluate(obs []Observation, opts Options) *Report {
 		warn("none of the %s is labelled positive or negative: nothing to score", opts.Unit)
 	}
 
-	ranked := rankable(scored)
-	point := func(sample []Observation) [6]float64 {
-		var c Confusion
-		for _, o := range sample {
-			c.Add(o.Label == Positive, o.Predicted)
-		}
-		return [6]float64{c.Precision(), c.Recall(), c.F1(), c.FBeta(opts.Beta), math.NaN(), math.NaN()}
-	}
-	est := point(scored)
-	rk := newRanking(scored, ranked)
-	est[4], est[5] = rk.metrics(nil)
+	u := scoredUnits(obs)
+	t := newTally(u)
+	t.all(u)
+	rep.Confusion = t.confusion()
+	rep.Positives = rep.TP + rep.FN
+	unranked := int(t.counts[cellTN] + t.counts[cellFP] + t.counts[cellFN] + t.counts[cellTP])
+	est := t.metrics(opts.Beta)
 	var lows, highs [6]float64
 	for i := range lows {
 		lows[i], highs[i] = math.NaN(), math.NaN()
 	}
-	if opts.Resamples > 0 && len(scored) > 0 {
-		lows, highs = bootstrap(scored, ranked, rk, opts, point)
+	if opts.Resamples > 0 && rep.Scored > 0 {
+		lows, highs = bootstrap(u, t, opts)
 	}
 	mk := func(i int) Estimate {
 		e := undefined()
@@ -208,8 +199,8 @@ func Evaluate(obs []Observation, opts Options) *Report {
 	} else if rep.Scored > 0 && rep.Positives == rep.Scored {
 		warn("ROC AUC undefined: none of the scored %s is labelled negative", opts.Unit)
 	}
-	if n := len(scored) - len(ranked); n > 0 {
-		warn("%d scored %s have no finite score and are left out of AP and ROC AUC", n, opts.Unit)
+	if unranked > 0 {
+		warn("%d scored %s have no finite score and are left out of AP and ROC AUC", unranked, opts.Unit)
 	}
 	if rep.Scored > 0 && rep.Scored < 30 {
 		warn("only %d scored %s: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored, opts.Unit)
@@ -217,104 +208,19 @@ func Evaluate(obs []Observation, opts Options) *Report {
 	return rep
 }
 
-// rankable returns the indices of the observations with a finite score, sorted by
-// score ascending (ties keep their input order, so the result is deterministic).
-func rankable(obs []Observation) []int {
-	var idx []int
-	for i, o := range obs {
-		if !math.IsNaN(o.Score) && !math.IsInf(o.Score, 0) {
-			idx = append(idx, i)
-		}
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(obs[a].Score, obs[b].Score) })
-	return idx
-}
-
-// ranking is the observations with a finite score in ascending score order, as gonum's
-// ROC wants them: scores y and classes (true: positive).
-type ranking struct {
-	y       []float64
-	classes []bool
-}
-
-func newRanking(obs []Observation, ranked []int) ranking {
-	r := ranking{y: make([]float64, len(ranked)), classes: make([]bool, len(ranked))}
-	for k, i := range ranked {
-		r.y[k], r.classes[k] = obs[i].Score, obs[i].Label == Positive
-	}
-	return r
-}
-
-// metrics computes average precision and ROC AUC, the k-th observation weighted by
-// weights[k] (nil: 1 each). gonum's ROC counts a run positive at threshold t when its
-// score ≥ t, thresholds descending.
-func (r ranking) metrics(weights []float64) (ap, auc float64) {
-	if len(r.y) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	var pos, neg float64
-	for k, c := range r.classes {
-		w := 1.0
-		if weights != nil {
-			w = weights[k]
-		}
-		if c {
-			pos += w
-		} else {
-			neg += w
-		}
-	}
-	if pos == 0 {
-		return math.NaN(), math.NaN()
-	}
-	tpr, fpr, _ := stat.ROC(nil, r.y, r.classes, weights)
-	// Average precision: Σ (Rᵢ − Rᵢ₋₁)·Pᵢ with Pᵢ = TPᵢ/(TPᵢ+FPᵢ), TP = tpr·P, FP = fpr·N.
-	prevRecall := 0.0
-	for i := range tpr {
-		if tpr[i] <= prevRecall {
-			continue
-		}
-		tp, fp := tpr[i]*pos, 0.0
-		if neg > 0 {
-			fp = fpr[i] * neg
-		}
-		ap += (tpr[i] - prevRecall) * tp / (tp + fp)
-		prevRecall = tpr[i]
-	}
-	if neg == 0 {
-		return ap, math.NaN()
-	}
-	return ap, integrate.Trapezoidal(fpr, tpr)
-}
-
-// bootstrap returns percentile intervals of the six metrics over resamples of runs.
-func bootstrap(scored []Observation, ranked []int, rk ranking, opts Options, point func([]Observation) [6]float64) (lows, highs [6]float64) {
+// bootstrap returns percentile intervals of the six metrics over opts.Resamples
+// resamples of the units with replacement, counted in t (see resample.go).
+func bootstrap(u units, t *tally, opts Options) (lows, highs [6]float64) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c6f6f7077617463)) // "loopwatc"
-	n := len(scored)
-	rankOf := make([]int, n) // scored index → position in ranked, -1 if unranked
-	for i := range rankOf {
-		rankOf[i] = -1
+	var samples [6][]float64
+	for m := range samples {
+		samples[m] = make([]float64, 0, opts.Resamples)
 	}
-	for k, i := range ranked {
-		rankOf[i] = k
-	}
-	samples := make([][]float64, 6)
-	sample := make([]Observation, n)
-	weights := make([]float64, len(ranked))
 	for b := 0; b < opts.Resamples; b++ {
-		clear(weights)
-		for i := range sample {
-			j := rng.IntN(n)
-			sample[i] = scored[j]
-			if k := rankOf[j]; k >= 0 {
-				weights[k]++
-			}
-		}
-		v := point(sample)
-		v[4], v[5] = rk.metrics(weights)
-		for m := range v {
-			if !math.IsNaN(v[m]) {
-				samples[m] = append(samples[m], v[m])
+		t.resample(u, rng)
+		for m, v := range t.metrics(opts.Beta) {
+			if !math.IsNaN(v) {
+				samples[m] = append(samples[m], v)
 			}
 		}
 	}
