@@ -167,17 +167,20 @@ func Evaluate(obs []Observation, opts Options) *Report {
 
 	u := scoredUnits(obs)
 	t := newTally(u)
-	t.all(u)
+	t.all()
 	rep.Confusion = t.confusion()
 	rep.Positives = rep.TP + rep.FN
-	unranked := int(t.counts[cellTN] + t.counts[cellFP] + t.counts[cellFN] + t.counts[cellTP])
+	unranked := 0
+	for _, c := range t.counts[:u.ranked] {
+		unranked += int(c)
+	}
 	est := t.metrics(opts.Beta)
 	var lows, highs [6]float64
 	for i := range lows {
 		lows[i], highs[i] = math.NaN(), math.NaN()
 	}
 	if opts.Resamples > 0 && rep.Scored > 0 {
-		lows, highs = bootstrap(u, t, opts)
+		lows, highs = bootstrap(t, opts)
 	}
 	mk := func(i int) Estimate {
 		e := undefined()
@@ -209,15 +212,15 @@ func Evaluate(obs []Observation, opts Options) *Report {
 }
 
 // bootstrap returns percentile intervals of the six metrics over opts.Resamples
-// resamples of the units with replacement, counted in t (see resample.go).
-func bootstrap(u units, t *tally, opts Options) (lows, highs [6]float64) {
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c6f6f7077617463)) // "loopwatc"
+// resamples of t's units with replacement, each counted in t (see resample.go).
+func bootstrap(t *tally, opts Options) (lows, highs [6]float64) {
+	src := rand.NewPCG(opts.Seed, 0x6c6f6f7077617463) // "loopwatc"
 	var samples [6][]float64
 	for m := range samples {
 		samples[m] = make([]float64, 0, opts.Resamples)
 	}
 	for b := 0; b < opts.Resamples; b++ {
-		t.resample(u, rng)
+		t.resample(src)
 		for m, v := range t.metrics(opts.Beta) {
 			if !math.IsNaN(v) {
 				samples[m] = append(samples[m], v)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -28,13 +29,17 @@ const (
 	cellTP
 )
 
-// units is the scored observations of an evaluation, in input order, each reduced to
-// code = group<<2 | cell, where group is 1 + the rank of its score among the distinct
-// finite scores (ascending; equal scores share a group, −0 and +0 too) or 0 when its
-// score is NaN or infinite.
+// units is the scored observations of an evaluation reduced to what the metrics need.
+// A unit's key is group<<2 | cell, where group is 1 + the rank of its score among the
+// distinct finite scores (ascending; equal scores share a group, −0 and +0 too) or 0
+// when its score is NaN or infinite. Units with the same key are interchangeable, so
+// a sample is counted by key: keys holds the distinct keys present, ascending (so by
+// score), and ids each unit's index into keys, in input order.
 type units struct {
-	codes  []uint32
+	ids    []uint32
+	keys   []uint32
 	groups int // distinct finite scores
+	ranked int // index in keys of the first key with a finite score (group ≥ 1)
 }
 
 // scoredUnits reduces the observations labelled positive or negative to units.
@@ -51,7 +56,7 @@ func scoredUnits(obs []Observation) units {
 	}
 	slices.Sort(scores)
 	scores = slices.Compact(scores)
-	u := units{codes: make([]uint32, 0, n), groups: len(scores)}
+	u := units{ids: make([]uint32, 0, n), groups: len(scores)}
 	for _, o := range obs {
 		if !o.Label.Scored() {
 			continue
@@ -68,51 +73,78 @@ func scoredUnits(obs []Observation) units {
 		if o.Predicted {
 			cell |= 1
 		}
-		u.codes = append(u.codes, uint32(group<<2|cell))
+		u.ids = append(u.ids, uint32(group<<2|cell)) // the key, for now
 	}
+	u.keys = slices.Compact(slices.Sorted(slices.Values(u.ids)))
+	for i, key := range u.ids {
+		id, _ := slices.BinarySearch(u.keys, key)
+		u.ids[i] = uint32(id)
+	}
+	u.ranked, _ = slices.BinarySearch(u.keys, 1<<2)
 	return u
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// tally is a sample of units counted by code, with the scratch its metrics need; made
+// tally is a sample of units counted by key, with the scratch its metrics need; made
 // once per evaluation and reused for every resample.
 type tally struct {
-	counts   []int32 // by code
+	u        units
+	counts   []int32 // aligned with u.keys
 	tpr, fpr []float64
 }
 
 func newTally(u units) *tally {
 	return &tally{
-		counts: make([]int32, (u.groups+1)<<2),
+		u:      u,
+		counts: make([]int32, len(u.keys)),
 		tpr:    make([]float64, u.groups+1),
 		fpr:    make([]float64, u.groups+1),
 	}
 }
 
 // all counts every unit once: the sample itself.
-func (t *tally) all(u units) {
+func (t *tally) all() {
 	clear(t.counts)
-	for _, c := range u.codes {
-		t.counts[c]++
+	for _, id := range t.u.ids {
+		t.counts[id]++
 	}
 }
 
-// resample counts len(u.codes) draws with replacement: the i-th draw takes unit
-// rng.IntN(n), as resampling the observations did.
-func (t *tally) resample(u units, rng *rand.Rand) {
+// resample counts len(u.ids) draws with replacement: the i-th draw takes unit
+// rand.New(src).IntN(n), as resampling the observations did.
+func (t *tally) resample(src *rand.PCG) {
 	clear(t.counts)
-	n := len(u.codes)
+	ids := t.u.ids
+	n := uint64(len(ids))
 	for range n {
-		t.counts[u.codes[rng.IntN(n)]]++
+		t.counts[ids[intN(src, n)]]++
 	}
 }
 
-// confusion sums the cells over every group.
+// intN is rand.New(src).IntN(n) for n > 0 without the call through the Source
+// interface: math/rand/v2's algorithm (a multiply, with rejection of the few low
+// products that would bias it; a mask for powers of two) repeated, so it gives the
+// same numbers in the same order (TestIntNMatchesRand).
+func intN(src *rand.PCG, n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return src.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// confusion sums the cells over every score.
 func (t *tally) confusion() Confusion {
 	var cells [4]int
 	for i, c := range t.counts {
-		cells[i&3] += int(c)
+		cells[t.u.keys[i]&3] += int(c)
 	}
 	return Confusion{TP: cells[cellTP], FP: cells[cellFP], FN: cells[cellFN], TN: cells[cellTN]}
 }
@@ -125,35 +157,39 @@ func (t *tally) metrics(beta float64) [6]float64 {
 }
 
 // ranking returns the average precision and ROC AUC of the counted units with a finite
-// score (group ≥ 1), a unit counted k times weighing k.
+// score, a unit counted k times weighing k.
 //
 // It is gonum's stat.ROC(nil, y, classes, weights) over the units in ascending score
 // order followed by the step-wise AP sum and integrate.Trapezoidal, computed from the
 // counts: stat.ROC's cutoffs are the distinct scores and +Inf, its k-th bin holds the
-// weight of each class below the k-th cutoff (here Σ over groups < k, an integer,
-// exactly the float sum stat.ROC accumulates), and each rate is 1 − float64(count·(1/total))
-// as there, reversed so thresholds descend.
+// weight of each class below the k-th cutoff (here the count over scores < the k-th,
+// an integer, exactly the float sum stat.ROC accumulates), and each rate is
+// 1 − float64(count·(1/total)) as there, reversed so thresholds descend.
 func (t *tally) ranking() (ap, auc float64) {
-	g := len(t.tpr) - 1
+	g := t.u.groups
 	if g == 0 {
 		return math.NaN(), math.NaN()
 	}
-	var pos, neg int
-	for k := 1; k <= g; k++ {
-		pos += int(t.counts[k<<2|cellTP] + t.counts[k<<2|cellFN])
-		neg += int(t.counts[k<<2|cellFP] + t.counts[k<<2|cellTN])
+	keys, counts := t.u.keys[t.u.ranked:], t.counts[t.u.ranked:]
+	var total [2]int // by class: negative, positive (indexed, not branched: classes alternate unpredictably)
+	for i, key := range keys {
+		total[key>>1&1] += int(counts[i])
 	}
+	neg, pos := total[0], total[1]
 	if pos == 0 {
 		return math.NaN(), math.NaN()
 	}
 	invPos, invNeg := 1/float64(pos), 1/float64(neg)
-	below, belowNeg := 0, 0
-	for k := 0; k <= g; k++ {
-		t.tpr[g-k] = 1 - float64(float64(below)*invPos)
-		t.fpr[g-k] = 1 - float64(float64(belowNeg)*invNeg)
-		if k < g {
-			below += int(t.counts[(k+1)<<2|cellTP] + t.counts[(k+1)<<2|cellFN])
-			belowNeg += int(t.counts[(k+1)<<2|cellFP] + t.counts[(k+1)<<2|cellTN])
+	var below [2]int // by class, the count below the k-th cutoff
+	i := 0
+	for k := 0; ; k++ {
+		t.tpr[g-k] = 1 - float64(float64(below[1])*invPos)
+		t.fpr[g-k] = 1 - float64(float64(below[0])*invNeg)
+		if k == g {
+			break
+		}
+		for ; i < len(keys) && int(keys[i]>>2) == k+1; i++ {
+			below[keys[i]>>1&1] += int(counts[i])
 		}
 	}
 	// Average precision: Σ (Rᵢ − Rᵢ₋₁)·Pᵢ with Pᵢ = TPᵢ/(TPᵢ+FPᵢ), TP = tpr·P, FP = fpr·N.

@@ -128,13 +128,13 @@ func TestRankingFromCounts(t *testing.T) {
 		obs := randomObservations(rng, 1+rng.IntN(60), []Label{Positive, Negative}, []string{"distinct", "levels"}[trial%2])
 		u := scoredUnits(obs)
 		tl := newTally(u)
-		tl.resample(u, rng)
+		tl.resample(rand.NewPCG(uint64(trial), 1))
 		ap, auc := tl.ranking()
 		// The same sample as weights per observation: units with the same code (score
 		// and cell) are interchangeable, so the first of them carries the code's count.
 		weight := make([]float64, len(obs))
 		counts := append([]int32(nil), tl.counts...)
-		for i, c := range u.codes {
+		for i, c := range u.ids {
 			weight[i], counts[c] = float64(counts[c]), 0
 		}
 		wantAP, wantAUC := weightedAPAUC(obs, weight)
@@ -209,4 +209,18 @@ func weightedAPAUC(obs []Observation, w []float64) (ap, auc float64) {
 		}
 	}
 	return ap, wins / (pos * neg)
+}
+
+// TestIntNMatchesRand: intN draws what rand.Rand.IntN draws from the same source, for
+// small, large, power-of-two and awkward bounds (where rejection happens).
+func TestIntNMatchesRand(t *testing.T) {
+	for _, n := range []uint64{1, 2, 3, 7, 8, 1000, 1 << 20, 100003, 1<<62 + 1, 3<<61 + 5, 1<<63 - 1} {
+		a, b := rand.NewPCG(uint64(n), 9), rand.NewPCG(uint64(n), 9)
+		r := rand.New(a)
+		for i := range 10000 {
+			if got, want := intN(b, n), uint64(r.IntN(int(n))); got != want {
+				t.Fatalf("n=%d draw %d: %d, want %d", n, i, got, want)
+			}
+		}
+	}
 }
