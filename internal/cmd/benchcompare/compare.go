@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/loopwatch/loopwatch/internal/benchcmp"
+	"github.com/loopwatch/loopwatch/internal/corpus"
+)
+
+// The variants of a workload, in this order.
+const (
+	varOld = iota
+	varNew
+	varNewW1
+)
+
+// runCompare is the default mode: old against new over the workloads.
+func runCompare(ctx context.Context, s settings) error {
+	if err := s.prepareOut("bench-compare"); err != nil {
+		return err
+	}
+	tmp, cleanup, err := s.tempDir("bench-compare-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	rep := &benchcmp.Report{Title: "bench-compare: the previous and the current replay, side by side"}
+	oldBin, oldDesc := s.oldBin, "old: "+s.oldBin+" (given)"
+	if oldBin == "" {
+		commit, how, err := baseRef(ctx, s.repo, s.base)
+		if err != nil {
+			return err
+		}
+		src := filepath.Join(tmp, "old-src")
+		fmt.Fprintf(s.log, "building the previous replay from %s (%s)\n", commit[:12], how)
+		if err := exportTree(ctx, s.repo, commit, src); err != nil {
+			return err
+		}
+		bins, err := goBuild(ctx, src, filepath.Join(tmp, "old"), "./cmd/replay")
+		if err != nil {
+			return fmt.Errorf("the previous build (%s): %w", commit[:12], err)
+		}
+		oldBin, oldDesc = bins["replay"], fmt.Sprintf("old: %s (%s), built from a clean export", commit[:12], how)
+	}
+	newBin, datagen, err := s.currentBinaries(ctx, filepath.Join(tmp, "new"))
+	if err != nil {
+		return err
+	}
+	newDesc := "new: " + s.newBin + " (given)"
+	if s.newBin == "" {
+		head, err := describeHead(ctx, s.repo)
+		if err != nil {
+			return err
+		}
+		newDesc = "new: " + head + ", built from the working tree"
+	}
+	rep.Setup = append(rep.Setup, oldDesc, newDesc,
+		fmt.Sprintf("each workload: %d paired repetitions after %d warm-up run(s) of each variant, the variants' order rotating every repetition; replays with --workers %d, new-w1 with --workers 1",
+			s.reps, s.warmup, s.workers))
+	load := loadAverage()
+
+	var workloads []workload
+	for _, name := range s.workloads {
+		dir := filepath.Join(tmp, "w-"+name)
+		var w workload
+		var err error
+		switch name {
+		case "sample":
+			w, err = generated(ctx, datagen, dir, "sample", "the built-in sample", "--sample")
+		case "runs":
+			w, err = generated(ctx, datagen, dir, "runs-"+count(s.runsN), fmt.Sprintf("%d synthetic quasar runs", s.runsN),
+				"--runs", strconv.Itoa(s.runsN), "--seed", strconv.FormatUint(s.seed, 10))
+		case "sessions":
+			w, err = generated(ctx, datagen, dir, "sessions-"+count(s.sessionsN), fmt.Sprintf("%d synthetic Claude Code sessions", s.sessionsN),
+				"--runs", "0", "--sessions", strconv.Itoa(s.sessionsN), "--seed", strconv.FormatUint(s.seed, 10))
+		case "corpus":
+			src, cerr := corpus.Dir("claude-code")
+			if cerr != nil {
+				rep.Notices = append(rep.Notices, fmt.Sprintf("workload corpus skipped: %v", cerr))
+				fmt.Fprintf(s.log, "skipping the corpus workload: %v\n", cerr)
+				continue
+			}
+			fmt.Fprintf(s.log, "writing %d copies of %s\n", s.corpusCopies, src)
+			w, err = corpusCopies(src, dir, s.corpusCopies)
+		}
+		if err != nil {
+			return err
+		}
+		workloads = append(workloads, w)
+	}
+
+	duckScript, duckOK := duckDB(s.repo)
+	self, selfErr := os.Executable()
+	if s.anchors {
+		if !duckOK {
+			rep.Notices = append(rep.Notices, "DuckDB anchor skipped: interop/node_modules/@duckdb/node-api is not installed (make interop-deps)")
+		} else if _, err := exec.LookPath("node"); err != nil {
+			duckOK = false
+			rep.Notices = append(rep.Notices, "DuckDB anchor skipped: node is not on PATH")
+		}
+		if selfErr != nil {
+			return fmt.Errorf("json.Valid anchor: %w", selfErr)
+		}
+	}
+
+	for _, w := range workloads {
+		vs := []variant{
+			varOld:   {name: "old", command: replayCommand(ctx, oldBin, w, s.workers), outputs: true},
+			varNew:   {name: "new", command: replayCommand(ctx, newBin, w, s.workers), outputs: true},
+			varNewW1: {name: "new-w1", command: replayCommand(ctx, newBin, w, 1), outputs: true},
+		}
+		if s.anchors {
+			in := w.in
+			vs = append(vs, variant{name: "json.Valid", command: func(string) *exec.Cmd {
+				return exec.CommandContext(ctx, self, jsonValidCommand, in)
+			}})
+			if duckOK {
+				threads := s.workers
+				vs = append(vs, variant{name: "duckdb", command: func(out string) *exec.Cmd {
+					return exec.CommandContext(ctx, "node", duckDBArgs(duckScript, in, filepath.Join(out, "duckdb.parquet"), threads)...)
+				}})
+			}
+		}
+		same := []mustMatch{{varNewW1, varNew, fmt.Sprintf("the worker count (1, %d) changed the output", s.workers)}}
+		if !s.allowChange {
+			same = append(same, mustMatch{varOld, varNew, "pass --allow-output-change if the change of behaviour is meant"})
+		}
+		m, err := runWorkload(w.name, vs, s.reps, s.warmup, same, filepath.Join(tmp, "out"), s.log)
+		if err != nil {
+			return err
+		}
+		bw := benchcmp.Workload{Name: w.name, About: w.about, Variants: m.variants}
+		add := func(name string, base, other int, outputs string) error {
+			c, err := benchcmp.Compare(name, m.variants[base], m.variants[other])
+			if err != nil {
+				return err
+			}
+			c.Outputs = outputs
+			bw.Comparisons = append(bw.Comparisons, c)
+			return nil
+		}
+		oldNew, _ := m.digests[varOld].diff(m.digests[varNew])
+		w1, _ := m.digests[varNewW1].diff(m.digests[varNew])
+		if err := errors.Join(add("new/old", varOld, varNew, oldNew), add("workers", varNewW1, varNew, w1)); err != nil {
+			return err
+		}
+		for i := varNewW1 + 1; i < len(vs); i++ {
+			if err := add("anchor "+vs[i].name, i, varNew, ""); err != nil {
+				return err
+			}
+		}
+		rep.Workloads = append(rep.Workloads, bw)
+	}
+	if end := loadAverage(); load != "" {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine compare the ratios, not the times", machine(), load, end))
+	} else {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s — on a shared machine compare the ratios, not the times", machine()))
+	}
+	rep.Setup = append(rep.Setup, "intervals: order statistics of the paired ratios (the sign test's interval for their median); cpu is user + system time, rss the peak resident set size (wait4)")
+	rep.Tables = []benchcmp.Table{
+		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
+		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help)", s.workers)},
+		{Comparison: "anchor json.Valid", Caption: "New against a bare json.Valid pass over the same files on one core (how many times that floor)"},
+		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
+	}
+	return s.writeReports(rep, "bench-compare")
+}
+
+// count renders a workload size: 10000 → "10k".
+func count(n int) string {
+	if n >= 1000 && n%1000 == 0 {
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,49 @@
+// Command benchcompare runs the previous and the current replay binary side by side
+// (make bench-compare), and the current one at growing sizes (make bench-scale).
+//
+// Usage:
+//
+//	benchcompare [--base REF | --old BIN] [--new BIN] [--workloads LIST] [--reps N] [flags]
+//	benchcompare scale [--kinds LIST] [--sizes LIST] [flags]
+//
+// The previous binary is built from a clean export (git archive) of --base — by
+// default the merge-base of HEAD and main, where this branch left main, or on main
+// itself HEAD^1, main before its last landing — and the current one from the working
+// tree; the repository is not touched. The workloads are written into a temporary
+// folder: the built-in sample (datagen --sample), --runs synthetic runs and --sessions
+// synthetic sessions (datagen, --seed), and the Claude Code corpus of ../shared/corpora
+// × --corpus-copies, each copy's ids remapped so that no session repeats (skipped with
+// a notice when the corpus is absent).
+//
+// On each workload the variants — old, new, new with --workers 1, and the anchors (a
+// bare json.Valid pass over the same files on one core; DuckDB's read_json → COPY …
+// TO parquet from interop/node_modules, skipped with a notice when not installed) —
+// run after --warmup warm-ups in --reps repetitions, old and new always next to each
+// other and alternating, the rest rotating (internal/benchcmp.Schedule). Each run is
+// measured from outside: wall time, user and system time and peak RSS from the
+// child's rusage (wait4). The report gives per workload the median wall time of old
+// and new, the median of the paired ratios new/old of wall and CPU time and peak RSS
+// with the sign test's interval, and the same for --workers N against --workers 1 and
+// for new against each anchor.
+//
+// Every replay's output files are hashed. A run that fails, a replay whose outputs
+// differ between repetitions or between --workers 1 and N, or old and new outputs that
+// differ (unless --allow-output-change, when the table says "differ: …") end the
+// command at once with exit status 1 and no report: a failure never becomes a figure.
+//
+// scale replays --kinds (runs, sessions) at each of --sizes with the current binary
+// and reports each larger size against the smallest: wall time, CPU time and peak RSS,
+// and their ratios — linear time is the size ratio, flat memory an RSS ratio near 1.
+// --max-rss-growth turns the RSS ratio into a check.
+//
+// It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
+// prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
+// run or an output check failed; 2 a usage error.
+//
+// Examples:
+//
+//	benchcompare --workloads sample --reps 3
+//	benchcompare --base HEAD~3 --workloads sample,runs --runs 2000
+//	benchcompare --workloads corpus --corpus-copies 2 --no-anchors
+//	benchcompare scale --kinds runs --sizes 1000,10000
+package main

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/loopwatch/loopwatch/internal/benchcmp"
+	"github.com/loopwatch/loopwatch/internal/corpus"
+)
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == jsonValidCommand {
+		if err := jsonValid(os.Args[2], os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", jsonValidCommand, err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `Usage: benchcompare [--base REF | --old BIN] [--new BIN] [--workloads LIST] [--reps N] [flags]
+       benchcompare scale [--kinds LIST] [--sizes LIST] [flags]
+
+Compares the previous replay binary with the current one side by side: builds both
+(the previous from a clean export of --base, by default where this branch left main;
+the current from the working tree), prepares the workloads, runs old and new
+alternating over paired repetitions, and reports per workload the median wall time,
+the paired ratio new/old of wall and CPU time with an interval, and peak RSS; the
+current binary with --workers 1 against --workers N; and anchors: a bare json.Valid
+pass over the same files on one core, and DuckDB's read_json → Parquet when
+interop/node_modules holds it. A failed build or run, a replay whose outputs differ
+between repetitions or worker counts, or old and new outputs that differ (unless
+--allow-output-change; then the table says so) fail the command as soon as it is
+known: exit status 1, no figures.
+
+"scale" replays synthetic runs and sessions at each size with the current binary and
+reports wall time, CPU time and peak RSS, and their growth from the smallest size.
+
+Writes DIR/bench-compare.md and .json (scale: bench-scale.md and .json) and prints the
+tables. Progress goes to stderr.
+
+Examples:
+  benchcompare --workloads sample --reps 3
+  benchcompare --base HEAD~3 --workloads sample,runs --runs 2000
+  benchcompare --workloads corpus --corpus-copies 2 --no-anchors
+  benchcompare scale --kinds runs --sizes 1000,10000
+
+Flags:
+`
+
+// settings are the flags both modes share.
+type settings struct {
+	repo, out, tmp   string
+	newBin, datagen  string
+	reps, warmup     int
+	workers          int
+	seed             uint64
+	keep             bool
+	log, stdout      io.Writer
+	runsN, sessionsN int
+	corpusCopies     int
+	anchors          bool
+	base, oldBin     string
+	allowChange      bool
+	workloads        []string
+	kinds            []string
+	sizes            []int
+	maxGrowth        float64
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	scale := len(args) > 0 && args[0] == "scale"
+	if scale {
+		args = args[1:]
+	}
+	s := settings{log: stderr, stdout: stdout}
+	var noAnchors bool
+	fs := flag.NewFlagSet("benchcompare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&s.out, "out", "bench-out", "folder for the reports (bench-compare.md/.json, bench-scale.md/.json)")
+	fs.StringVar(&s.tmp, "tmp", "", "folder for builds, workloads and outputs, removed at the end (default: the system's temporary folder)")
+	fs.BoolVar(&s.keep, "keep", false, "keep the temporary folder (its path is printed)")
+	fs.StringVar(&s.newBin, "new", "", "the current replay binary (default: built from the working tree)")
+	fs.StringVar(&s.datagen, "datagen", "", "the datagen binary that writes the synthetic workloads (default: built from the working tree)")
+	reps, warmup := 5, 1
+	if scale {
+		reps, warmup = 1, 0
+	}
+	fs.IntVar(&s.reps, "reps", reps, "paired repetitions per workload (scale: runs of each size)")
+	fs.IntVar(&s.warmup, "warmup", warmup, "warm-up runs of each variant before the repetitions, not counted")
+	fs.IntVar(&s.workers, "workers", 2, "--workers of the replays (the workers table runs the current binary with 1 and with this)")
+	fs.Uint64Var(&s.seed, "seed", 1, "datagen's seed for the synthetic workloads")
+	fs.IntVar(&s.runsN, "runs", 10000, "synthetic runs in the runs workload")
+	fs.IntVar(&s.sessionsN, "sessions", 10000, "synthetic sessions in the sessions workload")
+	if !scale {
+		fs.StringVar(&s.base, "base", "", "git ref of the previous build (default: the merge-base of HEAD and main; on main, HEAD^1)")
+		fs.StringVar(&s.oldBin, "old", "", "the previous replay binary, instead of building --base")
+		fs.StringSliceVar(&s.workloads, "workloads", []string{"sample", "runs", "sessions", "corpus"}, "workloads: sample (the built-in sample), runs, sessions (synthetic, datagen), corpus (the Claude Code corpus × --corpus-copies; skipped when absent)")
+		fs.IntVar(&s.corpusCopies, "corpus-copies", 10, "copies of the Claude Code corpus in the corpus workload")
+		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
+		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
+	} else {
+		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions"}, "what to scale: runs, sessions (synthetic, datagen)")
+		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
+		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
+	}
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "benchcompare: %v (see benchcompare --help)\n", err)
+		return 2
+	}
+	s.anchors = !scale && !noAnchors
+	if err := s.check(scale, fs.NArg()); err != nil {
+		fmt.Fprintf(stderr, "benchcompare: %v (see benchcompare --help)\n", err)
+		return 2
+	}
+	var err error
+	if scale {
+		err = runScale(ctx, s)
+	} else {
+		err = runCompare(ctx, s)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "benchcompare: FAILED: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// check validates the flags and finds the repository.
+func (s *settings) check(scale bool, nargs int) error {
+	if nargs > 0 {
+		return errors.New("unexpected argument")
+	}
+	if s.reps < 1 || s.warmup < 0 || s.workers < 1 || s.runsN < 1 || s.sessionsN < 1 {
+		return errors.New("--reps, --workers, --runs and --sessions must be ≥ 1, --warmup ≥ 0")
+	}
+	if scale {
+		if len(s.sizes) == 0 || !slices.IsSorted(s.sizes) || s.sizes[0] < 1 {
+			return errors.New("--sizes: give sizes ≥ 1, smallest first")
+		}
+		for _, k := range s.kinds {
+			if k != "runs" && k != "sessions" {
+				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions)", k)
+			}
+		}
+	} else {
+		if s.corpusCopies < 1 {
+			return errors.New("--corpus-copies must be ≥ 1")
+		}
+		for _, w := range s.workloads {
+			if !slices.Contains([]string{"sample", "runs", "sessions", "corpus"}, w) {
+				return fmt.Errorf("--workloads: unknown workload %q (sample, runs, sessions, corpus)", w)
+			}
+		}
+		if s.base != "" && s.oldBin != "" {
+			return errors.New("--base and --old exclude each other")
+		}
+	}
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	s.repo = root
+	return nil
+}
+
+// machine describes the machine and its load.
+func machine() string {
+	return fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+}
+
+// loadAverage is the one-minute load average, or "" where unknown.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// tempDir makes the run's temporary folder; cleanup removes it unless --keep.
+func (s settings) tempDir(prefix string) (dir string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp(s.tmp, prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() {
+		if s.keep {
+			fmt.Fprintf(s.log, "kept %s\n", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	}, nil
+}
+
+// currentBinaries returns the current replay and datagen: given, or built from the
+// working tree into dir.
+func (s settings) currentBinaries(ctx context.Context, dir string) (replay, datagen string, err error) {
+	var pkgs []string
+	if s.newBin == "" {
+		pkgs = append(pkgs, "./cmd/replay")
+	}
+	if s.datagen == "" {
+		pkgs = append(pkgs, "./cmd/datagen")
+	}
+	replay, datagen = s.newBin, s.datagen
+	if len(pkgs) > 0 {
+		fmt.Fprintf(s.log, "building %s from the working tree\n", strings.Join(pkgs, " "))
+		bins, err := goBuild(ctx, s.repo, dir, pkgs...)
+		if err != nil {
+			return "", "", err
+		}
+		if replay == "" {
+			replay = bins["replay"]
+		}
+		if datagen == "" {
+			datagen = bins["datagen"]
+		}
+	}
+	for _, b := range []string{replay, datagen} {
+		if _, err := os.Stat(b); err != nil {
+			return "", "", err
+		}
+	}
+	return replay, datagen, nil
+}
+
+// writeReports writes name.md and name.json into s.out and the text tables to stdout.
+func (s settings) writeReports(rep *benchcmp.Report, name string) error {
+	if err := rep.WriteText(s.stdout); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		ext   string
+		write func(io.Writer) error
+	}{{".md", rep.WriteMarkdown}, {".json", rep.WriteJSON}} {
+		var b strings.Builder
+		if err := f.write(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(s.out, name+f.ext), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.log, "wrote %s.md and %s.json\n", filepath.Join(s.out, name), filepath.Join(s.out, name))
+	return nil
+}
+
+// prepareOut makes the report folder and removes an earlier run's reports, so a
+// failed run never leaves a stale report looking current.
+func (s settings) prepareOut(name string) error {
+	if err := os.MkdirAll(s.out, 0o755); err != nil {
+		return err
+	}
+	for _, ext := range []string{".md", ".json"} {
+		if err := os.Remove(filepath.Join(s.out, name+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayCommand is bin replaying w into out with workers workers.
+func replayCommand(ctx context.Context, bin string, w workload, workers int) func(string) *exec.Cmd {
+	return func(out string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, w.replayArgs(out, workers)...)
+		return cmd
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/loopwatch/loopwatch/internal/benchcmp"
+)
+
+// runScale replays synthetic runs and sessions at each size with the current binary
+// and compares every size with the smallest: whether time grows linearly and memory
+// stays flat.
+func runScale(ctx context.Context, s settings) error {
+	if err := s.prepareOut("bench-scale"); err != nil {
+		return err
+	}
+	tmp, cleanup, err := s.tempDir("bench-scale-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	bin, datagen, err := s.currentBinaries(ctx, filepath.Join(tmp, "new"))
+	if err != nil {
+		return err
+	}
+	desc := s.newBin + " (given)"
+	if s.newBin == "" {
+		if desc, err = describeHead(ctx, s.repo); err != nil {
+			return err
+		}
+		desc += ", built from the working tree"
+	}
+	rep := &benchcmp.Report{
+		Title: "bench-scale: the replay's cost from the smallest size to each larger one",
+		Setup: []string{
+			"replay: " + desc,
+			fmt.Sprintf("%d run(s) of each size after %d warm-up run(s), the sizes' order rotating every repetition; --workers %d; inputs from datagen --seed %d",
+				s.reps, s.warmup, s.workers, s.seed),
+		},
+	}
+	load := loadAverage()
+	var failures []string
+	for _, kind := range s.kinds {
+		var vs []variant
+		for _, n := range s.sizes {
+			args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+			if kind == "sessions" {
+				args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+			}
+			fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, kind)
+			w, err := generated(ctx, datagen, filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)), kind+"-"+count(n),
+				fmt.Sprintf("%d synthetic %s", n, kind), args...)
+			if err != nil {
+				return err
+			}
+			vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
+		}
+		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
+		if err != nil {
+			return err
+		}
+		bw := benchcmp.Workload{Name: kind, About: fmt.Sprintf("synthetic %s (datagen), sizes %v", kind, s.sizes), Variants: m.variants}
+		for i := 1; i < len(vs); i++ {
+			c, err := benchcmp.Compare(vs[i].name+"/"+vs[0].name, m.variants[0], m.variants[i])
+			if err != nil {
+				return err
+			}
+			bw.Comparisons = append(bw.Comparisons, c)
+			if i == len(vs)-1 && s.maxGrowth > 0 && c.RSS.Pairs > 0 && c.RSS.Median > s.maxGrowth {
+				failures = append(failures, fmt.Sprintf("%s: peak RSS grew %.2f× from %s to %s (--max-rss-growth %g)", kind, c.RSS.Median, vs[0].name, vs[i].name, s.maxGrowth))
+			}
+		}
+		rep.Workloads = append(rep.Workloads, bw)
+		// The inputs of the larger sizes are large: free the disk before the next kind.
+		for _, n := range s.sizes {
+			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)))
+		}
+	}
+	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
+		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
+	for i := 1; i < len(s.sizes); i++ {
+		name := count(s.sizes[i]) + "/" + count(s.sizes[0])
+		rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
+	}
+	if err := s.writeReports(rep, "bench-scale"); err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%v", failures)
+	}
+	return nil
+}
