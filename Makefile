@@ -4,7 +4,7 @@ BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: all build test demo bench regress fuzz lint interop-deps clean
+.PHONY: all build test demo bench bench-compare bench-scale regress fuzz lint interop-deps clean
 
 all: build
 
@@ -27,6 +27,17 @@ test: interop-deps
 ## bench: benchmarks of the detectors and the replay
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-compare: the previous and the current replay side by side, alternating, with paired ratios of wall
+## time, CPU time and peak RSS (BASE=<git ref> for the previous, default where this branch left main;
+## BENCH_FLAGS for more, e.g. --workloads sample,runs --reps 3); reports in bench-out/
+bench-compare:
+	$(GO) run ./internal/cmd/benchcompare $(if $(BASE),--base $(BASE)) $(BENCH_FLAGS)
+
+## bench-scale: the current replay's time and peak RSS at 10k and 100k synthetic runs and sessions
+## (BENCH_FLAGS, e.g. --kinds runs --sizes 10000,100000 --max-rss-growth 1.5); reports in bench-out/
+bench-scale:
+	$(GO) run ./internal/cmd/benchcompare scale $(BENCH_FLAGS)
 
 ## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
 ## (outputs in regress-out/: regress.md, regress.json and each replay's tables)
@@ -57,4 +68,4 @@ interop/node_modules/.installed: interop/package.json interop/package-lock.json
 	@touch $@
 
 clean:
-	rm -rf $(BIN) demo regress-out interop/node_modules
+	rm -rf $(BIN) demo regress-out bench-out interop/node_modules
