@@ -86,7 +86,7 @@ func TestObjectiveCompare(t *testing.T) {
 		{"f1", sc(0.5, 0.5, 5, 5, nan), sc(0.9, 0.2, 1, 8, nan), -1},
 		{"f1", sc(0.5, 0.5, 5, 5, nan), sc(0.5, 0.5, 5, 5, nan), 0},
 		{"f1", sc(0.6, 0.5, 4, 5, nan), sc(0.5, 0.6, 6, 4, nan), -1}, // same F1: the higher precision
-		{"f1", sc(nan, 0, 0, 5, nan), sc(0.1, 0.1, 9, 9, nan), 1},     // undefined last
+		{"f1", sc(nan, 0, 0, 5, nan), sc(0.1, 0.1, 9, 9, nan), 1},    // undefined last
 		{"fbeta=2", sc(0.3, 0.9, 20, 1, nan), sc(0.9, 0.3, 1, 7, nan), -1},
 		{"recall@precision>=0.5", sc(0.5, 0.4, 4, 6, nan), sc(0.4, 0.9, 9, 1, nan), -1}, // feasible first
 		{"recall@precision>=0.5", sc(0.6, 0.4, 4, 6, nan), sc(0.9, 0.5, 1, 5, nan), 1},
