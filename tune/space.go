@@ -247,7 +247,11 @@ func (sp *Space) Add(spec string) error {
 			return fmt.Errorf("--grid %s: the value %s is listed twice", spec, v.Text)
 		}
 		seen[string(v.JSON)] = true
-		if _, err := sp.decode(pi.family, patchOf(pi.path, v.JSON)); err != nil {
+		cfg, err := sp.decode(pi.family, patchOf(pi.path, v.JSON))
+		if a, ok := cfg.(assess.Config); ok && err == nil {
+			_, err = compileCheck(a)
+		}
+		if err != nil {
 			return fmt.Errorf("--grid %s: %s=%s: %w", spec, p.Name, v.Text, err)
 		}
 	}
@@ -511,9 +515,6 @@ func (sp *Space) decode(f Family, patch json.RawMessage) (any, error) {
 		}
 		if err == nil {
 			err = cfg.Validate()
-		}
-		if err == nil {
-			_, err = compileCheck(cfg)
 		}
 		return cfg, err
 	}
