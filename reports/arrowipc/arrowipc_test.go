@@ -14,7 +14,7 @@ import (
 )
 
 func TestWriteReadBack(t *testing.T) {
-	cols := reports.Columns{{"name", reports.String}, {"n", reports.Int64}, {"x", reports.Float64}, {"ok", reports.Bool}}
+	cols := reports.Columns{{Name: "name", Type: reports.String}, {Name: "n", Type: reports.Int64}, {Name: "x", Type: reports.Float64}, {Name: "ok", Type: reports.Bool}}
 	var rows [][]any
 	for i := range BatchRows + 5 { // two batches
 		rows = append(rows, []any{"r" + string(rune('a'+i%26)), int64(i), float64(i) / 2, i%2 == 0})
@@ -62,7 +62,7 @@ func TestWriteReadBack(t *testing.T) {
 }
 
 func TestWriteRefusesBadRows(t *testing.T) {
-	cols := reports.Columns{{"n", reports.Int64}}
+	cols := reports.Columns{{Name: "n", Type: reports.Int64}}
 	for _, rows := range [][][]any{{{"x"}}, {{int64(1), int64(2)}}, {{1.5}}} {
 		if err := Write(&bytes.Buffer{}, cols, rows, nil); err == nil || !strings.Contains(err.Error(), "row 0") {
 			t.Errorf("Write(%v) = %v, want an error naming row 0", rows, err)
@@ -72,7 +72,7 @@ func TestWriteRefusesBadRows(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, reports.Columns{{"n", reports.Int64}}, nil, nil); err != nil {
+	if err := Write(&buf, reports.Columns{{Name: "n", Type: reports.Int64}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ipc.NewFileReader(bytes.NewReader(buf.Bytes()))
