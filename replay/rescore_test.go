@@ -186,6 +186,11 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 				t.Fatal(err)
 			}
 			o := sr.Outcome()
+			for i, f := range tr.Frustration(cfg.Detect.EMA) {
+				if f != sr.Steps[i].FrustrationEMA {
+					t.Fatalf("config %d, session %s, event %d: trace's frustration %v, processor's %v", c, s.Key, i, f, sr.Steps[i].FrustrationEMA)
+				}
+			}
 			if !slices.Equal(d.Interventions, o.Interventions) || d.PeakFrustration != o.PeakFrustration {
 				t.Fatalf("config %d, session %s: trace gives interventions %v (peak %v), processor %v (peak %v)\nconfig: %s",
 					c, s.Key, d.Interventions, d.PeakFrustration, o.Interventions, o.PeakFrustration, fmt.Sprintf("%+v", cfg.Breaker))

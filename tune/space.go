@@ -60,8 +60,15 @@ type Param struct {
 }
 
 // Column is the parameter's column name in the sweep table: its JSON path with "_"
-// for ".", without the family ("breaker_cooldown").
-func (p *Param) Column() string { return strings.Join(p.path, "_") }
+// for ".", without the family ("breaker_frustration_threshold"); a duration's column
+// holds seconds and says so ("breaker_cooldown_seconds").
+func (p *Param) Column() string {
+	c := strings.Join(p.path, "_")
+	if p.Kind == Duration {
+		c += "_seconds"
+	}
+	return c
+}
 
 // Value is one value of a parameter.
 type Value struct {

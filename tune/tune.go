@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -41,6 +42,9 @@ type Options struct {
 	Samples int
 	// MaxConfigs bounds a family's grid without Samples (default 10,000).
 	MaxConfigs int
+	// Out, when set, is where the sweep will be written ([Write]): its files are left
+	// out of the input when they lie inside it.
+	Out string
 }
 
 // DefaultGrid returns the grid a family is swept over when none is given: the
@@ -79,6 +83,7 @@ type Result struct {
 	Targets []*TargetResult
 	// Settings are the sweep's settings (for the outputs' metadata).
 	Settings pipeline.Settings
+	data     *dataset
 }
 
 // TargetResult is the sweep of one target.
@@ -175,6 +180,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() && opts.Out != "" {
+		in.Exclude = replay.ExcludeWithin(s.In, OutputFiles(opts.Out))
+	}
 	sp, err := NewSpace(in.Struggle, in.Assess)
 	if err != nil {
 		return nil, err
@@ -235,7 +243,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, Space: sp, Objective: opts.Objective, Settings: s}
+	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, Space: sp, Objective: opts.Objective, Settings: s, data: d}
 	res.Warnings = append(append(res.Warnings, in.LabelWarnings...), d.warnings...)
 	if d.derived > 0 {
 		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", d.derived, res.LabelsNote)

@@ -115,3 +115,25 @@ func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 		}
 	}
 }
+
+// Frustration returns the frustration EMA after each event of the trace under ema,
+// as the processor reports it (Step.FrustrationEMA): 0 for a skipped event, and
+// starting again from 0 wherever a fresh session state opens.
+func (t *Trace) Frustration(ema detect.EMAConfig) []float64 {
+	out := make([]float64, len(t.Steps))
+	var frustration detect.EmaTracker
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		if st.Skipped {
+			continue
+		}
+		if st.Opens {
+			frustration = detect.NewEmaTracker(ema.Alpha)
+		}
+		if ema.EveryEvent || st.Human {
+			frustration.Update(ema.FrustrationValue(st.Signals))
+		}
+		out[i] = frustration.Value()
+	}
+	return out
+}
