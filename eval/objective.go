@@ -107,15 +107,17 @@ func (a AlarmCounts) Score() Score {
 		FalseAlarmsPer100: a.FalseAlarmsPer100()}
 }
 
-// FBeta is the F-beta score of precision and recall; NaN when either is undefined, 0
-// when both are 0.
+// FBeta is the F-beta score of precision and recall: 0 when either is 0 (the other
+// may be undefined: nothing predicted with positives to find, or predictions with
+// nothing to find — as [Confusion.FBeta] has it), NaN when one is undefined and the
+// other is not 0.
 func (s Score) FBeta(beta float64) float64 {
 	p, r := s.Precision, s.Recall
+	if p == 0 || r == 0 {
+		return 0
+	}
 	if math.IsNaN(p) || math.IsNaN(r) {
 		return math.NaN()
-	}
-	if p == 0 && r == 0 {
-		return 0
 	}
 	b2 := beta * beta
 	return (1 + b2) * p * r / (b2*p + r)

@@ -68,8 +68,13 @@ func TestScores(t *testing.T) {
 	if sum != a {
 		t.Errorf("Add, Add, Sub = %+v, want %+v", sum, a)
 	}
-	if (Score{Precision: 0, Recall: 0}).FBeta(1) != 0 || !math.IsNaN((Score{Precision: math.NaN(), Recall: 1}).FBeta(1)) {
-		t.Error("FBeta of zeros must be 0 and of an undefined precision NaN")
+	for _, c := range []Confusion{{}, {FN: 3}, {FP: 2}, {FP: 2, TN: 5}, {TP: 1}, {TP: 2, FP: 1, FN: 3}} {
+		if got, want := c.Score().FBeta(2), c.FBeta(2); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("%+v: Score.FBeta %v, Confusion.FBeta %v", c, got, want)
+		}
+	}
+	if got := (AlarmCounts{Moments: 4}).Score().FBeta(1); got != 0 {
+		t.Errorf("no intervention and moments to catch: F1 %v, want 0", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
@@ -43,22 +44,24 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		hash     string
 		outcomes []unitOutcome
 	}
-	rows := []rowUnits{{name: RowSeed, hash: seed.Hash}, {name: RowShipped}, {name: RowDefault, hash: def.Hash}}
-	if chose {
-		rows = append(rows, rowUnits{name: RowTuned})
-	}
+	// The default first (the replay's order: the configured detector, then what it is
+	// compared with), the tuned choice, the seed preset, the shipped baseline.
+	rows := []rowUnits{{name: RowDefault, hash: def.Hash}, {name: RowTuned}, {name: RowSeed, hash: seed.Hash}, {name: RowShipped}}
 	for _, i := range held {
 		u := us.idx[i]
-		rows[0].outcomes = append(rows[0].outcomes, s.outcome(tr.Target, seed, u, dec, true))
-		rows[1].outcomes = append(rows[1].outcomes, s.shippedOutcome(tr.Target, u))
-		rows[2].outcomes = append(rows[2].outcomes, s.outcome(tr.Target, def, u, dec, true))
+		rows[0].outcomes = append(rows[0].outcomes, s.outcome(tr.Target, def, u, dec, true))
 		if chose {
 			c := tr.Configs[tr.FoldChoice[us.fold[i]]]
-			rows[3].outcomes = append(rows[3].outcomes, s.outcome(tr.Target, c, u, dec, true))
+			rows[1].outcomes = append(rows[1].outcomes, s.outcome(tr.Target, c, u, dec, true))
 		}
+		rows[2].outcomes = append(rows[2].outcomes, s.outcome(tr.Target, seed, u, dec, true))
+		rows[3].outcomes = append(rows[3].outcomes, s.shippedOutcome(tr.Target, u))
 	}
 	if chose && tr.Final >= 0 {
-		rows[3].hash = tr.Configs[tr.Final].Hash
+		rows[1].hash = tr.Configs[tr.Final].Hash
+	}
+	if !chose {
+		rows = slices.Delete(rows, 1, 2)
 	}
 	unitOpts := opts
 	if tr.Target != TargetStruggle {
@@ -89,7 +92,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		tr.Verdict = fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
 		return
 	}
-	defOut, tunedOut := rows[2].outcomes, rows[3].outcomes
+	defOut, tunedOut := rows[0].outcomes, rows[1].outcomes
 	sum := func(outs []unitOutcome, idx []int) tally {
 		var t tally
 		for _, k := range idx {

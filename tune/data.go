@@ -159,3 +159,21 @@ func (u *sessionUnit) shippedPoints(tr *assess.Trace) []eval.Point {
 	}
 	return out
 }
+
+// unknownKeys returns the keys that are no run's or session's, in the order given.
+func (d *dataset) unknownKeys(keys []string) []string {
+	known := map[string]bool{}
+	for _, r := range d.runs {
+		known[r.key] = true
+	}
+	for _, s := range d.sessions {
+		known[s.key] = true
+	}
+	var out []string
+	for _, k := range keys {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}

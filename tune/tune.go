@@ -261,6 +261,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for _, k := range opts.Holdout {
 		holdout[k] = true
 	}
+	if unknown := d.unknownKeys(opts.Holdout); len(unknown) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", opts.HoldoutName,
+			len(unknown), strings.Join(unknown[:min(3, len(unknown))], ", ")))
+	}
 	for _, t := range targets {
 		us, scheme, warns, err := sc.split(t, opts, holdout)
 		if err != nil {

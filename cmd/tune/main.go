@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -287,10 +288,21 @@ func describe(res *tune.Result, tr *tune.TargetResult, c *tune.Config) string {
 
 func formatPaired(p tune.Paired) string {
 	d := p.PairedDifference
-	if d.Low != d.Low { // NaN
-		return fmt.Sprintf("%+.3f (no interval)", d.Diff)
+	switch {
+	case math.IsNaN(d.Diff):
+		return fmt.Sprintf("undefined (default %s, tuned %s)", undefined(d.A), undefined(d.B))
+	case math.IsNaN(d.Low):
+		return fmt.Sprintf("%+.3f (%.3f → %.3f; no interval: undefined in too many resamples)", d.Diff, d.A, d.B)
 	}
 	return fmt.Sprintf("%+.3f [%+.3f, %+.3f] (%.3f → %.3f, paired bootstrap of %d resamples)", d.Diff, d.Low, d.High, d.A, d.B, d.Resamples)
+}
+
+// undefined formats a figure that may be undefined.
+func undefined(v float64) string {
+	if math.IsNaN(v) {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 // defaultGrids lists the grids used when none is given.

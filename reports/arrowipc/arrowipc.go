@@ -99,3 +99,63 @@ func appendValue(b array.Builder, t reports.ColumnType, v any) {
 		b.(*array.Float64Builder).Append(v.(float64))
 	}
 }
+
+// Read reads an Arrow IPC file of the column types Write writes: its columns, its
+// rows (nil for null) and its schema's metadata. It refuses a column of another type.
+func Read(r ipc.ReadAtSeeker) (reports.Columns, [][]any, map[string]string, error) {
+	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer fr.Close()
+	schema := fr.Schema()
+	var cols reports.Columns
+	for _, f := range schema.Fields() {
+		var t reports.ColumnType
+		switch f.Type.ID() {
+		case arrow.INT64:
+			t = reports.Int64
+		case arrow.BOOL:
+			t = reports.Bool
+		case arrow.STRING:
+			t = reports.String
+		case arrow.FLOAT64:
+			t = reports.Float64
+		default:
+			return nil, nil, nil, fmt.Errorf("arrowipc: column %s of type %s", f.Name, f.Type)
+		}
+		cols = append(cols, reports.Column{Name: f.Name, Type: t})
+	}
+	md := map[string]string{}
+	m := schema.Metadata()
+	for i, k := range m.Keys() {
+		md[k] = m.Values()[i]
+	}
+	var rows [][]any
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for j := 0; j < int(rec.NumRows()); j++ {
+			row := make([]any, len(cols))
+			for c, col := range rec.Columns() {
+				if col.IsNull(j) {
+					continue
+				}
+				switch a := col.(type) {
+				case *array.Int64:
+					row[c] = a.Value(j)
+				case *array.Boolean:
+					row[c] = a.Value(j)
+				case *array.String:
+					row[c] = a.Value(j)
+				case *array.Float64:
+					row[c] = a.Value(j)
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return cols, rows, md, nil
+}

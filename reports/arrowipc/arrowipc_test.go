@@ -2,6 +2,7 @@ package arrowipc
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -58,6 +59,14 @@ func TestWriteReadBack(t *testing.T) {
 	}
 	if total != len(rows) || r.NumRecords() != 2 {
 		t.Errorf("%d rows in %d batches, want %d in 2", total, r.NumRecords(), len(rows))
+	}
+	gotCols, gotRows, md, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows[3][2] = nil // NaN is written as null
+	if fmt.Sprint(gotCols) != fmt.Sprint(cols) || fmt.Sprint(gotRows) != fmt.Sprint(rows) || md["loopwatch.table"] != "sweep" {
+		t.Errorf("Read gives back other columns, rows or metadata than Write wrote")
 	}
 }
 
