@@ -55,7 +55,9 @@ func row(t *testing.T, tr *TargetResult, name string) Row {
 	return Row{}
 }
 
-func same(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12 }
+func same(a, b float64) bool {
+	return a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12
+}
 
 // TestDefaultMatchesReplay checks that tune scores the default, the seed preset and
 // the shipped-today baseline exactly as the replay's metrics do, on the sample (where
@@ -226,7 +228,9 @@ func TestHoldout(t *testing.T) {
 	}
 	opts.Holdout = append(opts.Holdout, "synth-0008@e1")
 	res = runSample(t, opts)
-	if !slices.ContainsFunc(res.Warnings, func(e error) bool { return strings.Contains(e.Error(), "1 keys match no run or session (e.g. synth-0008@e1)") }) {
+	if !slices.ContainsFunc(res.Warnings, func(e error) bool {
+		return strings.Contains(e.Error(), "1 keys match no run or session (e.g. synth-0008@e1)")
+	}) {
 		t.Errorf("a holdout key that matches nothing is not reported: %v", res.Warnings)
 	}
 	opts.Holdout = []string{"no-such-run"}
