@@ -154,34 +154,44 @@ func (s *scorer) frictionOutcome(su *sessionUnit, ivs []eval.Point, keep bool) u
 	return o
 }
 
+// scratch is a worker's reusable buffers.
+type scratch struct {
+	dec assess.Decision
+	obs [][]eval.Observation // per fold
+	all []eval.Observation
+}
+
 // evaluate scores one configuration on a target's units.
-func (s *scorer) evaluate(us *units, c *Config, dec *assess.Decision) evaluation {
+func (s *scorer) evaluate(us *units, c *Config, sc *scratch) evaluation {
 	ev := evaluation{fold: make([]tally, us.folds)}
 	ranked := us.target != TargetFriction
-	var obs [][]eval.Observation
-	var all []eval.Observation
 	if ranked {
-		obs = make([][]eval.Observation, us.folds)
-		all = make([]eval.Observation, 0, len(us.idx))
+		if len(sc.obs) != us.folds {
+			sc.obs = make([][]eval.Observation, us.folds)
+		}
+		for f := range sc.obs {
+			sc.obs[f] = sc.obs[f][:0]
+		}
+		sc.all = sc.all[:0]
 	}
 	for i, u := range us.idx {
-		o := s.outcome(us.target, c, u, dec, false)
+		o := s.outcome(us.target, c, u, &sc.dec, false)
 		f := us.fold[i]
 		ev.fold[f].add(o.tally)
 		ev.all.add(o.tally)
 		if ranked {
 			ob := eval.Observation{Label: s.label(us.target, u), Predicted: o.tally.conf.TP+o.tally.conf.FP > 0, Score: o.score}
-			obs[f] = append(obs[f], ob)
-			all = append(all, ob)
+			sc.obs[f] = append(sc.obs[f], ob)
+			sc.all = append(sc.all, ob)
 		}
 	}
 	if ranked {
 		ev.foldAP, ev.foldAUC = make([]float64, us.folds), make([]float64, us.folds)
-		for f := range obs {
-			cv := eval.Curves(obs[f])
+		for f := range sc.obs {
+			cv := eval.Curves(sc.obs[f])
 			ev.foldAP[f], ev.foldAUC[f] = cv.AP(), cv.AUC()
 		}
-		cv := eval.Curves(all)
+		cv := eval.Curves(sc.all)
 		ev.ap, ev.auc = cv.AP(), cv.AUC()
 	}
 	return ev
@@ -208,9 +218,9 @@ func (s *scorer) evaluateAll(us *units, configs []*Config, workers int) []evalua
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var dec assess.Decision
+			var sc scratch
 			for i := range next {
-				out[i] = s.evaluate(us, configs[i], &dec)
+				out[i] = s.evaluate(us, configs[i], &sc)
 			}
 		}()
 	}
