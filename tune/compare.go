@@ -76,6 +76,18 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 				ms = append(ms, eval.MomentSession{Key: su.key, Moments: su.moments, Interventions: r.outcomes[k].interventions, HumanTurns: su.humanTurns})
 			}
 			row.Moments = eval.EvaluateMoments(ms, s.window, opts)
+			// The sessions' ranking by peak frustration against their outcome: the
+			// breaker's curve under the same configuration.
+			var obs []eval.Observation
+			for k, i := range held {
+				su := &s.d.sessions[us.idx[i]]
+				if su.label.Scored() {
+					obs = append(obs, eval.Observation{Key: su.key, Label: su.label, Score: r.outcomes[k].score})
+				}
+			}
+			if len(obs) > 0 {
+				tr.Curves = append(tr.Curves, NamedCurve{Detector: string(TargetBreaker), Config: r.name, Curve: eval.Curves(obs)})
+			}
 		} else {
 			obs := make([]eval.Observation, len(held))
 			for k, i := range held {

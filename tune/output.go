@@ -195,7 +195,11 @@ func (tr *TargetResult) Differences(sp *Space, c *Config) []string {
 	var out []string
 	for i, p := range sp.Params {
 		if p.Family == c.Family && fmt.Sprint(def[i]) != fmt.Sprint(mine[i]) {
-			out = append(out, fmt.Sprintf("%s=%v", strings.TrimPrefix(p.Name, string(p.Family)+"."), mine[i]))
+			v := fmt.Sprint(mine[i])
+			if secs, ok := mine[i].(float64); ok && p.Kind == Duration {
+				v = time.Duration(secs * float64(time.Second)).String()
+			}
+			out = append(out, fmt.Sprintf("%s=%s", strings.TrimPrefix(p.Name, string(p.Family)+"."), v))
 		}
 	}
 	return out

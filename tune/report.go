@@ -85,9 +85,9 @@ func (res *Result) reportTarget(d *htmlreport.Data, tr *TargetResult) {
 	}
 	d.Tables = append(d.Tables, res.choiceTable(tr))
 	if len(tr.Curves) > 0 {
-		set := htmlreport.CurveSet{Detector: name, Note: curveNote(tr.Target)}
+		set := htmlreport.CurveSet{Detector: tr.Curves[0].Detector, Note: curveNote(tr.Target)}
 		for _, c := range tr.Curves {
-			set.Series = append(set.Series, htmlreport.CurveSeries{Name: c.Config, Curve: c.Curve, Dashed: c.Config != RowTuned})
+			set.Series = append(set.Series, htmlreport.CurveSeries{Name: c.Config, Curve: c.Curve, Dashed: c.Config != RowTuned && c.Config != RowDefault})
 		}
 		d.Curves = append(d.Curves, set)
 	}
@@ -183,12 +183,20 @@ func (res *Result) sweeps(tr *TargetResult) []htmlreport.Sweep {
 			sw.Series[1].Points = append(sw.Series[1].Points, htmlreport.XY{X: x, Y: sc.Precision})
 			sw.Series[2].Points = append(sw.Series[2].Points, htmlreport.XY{X: x, Y: sc.Recall})
 		}
-		if x, ok := asFloat(values[0][pi]); ok {
-			sw.Marks = append(sw.Marks, htmlreport.Mark{X: x, Label: "default"})
-		}
+		def, defOK := asFloat(values[0][pi])
+		chosen, chosenOK := 0.0, false
 		if tr.Final >= 0 {
-			if x, ok := asFloat(values[tr.Final][pi]); ok {
-				sw.Marks = append(sw.Marks, htmlreport.Mark{X: x, Label: "chosen"})
+			chosen, chosenOK = asFloat(values[tr.Final][pi])
+		}
+		switch {
+		case defOK && chosenOK && def == chosen:
+			sw.Marks = append(sw.Marks, htmlreport.Mark{X: def, Label: "default = chosen"})
+		default:
+			if defOK {
+				sw.Marks = append(sw.Marks, htmlreport.Mark{X: def, Label: "default"})
+			}
+			if chosenOK {
+				sw.Marks = append(sw.Marks, htmlreport.Mark{X: chosen, Label: "chosen"})
 			}
 		}
 		out = append(out, sw)
@@ -301,8 +309,11 @@ func (res *Result) sessionTrajectories(d *htmlreport.Data, tr *TargetResult, shi
 
 // curveNote says what a target's curve ranks by.
 func curveNote(t Target) string {
-	if t == TargetStruggle {
+	switch t {
+	case TargetStruggle:
 		return "Runs ranked by their peak struggle score; positive: a run labelled struggling. Held-out units; the tuned curve pools each fold's choice."
+	case TargetFriction:
+		return "The breaker's ranking of the held-out sessions with an outcome label by their peak frustration EMA, under each configuration (tuned for friction: each fold's choice); positive: a bad outcome."
 	}
 	return "Sessions ranked by their peak frustration EMA; positive: a bad outcome. Held-out units; the tuned curve pools each fold's choice."
 }

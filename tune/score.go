@@ -91,7 +91,7 @@ func (t tally) score(target Target) eval.Score {
 // unitOutcome is one unit's prediction under one configuration.
 type unitOutcome struct {
 	tally tally
-	score float64 // the ranking score (struggle, breaker); NaN for friction
+	score float64 // the ranking score: the peak struggle score or the peak frustration
 	// interventions (friction) for the moments report
 	interventions []eval.Point
 }
@@ -141,7 +141,9 @@ func (s *scorer) outcome(target Target, c *Config, u int, dec *assess.Decision, 
 		return unitOutcome{tally: t, score: dec.PeakFrustration}
 	}
 	ivs := interventionPoints(tr, dec, nil)
-	return s.frictionOutcome(su, ivs, keepInterventions)
+	o := s.frictionOutcome(su, ivs, keepInterventions)
+	o.score = dec.PeakFrustration
+	return o
 }
 
 // frictionOutcome scores a session's interventions against its moments.

@@ -336,10 +336,10 @@ Examples:
   tune
   tune --list-params
   tune --grid composite_threshold=0.3:0.8:0.1 --grid weights.budget_burn=0,0.1,0.25 --out sweep.parquet
-  tune --in sessions/ --labels labels.csv --grid frustration_threshold=0.2,0.3,0.45 --grid ema.alpha=0.5,1 --objective recall@false_alarms<=10
-  tune --in quasar-history/ --derive-labels --target struggle --objective fbeta=2 --folds 4
+  tune --in sessions/ --labels session-labels.csv --grid frustration_threshold=0.2,0.3,0.45 --grid ema.alpha=0.5,1 --objective recall@false_alarms<=10
+  tune --in quasar-history/ --derive-labels --target struggle --objective fbeta=2 --folds 2
   tune --in runs/ --labels labels.csv --grid-file grid.txt --samples 500 --seed 7
-  tune --in sessions/ --labels labels.csv --holdout heldout.txt --objective recall@precision>=0.5
+  tune --in sessions/ --labels session-labels.csv --holdout heldout.txt --objective recall@precision>=0.5
   tune --print-config=struggle
 
 Flags:
