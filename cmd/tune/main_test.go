@@ -216,3 +216,83 @@ func TestCorpusTune(t *testing.T) {
 		}
 	}
 }
+
+// readmeBlocks returns the README's fenced blocks.
+func readmeBlocks(t *testing.T) []string {
+	t.Helper()
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(b), "```")
+	var blocks []string
+	for i := 1; i < len(parts); i += 2 {
+		blocks = append(blocks, strings.TrimPrefix(parts[i], "\n"))
+	}
+	return blocks
+}
+
+// TestReadmeShowsTheDemo checks that the tune output the README quotes is what
+// `make demo` prints today.
+func TestReadmeShowsTheDemo(t *testing.T) {
+	var block string
+	for _, b := range readmeBlocks(t) {
+		if strings.HasPrefix(b, "input:") && strings.Contains(b, "verdict:") {
+			block = b
+		}
+	}
+	if block == "" {
+		t.Fatal("the README quotes no tune demo output")
+	}
+	code, stdout, stderr := runCLI(t, "--out", filepath.Join(t.TempDir(), "sweep.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	summary, _, _ := strings.Cut(stdout, "\nwrote ")
+	if strings.TrimSpace(summary) != strings.TrimSpace(block) {
+		t.Errorf("README's tune demo output is stale; `make demo` prints:\n%s", summary)
+	}
+}
+
+// TestReadmeCorpusFigures checks that the lines the README quotes of tune on the
+// shared corpora are lines the commands print (skipped when the corpora are absent).
+func TestReadmeCorpusFigures(t *testing.T) {
+	quoted := 0
+	for _, b := range readmeBlocks(t) {
+		cmdline, rest, ok := strings.Cut(b, "\n")
+		args, isTune := strings.CutPrefix(cmdline, "$ bin/tune ")
+		if !ok || !isTune {
+			continue
+		}
+		quoted++
+		fields := strings.Fields(args)
+		for i, f := range fields {
+			if rel, ok := strings.CutPrefix(f, "../shared/corpora/"); ok {
+				name, sub, _ := strings.Cut(rel, "/")
+				dir, err := corpus.Dir(name)
+				if err != nil {
+					t.Skip(err)
+				}
+				fields[i] = filepath.Join(dir, sub)
+			}
+		}
+		code, stdout, stderr := runCLI(t, append(fields, "--out", filepath.Join(t.TempDir(), "sweep.parquet"))...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmdline, code, stderr)
+		}
+		lines := strings.Split(stdout, "\n")
+		for _, want := range strings.Split(strings.TrimSpace(rest), "\n") {
+			if !slices.Contains(lines, want) {
+				t.Errorf("%s: the README quotes a line the command does not print:\n%s\nit prints:\n%s", cmdline, want, stdout)
+				break
+			}
+		}
+	}
+	if quoted < 2 {
+		t.Errorf("the README quotes %d tune runs on the corpora, want 2", quoted)
+	}
+}
