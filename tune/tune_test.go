@@ -335,3 +335,21 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakerTarget(t *testing.T) {
+	opts := sampleOptions()
+	opts.Targets = []Target{TargetBreaker}
+	opts.Grid = []string{"frustration_threshold=0.2,0.45", "cooldown=1m,5m"}
+	opts.Folds = 4
+	res := runSample(t, opts)
+	if len(res.Targets) != 1 {
+		t.Fatalf("targets %v", res.Targets)
+	}
+	tr := res.Targets[0]
+	if tr.Target != TargetBreaker || tr.Units != 8 || len(tr.Rows) < 3 || tr.Rows[0].Report == nil {
+		t.Fatalf("breaker: %d units, rows %v", tr.Units, tr.Rows)
+	}
+	if len(tr.Curves) == 0 || tr.Curves[0].Detector != "breaker" {
+		t.Errorf("curves %v", tr.Curves)
+	}
+}
