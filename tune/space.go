@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,9 +146,8 @@ func (sp *Space) discover(f Family, base any, top []string) error {
 		case bool:
 			pi.kind = Bool
 		case json.Number:
-			// A float field takes a fraction; an integer field refuses it.
 			pi.kind = Number
-			if _, err := sp.decode(f, patchOf(path, json.RawMessage("0.5"))); err != nil && strings.Contains(err.Error(), "cannot unmarshal number 0.5") {
+			if k, ok := goKind(reflect.TypeOf(base), path); ok && k >= reflect.Int && k <= reflect.Uint64 {
 				pi.kind = Integer
 			}
 		case string:
@@ -643,4 +643,41 @@ func (sp *Space) patch(f Family, pt Point) (json.RawMessage, error) {
 	}
 	b, err := json.Marshal(tree)
 	return b, err
+}
+
+// goKind returns the Go kind of the field at a JSON path of a configuration type,
+// looking into embedded structs whose fields JSON puts at their parent's level.
+func goKind(t reflect.Type, path []string) (reflect.Kind, bool) {
+	for _, name := range path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f, ok := jsonField(t, name)
+		if !ok {
+			return 0, false
+		}
+		t = f.Type
+	}
+	return t.Kind(), true
+}
+
+// jsonField finds the field JSON names name in struct type t.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && tag == "" {
+			if inner, ok := jsonField(f.Type, name); ok {
+				return inner, true
+			}
+			continue
+		}
+		if tag == name || tag == "" && f.Name == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
