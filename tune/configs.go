@@ -129,12 +129,18 @@ func (sp *Space) configs(f Family, samples, maxConfigs int, seed uint64) ([]*Con
 		if err != nil {
 			return nil, nil, err
 		}
+		var paths [][]string
+		for _, p := range sp.Params {
+			if p.Family == f {
+				paths = append(paths, p.path)
+			}
+		}
 		for _, pt := range points {
 			patch, err := sp.patch(f, pt)
 			if err != nil {
 				return nil, nil, err
 			}
-			cfg, err := sp.decode(f, patch)
+			cfg, err := sp.decode(f, patch, paths...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("the %s configuration %s: %w", f, patch, err)
 			}

@@ -254,9 +254,11 @@ func (sp *Space) Add(spec string) error {
 			return fmt.Errorf("--grid %s: the value %s is listed twice", spec, v.Text)
 		}
 		seen[string(v.JSON)] = true
-		cfg, err := sp.decode(pi.family, patchOf(pi.path, v.JSON))
+		cfg, err := sp.decode(pi.family, patchOf(pi.path, v.JSON), pi.path)
 		if a, ok := cfg.(assess.Config); ok && err == nil {
-			_, err = compileCheck(a)
+			if err = a.Validate(); err == nil {
+				_, err = compileCheck(a)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("--grid %s: %s=%s: %w", spec, p.Name, v.Text, err)
@@ -502,12 +504,14 @@ func patchOf(path []string, value json.RawMessage) json.RawMessage {
 	return out
 }
 
-// decode applies a patch to a fresh copy of the family's base configuration and
-// validates the result.
-func (sp *Space) decode(f Family, patch json.RawMessage) (any, error) {
+// decode applies a patch (over paths) to a copy of the family's base configuration
+// and validates what a patch can change. A patch whose paths all lead to scalars
+// through plain structs is decoded into a shallow copy, which it cannot write
+// through; any other (a section's list or object) into a deep copy.
+func (sp *Space) decode(f Family, patch json.RawMessage, paths ...[]string) (any, error) {
 	switch f {
 	case Struggle:
-		cfg, err := cloneConfig(sp.BaseStruggle)
+		cfg, err := copyFor(sp.BaseStruggle, paths)
 		if err == nil {
 			err = pipeline.DecodeConfig(patch, &cfg)
 		}
@@ -516,16 +520,64 @@ func (sp *Space) decode(f Family, patch json.RawMessage) (any, error) {
 		}
 		return cfg, err
 	case Assess:
-		cfg, err := cloneConfig(sp.BaseAssess)
+		cfg, err := copyFor(sp.BaseAssess, paths)
 		if err == nil {
 			err = pipeline.DecodeConfig(patch, &cfg)
 		}
 		if err == nil {
-			err = cfg.Validate()
+			err = validateTunable(cfg)
 		}
 		return cfg, err
 	}
 	return nil, fmt.Errorf("tune: unknown family %q", f)
+}
+
+// validateTunable validates the parts of an assessment configuration a sweep may
+// change (assessTunable) short of compiling its detector, which each detection group
+// does once: the breaker, the EMA, the inactivity timeout. The rest is the base's,
+// validated when it was loaded.
+func validateTunable(cfg assess.Config) error {
+	if err := cfg.Breaker.Validate(); err != nil {
+		return err
+	}
+	if err := cfg.Detect.EMA.Validate(); err != nil {
+		return err
+	}
+	if cfg.InactivityTimeout <= 0 {
+		return fmt.Errorf("assess: inactivity_timeout must be > 0")
+	}
+	return nil
+}
+
+// copyFor returns a copy of base that decoding a patch over paths cannot alias: a
+// shallow copy when every path runs through plain structs to a scalar, else a deep one.
+func copyFor[T any](base T, paths [][]string) (T, error) {
+	if len(paths) > 0 && !slices.ContainsFunc(paths, func(p []string) bool { return !scalarPath(reflect.TypeOf(base), p) }) {
+		return base, nil
+	}
+	return cloneConfig(base)
+}
+
+// scalarPath reports whether path leads through struct fields only (no pointer, map,
+// slice or interface) to a bool, number or string.
+func scalarPath(t reflect.Type, path []string) bool {
+	for _, name := range path {
+		if t.Kind() != reflect.Struct {
+			return false
+		}
+		f, ok := jsonField(t, name)
+		if !ok {
+			return false
+		}
+		t = f.Type
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }
 
 // cloneConfig returns a deep copy of cfg (through its JSON, so that decoding a patch

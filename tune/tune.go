@@ -207,10 +207,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
-	for _, t := range opts.Targets {
-		if !slices.Contains(families, t.Family()) {
-			families = append(families, t.Family())
+	if len(opts.Targets) > 0 {
+		var asked []Family
+		for _, t := range opts.Targets {
+			if !slices.Contains(asked, t.Family()) {
+				asked = append(asked, t.Family())
+			}
 		}
+		for _, p := range sp.Params {
+			if !slices.Contains(asked, p.Family) {
+				return nil, usage("--grid %s varies the %s configuration, which no --target tunes", p.Name, p.Family)
+			}
+		}
+		families = asked
 	}
 	for _, f := range families {
 		if !sp.Has(f) {
