@@ -211,7 +211,10 @@ func (g *gen) play(sc Scenario) {
 			outcome = "max_cycles"
 		}
 	}
-	g.emit(trace.KindTaskStart, trace.TaskStart{Title: titles[g.rng.IntN(len(titles))], Phase: string(sc),
+	// The task's title and phase say what it is about, never its scenario: the ground
+	// truth is in the labels only, so no column of the replay's output leaks it.
+	task := g.rng.IntN(len(titles))
+	g.emit(trace.KindTaskStart, trace.TaskStart{Title: titles[task], Phase: phases[task],
 		MaxCycles: maxCycles, MaxBudgetUSD: budget}, 0)
 	callCap := budget / float64(2*maxCycles)
 	for i, p := range plan {
