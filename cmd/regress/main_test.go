@@ -5,11 +5,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loopwatch/loopwatch/internal/browser"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 // workspace copies testdata/ (a registry over the built-in sample, with the
@@ -131,6 +135,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
 		{[]string{"sample"}, `unexpected argument "sample"`},
 		{[]string{"--workers", "-1"}, "--workers -1"},
+		{[]string{"--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
+		{[]string{"--report", filepath.Join(dir, "registry.toml", "r.html")}, "not a folder"},
 	} {
 		code, _, stderr := runRegress(t, append(tt.args, "--out", filepath.Join(dir, "out"))...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -164,9 +170,72 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s%s", ex, code, stdout, stderr)
 		}
 	}
-	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "nightly/regress.json"} {
+	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "regress-out/regress.html", "nightly/regress.json"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestReport: regress --report writes the run as one HTML page — the failing metrics
+// in red rows, each detector's curves with both configurations overlaid and their
+// baseline (ring) and measured (dot) operating points, trajectories — that opens in
+// headless Chromium with no console error, no request but the file, and a screenshot
+// that is not blank and shows both configurations' colours.
+func TestReport(t *testing.T) {
+	exe := browser.ForTest(t)
+	t.Setenv(corpus.EnvVar, t.TempDir())
+	dir := workspace(t)
+	reg, out := filepath.Join(dir, "registry.toml"), filepath.Join(dir, "out")
+	report := filepath.Join(out, "regress.html") // its folder is made like --out's
+	flags := []string{"--registry", reg, "--out", out, "--workers", "2"}
+	if code, stdout, stderr := runRegress(t, append(flags, "--update-baseline")...); code != 0 {
+		t.Fatalf("recording the baselines: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "worsened.json"), []byte(`{"composite_threshold": 1.0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runRegress(t, append(flags, "--report", report)...)
+	if code != 1 || !strings.Contains(stdout, report) {
+		t.Fatalf("exit %d, want 1 and the report written\n%s%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		"<title>loopwatch regression: FAIL</title>",
+		"<h3>sample · struggle</h3>", "<h3>sample · breaker</h3>", "<h3>sample · outcome</h3>",
+		`class="op ring s0"`, `class="op ring s1"`, `class="op f0"`, `class="op f1"`,
+		"worsened now: precision 1.000, recall 0.286", "worsened baseline: precision 1.000, recall 0.714",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`<tr class="bad"><td>sample</td><td>worsened</td><td>struggle</td><td>recall</td>`).MatchString(html) {
+		t.Errorf("the regressed recall is not a red row")
+	}
+	if n := strings.Count(html, ": struggle score per cycle</title>"); n != 3 {
+		t.Errorf("%d run trajectories, want 3", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	url := "file://" + report
+	page, err := browser.Load(ctx, exe, url, browser.Options{Width: 1280, Height: 1600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Errors() {
+		t.Errorf("console: %s", m)
+	}
+	for _, r := range page.Requests {
+		if r != url {
+			t.Errorf("the report requested %s", r)
+		}
+	}
+	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:2]); err != nil {
+		t.Error(err)
 	}
 }
