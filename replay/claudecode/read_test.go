@@ -224,6 +224,8 @@ func TestSessionKey(t *testing.T) {
 			"new", 1, []string{"old"}, 0},
 		{"resumed, hooks keep the old id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z") +
 			line("old", "c", "2026-03-01T10:02:00Z") + line("new", "d", "2026-03-01T10:03:00Z"), "new", 2, []string{"old"}, 0},
+		{"resumed, the last records carry the old id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("old", "b", "2026-03-01T10:00:30Z") +
+			line("new", "c", "2026-03-01T10:01:00Z") + line("old", "d", "2026-03-01T10:02:00Z"), "new", 3, []string{"old"}, 0},
 		{"renamed copy: last records' id", "copy.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z"),
 			"new", 1, []string{"old"}, 0},
 		{"foreign id after the session's own", "s1.jsonl", line("s1", "a", "2026-03-01T10:00:00Z") + line("other", "b", "2026-03-01T10:01:00Z") +
