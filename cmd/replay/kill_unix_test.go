@@ -94,3 +94,48 @@ func TestKilledReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalledWhileBlockedOnAFIFO: a replay whose input is a named pipe nobody
+// writes to blocks opening it; SIGTERM (and SIGINT) end it promptly, with exit status
+// 1 and no file written.
+func TestSignalledWhileBlockedOnAFIFO(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "stream")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			outDir := filepath.Join(dir, "out")
+			os.Mkdir(outDir, 0o755)
+			cmd := exec.Command(os.Args[0], "--in", fifo, "--out", filepath.Join(outDir, "r.parquet"))
+			cmd.Env = append(os.Environ(), asReplay+"=1")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Its temporaries appear once the output is open, long after the signal
+			// handler is installed, and before the input is opened.
+			for deadline := time.Now().Add(30 * time.Second); len(files(t, outDir)) == 0 && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("the replay ignored %v while blocked on a FIFO", sig)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "context canceled") {
+				t.Errorf("exit %d, stderr %q; want 1 and the cancellation", code, stderr.String())
+			}
+			if left := files(t, outDir); len(left) != 0 {
+				t.Errorf("left %v", left)
+			}
+		})
+	}
+}
