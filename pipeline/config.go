@@ -57,6 +57,7 @@ func loadConfig[T any](flag, value string, preset func(string) (T, error), prese
 	if err != nil {
 		return def, fmt.Errorf("%s %s: %w (or name a preset: %s)", flag, value, unwrap(err), strings.Join(presets, ", "))
 	}
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // an editor's byte order mark is no part of the JSON
 	fail := func(err error) (T, error) {
 		return def, fmt.Errorf("%s %s: %w (fields: preset, %s)", flag, value, err, strings.Join(jsonFields(def), ", "))
 	}
