@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopwatch/loopwatch/internal/browser"
 	"github.com/loopwatch/loopwatch/internal/corpus"
@@ -220,22 +219,5 @@ func TestReport(t *testing.T) {
 	if n := strings.Count(html, ": struggle score per cycle</title>"); n != 3 {
 		t.Errorf("%d run trajectories, want 3", n)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	url := "file://" + report
-	page, err := browser.Load(ctx, exe, url, browser.Options{Width: 1280, Height: 1600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range page.Errors() {
-		t.Errorf("console: %s", m)
-	}
-	for _, r := range page.Requests {
-		if r != url {
-			t.Errorf("the report requested %s", r)
-		}
-	}
-	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:2]); err != nil {
-		t.Error(err)
-	}
+	browser.CheckFile(t, exe, report, htmlreport.SeriesColours()[:2])
 }

@@ -727,24 +727,7 @@ func checkReport(t *testing.T, args []string, detectors []string, runs, sessions
 	if got := strings.Count(string(html), ": frustration per event</title>"); got != sessions {
 		t.Errorf("%d session trajectories, want %d", got, sessions)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	url := "file://" + report
-	page, err := browser.Load(ctx, exe, url, browser.Options{Width: 1280, Height: 1600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range page.Errors() {
-		t.Errorf("console: %s", m)
-	}
-	for _, r := range page.Requests {
-		if r != url {
-			t.Errorf("the report requested %s", r)
-		}
-	}
-	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:3]); err != nil {
-		t.Error(err)
-	}
+	browser.CheckFile(t, exe, report, htmlreport.SeriesColours()[:3])
 }
 
 // TestStreamInput: --in naming a named pipe (as /dev/stdin or a process substitution
