@@ -29,7 +29,7 @@ func TestNoGroundTruthInTheInputs(t *testing.T) {
 	ordinary := map[string]bool{"subagent": true, "abandoned": true, "stuck": true}
 
 	runs := Generate(Config{Seed: 7, Runs: 2000, RerunEvery: 9})
-	files := Layout(runs, GenerateSessions(SessionConfig{Seed: 7, Sessions: 60}),
+	files := Layout(runs[:240], GenerateSessions(SessionConfig{Seed: 7, Sessions: 36}),
 		[]VibesLog{GenerateVibesLog(SampleVibesConfig())})
 	for name, data := range SampleFiles() {
 		files["sample/"+name] = data
@@ -66,11 +66,11 @@ func TestNoGroundTruthInTheInputs(t *testing.T) {
 			})
 		}
 	}
-	if checked < 10000 {
+	if checked < 5000 {
 		t.Fatalf("only %d values checked", checked)
 	}
-	// The phase is what quasar records: a phase of the task, the same for every
-	// scenario the task's title is drawn with.
+	// The phase is what quasar records: a phase of the task, seen with every scenario
+	// (in 2000 runs, some 30 of each phase and scenario).
 	byPhase := map[string]map[Scenario]bool{}
 	for _, r := range runs {
 		p := r.Events[0].Data.(trace.TaskStart).Phase
