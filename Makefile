@@ -11,10 +11,11 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## demo: replay the built-in sample dataset into demo/ and print the summary
+## demo: replay the built-in sample dataset into demo/ and print the summary, then tune its thresholds
 demo: build
 	@mkdir -p demo
 	$(BIN)/replay --out demo/results.parquet
+	$(BIN)/tune --out demo/sweep.parquet
 
 ## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test and the
 ## headless Chromium test of the HTML report (both required here, skipped by a plain go test), then the

@@ -166,3 +166,13 @@ func PrintConfig(w io.Writer, s Settings, what string) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// ConfigHash identifies a configuration in tables: a short hash of its JSON (the
+// metrics table's config_hash).
+func ConfigHash(cfg any) string {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "unhashable"
+	}
+	return shortHash(b)
+}
