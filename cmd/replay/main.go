@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := checkReportPath(report); err != nil {
+	if err := checkReportFlag(report); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
 	}
@@ -169,21 +168,6 @@ func printResult(stdout, stderr io.Writer, res *pipeline.Result, showProblems in
 	return err
 }
 
-// checkReportPath rejects a --report path that cannot be written before anything is
-// replayed: it must end in .html and its folder must exist.
-func checkReportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	if !strings.HasSuffix(path, ".html") {
-		return fmt.Errorf("--report %s: must end in .html", path)
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
-	}
-	return nil
-}
-
 // examples lists the first n of keys, and how many more there are.
 func examples(keys []string, n int) string {
 	if len(keys) <= n {
@@ -213,3 +197,11 @@ Examples:
 
 Flags:
 `
+
+// checkReportFlag checks a --report path, if one is given.
+func checkReportFlag(path string) error {
+	if path == "" {
+		return nil
+	}
+	return htmlreport.CheckPath(path)
+}

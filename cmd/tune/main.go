@@ -18,6 +18,7 @@ import (
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 	"github.com/loopwatch/loopwatch/tune"
 )
 
@@ -112,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := tune.CheckOut(out); err != nil {
 		return fail(2, err)
 	}
-	if err := checkReportPath(report); err != nil {
+	if err := checkReportFlag(report); err != nil {
 		return fail(2, err)
 	}
 	if err := s.Validate(); err != nil {
@@ -190,21 +191,6 @@ func readKeys(name string) ([]string, error) {
 		return nil, errors.New("no key in the file")
 	}
 	return keys, nil
-}
-
-// checkReportPath rejects a --report path that cannot be written before anything is
-// replayed: it must end in .html and its folder must exist.
-func checkReportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	if !strings.HasSuffix(path, ".html") {
-		return fmt.Errorf("--report %s: must end in .html", path)
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
-	}
-	return nil
 }
 
 // printResult prints the sweep: what was read, the side-by-side tables, the choices
@@ -344,3 +330,11 @@ Examples:
 
 Flags:
 `
+
+// checkReportFlag checks a --report path, if one is given.
+func checkReportFlag(path string) error {
+	if path == "" {
+		return nil
+	}
+	return htmlreport.CheckPath(path)
+}
