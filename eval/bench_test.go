@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // benchObservations returns n runs, 30% positive, with scores that separate the
@@ -54,5 +55,32 @@ func BenchmarkEvaluate(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkEvaluateMoments measures the event-level scoring of n sessions with a
+// 2000-resample bootstrap over sessions. Its resamples add up per-session counts, so
+// it allocates nothing per resample.
+func BenchmarkEvaluateMoments(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		sessions := make([]MomentSession, n)
+		for i := range sessions {
+			s := MomentSession{Key: fmt.Sprint(i), HumanTurns: 5 + rng.IntN(20)}
+			for range rng.IntN(4) {
+				s.Moments = append(s.Moments, Point{Time: start.Add(time.Duration(rng.IntN(3600)) * time.Second), Index: rng.IntN(200)})
+			}
+			for range rng.IntN(4) {
+				s.Interventions = append(s.Interventions, Point{Time: start.Add(time.Duration(rng.IntN(3600)) * time.Second), Index: rng.IntN(200)})
+			}
+			sessions[i] = s
+		}
+		b.Run(fmt.Sprint("sessions=", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				EvaluateMoments(sessions, 5*time.Minute, Options{Seed: 1})
+			}
+		})
 	}
 }

@@ -171,12 +171,13 @@ func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Option
 	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TruePositives, rep.Interventions, opts.Level)
 	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
 	if opts.Resamples > 0 && len(per) > 0 {
-		rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f6d656e7473)) // "moments"
-		var ps, rs, fs []float64
+		src := rand.NewPCG(opts.Seed, 0x6d6f6d656e7473) // "moments"
+		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
+		n := uint64(len(per))
 		for b := 0; b < opts.Resamples; b++ {
 			var c momentCounts
 			for range per {
-				c.add(per[rng.IntN(len(per))])
+				c.add(per[intN(src, n)]) // rand.New(src).IntN(n), without the interface call
 			}
 			if v := c.precision(); !math.IsNaN(v) {
 				ps = append(ps, v)

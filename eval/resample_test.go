@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // sameFloat is bitwise equality, NaN equal to NaN.
@@ -221,6 +225,57 @@ func TestIntNMatchesRand(t *testing.T) {
 			if got, want := intN(b, n), uint64(r.IntN(int(n))); got != want {
 				t.Fatalf("n=%d draw %d: %d, want %d", n, i, got, want)
 			}
+		}
+	}
+}
+
+// TestMomentIntervalsMatchIntN: EvaluateMoments' bootstrap draws sessions as
+// rand.Rand.IntN did — the intervals are those of resampling with it.
+func TestMomentIntervalsMatchIntN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var sessions []MomentSession
+	for i := range 40 {
+		s := MomentSession{Key: fmt.Sprint(i), HumanTurns: rng.IntN(20)}
+		for range rng.IntN(4) {
+			s.Moments = append(s.Moments, Point{Time: start.Add(time.Duration(rng.IntN(600)) * time.Second)})
+		}
+		for range rng.IntN(4) {
+			s.Interventions = append(s.Interventions, Point{Time: start.Add(time.Duration(rng.IntN(600)) * time.Second)})
+		}
+		sessions = append(sessions, s)
+	}
+	opts := Options{Seed: 11, Resamples: 300}
+	rep := EvaluateMoments(sessions, 2*time.Minute, opts)
+	// The reference: the same resamples drawn with rand.Rand.IntN.
+	opts = opts.withDefaults()
+	ref := rand.New(rand.NewPCG(opts.Seed, 0x6d6f6d656e7473))
+	var ps, rs, fs []float64
+	for range opts.Resamples {
+		var c momentCounts
+		for range sessions {
+			s := sessions[ref.IntN(len(sessions))]
+			sc := ScoreSession(s, 2*time.Minute)
+			c.add(momentCounts{moments: len(s.Moments), caught: sc.Caught, interventions: len(s.Interventions), tp: sc.TruePositives, fa: sc.FalseAlarms, turns: s.HumanTurns})
+		}
+		for _, x := range []struct {
+			v  float64
+			xs *[]float64
+		}{{c.precision(), &ps}, {c.recall(), &rs}, {c.faPer100(), &fs}} {
+			if !math.IsNaN(x.v) {
+				*x.xs = append(*x.xs, x.v)
+			}
+		}
+	}
+	for _, m := range []struct {
+		name string
+		e    Estimate
+		xs   []float64
+	}{{"precision", rep.Precision, ps}, {"recall", rep.Recall, rs}, {"false alarms", rep.FalseAlarmsPer100, fs}} {
+		slices.Sort(m.xs)
+		lo, hi := stat.Quantile(0.025, stat.Empirical, m.xs, nil), stat.Quantile(0.975, stat.Empirical, m.xs, nil)
+		if !sameFloat(m.e.Low, lo) || !sameFloat(m.e.High, hi) || math.IsNaN(lo) {
+			t.Errorf("%s: [%v, %v], the reference [%v, %v]", m.name, m.e.Low, m.e.High, lo, hi)
 		}
 	}
 }
