@@ -266,11 +266,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			}
 		}
 	}()
+	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, plans)
 				res.index = k
 				select {
 				case results <- res:
@@ -539,7 +540,7 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, plans *sessionPlans) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
 		res.problems = append(res.problems, *sn.problem)
@@ -551,7 +552,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		return res
 	}
 	if sn.format.role == roleSessions {
-		return replaySessionFile(ctx, fsys, name, sn, opts, res)
+		return replaySessionFile(ctx, fsys, name, sn, opts, plans, res)
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
@@ -585,7 +586,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
 // the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, res fileResult) fileResult {
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, plans *sessionPlans, res fileResult) fileResult {
 	if sn.subagent {
 		digest, err := hashFile(fsys, name)
 		if err != nil {
@@ -610,15 +611,13 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.problems = append(res.problems, probs...)
 	for _, s := range sessions {
-		sr, err := ReplaySession(ctx, s, opts.Sessions)
+		sr, err := plans.main.replay(ctx, s)
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
 			return res
 		}
-		for _, v := range opts.Variants {
-			vopts := opts.Sessions
-			vopts.Assess = v.Assess
-			vr, err := ReplaySession(ctx, s, vopts)
+		for k, v := range opts.Variants {
+			vr, err := plans.variants[k].replay(ctx, s)
 			if err != nil {
 				res.err = fmt.Errorf("replaying session %s of %s under %s: %w", s.Key, name, v.Name, err)
 				return res

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -124,5 +125,49 @@ func TestReplaySessionStorm(t *testing.T) {
 		if st.Intervention != nil && st.Intervention.Type == breaker.ClarificationPause {
 			t.Errorf("corrections 20 minutes apart made a storm at %+v", st)
 		}
+	}
+}
+
+// TestSharedPlansDecideAsFreshOnes checks that the replay's sessions, whose processors
+// share one compiled configuration (rules, offline analyzer) per configuration, get
+// exactly the steps, ends and variant outcomes a fresh ReplaySession gives each.
+func TestSharedPlansDecideAsFreshOnes(t *testing.T) {
+	seed := assess.SeedConfig()
+	opts := Options{Workers: 2, Variants: []Variant{{Name: "seed", Assess: &seed}}}
+	n := 0
+	_, err := Replay(context.Background(), sessionFS(t), opts, Sinks{Sessions: func(r *SessionResult) error {
+		n++
+		fresh, err := ReplaySession(context.Background(), r.Session, opts.Sessions)
+		if err != nil {
+			return err
+		}
+		variant, err := ReplaySession(context.Background(), r.Session, SessionOptions{Assess: &seed})
+		if err != nil {
+			return err
+		}
+		got, _ := json.Marshal([]any{r.Steps, r.Ends, r.Variants})
+		want, _ := json.Marshal([]any{fresh.Steps, fresh.Ends, []SessionOutcome{variant.Outcome()}})
+		if string(got) != string(want) {
+			t.Errorf("%s: shared plans decide differently:\n%s\nfresh:\n%s", r.Session.Key, got, want)
+		}
+		return nil
+	}})
+	if err != nil || n != 4 {
+		t.Fatalf("%d sessions, %v", n, err)
+	}
+}
+
+// TestInvalidSessionConfig checks that an invalid assessment configuration fails the
+// replay at its first session, and only when there is a session to replay.
+func TestInvalidSessionConfig(t *testing.T) {
+	bad := assess.DefaultConfig()
+	bad.InactivityTimeout = 0
+	opts := Options{Sessions: SessionOptions{Assess: &bad}}
+	if _, err := Replay(context.Background(), sessionFS(t), opts, Sinks{}); err == nil || !strings.Contains(err.Error(), "inactivity_timeout") {
+		t.Errorf("sessions under an invalid configuration: %v", err)
+	}
+	runsOnly := fstest.MapFS{"notes.md": {Data: []byte("no sessions here")}}
+	if _, err := Replay(context.Background(), runsOnly, opts, Sinks{}); err != nil {
+		t.Errorf("no session to replay, yet: %v", err)
 	}
 }

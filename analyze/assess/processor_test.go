@@ -303,6 +303,36 @@ func TestSharedRules(t *testing.T) {
 	}
 }
 
+// TestOfflineConfigCheckedOnlyWhenUsed checks that New validates Config.Offline when
+// it builds the offline analyzer, and not when it is given an analyzer (the replay
+// shares one per configuration): the rest of the configuration is checked either way.
+func TestOfflineConfigCheckedOnlyWhenUsed(t *testing.T) {
+	badOffline := DefaultConfig()
+	badOffline.Offline.Acceptance = []string{"(unclosed"}
+	badTimeout := DefaultConfig()
+	badTimeout.InactivityTimeout = 0
+	given := llm.NewOfflineAnalyzer(DefaultConfig().Offline)
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		llm     llm.AssessmentLLM
+		wantErr bool
+	}{
+		{"bad offline, built", badOffline, nil, true},
+		{"bad offline, given", badOffline, given, false},
+		{"bad timeout, built", badTimeout, nil, true},
+		{"bad timeout, given", badTimeout, given, true},
+		{"valid, built", DefaultConfig(), nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg, Options{LLM: tt.llm})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("New: %v, want an error: %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
 func TestCooldownOnEventTime(t *testing.T) {
 	var sink breaker.RecordingSink
 	p := newProc(t, legacyConfig(), Options{Sink: &sink})
