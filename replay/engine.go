@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -285,6 +286,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	seen := map[string]string{} // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
+	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
 	for next := 0; next < len(runFiles); {
 		res, ok := pending[next]
 		if !ok {
@@ -299,6 +301,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		delete(pending, next)
 		if res.err != nil {
 			return nil, res.err
+		}
+		maps.Copy(hashed, res.subDigests)
+		if res.attached {
+			res.settleSubagent(fsys, hashed)
 		}
 		digests[runFiles[next]] = res.digest
 		next++
@@ -410,6 +416,27 @@ type fileResult struct {
 	problems []input.Problem
 	notes    []input.Note
 	err      error // the replay could not go on (cancelled)
+	// attached marks a subagent transcript read with its parent transcript: its digest
+	// is the one the parent's read took (subDigests), delivered before it.
+	attached   bool
+	subDigests map[string]string
+}
+
+// settleSubagent gives an attached subagent transcript the digest its parent's read
+// took, or, when that read could not take one, reads the file to hash it or report
+// why it cannot be read.
+func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string) {
+	d, ok := hashed[r.name]
+	delete(hashed, r.name)
+	if !ok {
+		var err error
+		if d, err = hashFile(fsys, r.name); err != nil {
+			r.format = ""
+			r.problems = append(r.problems, *readProblem(r.name, err))
+			return
+		}
+	}
+	r.digest = d
 }
 
 // sniffedFile is what recognising a file found.
@@ -588,15 +615,24 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 // the fingerprint, or is reported when its parent is missing.
 func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, plans *sessionPlans, res fileResult) fileResult {
 	if sn.subagent {
-		digest, err := hashFile(fsys, name)
-		if err != nil {
-			res.problems = append(res.problems, *readProblem(name, err))
+		res.format = subagentFormat
+		if sn.attached { // read, and fingerprinted, with its parent (settleSubagent)
+			res.attached = true
 			return res
 		}
-		res.digest, res.format = digest, subagentFormat
-		if !sn.attached {
-			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
+		hfs := newHashingFS(fsys)
+		probs := claudecode.ReadOrphan(hfs, name)
+		digest, ok := hfs.digests[name]
+		if !ok { // it could not be read: report why, as a file the engine reads itself
+			var err error
+			if digest, err = hashFile(fsys, name); err != nil {
+				res.format = ""
+				res.problems = append(res.problems, *readProblem(name, err))
+				return res
+			}
 		}
+		res.digest = digest
+		res.problems = append(res.problems, probs...)
 		return res
 	}
 	f, err := sn.open(fsys, name)
@@ -606,9 +642,11 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	}
 	defer f.Close()
 	h := sha256.New()
-	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
+	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(f, h))
 	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
+	res.subDigests = hfs.digests
 	res.problems = append(res.problems, probs...)
 	for _, s := range sessions {
 		sr, err := plans.main.replay(ctx, s)
