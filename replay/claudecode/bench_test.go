@@ -2,12 +2,15 @@ package claudecode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // synthTranscript writes a realistic transcript of turns agent turns: a prompt, hook
@@ -106,4 +109,55 @@ func BenchmarkReadCorpus(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkJSONValid is the anchor of BenchmarkReadTranscript: json.Valid over every
+// line of the same transcript, the least a reader that checks its input must do. The
+// reader maps the records too; compare the two MB/s side by side:
+//
+//	go test -run '^$' -bench 'ReadTranscript|JSONValid' -benchmem ./replay/claudecode/
+func BenchmarkJSONValid(b *testing.B) {
+	data, _ := synthTranscript(400)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd := jsonl.NewReader(bytes.NewReader(data), MaxLine)
+		for {
+			l, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if !json.Valid(l.Bytes) {
+				b.Fatalf("line %d is not valid JSON", l.Num)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeRecord compares the fast decoder with encoding/json (the reference
+// it keeps to, and what the reader used before) on the lines of the synthetic
+// transcript.
+func BenchmarkDecodeRecord(b *testing.B) {
+	data, _ := synthTranscript(400)
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, *record) bool
+	}{
+		{"fast", decodeRecord},
+		{"encoding-json", func(l []byte, r *record) bool { return decodeSlow(l, r) == nil }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, l := range lines {
+					var r record
+					if !bc.decode(l, &r) {
+						b.Fatalf("not decoded: %.200s", l)
+					}
+				}
+			}
+		})
+	}
 }

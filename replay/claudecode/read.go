@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/clockfault"
@@ -203,10 +204,11 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 		if l.Blank() {
 			continue
 		}
-		if !l.ValidUTF8() {
+		valid := l.ValidUTF8()
+		if !valid {
 			b.report(name, l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		b.readLine(fst, l)
+		b.readLine(fst, l, valid)
 	}
 	b.placeTimes(fst)
 }
@@ -266,22 +268,26 @@ func (b *builder) placeTimes(fst *fileState) {
 	}
 }
 
-// readLine decodes and maps one line.
-func (b *builder) readLine(fst *fileState, l jsonl.Line) {
+// readLine decodes and maps one line; validUTF8 reports that its bytes are valid
+// UTF-8. The fast decoder (decodeRecord) reads almost every line; a line it is not
+// sure of is decoded by encoding/json, which reports what is wrong with it.
+func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	var rec record
 	if firstByte(l.Bytes) != '{' {
 		b.badLine(fst, l, errors.New("not a JSON object"))
 		return
 	}
-	if err := json.Unmarshal(l.Bytes, &rec); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			b.badLine(fst, l, err)
-			return
+	if !validUTF8 || !decodeRecord(l.Bytes, &rec) {
+		if err := decodeSlow(l.Bytes, &rec); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if !errors.As(err, &typeErr) {
+				b.badLine(fst, l, err)
+				return
+			}
+			// A field of an unexpected type: the rest of the record was decoded.
+			b.report(fst.name, l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the record is read without it",
+				typeErr.Field, typeErr.Value, typeErr.Type)
 		}
-		// A field of an unexpected type: the rest of the record was decoded.
-		b.report(fst.name, l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the record is read without it",
-			typeErr.Field, typeErr.Value, typeErr.Type)
 	}
 	if rec.Type == "" {
 		b.report(fst.name, l.Num, input.ProblemInvalid, "record without a type; skipped")
@@ -356,7 +362,7 @@ func (b *builder) badLine(fst *fileState, l jsonl.Line, err error) {
 	if recs, detail, ok := l.Split(); ok {
 		b.report(fst.name, l.Num, input.ProblemMalformed, "%s", detail)
 		for _, rec := range recs {
-			b.readLine(fst, rec)
+			b.readLine(fst, rec, utf8.Valid(rec.Bytes))
 		}
 		return
 	}
