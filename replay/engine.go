@@ -211,7 +211,18 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		return nil, err
 	}
 	attachSubagents(files, sniffed)
+	// The fingerprint folds in every file's digest in path order as soon as the files
+	// before it are done, so that no digest is kept for the whole replay.
 	digests := make([]string, len(files))
+	fp, folded := sha256.New(), 0
+	foldDigests := func(upTo int) {
+		for ; folded < upTo; folded++ {
+			if d := digests[folded]; d != "" {
+				fmt.Fprintf(fp, "%s\x00%s\n", files[folded], d)
+				digests[folded] = ""
+			}
+		}
+	}
 
 	// Step 2: the context files, in path order, into one join context.
 	jc := join.New()
@@ -307,6 +318,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			res.settleSubagent(fsys, hashed)
 		}
 		digests[runFiles[next]] = res.digest
+		foldDigests(runFiles[next] + 1)
 		next++
 		<-window
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
@@ -318,12 +330,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 	sum.note(joined.notes(jc))
 
-	fp := sha256.New()
-	for i, name := range files {
-		if digests[i] != "" {
-			fmt.Fprintf(fp, "%s\x00%s\n", name, digests[i])
-		}
-	}
+	foldDigests(len(files))
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
 	return sum, ctx.Err()
 }
