@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -695,48 +696,48 @@ func (s *scanner) eat(c byte) bool {
 }
 
 // unquote decodes the contents of a valid JSON string with escapes, as encoding/json
-// does: a lone or reversed UTF-16 surrogate becomes U+FFFD.
+// does: a lone or reversed UTF-16 surrogate becomes U+FFFD. The runs between escapes
+// are copied whole.
 func unquote(raw []byte) string {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
+	var out strings.Builder
+	out.Grow(len(raw))
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			out.Write(raw)
+			return out.String()
 		}
-		switch raw[i+1] {
+		out.Write(raw[:k])
+		raw = raw[k:]
+		n := 2
+		switch raw[1] {
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
-			r := hex4(raw[i+2:])
-			i += 6
+			r := hex4(raw[2:])
+			n = 6
 			if utf16.IsSurrogate(r) {
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hex4(raw[i+2:])); dec != utf8.RuneError {
-						out = utf8.AppendRune(out, dec)
-						i += 6
-						continue
+				r = utf8.RuneError
+				if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+					if dec := utf16.DecodeRune(hex4(raw[2:]), hex4(raw[8:])); dec != utf8.RuneError {
+						r, n = dec, 12
 					}
 				}
-				r = utf8.RuneError
 			}
-			out = utf8.AppendRune(out, r)
-			continue
+			out.WriteRune(r)
 		default: // '"', '\\', '/'
-			out = append(out, raw[i+1])
+			out.WriteByte(raw[1])
 		}
-		i += 2
+		raw = raw[n:]
 	}
-	return string(out)
 }
 
 // hex4 decodes four hexadecimal digits.

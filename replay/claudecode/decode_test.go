@@ -191,3 +191,31 @@ func FuzzDecodeRecord(f *testing.F) {
 		checkDecode(t, line)
 	})
 }
+
+// FuzzUnquote holds the string decoder to encoding/json on the contents of any valid
+// JSON string.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u20ac\ud83d\ude00`, `\ud800`, `\udc00\ud800x`, `\ud800\u0041`, `\uD83D\uDE00\ud83d`, "é 不是"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		quoted := append(append([]byte{'"'}, raw...), '"')
+		s := scanner{b: quoted}
+		escaped, ok := s.skipString()
+		var want string
+		valid := json.Unmarshal(quoted, &want) == nil
+		if ok && s.i == len(quoted) != valid {
+			t.Fatalf("skipString %v (to %d), encoding/json %v on %q", ok, s.i, valid, quoted)
+		}
+		if !ok || s.i != len(quoted) || !utf8.Valid(raw) {
+			return
+		}
+		got := string(raw)
+		if escaped {
+			got = unquote(raw)
+		}
+		if got != want {
+			t.Fatalf("unquote %q = %q, encoding/json %q", raw, got, want)
+		}
+	})
+}
