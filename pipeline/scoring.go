@@ -22,8 +22,8 @@ type scoring struct {
 	// struggleHash and assessHash identify its struggle and assessment configurations
 	// (a baseline's name when it has none).
 	struggleHash, assessHash string
-	runs, breaker, outcome   []eval.Observation
-	moments                  []eval.MomentSession
+	runs, breaker, outcome   observations
+	moments                  chunked[eval.MomentSession]
 	hasRuns, hasSessions     bool
 	// configured marks the configured detectors' scoring, reported even with no input;
 	// noOutcome a configuration without a session analysis (a baseline).
@@ -34,7 +34,7 @@ type scoring struct {
 // addRun records a run's struggle outcome.
 func (c *scoring) addRun(key string, label eval.Label, out replay.StruggleOutcome) {
 	c.hasRuns = true
-	c.runs = append(c.runs, eval.Observation{Key: key, Label: label, Predicted: out.Triggered, Score: out.MaxScore})
+	c.runs.add(eval.Observation{Key: key, Label: label, Predicted: out.Triggered, Score: out.MaxScore})
 }
 
 // addSession records a session's outcome: the breaker (did it intervene, ranked by
@@ -43,7 +43,7 @@ func (c *scoring) addRun(key string, label eval.Label, out replay.StruggleOutcom
 func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int,
 	o replay.SessionOutcome, outcomes eval.OutcomeClass) {
 	c.hasSessions = true
-	c.breaker = append(c.breaker, eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
+	c.breaker.add(eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
 		Score: o.PeakFrustration})
 	if o.AnalysisFailed {
 		c.failedAnalyses++
@@ -57,10 +57,10 @@ func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, 
 				obs.Score = 1 - a.Confidence
 			}
 		}
-		c.outcome = append(c.outcome, obs)
+		c.outcome.add(obs)
 	}
 	if labelled {
-		c.moments = append(c.moments, momentSession(s, moments, o.Interventions, humanTurns))
+		c.moments.add(momentSession(s, moments, o.Interventions, humanTurns))
 	}
 }
 
@@ -83,7 +83,8 @@ func momentSession(s *input.Session, moments, interventions []int, humanTurns in
 func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) ([]reports.MetricRow, []reports.CurveRow) {
 	var metrics []reports.MetricRow
 	var curves []reports.CurveRow
-	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
+	add := func(detector, target, positive string, held *observations, o eval.Options) {
+		obs := held.all()
 		rep := eval.Evaluate(obs, o)
 		name, hash := c.assessName, c.assessHash
 		if detector == "struggle" {
@@ -96,21 +97,21 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		curves = append(curves, reports.CurveRows(detector, name, curve)...)
 	}
 	if withRuns && (c.hasRuns || c.configured && !c.hasSessions) {
-		add("struggle", "run", "struggled", c.runs, opts)
+		add("struggle", "run", "struggled", &c.runs, opts)
 	}
 	if c.hasSessions {
 		sessionOpts := opts
 		sessionOpts.Unit = "sessions"
-		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
+		add("breaker", "session", badOutcome, &c.breaker, sessionOpts)
 		if !c.noOutcome {
-			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
+			add("outcome", "session", badOutcome, &c.outcome, sessionOpts)
 			if c.failedAnalyses > 0 {
 				rep := res.Detectors[len(res.Detectors)-1].Report
 				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 			}
 		}
-		if len(c.moments) > 0 {
-			rep := eval.EvaluateMoments(c.moments, window, opts)
+		if c.moments.len() > 0 {
+			rep := eval.EvaluateMoments(c.moments.slice(), window, opts)
 			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.assessName, Report: rep})
 			metrics = append(metrics, reports.MomentMetricRows("breaker", c.assessName, c.assessHash, rep, opts)...)
 		}
