@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // checkDecode holds decodeRecord to the reference, encoding/json (decodeSlow): when
@@ -95,7 +97,7 @@ func TestDecodeRecord(t *testing.T) {
 		{"field twice", `{"type":"user","type":"assistant"}`, false},
 		{"message twice", `{"type":"user","message":{"content":"a"},"message":{"role":"user"}}`, false},
 		{"command twice", `{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"command":"a","command":"b"}}]}}`, false},
-		{"too deep", `{"type":"user","x":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`, false},
+		{"too deep", `{"type":"user","x":` + strings.Repeat("[", jsonl.MaxScanDepth) + strings.Repeat("]", jsonl.MaxScanDepth) + `}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := checkDecode(t, []byte(tt.line)); got != tt.accept {
@@ -189,33 +191,5 @@ func FuzzDecodeRecord(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkDecode(t, line)
-	})
-}
-
-// FuzzUnquote holds the string decoder to encoding/json on the contents of any valid
-// JSON string.
-func FuzzUnquote(f *testing.F) {
-	for _, s := range []string{`a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u20ac\ud83d\ude00`, `\ud800`, `\udc00\ud800x`, `\ud800\u0041`, `\uD83D\uDE00\ud83d`, "é 不是"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		quoted := append(append([]byte{'"'}, raw...), '"')
-		s := scanner{b: quoted}
-		escaped, ok := s.skipString()
-		var want string
-		valid := json.Unmarshal(quoted, &want) == nil
-		if ok && s.i == len(quoted) != valid {
-			t.Fatalf("skipString %v (to %d), encoding/json %v on %q", ok, s.i, valid, quoted)
-		}
-		if !ok || s.i != len(quoted) || !utf8.Valid(raw) {
-			return
-		}
-		got := string(raw)
-		if escaped {
-			got = unquote(raw)
-		}
-		if got != want {
-			t.Fatalf("unquote %q = %q, encoding/json %q", raw, got, want)
-		}
 	})
 }
