@@ -12,7 +12,10 @@
 // opening records to recognise its format; [SplitJoined] recovers the complete records
 // of a line that holds more than one (a lost newline, or a record cut off mid-write and
 // the next one written straight after it); [DecodeObject] decodes a record field by
-// field, so that one field of the wrong JSON type loses that field, not the record.
+// field, so that one field of the wrong JSON type loses that field, not the record;
+// [Scanner] validates a line in one pass while a source decodes only the fields it
+// uses: the fast path of a source that leaves every line it is not sure of to
+// encoding/json.
 package jsonl
 
 import (
