@@ -130,15 +130,19 @@ func (j *job) session(sr *replay.SessionResult) error {
 			return err
 		}
 	}
-	j.scorings[0].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sr.Outcome(), j.outcomes)
+	var labelled *eval.MomentSession
+	if ok {
+		labelled = labelledSession(s, lab.Moments, sr.HumanMessages)
+	}
+	j.scorings[0].addSession(s, rec.Label, labelled, sr.Outcome(), j.outcomes)
 	for i, o := range sr.Variants {
-		j.scorings[1+i].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, o, j.outcomes)
+		j.scorings[1+i].addSession(s, rec.Label, labelled, o, j.outcomes)
 	}
 	if sh, isShipped := sr.Extra.(*shippedSession); isShipped {
 		if sh.err != nil {
 			return fmt.Errorf("session %s: the shipped-today baseline: %w", s.Key, sh.err)
 		}
-		j.shipped.addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sh.out, j.outcomes)
+		j.shipped.addSession(s, rec.Label, labelled, sh.out, j.outcomes)
 	}
 	return nil
 }

@@ -72,12 +72,3 @@ func (c *chunked[T]) each(f func(*T)) {
 		f(&c.cur[i])
 	}
 }
-
-// slice returns the elements in the order they were added.
-func (c *chunked[T]) slice() []T {
-	out := make([]T, 0, c.len())
-	for _, ch := range c.full {
-		out = append(out, ch...)
-	}
-	return append(out, c.cur...)
-}

@@ -23,8 +23,10 @@ type scoring struct {
 	// (a baseline's name when it has none).
 	struggleHash, assessHash string
 	runs, breaker, outcome   observations
-	moments                  chunked[eval.MomentSession]
-	hasRuns, hasSessions     bool
+	// moments holds a labelled session's interventions against its moments, which
+	// every configuration's entry shares (see labelledSession).
+	moments              chunked[momentEntry]
+	hasRuns, hasSessions bool
 	// configured marks the configured detectors' scoring, reported even with no input;
 	// noOutcome a configuration without a session analysis (a baseline).
 	configured, noOutcome bool
@@ -39,8 +41,9 @@ func (c *scoring) addRun(key string, label eval.Label, out replay.StruggleOutcom
 
 // addSession records a session's outcome: the breaker (did it intervene, ranked by
 // the peak frustration), the outcome prediction (ranked by its confidence that the
-// outcome is bad) and, for a labelled session, its interventions against its moments.
-func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int,
+// outcome is bad) and, for a labelled session (labelled non-nil, from
+// labelledSession), its interventions against its moments.
+func (c *scoring) addSession(s *input.Session, label eval.Label, labelled *eval.MomentSession,
 	o replay.SessionOutcome, outcomes eval.OutcomeClass) {
 	c.hasSessions = true
 	c.breaker.add(eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
@@ -59,22 +62,42 @@ func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, 
 		}
 		c.outcome.add(obs)
 	}
-	if labelled {
-		c.moments.add(momentSession(s, moments, o.Interventions, humanTurns))
+	if labelled != nil {
+		c.moments.add(momentEntry{session: labelled, interventions: points(s, o.Interventions)})
 	}
 }
 
-// momentSession returns a session's friction moments and interventions (event
-// indices) for event-level scoring.
-func momentSession(s *input.Session, moments, interventions []int, humanTurns int) eval.MomentSession {
-	ms := eval.MomentSession{Key: s.Key, HumanTurns: humanTurns}
-	for _, m := range moments {
-		ms.Moments = append(ms.Moments, eval.Point{Time: s.Events[m].Time, Index: m})
+// momentEntry is one configuration's interventions in a labelled session.
+type momentEntry struct {
+	session       *eval.MomentSession // its key, moments and human turns; no interventions
+	interventions []eval.Point
+}
+
+// labelledSession returns a labelled session's friction moments (event indices) and
+// human turns for event-level scoring, shared by every configuration's entry.
+func labelledSession(s *input.Session, moments []int, humanTurns int) *eval.MomentSession {
+	return &eval.MomentSession{Key: s.Key, HumanTurns: humanTurns, Moments: points(s, moments)}
+}
+
+// points returns the session's events at indices as points.
+func points(s *input.Session, indices []int) []eval.Point {
+	var out []eval.Point
+	for _, i := range indices {
+		out = append(out, eval.Point{Time: s.Events[i].Time, Index: i})
 	}
-	for _, i := range interventions {
-		ms.Interventions = append(ms.Interventions, eval.Point{Time: s.Events[i].Time, Index: i})
-	}
-	return ms
+	return out
+}
+
+// momentSessions returns the configuration's labelled sessions for event-level
+// scoring.
+func (c *scoring) momentSessions() []eval.MomentSession {
+	out := make([]eval.MomentSession, 0, c.moments.len())
+	c.moments.each(func(e *momentEntry) {
+		ms := *e.session
+		ms.Interventions = e.interventions
+		out = append(out, ms)
+	})
+	return out
 }
 
 // evaluate scores the configuration's predictions into res (summary reports, in the
@@ -111,7 +134,7 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 			}
 		}
 		if c.moments.len() > 0 {
-			rep := eval.EvaluateMoments(c.moments.slice(), window, opts)
+			rep := eval.EvaluateMoments(c.momentSessions(), window, opts)
 			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.assessName, Report: rep})
 			metrics = append(metrics, reports.MomentMetricRows("breaker", c.assessName, c.assessHash, rep, opts)...)
 		}
