@@ -26,6 +26,7 @@ import (
 // the metrics while results stream through.
 type job struct {
 	s          Settings
+	in         *Inputs
 	labels     *eval.Labels
 	outcomes   eval.OutcomeClass
 	cfgHash    string // struggle configuration
@@ -80,10 +81,8 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
 	j.keys[res.Run.Key] = true
-	rec, ok := j.labels.Get(res.Run.Key)
-	if !ok && j.s.DeriveLabels {
-		r := res.Run
-		rec, ok = eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true
+	rec, ok, derived := j.in.RunLabel(res.Run)
+	if derived {
 		j.derived++
 	}
 	runRow, cycleRows := reports.RunRows(res, rec, ok)
@@ -110,18 +109,12 @@ func (j *job) run(res *replay.RunResult) error {
 func (j *job) session(sr *replay.SessionResult) error {
 	s := sr.Session
 	j.keys[s.Key] = true
-	rec, ok := j.labels.Get(s.Key)
-	lab := reports.SessionLabel{Record: rec, Labelled: ok}
-	if ok {
-		for _, m := range rec.Moments {
-			if i := m.Find(s.Events); i >= 0 {
-				lab.Moments = append(lab.Moments, i)
-			} else {
-				j.momentsMissing++
-				if len(j.momentsMissingDetail) < 5 {
-					j.momentsMissingDetail = append(j.momentsMissingDetail, fmt.Sprintf("%s in session %s", m, s.Key))
-				}
-			}
+	rec, ok, moments, missing := j.in.SessionLabel(s)
+	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
+	for _, m := range missing {
+		j.momentsMissing++
+		if len(j.momentsMissingDetail) < 5 {
+			j.momentsMissingDetail = append(j.momentsMissingDetail, fmt.Sprintf("%s in session %s", m, s.Key))
 		}
 	}
 	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.s.FrictionWindow)
@@ -271,7 +264,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if resamples == 0 {
 		resamples = -1 // eval: < 0 disables; 0 would mean its default
 	}
-	j := &job{s: s, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
+	j := &job{s: s, in: in, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
 		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: in.FixPassProb,
 		keys: map[string]bool{}}
 	j.scorings = append(j.scorings, &scoring{struggleName: in.StruggleName, assessName: in.AssessName,
@@ -285,7 +278,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		j.shipped = &scoring{struggleName: Shipped, assessName: Shipped, struggleHash: Shipped, assessHash: Shipped, noOutcome: true}
 		j.scorings = append(j.scorings, j.shipped)
 	}
-	j.out, err = reports.NewOutput(s.Out, map[string]string{
+	meta := map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
 		"loopwatch.config_hash":     j.cfgHash,
 		"loopwatch.assess_config":   string(assessJSON),
@@ -294,7 +287,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		"loopwatch.labels":          labelsID,
 		"loopwatch.eval":            string(evalJSON),
 		"loopwatch.fixsim":          string(fixJSON),
-	})
+	}
+	if s.LLM == "claude" {
+		meta["loopwatch.llm_timeout"] = s.ClaudeTimeout.String() // a call that outlasts it fails
+	}
+	j.out, err = reports.NewOutput(s.Out, meta)
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -345,9 +342,10 @@ type Inputs struct {
 	// Shipped: the shipped-today baselines are scored too (Settings.Compare names them).
 	Shipped bool
 	// Exclude lists output files inside the input, left out of the walk.
-	Exclude []string
-	stream  bool // the input is one file that is not a regular file: read it once
-	labels  labelSet
+	Exclude      []string
+	stream       bool // the input is one file that is not a regular file: read it once
+	labels       labelSet
+	deriveLabels bool
 }
 
 // Prepare validates s and resolves what it names: the input, the labels, the
@@ -360,7 +358,7 @@ func Prepare(s Settings) (*Inputs, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers, stream: isStream(s.In)}
+	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers, stream: isStream(s.In), deriveLabels: s.DeriveLabels}
 	if in.Outcomes, err = eval.ParseOutcomeClass(s.PositiveOutcomes); err != nil {
 		return nil, usage("--positive-outcomes: %w", err)
 	}

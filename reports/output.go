@@ -110,9 +110,8 @@ func cleanStale(dir, stem string, now time.Time) []string {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		if dest != "" && dest != stem+".parquet" && dest != stem+manifestSuffix &&
-			!(strings.HasPrefix(dest, stem+".") && strings.HasSuffix(dest, ".parquet")) {
-			continue // another output's
+		if dest != "" && dest != stem+".parquet" && !strings.HasPrefix(dest, stem+".") {
+			continue // another output's (every file of this one is "<stem>.…": tables, the manifest, added files)
 		}
 		stale := false
 		switch {

@@ -55,6 +55,9 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	if labelsNote != "" {
 		fmt.Fprintf(w, "labels:   %s\n", labelsNote)
 	}
+	if len(reports) == 0 {
+		return nil
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DETECTOR\tCONFIG\tOF\tN\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1\tAP\tROC AUC")

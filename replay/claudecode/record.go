@@ -3,6 +3,8 @@ package claudecode
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // record is the part of a transcript record the reader uses. Fields it does not
@@ -30,11 +32,11 @@ type record struct {
 	CustomTitle string `json:"customTitle"`
 }
 
-// decodeSlow decodes a line into rec with encoding/json: the reference decodeRecord
-// keeps to, and the decoder of the lines it is not sure of.
-func decodeSlow(line []byte, rec *record) error {
+// decodeSlow decodes a line into rec with encoding/json (jsonl.DecodeObject): the
+// reference decodeRecord keeps to, and the decoder of the lines it is not sure of.
+func decodeSlow(line []byte, rec *record) ([]jsonl.FieldError, error) {
 	*rec = record{}
-	return json.Unmarshal(line, rec)
+	return jsonl.DecodeObject(line, rec)
 }
 
 // message is a user or assistant record's message.
