@@ -71,12 +71,10 @@ func BenchmarkReadTranscript(b *testing.B) {
 	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")
 }
 
-// BenchmarkReadCorpus reports MB/s and events/s over the shared Claude Code corpus
-// (every main transcript with its subagents); it is skipped without the corpus.
-func BenchmarkReadCorpus(b *testing.B) {
-	fsys := os.DirFS(corpusDir(b))
-	var mains []string
-	var size int64
+// corpusFiles lists the shared corpus's transcripts, main ones apart, and their size;
+// the benchmark is skipped without the corpus.
+func corpusFiles(b *testing.B) (fsys fs.FS, all, mains []string, size int64) {
+	fsys = os.DirFS(corpusDir(b))
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
 			return err
@@ -86,6 +84,7 @@ func BenchmarkReadCorpus(b *testing.B) {
 			return err
 		}
 		size += fi.Size()
+		all = append(all, p)
 		if !IsSubagentFile(p) {
 			mains = append(mains, p)
 		}
@@ -94,6 +93,15 @@ func BenchmarkReadCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return fsys, all, mains, size
+}
+
+// BenchmarkReadCorpus reports MB/s and events/s over the shared Claude Code corpus
+// (every main transcript with its subagents); BenchmarkJSONValidCorpus is its anchor:
+//
+//	go test -run '^$' -bench 'Corpus$' -benchmem -cpu 1 ./replay/claudecode/
+func BenchmarkReadCorpus(b *testing.B) {
+	fsys, _, mains, size := corpusFiles(b)
 	events := 0
 	for _, m := range mains {
 		s, _ := Read(fsys, m)
@@ -159,5 +167,30 @@ func BenchmarkDecodeRecord(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkJSONValidCorpus is json.Valid over every line of the files
+// BenchmarkReadCorpus reads, read the same way (the anchor of its MB/s).
+func BenchmarkJSONValidCorpus(b *testing.B) {
+	fsys, all, _, size := corpusFiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, name := range all {
+			f, err := fsys.Open(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd := jsonl.NewReader(f, MaxLine)
+			for {
+				l, err := rd.Next()
+				if err != nil {
+					break
+				}
+				json.Valid(l.Bytes)
+			}
+			f.Close()
+		}
 	}
 }
