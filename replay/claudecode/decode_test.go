@@ -138,19 +138,28 @@ func checkDecodeLines(t *testing.T, name string, data []byte) {
 	}
 }
 
-// TestDecodeRecordTranscripts runs checkDecodeLines over the fixtures and the
-// synthetic benchmark transcript.
-func TestDecodeRecordTranscripts(t *testing.T) {
-	filepath.WalkDir("testdata", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
+// checkDecodeTree runs checkDecodeLines over every transcript under root.
+func checkDecodeTree(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil {
 			checkDecodeLines(t, p, data)
 		}
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDecodeRecordTranscripts runs checkDecodeLines over the fixtures and the
+// synthetic benchmark transcript.
+func TestDecodeRecordTranscripts(t *testing.T) {
+	checkDecodeTree(t, "testdata")
 	data, _ := synthTranscript(30)
 	checkDecodeLines(t, "synthetic", data)
 }
@@ -161,20 +170,7 @@ func TestDecodeRecordCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the corpus is read without -short")
 	}
-	dir := corpusDir(t)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			checkDecodeLines(t, p, data)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkDecodeTree(t, corpusDir(t))
 }
 
 // FuzzDecodeRecord holds the fast decoder to encoding/json on any line.
