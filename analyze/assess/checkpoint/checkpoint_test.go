@@ -160,3 +160,59 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedCounting checks each of the seed's counting rules (SeedConfig) against
+// loopwatch's default.
+func TestSeedCounting(t *testing.T) {
+	hook := analyze.Event{Kind: analyze.KindHook, HookName: "PostToolUse", Time: t0}
+	side := analyze.Event{Kind: analyze.KindAssistantMessage, Sidechain: true, Time: t0, AssistantText: "x"}
+	failedCommit := toolAt(0, "[main 1a2b3c4] commit the parser fix\nerror: pre-push hook failed", analyze.ToolStatusError)
+	kelvin := userAt(0, "that wor\u212As") // "that works" with the Kelvin sign, which lower-cases to k
+	tests := []struct {
+		name          string
+		seed          func(*Config)
+		evs           []analyze.Event
+		def, seedWant Trigger
+	}{
+		{"every event counts", func(c *Config) { c.CountEveryEvent = true }, []analyze.Event{hook, side, hook}, 0, MessageCount},
+		{"a commit in failed output", func(c *Config) { c.CommitOnError = true }, []analyze.Event{failedCommit}, 0, GitCommit},
+		{"Unicode lower-casing", func(c *Config) { c.UnicodeCase = true }, []analyze.Event{kelvin}, 0, TaskBoundary},
+		{"the time trigger without a message", func(c *Config) { c.CountEveryEvent = true },
+			[]analyze.Event{{Kind: analyze.KindHook, HookName: "Stop", Time: t0.Add(11 * time.Minute)}}, 0, Time},
+	}
+	for _, tt := range tests {
+		for _, variant := range []struct {
+			cfg  Config
+			want Trigger
+		}{{DefaultConfig(), tt.def}, {SeedConfig(), tt.seedWant}} {
+			cfg := variant.cfg
+			cfg.MessageThreshold = 3
+			m := mustPolicy(t, cfg).NewManager()
+			m.RecordCheckpoint(t0)
+			var got Trigger
+			for _, ev := range tt.evs {
+				if tr, ok := m.ShouldCheckpoint(ev); ok {
+					got = tr
+				}
+			}
+			if got != variant.want {
+				t.Errorf("%s, seed=%v: trigger %v, want %v", tt.name, cfg.CountEveryEvent, got, variant.want)
+			}
+		}
+		// Each rule is its own switch.
+		one := DefaultConfig()
+		one.MessageThreshold = 3
+		tt.seed(&one)
+		m := mustPolicy(t, one).NewManager()
+		m.RecordCheckpoint(t0)
+		var got Trigger
+		for _, ev := range tt.evs {
+			if tr, ok := m.ShouldCheckpoint(ev); ok {
+				got = tr
+			}
+		}
+		if got != tt.seedWant {
+			t.Errorf("%s alone: trigger %v, want %v", tt.name, got, tt.seedWant)
+		}
+	}
+}
