@@ -325,6 +325,14 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil, {CorrectionPhrase, RepeatRequest}},
 		},
 		{
+			name: "in Spanish, without accents",
+			evs: []analyze.Event{
+				user("añade una opción --verbose al comando replay"), agent("Hecho."),
+				user("anade la opcion --verbose al comando replay por favor"),
+			},
+			want: [][]Kind{nil, nil, {RepeatRequest}},
+		},
+		{
 			name: "a different request of the same shape is not",
 			evs: []analyze.Event{
 				user("add a verbose flag to the replay command"), agent("Added."),
@@ -404,6 +412,19 @@ func TestSessionSignals(t *testing.T) {
 			name: "nor in Chinese",
 			evs:  []analyze.Event{user("重构解析器"), toolOK, interrupt, user("好的，继续")},
 			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "nor in Spanish, Portuguese, German or Japanese",
+			evs: []analyze.Event{
+				user("refactoriza el parser"), toolOK, interrupt, user("sí, sigue por favor"), toolOK, interrupt,
+				user("pode, segue"), toolOK, interrupt, user("ja, weiter bitte"), toolOK, interrupt, user("はい、続けてください"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		},
+		{
+			name: "a redirect in German",
+			evs:  []analyze.Event{user("refactor the parser"), toolOK, interrupt, user("nimm lieber den vorhandenen Lexer")},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}},
 		},
 		{
 			name: "nor the interrupted request sent again, with more",

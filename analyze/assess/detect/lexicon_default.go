@@ -31,7 +31,7 @@ func DefaultLexicon() Lexicon {
 				"ja", "weiter", "mach", "fortfahren", "bitte", "danke", "gut", "klar", "genau",
 				"avanti", "vai", "grazie", "ga", "door", "doorgaan", "да", "продолжай", "давай",
 				"继", "续", "好", "的", "请", "是", "嗯", "行", "可", "以", "吧", "谢",
-				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す",
+				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す", "く", "だ", "さ", // ください
 				"네", "예", "응", "계속", "계속해", "계속해줘", "좋아", "그래", "진행", "진행해",
 			},
 			// Function words left out of the repeat-request similarity.
