@@ -80,8 +80,9 @@ func loadFS(t *testing.T, fsys fs.FS, labelFile io.Reader) []labelled {
 	return out
 }
 
-// load replays the shared Claude Code corpus with its labels.
-func load(t *testing.T) []labelled {
+// corpusLabels returns the shared Claude Code corpus's folder and its labels file,
+// open; it skips the test when they are not there.
+func corpusLabels(t *testing.T) (string, *os.File) {
 	t.Helper()
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
@@ -91,7 +92,14 @@ func load(t *testing.T) []labelled {
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return dir, f
+}
+
+// load replays the shared Claude Code corpus with its labels.
+func load(t *testing.T) []labelled {
+	t.Helper()
+	dir, f := corpusLabels(t)
 	return loadFS(t, os.DirFS(dir), f)
 }
 

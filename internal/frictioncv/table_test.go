@@ -33,16 +33,8 @@ const (
 // outcome; predicted: any intervention) and the offline analysis's outcome by class.
 func presetTable(t *testing.T) string {
 	t.Helper()
-	dir, err := corpus.Dir("claude-code")
-	if err != nil {
-		t.Skip(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		t.Skip(err)
-	}
+	dir, f := corpusLabels(t)
 	labels, _, err := eval.ReadLabels(f)
-	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

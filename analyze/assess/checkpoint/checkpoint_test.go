@@ -180,38 +180,29 @@ func TestSeedCounting(t *testing.T) {
 		{"the time trigger without a message", func(c *Config) { c.CountEveryEvent = true },
 			[]analyze.Event{{Kind: analyze.KindHook, HookName: "Stop", Time: t0.Add(11 * time.Minute)}}, 0, Time},
 	}
-	for _, tt := range tests {
-		for _, variant := range []struct {
-			cfg  Config
-			want Trigger
-		}{{DefaultConfig(), tt.def}, {SeedConfig(), tt.seedWant}} {
-			cfg := variant.cfg
-			cfg.MessageThreshold = 3
-			m := mustPolicy(t, cfg).NewManager()
-			m.RecordCheckpoint(t0)
-			var got Trigger
-			for _, ev := range tt.evs {
-				if tr, ok := m.ShouldCheckpoint(ev); ok {
-					got = tr
-				}
-			}
-			if got != variant.want {
-				t.Errorf("%s, seed=%v: trigger %v, want %v", tt.name, cfg.CountEveryEvent, got, variant.want)
-			}
-		}
-		// Each rule is its own switch.
-		one := DefaultConfig()
-		one.MessageThreshold = 3
-		tt.seed(&one)
-		m := mustPolicy(t, one).NewManager()
+	// last returns the last trigger the events fire under cfg (threshold 3).
+	last := func(cfg Config, evs []analyze.Event) Trigger {
+		cfg.MessageThreshold = 3
+		m := mustPolicy(t, cfg).NewManager()
 		m.RecordCheckpoint(t0)
 		var got Trigger
-		for _, ev := range tt.evs {
+		for _, ev := range evs {
 			if tr, ok := m.ShouldCheckpoint(ev); ok {
 				got = tr
 			}
 		}
-		if got != tt.seedWant {
+		return got
+	}
+	for _, tt := range tests {
+		if got := last(DefaultConfig(), tt.evs); got != tt.def {
+			t.Errorf("%s, default: trigger %v, want %v", tt.name, got, tt.def)
+		}
+		if got := last(SeedConfig(), tt.evs); got != tt.seedWant {
+			t.Errorf("%s, seed: trigger %v, want %v", tt.name, got, tt.seedWant)
+		}
+		one := DefaultConfig() // each rule is its own switch
+		tt.seed(&one)
+		if got := last(one, tt.evs); got != tt.seedWant {
 			t.Errorf("%s alone: trigger %v, want %v", tt.name, got, tt.seedWant)
 		}
 	}
