@@ -277,11 +277,11 @@ func DefaultLexicon() Lexicon {
 		},
 		GiveUp: []string{
 			// English.
-			"forget it", "forget about it", "forget this", "forget that", "i give up", "i gave up",
+			"forget it", "forget about it", "forget this", "forget that", "i give up",
 			"ill do it myself", "ill do that myself", "ill do this myself", "ill write it myself",
 			"ill fix it myself", "ill handle it myself", "ill just do it myself", "i will do it myself",
 			"let me do it myself", "ill do it by hand", "screw it", "this is hopeless", "its hopeless",
-			"waste of time", "wasting my time", "just stop", "stop it",
+			"waste of time", "wasting my time", "just stop",
 			// Spanish.
 			"olvidalo", "olvida eso", "olvidate", "me rindo", "lo hago yo", "lo hare yo", "ya lo hago yo",
 			"lo hago yo mismo", "perdiendo el tiempo",
@@ -292,13 +292,13 @@ func DefaultLexicon() Lexicon {
 			"laisse tomber", "oublie ca", "oublie tout", "oublie le", "jabandonne", "je vais le faire moi meme",
 			"je le fais moi meme", "je le ferai moi meme", "perte de temps", "tant pis",
 			// German.
-			"vergiss es", "vergiss das", "lass es", "lass gut sein", "ich gebe auf", "ich mach das selbst",
+			"vergiss es", "vergiss das", "lass gut sein", "ich gebe auf", "ich mach das selbst",
 			"ich mache das selbst", "ich mach es selbst", "ich mache es selbst", "zeitverschwendung",
 			// Italian.
 			"lascia perdere", "lascia stare", "lo faccio io", "ci rinuncio", "mi arrendo",
 			"perdita di tempo",
 			// Dutch.
-			"laat maar", "vergeet het", "ik doe het zelf", "ik geef het op",
+			"laat maar zitten", "vergeet het", "ik doe het zelf", "ik geef het op",
 			// Russian.
 			"забудь", "забей", "сам сделаю", "я сдаюсь", "сдаюсь",
 			// Chinese.
@@ -318,8 +318,8 @@ func DefaultLexicon() Lexicon {
 			"no thats fine", "no thats all", "no its fine", "no its ok", "no all good", "no looks good",
 			"no youre right", "no you are right", "no go ahead", "nope thats all", "nope all good",
 			"dont forget", "do not forget", "never forget", "not forget", "wont give up", "not give up",
-			"dont give up", "stop it from", "stop it if", "stop it when", "just stop the", "no te olvides",
-			"nao esqueca", "nao se esqueca", "noublie pas", "nicht vergessen", "vergiss nicht", "lass es so", "lass es bei", "не забудь", "non dimenticare",
+			"dont give up", "just stop the", "no te olvides",
+			"nao esqueca", "nao se esqueca", "noublie pas", "nicht vergessen", "vergiss nicht", "не забудь", "non dimenticare",
 			"error handling", "works great", "works fine", "works now", "working now", "it works",
 			"that works", "works perfectly", "works well", "it worked",
 			// Spanish.
