@@ -33,9 +33,9 @@ type Config struct {
 	// Default 1m: with EdgeTriggered every intervention answers a friction turn of
 	// the human, and a human who pushes back again a minute after a check-in is
 	// pushing back again (cross-validation on the labelled corpus chose 1m over 2m
-	// and 5m in most folds; 5m, equal to the correction window, missed the second
-	// and third turns of a burst). The seed gives no value; its preset keeps
-	// [SeedCooldown].
+	// and 5m in every fold and for every held-out source; 5m, equal to the correction
+	// window, missed the second and third turns of a burst). The seed gives no value;
+	// its preset keeps [SeedCooldown].
 	Cooldown duration.Duration `json:"cooldown"`
 	// InterruptIsCorrection makes a human interrupt count like a correction (it enters
 	// the storm window and, with CorrectionIsFailure, counts as a failure). Default
@@ -167,8 +167,8 @@ func New(cfg Config) *CircuitBreaker {
 // says: by default per target and per event (a failure lengthens its command's streak
 // once however many failure signals its output raised, a success of the same kind of
 // command ends it); with [SeedFailures], one session count per signal, reset by a
-// build or test success.
-// Corrections strictly older than the window at time at are then pruned.
+// build or test success. Corrections strictly older than the window at time at are
+// then pruned.
 func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrationEMA float64) {
 	rose := frustrationEMA > b.frustrationEMA
 	b.frustrationEMA = frustrationEMA
