@@ -29,9 +29,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 ## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
-## (outputs in regress-out/: regress.md, regress.json and each replay's tables)
+## (outputs in regress-out/: regress.md, regress.json, regress.html and each replay's tables)
 regress: build
-	$(BIN)/regress --registry datasets/registry.toml --out regress-out
+	$(BIN)/regress --registry datasets/registry.toml --out regress-out --report regress-out/regress.html
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:

@@ -281,7 +281,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		j.shipped = &scoring{struggleName: Shipped, assessName: Shipped, struggleHash: Shipped, assessHash: Shipped, noOutcome: true}
 		j.scorings = append(j.scorings, j.shipped)
 	}
-	j.out, err = reports.NewOutput(s.Out, map[string]string{
+	meta := map[string]string{
 		"loopwatch.struggle_config": string(cfgJSON),
 		"loopwatch.config_hash":     j.cfgHash,
 		"loopwatch.assess_config":   string(assessJSON),
@@ -290,7 +290,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		"loopwatch.labels":          labelsID,
 		"loopwatch.eval":            string(evalJSON),
 		"loopwatch.fixsim":          string(fixJSON),
-	})
+	}
+	if s.LLM == "claude" {
+		meta["loopwatch.llm_timeout"] = s.ClaudeTimeout.String() // a call that outlasts it fails
+	}
+	j.out, err = reports.NewOutput(s.Out, meta)
 	if err != nil {
 		return nil, UsageError{err}
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	flag "github.com/spf13/pflag"
@@ -44,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Lookup("print-config").NoOptDefVal = "both"
 	fs.StringVar(&s.LLM, "llm", s.LLM, "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
 	fs.StringVar(&s.ClaudePath, "claude-path", s.ClaudePath, "the claude executable for --llm claude")
+	fs.DurationVar(&s.ClaudeTimeout, "claude-timeout", s.ClaudeTimeout, "--llm claude: a call that runs longer is killed (its whole process group) and the analysis fails")
+	fs.DurationVar(&s.ClaudeProgress, "claude-progress", s.ClaudeProgress, "--llm claude: a call still running is reported on stderr this often")
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
@@ -91,6 +94,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := checkReportPath(report); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
+	}
+	var progress sync.Mutex // calls run on several workers at once
+	s.Progress = func(msg string) {
+		progress.Lock()
+		defer progress.Unlock()
+		fmt.Fprintf(stderr, "replay: %s\n", msg)
 	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
