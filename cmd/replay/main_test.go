@@ -524,11 +524,17 @@ func TestCorpusClaudeCode(t *testing.T) {
 	"breaker": {"tool_error_is_failure": false, "lint_error_is_failure": false, "correction_is_failure": true,
 		"count_per_signal": true, "failure_streaks": "session", "pivot_once_per_streak": false}}`), 0o644)
 	for _, tt := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		types string // interventions by type; how many within the window after a moment; sessions with an approach_pivot
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+75\s+0\.673 \[0\.53, 0\.81\]\s+0\.387 \[0\.24, 0\.57\]\s+9\.6 \[4\.9, 16\.7\]`},
-		{nil, `(?m)^loopwatch\s+49\s+0\.673 \[0\.53, 0\.81\]\s+0\.592 \[0\.46, 0\.73\]\s+4\.2 \[2\.5, 6\.3\]`},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.235 \[0\.12, 0\.50\]\s+21\.1 \[7\.2, 41\.9\]`,
+			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7"},
+		// The defaults: approach_pivot fires once per failure streak of one kind of
+		// command; the check-ins and clarification pauses land at the human's friction
+		// turns.
+		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.689 \[0\.52, 0\.86\]\s+2\.9 \[1\.2, 5\.0\]`,
+			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -540,24 +546,25 @@ func TestCorpusClaudeCode(t *testing.T) {
 			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
-	}
-	ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	byType := map[string]int{}
-	after := 0
-	for _, iv := range ivs {
-		byType[iv.Type]++
-		if iv.AfterFriction != nil && *iv.AfterFriction {
-			after++
+		ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// The last replay's (the defaults): approach_pivot fires once per failure streak
-	// of one kind of command, twice on the corpus; the check-ins land at the human's
-	// friction turns, 29 of them within 5 minutes after a labelled moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 explicit_check_in:47] 29" {
-		t.Errorf("interventions by type and after friction: %s", got)
+		byType := map[string]int{}
+		pivoted := map[string]bool{}
+		after := 0
+		for _, iv := range ivs {
+			byType[iv.Type]++
+			if iv.AfterFriction != nil && *iv.AfterFriction {
+				after++
+			}
+			if iv.Type == "approach_pivot" {
+				pivoted[iv.SessionKey] = true
+			}
+		}
+		if got := fmt.Sprint(byType, " ", after, " ", len(pivoted)); got != tt.types {
+			t.Errorf("%v: interventions by type, after friction, sessions pivoted: %s, want %s", tt.args, got, tt.types)
+		}
 	}
 }
 
