@@ -52,6 +52,10 @@ type Options struct {
 	// temporary output files (hidden ".<name>.tmp-<pid>-…" files and folder probes,
 	// see internal/tmpname) are always left out the same way.
 	Exclude []string
+	// Shard, when split (Count > 1), replays only the runs and sessions it owns and
+	// reports only its share of the problems and notes (see [Shard]); every file is
+	// still read. The zero Shard replays everything.
+	Shard Shard
 	// ReadSpecialFiles reads files that are not regular files — named pipes, character
 	// devices, sockets — instead of reporting them: set it when the input is one such
 	// file the user named (`--in /dev/stdin`, a process substitution). Each is read
@@ -147,6 +151,8 @@ type Summary struct {
 	// Fingerprint is a SHA-256 over the path and content of every file read, context
 	// files included, in path order: equal fingerprints mean identical input.
 	Fingerprint string
+	// Joins is what the notes on the quasar joins were computed from.
+	Joins JoinCounts
 }
 
 // TotalProblems returns the number of problems found.
@@ -195,7 +201,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	files, special, err := walk(fsys, opts, problem)
+	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
+		if opts.Shard.OwnsFile(p.File) {
+			problem(p)
+		}
+	}
+	files, special, err := walk(fsys, opts, fileProblem)
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
@@ -226,12 +237,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 		digest, probs, notes := readContextFile(fsys, name, &sniffed[i], fm, jc)
 		for _, p := range probs {
-			problem(p)
+			fileProblem(p)
 		}
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
-		sum.note(notes)
+		if opts.Shard.OwnsFile(name) {
+			sum.note(notes)
+		}
 		if digest != "" {
 			digests[i] = digest
 			sum.Files++
@@ -239,7 +252,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 	}
 	for _, p := range jc.Finish() {
-		problem(p)
+		fileProblem(p)
 	}
 	if sinkErr != nil {
 		return nil, sinkErr
@@ -309,7 +322,8 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			return nil, sinkErr
 		}
 	}
-	sum.note(joined.notes(jc))
+	sum.Joins = joined.counts(jc)
+	sum.note(sum.Joins.Notes())
 
 	fp := sha256.New()
 	for i, name := range files {
@@ -328,7 +342,7 @@ type joinedCounts struct {
 }
 
 func (j *joinedCounts) add(r *input.Run) {
-	if r.Nebula != "" || r.Phase != "" {
+	if r.Nebula != "" { // joined to a nebula's phase (a trace's own phase name joins nothing)
 		j.phases[[2]string{r.Nebula, r.Phase}] = true
 	}
 	for _, c := range r.Cycles {
@@ -336,17 +350,9 @@ func (j *joinedCounts) add(r *input.Run) {
 	}
 }
 
-func (j *joinedCounts) notes(jc *join.Context) []input.Note {
+func (j *joinedCounts) counts(jc *join.Context) JoinCounts {
 	phases, commits := jc.Counts()
-	var notes []input.Note
-	if phases > 0 {
-		notes = append(notes, input.Note{What: "nebula: phases with a bead", Count: phases},
-			input.Note{What: "nebula: phases that joined no run", Count: phases - len(j.phases)})
-	}
-	if commits > 0 {
-		notes = append(notes, input.Note{What: "cycle-commits: cycle commits that joined no run", Count: commits - j.commits})
-	}
-	return notes
+	return JoinCounts{Phases: phases, Commits: commits, JoinedPhases: sortedPhases(j.phases), JoinedCommits: j.commits}
 }
 
 // absorb folds one file's results into the summary and hands its runs to the sink.
@@ -542,9 +548,9 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
-		res.problems = append(res.problems, *sn.problem)
+		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*sn.problem})...)
 	}
-	if sn.note != "" {
+	if sn.note != "" && opts.Shard.OwnsFile(name) {
 		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
 	}
 	if sn.format == nil {
@@ -555,7 +561,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
@@ -564,9 +570,14 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	runs, probs, notes := sn.format.read(name, io.TeeReader(f, h), jc)
 	io.Copy(h, f)
 	res.digest = hex.EncodeToString(h.Sum(nil))
-	res.problems = append(res.problems, probs...)
-	res.notes = notes
+	res.problems = append(res.problems, opts.Shard.fileProblems(probs)...)
+	if opts.Shard.OwnsFile(name) {
+		res.notes = notes
+	}
 	for _, r := range runs {
+		if !opts.Shard.Owns(r.Key) {
+			continue
+		}
 		rr := ReplayRun(r, opts.Struggle)
 		for _, v := range opts.Variants {
 			rr.Variants = append(rr.Variants, ReplayRun(r, v.Struggle).Struggle)
@@ -589,18 +600,18 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	if sn.subagent {
 		digest, err := hashFile(fsys, name)
 		if err != nil {
-			res.problems = append(res.problems, *readProblem(name, err))
+			res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
 			return res
 		}
 		res.digest, res.format = digest, subagentFormat
-		if !sn.attached {
+		if !sn.attached && opts.Shard.OwnsFile(name) {
 			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
 		}
 		return res
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
@@ -608,8 +619,11 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
 	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-	res.problems = append(res.problems, probs...)
+	res.problems = append(res.problems, opts.Shard.fileProblems(probs)...)
 	for _, s := range sessions {
+		if !opts.Shard.Owns(s.Key) {
+			continue
+		}
 		sr, err := ReplaySession(ctx, s, opts.Sessions)
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
