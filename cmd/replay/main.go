@@ -155,12 +155,13 @@ func checkReportPath(path string) error {
 	return nil
 }
 
-const usage = `Usage: replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
+const usage = `Usage: replay [--in PATH] [--out FILE.parquet | --out DIR/ [--shard i/n]] [--labels FILE] [flags]
 
 Replays recorded coding-agent runs (quasar traces, beads exports) and sessions (Claude
 Code transcripts, vibes event logs) through loopwatch's detectors, writes every
 decision to Parquet and scores the detectors against labels. Without --in it replays
-the built-in sample dataset.
+the built-in sample dataset. --out DIR/ writes the tables in the hive layout; --shard
+i/n replays one shard of n into it, and metrics DIR computes the metrics of the whole.
 
 Examples:
   replay
@@ -173,6 +174,8 @@ Examples:
   replay --in quasar-history/ --derive-labels --out q.parquet
   replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
   replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
+  replay --in sample/inputs --labels sample/labels/runs.csv --out all/
+  replay --in sample/inputs --labels sample/labels/runs.csv --shard 1/2 --out shards/
 
 Flags:
 `
