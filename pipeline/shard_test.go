@@ -38,7 +38,11 @@ func shardSettings(in string, labels ...string) pipeline.Settings {
 // into dir and returns its inputs folder and label files.
 func writeSynth(t *testing.T, dir string) (string, []string) {
 	t.Helper()
-	for name, b := range synth.DatasetFiles(synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7}) {
+	cfg := synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7}
+	if testing.Short() { // under the race detector in make test
+		cfg.Runs, cfg.Sessions, cfg.VibesLogs = 30, 5, 2
+	}
+	for name, b := range synth.DatasetFiles(cfg) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
