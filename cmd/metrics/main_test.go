@@ -102,13 +102,9 @@ func TestUsageAndRefusals(t *testing.T) {
 // into one folder, merges them with metrics, and compares with the replay not split:
 // the same summary, the same exit status under --strict, the same metrics files.
 func TestEndToEnd(t *testing.T) {
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "replay")
-	if b, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "replay")).CombinedOutput(); err != nil {
+	if b, err := exec.Command("go", "build", "-o", bin, filepath.Join(moduleRoot(t), "cmd", "replay")).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	data := filepath.Join(dir, "data")
