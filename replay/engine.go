@@ -201,12 +201,11 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
-		if opts.Shard.OwnsFile(p.File) {
+	files, special, err := walk(fsys, opts, func(p input.Problem) {
+		if opts.Shard.Owns(p.File) { // found walking: reported by the shard of the path
 			problem(p)
 		}
-	}
-	files, special, err := walk(fsys, opts, fileProblem)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
@@ -215,12 +214,18 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers)
+	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers, opts.Shard.Split())
 	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
 	attachSubagents(files, sniffed)
+	sh := newSharding(opts.Shard, files, sniffed)
+	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
+		if sh.ownsFile(p.File) {
+			problem(p)
+		}
+	}
 	digests := make([]string, len(files))
 
 	// Step 2: the context files, in path order, into one join context.
@@ -242,7 +247,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
-		if opts.Shard.OwnsFile(name) {
+		if sh.ownsFile(name) {
 			sum.note(notes)
 		}
 		if digest != "" {
@@ -283,7 +288,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh)
 				res.index = k
 				select {
 				case results <- res:
@@ -430,12 +435,15 @@ type sniffedFile struct {
 	// stream holds a special file (a named pipe, a device) open from its sniffing to
 	// its one read: such a file cannot be read twice.
 	stream *stream
+	// key is the key of the session a Claude Code transcript holds, when its opening
+	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
+	key string
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
 // at once; the result is indexed like files. special marks the files that are no
 // regular files, to be read as streams.
-func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int) ([]sniffedFile, error) {
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, keys bool) ([]sniffedFile, error) {
 	out := make([]sniffedFile, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -444,7 +452,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]])
+				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys)
 			}
 		}()
 	}
@@ -464,8 +472,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
 // maxSniff when those do not decide (a garbage or very long first line). A special
-// file stays open, its opening bytes kept for the read.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniffedFile {
+// file stays open, its opening bytes kept for the read. With keys, the key of the
+// session a Claude Code transcript holds is taken from those bytes when they prove it.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool) sniffedFile {
 	var f fs.File
 	var err error
 	if special {
@@ -491,11 +500,16 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniff
 		return sniffedFile{problem: readProblem(name, err)}
 	}
 	if fm != nil {
+		sn := sniffedFile{format: fm}
+		if keys && fm.name == claudecode.SourceName {
+			sn.key, _ = claudecode.KeyFromHead(name, head)
+		}
 		if special {
-			return sniffedFile{format: fm, stream: &stream{f: f, r: io.MultiReader(bytes.NewReader(head), f)}}
+			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(head), f)}
+			return sn
 		}
 		f.Close()
-		return sniffedFile{format: fm}
+		return sn
 	}
 	f.Close()
 	if ignorable(name) {
@@ -545,23 +559,23 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
-		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*sn.problem})...)
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*sn.problem})...)
 	}
-	if sn.note != "" && opts.Shard.OwnsFile(name) {
+	if sn.note != "" && sh.ownsFile(name) {
 		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
 	}
 	if sn.format == nil {
 		return res
 	}
 	if sn.format.role == roleSessions {
-		return replaySessionFile(ctx, fsys, name, sn, opts, res)
+		return replaySessionFile(ctx, fsys, name, sn, opts, sh, res)
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
@@ -570,8 +584,8 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	runs, probs, notes := sn.format.read(name, io.TeeReader(f, h), jc)
 	io.Copy(h, f)
 	res.digest = hex.EncodeToString(h.Sum(nil))
-	res.problems = append(res.problems, opts.Shard.fileProblems(probs)...)
-	if opts.Shard.OwnsFile(name) {
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
+	if sh.ownsFile(name) {
 		res.notes = notes
 	}
 	for _, r := range runs {
@@ -596,30 +610,38 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
 // the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, res fileResult) fileResult {
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, res fileResult) fileResult {
 	if sn.subagent {
 		digest, err := hashFile(fsys, name)
 		if err != nil {
-			res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
+			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 			return res
 		}
 		res.digest, res.format = digest, subagentFormat
-		if !sn.attached && opts.Shard.OwnsFile(name) {
+		if !sn.attached && sh.ownsFile(name) {
 			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
 		}
 		return res
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, opts.Shard.fileProblems([]input.Problem{*readProblem(name, err)})...)
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
 	h := sha256.New()
+	if sh.skips(sn) { // another shard's session: only fingerprinted
+		if _, err := io.Copy(h, f); err != nil {
+			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+			return res
+		}
+		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
+		return res
+	}
 	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
 	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-	res.problems = append(res.problems, opts.Shard.fileProblems(probs)...)
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
 	for _, s := range sessions {
 		if !opts.Shard.Owns(s.Key) {
 			continue

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/replay/claudecode"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -16,12 +17,17 @@ import (
 // shard [ShardOf] its key; every shard reads every file (context files and run files
 // alike: a file may hold units of several shards, and the quasar joins need all the
 // context), and replays only the units it owns. A session's files — its main
-// transcript and its subagents — are read together, by every shard, and the session
-// is replayed by its owner.
+// transcript and its subagents — are read together, by the shard that owns the
+// session. One exception saves most of the reading of a split replay of Claude Code
+// transcripts: a transcript whose opening bytes prove its session's key
+// (claudecode.KeyFromHead: a record carries the file's name as its session id, as
+// Claude Code names its transcripts) is read, with its subagents, by that session's
+// shard only; the others only fingerprint it.
 //
 // What a shard reports is chosen so that the shards' reports add up to the whole
 // replay's, never counting anything twice: a problem or note found while reading a
-// file is reported by the shard that owns the file's path; one about a unit (a
+// file is reported by the shard that owns the file's path — or, for the files of a
+// session read by its shard only, by the session's shard; one about a unit (a
 // duplicate key, a failed analysis, a filter check outside quasar's chain) by the
 // unit's owner. Counts that every shard sees whole (files read, by format; the input
 // fingerprint) are the same in every shard.
@@ -72,18 +78,58 @@ func ShardOf(key string, n int) int {
 // Owns reports whether the run or session with this key is replayed by s.
 func (s Shard) Owns(key string) bool { return !s.Split() || ShardOf(key, s.Count) == s.Index }
 
-// OwnsFile reports whether s reports what reading the file at this path (slash
+// sharding is a Shard as one replay applies it: besides the shard, which files'
+// problems and notes belong to the shard of the session they hold rather than to the
+// shard of their path — a Claude Code transcript whose opening bytes prove its
+// session's key, and its subagents — so that the shards that do not own the session
+// need not read it.
+type sharding struct {
+	Shard
+	owners map[string]string // file → the key its problems and notes go by (default: its path)
+}
+
+func newSharding(s Shard, files []string, sniffed []sniffedFile) *sharding {
+	sh := &sharding{Shard: s}
+	if !s.Split() {
+		return sh
+	}
+	sh.owners = map[string]string{}
+	for i, name := range files {
+		if sniffed[i].key != "" && !sniffed[i].subagent {
+			sh.owners[name] = sniffed[i].key
+		}
+	}
+	for i, name := range files {
+		if sniffed[i].attached {
+			if key, ok := sh.owners[claudecode.ParentOf(name)]; ok {
+				sh.owners[name] = key
+			}
+		}
+	}
+	return sh
+}
+
+// ownsFile reports whether s reports what reading the file at this path (slash
 // separated, relative to the input root) finds: its problems and notes.
-func (s Shard) OwnsFile(path string) bool { return s.Owns(path) }
+func (s *sharding) ownsFile(path string) bool {
+	if key, ok := s.owners[path]; ok {
+		return s.Owns(key)
+	}
+	return s.Owns(path)
+}
+
+// skips reports whether s leaves a session file unread: its session is known, and
+// another shard's. It is still fingerprinted and counted.
+func (s *sharding) skips(sn *sniffedFile) bool { return s.Split() && sn.key != "" && !s.Owns(sn.key) }
 
 // fileProblems returns those of problems, found while reading files, that s reports.
-func (s Shard) fileProblems(problems []input.Problem) []input.Problem {
+func (s *sharding) fileProblems(problems []input.Problem) []input.Problem {
 	if !s.Split() {
 		return problems
 	}
 	var out []input.Problem
 	for _, p := range problems {
-		if s.OwnsFile(p.File) {
+		if s.ownsFile(p.File) {
 			out = append(out, p)
 		}
 	}

@@ -88,6 +88,16 @@ func shardFS(t *testing.T) fstest.MapFS {
 	out["u/dup.jsonl"] = &fstest.MapFile{Data: []byte(dup)}
 	out["w/s/agent-x/subagents/agent-1.jsonl"] = &fstest.MapFile{Data: []byte(`{"type":"user","isSidechain":true,"sessionId":"orphan","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")}
 	out["y/unknown.dat"] = &fstest.MapFile{Data: []byte("what is this")}
+	// Claude Code transcripts with bad lines: one whose head proves its key (read by its
+	// session's shard only, with its subagent), and a renamed copy, whose key only
+	// reading it tells (read by every shard).
+	cc := func(id, uuid, text string, side bool) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"isSidechain":%v,"timestamp":"2026-03-01T10:00:0%sZ","message":{"role":"user","content":%q}}`+"\n",
+			uuid, id, side, uuid[len(uuid)-1:], text)
+	}
+	out["cc/p/s-prov.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u1", "fix the build", false) + "{broken\n" + cc("s-prov", "u2", "thanks", false))}
+	out["cc/p/s-prov/subagents/agent-a1.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u3", "subtask", true) + "not json\n")}
+	out["cc/p/renamed.jsonl"] = &fstest.MapFile{Data: []byte(cc("orig", "u4", "hello", false) + "{also broken\n")}
 	return out
 }
 
@@ -120,7 +130,8 @@ func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shar
 func TestShardsAddUpToTheWhole(t *testing.T) {
 	fsys := shardFS(t)
 	whole := replayShard(t, fsys, replay.Shard{}, 2)
-	if whole.sum.Runs < 10 || whole.sum.Sessions < 5 || whole.sum.TotalProblems() < 4 || whole.sum.Notes["nebula: phases that joined no run"] != 1 {
+	if whole.sum.Runs < 10 || whole.sum.Sessions < 10 || whole.sum.TotalProblems() < 8 || whole.sum.Notes["nebula: phases that joined no run"] != 1 ||
+		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") {
 		t.Fatalf("the test input lacks variety: %+v", whole.sum)
 	}
 	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint {
