@@ -40,7 +40,7 @@ func writeSynth(t *testing.T, dir string) (string, []string) {
 	t.Helper()
 	cfg := synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7}
 	if testing.Short() { // under the race detector in make test
-		cfg.Runs, cfg.Sessions, cfg.VibesLogs = 30, 5, 2
+		cfg.Runs, cfg.Sessions, cfg.VibesLogs = 20, 4, 1
 	}
 	for name, b := range synth.DatasetFiles(cfg) {
 		p := filepath.Join(dir, filepath.FromSlash(name))

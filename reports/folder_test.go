@@ -80,26 +80,25 @@ func TestFolderOutput(t *testing.T) {
 		t.Error(err)
 	}
 
-	// An aborted shard leaves no file and no folder of its own.
+	// An aborted shard leaves no file and no partition; the folders the shards share
+	// stay.
 	other, err := NewFolderOutput(dir, "shard=0", "shard=0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tb, _ := NewTable[ProblemRow](other, "checkpoints")
 	tb.Write(ProblemRow{})
+	ev, _ := NewTable[ProblemRow](other, "events")
+	ev.Write(ProblemRow{})
 	other.Abort()
-	if _, err := os.Stat(filepath.Join(dir, "checkpoints")); !os.IsNotExist(err) {
-		t.Errorf("an aborted shard left its table folder: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "checkpoints", "shard=0")); !os.IsNotExist(err) {
+		t.Errorf("an aborted shard left its partition: %v", err)
+	}
+	if got := entries(t, filepath.Join(dir, "events")); !slices.Equal(got, []string{"shard=2"}) {
+		t.Errorf("an aborted shard changed another's table folder: %v", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "_manifests", "shard=2.manifest.json")); err != nil {
 		t.Errorf("an aborted shard removed another's: %v", err)
-	}
-	gone := filepath.Join(t.TempDir(), "new")
-	o, _ := NewFolderOutput(gone, "shard=0", "shard=0", nil)
-	NewTable[ProblemRow](o, "")
-	o.Abort()
-	if _, err := os.Stat(gone); !os.IsNotExist(err) {
-		t.Errorf("an aborted output left the folder it made: %v", err)
 	}
 	if _, err := NewFolderOutput(filepath.Join(dir, "events", "shard=2", "part-0.parquet"), "", "x", nil); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Errorf("a folder output over a file: %v", err)

@@ -572,16 +572,13 @@ func (o *Output) Abort() {
 	for _, t := range o.tables {
 		t.abort()
 	}
-	if o.stem == "" { // the folders made for the tables, if nothing else is in them
+	if o.stem == "" {
+		// The folders only this output writes into, if nothing else is in them: its
+		// partitions (a table's folder and the manifests' are shared with the other
+		// shards, which may be creating them at this moment).
 		for _, t := range o.tables {
-			dir := filepath.Dir(t.finalName())
-			os.Remove(dir)
-			if o.partition != "" {
-				os.Remove(filepath.Dir(dir))
-			}
+			os.Remove(filepath.Dir(t.finalName()))
 		}
-		os.Remove(filepath.Join(o.dir, ManifestFolder))
-		os.Remove(o.dir)
 	}
 }
 
