@@ -45,24 +45,25 @@ type derivation struct {
 	workers  int // for the simulation; never changes the output
 }
 
-// evalSettings is the JSON of the loopwatch.eval metadata.
+// evalSettings is the JSON of the loopwatch.eval metadata (its fields in key order,
+// as the map it replaced wrote them).
 type evalSettings struct {
-	Seed             uint64   `json:"seed"`
-	Resamples        int      `json:"resamples"`
-	Level            float64  `json:"ci_level"`
 	Beta             float64  `json:"beta"`
-	PositiveOutcomes []string `json:"positive_outcomes"`
+	Level            float64  `json:"ci_level"`
 	FrictionWindow   string   `json:"friction_window"`
+	PositiveOutcomes []string `json:"positive_outcomes"`
+	Resamples        int      `json:"resamples"`
+	Seed             uint64   `json:"seed"`
 }
 
-// fixSettings is the JSON of the loopwatch.fixsim metadata.
+// fixSettings is the JSON of the loopwatch.fixsim metadata (fields in key order).
 type fixSettings struct {
-	PassProb     string  `json:"pass_prob"`
 	CostFraction float64 `json:"cost_fraction"`
 	Draws        int     `json:"draws"`
-	Trials       int     `json:"trials_per_draw"`
 	MaxFixes     int     `json:"max_filter_fixes"`
+	PassProb     string  `json:"pass_prob"`
 	Seed         uint64  `json:"seed"`
+	Trials       int     `json:"trials_per_draw"`
 }
 
 // settingsMetadata returns the metadata that records s and the scored configurations:
