@@ -80,7 +80,7 @@ func settingsMetadata(s Settings, in *Inputs, configs []configSpec) map[string]s
 	if s.DeriveLabels {
 		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
 	}
-	return map[string]string{
+	md := map[string]string{
 		mdStruggle:              string(cfgJSON),
 		"loopwatch.config_hash": shortHash(cfgJSON),
 		mdAssess:                string(assessJSON),
@@ -91,6 +91,10 @@ func settingsMetadata(s Settings, in *Inputs, configs []configSpec) map[string]s
 		mdFixsim:                string(fixJSON),
 		mdConfigs:               string(configsJSON),
 	}
+	if s.LLM == "claude" {
+		md["loopwatch.llm_timeout"] = s.ClaudeTimeout.String() // a call that outlasts it fails
+	}
+	return md
 }
 
 // newDerivation reads a derivation's settings from a replay's metadata.

@@ -25,6 +25,7 @@ import (
 // the metrics while results stream through.
 type job struct {
 	s        Settings
+	in       *Inputs
 	labelSet labelSet
 	labels   *eval.Labels
 	outcomes eval.OutcomeClass
@@ -96,12 +97,9 @@ func (j *job) predicted(rows ...reports.PredictionRow) error {
 
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
-	key := res.Run.Key
-	j.keys[key] = true
-	rec, ok := j.labels.Get(key)
-	if !ok && j.s.DeriveLabels {
-		r := res.Run
-		rec, ok = eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true
+	j.keys[res.Run.Key] = true
+	rec, ok, derived := j.in.RunLabel(res.Run)
+	if derived {
 		j.tally.Derived++
 	}
 	runRow, cycleRows := reports.RunRows(res, rec, ok)
@@ -135,16 +133,10 @@ func (j *job) run(res *replay.RunResult) error {
 func (j *job) session(sr *replay.SessionResult) error {
 	s := sr.Session
 	j.keys[s.Key] = true
-	rec, ok := j.labels.Get(s.Key)
-	lab := reports.SessionLabel{Record: rec, Labelled: ok}
-	if ok {
-		for _, m := range rec.Moments {
-			if i := m.Find(s.Events); i >= 0 {
-				lab.Moments = append(lab.Moments, i)
-			} else {
-				j.tally.momentMissing(fmt.Sprintf("%s in session %s", m, s.Key))
-			}
-		}
+	rec, ok, moments, missing := j.in.SessionLabel(s)
+	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
+	for _, m := range missing {
+		j.tally.momentMissing(fmt.Sprintf("%s in session %s", m, s.Key))
 	}
 	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.s.FrictionWindow)
 	for _, err := range []error{j.runs.Write(row), j.events.Write(events...), j.checkpoints.Write(cps...), j.interventions.Write(ivs...)} {
@@ -273,7 +265,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		return nil, err
 	}
 	labels := in.labels
-	j := &job{s: s, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes, keys: map[string]bool{}}
+	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes, keys: map[string]bool{}}
 	cfgJSON, _ := json.Marshal(in.Struggle)
 	assessJSON, _ := json.Marshal(in.Assess)
 	j.configs = append(j.configs, configSpec{Struggle: in.StruggleName, Assess: in.AssessName,
@@ -368,9 +360,10 @@ type Inputs struct {
 	// Shipped: the shipped-today baselines are scored too (Settings.Compare names them).
 	Shipped bool
 	// Exclude lists output files inside the input, left out of the walk.
-	Exclude []string
-	stream  bool // the input is one file that is not a regular file: read it once
-	labels  labelSet
+	Exclude      []string
+	stream       bool // the input is one file that is not a regular file: read it once
+	labels       labelSet
+	deriveLabels bool
 }
 
 // Prepare validates s and resolves what it names: the input, the labels, the
@@ -383,7 +376,7 @@ func Prepare(s Settings) (*Inputs, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers, stream: isStream(s.In)}
+	in := &Inputs{FS: fsys, Name: name, Workers: s.Workers, stream: isStream(s.In), deriveLabels: s.DeriveLabels}
 	if in.Outcomes, err = eval.ParseOutcomeClass(s.PositiveOutcomes); err != nil {
 		return nil, usage("--positive-outcomes: %w", err)
 	}

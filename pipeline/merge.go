@@ -448,7 +448,9 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 	rows := map[string]int64{}
 	for _, m := range set.manifests {
 		for _, t := range m.Tables {
-			rows[t.Table] += t.Rows
+			if t.Rows != nil {
+				rows[t.Table] += *t.Rows
+			}
 		}
 	}
 	for _, name := range tableList(set.manifests[0]) {

@@ -175,18 +175,28 @@ type shippedSession struct {
 }
 
 // scoreShippedRun replays a run through quasar's shipped struggle detection.
-func scoreShippedRun(rr *replay.RunResult) {
-	q := baseline.QuasarRun(rr.Run, struggle.SeedStruggleConfig())
-	rr.Extra = &shippedRun{out: replay.StruggleOutcome{Triggered: q.Triggered, FirstCycle: q.FirstCycle, FirstTime: q.FirstTime,
-		MaxScore: q.MaxScore, LeadCycles: q.LeadCycles, LeadCostUSD: q.LeadCostUSD, LeadSeconds: q.LeadSeconds}}
-}
+func scoreShippedRun(rr *replay.RunResult) { rr.Extra = &shippedRun{out: ShippedRun(rr.Run)} }
 
 // scoreShippedSession replays a session through vibes' shipped breaker.
 func scoreShippedSession(sr *replay.SessionResult) {
-	v, err := baseline.VibesSession(sr.Session.Events, baseline.DefaultVibesConfig())
+	out, err := ShippedSession(sr.Session)
+	sr.Extra = &shippedSession{out: out, err: err}
+}
+
+// ShippedRun is struggle detection's outcome for a run as quasar ships it today
+// (package eval/baseline), with quasar's default thresholds.
+func ShippedRun(run *input.Run) replay.StruggleOutcome {
+	q := baseline.QuasarRun(run, struggle.SeedStruggleConfig())
+	return replay.StruggleOutcome{Triggered: q.Triggered, FirstCycle: q.FirstCycle, FirstTime: q.FirstTime,
+		MaxScore: q.MaxScore, LeadCycles: q.LeadCycles, LeadCostUSD: q.LeadCostUSD, LeadSeconds: q.LeadSeconds}
+}
+
+// ShippedSession is the breaker's outcome for a session as vibes ships it today
+// (package eval/baseline): its interventions and peak frustration.
+func ShippedSession(s *input.Session) (replay.SessionOutcome, error) {
+	v, err := baseline.VibesSession(s.Events, baseline.DefaultVibesConfig())
 	if err != nil {
-		sr.Extra = &shippedSession{err: err}
-		return
+		return replay.SessionOutcome{}, err
 	}
-	sr.Extra = &shippedSession{out: replay.SessionOutcome{Interventions: v.Interventions, PeakFrustration: v.PeakFrustration}}
+	return replay.SessionOutcome{Interventions: v.Interventions, PeakFrustration: v.PeakFrustration}, nil
 }

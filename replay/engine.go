@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay/claudecode"
@@ -756,41 +755,17 @@ type StruggleOutcome struct {
 // to the one it decides on.
 func ReplayRun(run *input.Run, cfg struggle.StruggleConfig) *RunResult {
 	res := &RunResult{Run: run, Cycles: make([]CycleResult, 0, len(run.Cycles))}
-	state := analyze.CycleState{TaskBeadID: run.TaskID, TaskTitle: run.Title, Phase: run.Phase,
-		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD}
-	out := &res.Struggle
-	for _, c := range run.Cycles {
-		state.Cycle = c.Cycle
-		state.TotalCostUSD = c.TotalCostUSD
-		state.FilterCheckName, state.FilterOutput = c.FilterCheckName, c.FilterOutput
-		state.Findings = append(state.Findings[:0:0], c.Findings...)
-		state.FilterFixAttempts, state.FilterFixCostUSD = c.FilterFixAttempts, c.FilterFixCostUSD
+	state := newCycleState(run)
+	var d decider
+	for i := range run.Cycles {
+		c := &run.Cycles[i]
 		prior := len(state.AllFindings)
-		state.EndCycle()
-		sig := struggle.EvaluateStruggle(&state, cfg)
-		cr := CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior,
-			Decision: !c.Approved && cfg.Enabled && c.Cycle >= cfg.MinCyclesBeforeCheck}
-		res.Cycles = append(res.Cycles, cr)
-		if !cr.Decision {
-			continue
-		}
-		if sig.Score > out.MaxScore {
-			out.MaxScore = sig.Score
-		}
-		if sig.Triggered && !out.Triggered {
-			out.Triggered, out.FirstCycle, out.FirstTime = true, c.Cycle, c.Time
-		}
+		state.advance(c)
+		sig := struggle.EvaluateStruggle(&state.CycleState, cfg)
+		decision := d.observe(c.Cycle, c.Time, c.TotalCostUSD, c.Approved, sig, cfg)
+		res.Cycles = append(res.Cycles, CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior, Decision: decision})
 	}
-	if out.Triggered {
-		last := run.LastCycle()
-		out.LeadCycles = last.Cycle - out.FirstCycle
-		out.LeadCostUSD = last.TotalCostUSD - run.Cycles[out.FirstCycle-1].TotalCostUSD
-		end := run.End
-		if end.IsZero() {
-			end = last.Time
-		}
-		out.LeadSeconds = end.Sub(out.FirstTime).Seconds()
-	}
+	res.Struggle = d.finish(newLeadBase(run))
 	return res
 }
 

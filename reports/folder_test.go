@@ -53,10 +53,10 @@ func TestFolderOutput(t *testing.T) {
 		m.InputFingerprint != "fp" {
 		t.Errorf("manifest %+v", m)
 	}
-	if tb := m.Table("runs"); tb == nil || tb.File != "results/shard=2/part-0.parquet" || tb.Rows != 2 {
+	if tb := m.Table("runs"); tb == nil || tb.File != "results/shard=2/part-0.parquet" || tb.Rows == nil || *tb.Rows != 2 {
 		t.Errorf("run table %+v", tb)
 	}
-	if tb := m.Table("events"); tb == nil || tb.File != "events/shard=2/part-0.parquet" || tb.Rows != 1 {
+	if tb := m.Table("events"); tb == nil || tb.File != "events/shard=2/part-0.parquet" || tb.Rows == nil || *tb.Rows != 1 {
 		t.Errorf("events table %+v", tb)
 	}
 	if id, err := FileMetadata(filepath.Join(dir, "events", "shard=2", "part-0.parquet"), ReplayIDKey); err != nil || id != m.ReplayID {

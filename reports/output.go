@@ -56,7 +56,8 @@ type committer interface {
 	tmpName() string
 	finalName() string
 	tableName() string
-	rows() int64
+	// rowCount returns the rows written; ok is false for a file that is not a table.
+	rowCount() (n int64, ok bool)
 	digest() (size int64, sha string)
 }
 
@@ -138,13 +139,10 @@ func NewFolderOutput(dir, partition, set string, metadata map[string]string) (*O
 	return o, nil
 }
 
-// siblingOf matches the destinations of the file output with this stem: its tables,
-// its manifest.
+// siblingOf matches the destinations of the file output with this stem: every file of
+// it is "<stem>.…" (tables, the manifest, added files).
 func siblingOf(stem string) func(dest string) bool {
-	return func(dest string) bool {
-		return dest == stem+".parquet" || dest == stem+manifestSuffix ||
-			strings.HasPrefix(dest, stem+".") && strings.HasSuffix(dest, ".parquet")
-	}
+	return func(dest string) bool { return dest == stem+".parquet" || strings.HasPrefix(dest, stem+".") }
 }
 
 // Cleaned returns the stale temporary files NewOutput removed: loopwatch's own
@@ -356,10 +354,10 @@ func (t *Table[T]) abort() {
 	os.Remove(t.f.Name())
 }
 
-func (t *Table[T]) tmpName() string   { return t.f.Name() }
-func (t *Table[T]) finalName() string { return t.path }
-func (t *Table[T]) tableName() string { return t.name }
-func (t *Table[T]) rows() int64       { return t.Rows() }
+func (t *Table[T]) tmpName() string         { return t.f.Name() }
+func (t *Table[T]) finalName() string       { return t.path }
+func (t *Table[T]) tableName() string       { return t.name }
+func (t *Table[T]) rowCount() (int64, bool) { return t.Rows(), true }
 func (t *Table[T]) digest() (int64, string) {
 	return t.size, hex.EncodeToString(t.h.Sum(nil))
 }
@@ -395,7 +393,7 @@ type ManifestTable struct {
 	File   string `json:"file"`  // the file's name, in the manifest's folder; in a folder output, its slash-separated path in the folder
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
-	Rows   int64  `json:"rows"`
+	Rows   *int64 `json:"rows,omitempty"` // nil for a file that is not a table
 }
 
 // TableRows is one table of an output and its rows so far.
@@ -404,11 +402,14 @@ type TableRows struct {
 	Rows  int64
 }
 
-// Tables returns the output's tables, in the order they were opened, and their rows.
+// Tables returns the output's tables (not its other files), in the order they were
+// opened, and their rows.
 func (o *Output) Tables() []TableRows {
-	out := make([]TableRows, len(o.tables))
-	for i, t := range o.tables {
-		out[i] = TableRows{t.tableName(), t.rows()}
+	var out []TableRows
+	for _, t := range o.tables {
+		if n, ok := t.rowCount(); ok {
+			out = append(out, TableRows{t.tableName(), n})
+		}
 	}
 	return out
 }
@@ -496,7 +497,11 @@ func (o *Output) Commit() error {
 			file, _ = filepath.Rel(o.dir, t.finalName())
 			file = filepath.ToSlash(file)
 		}
-		m.Tables = append(m.Tables, ManifestTable{Table: t.tableName(), File: file, Bytes: size, SHA256: sha, Rows: t.rows()})
+		mt := ManifestTable{Table: t.tableName(), File: file, Bytes: size, SHA256: sha}
+		if n, ok := t.rowCount(); ok {
+			mt.Rows = &n
+		}
+		m.Tables = append(m.Tables, mt)
 	}
 	removeTemps := func() {
 		for _, t := range o.tables {

@@ -34,6 +34,9 @@ type MomentResult struct {
 // bootstrap interval; "—" where undefined).
 func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports []DetectorReport) error {
 	WriteInput(w, sum, labelsNote)
+	if len(reports) == 0 {
+		return nil
+	}
 	fmt.Fprintln(w)
 	return writeDetectors(w, reports)
 }

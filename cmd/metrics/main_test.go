@@ -194,7 +194,7 @@ func TestInteropDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		perShard = append(perShard, fmt.Sprintf("%d:%d", i, m.Table("runs").Rows))
+		perShard = append(perShard, fmt.Sprintf("%d:%d", i, *m.Table("runs").Rows))
 	}
 	q := duckdb.Query(t, dir,
 		`SELECT count(*) AS n, count(DISTINCT run_key) AS keys FROM read_parquet('out/results/*/*.parquet', hive_partitioning = true)`,

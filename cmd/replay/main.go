@@ -7,8 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
+	"sync"
 	"syscall"
 
 	flag "github.com/spf13/pflag"
@@ -45,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Lookup("print-config").NoOptDefVal = "both"
 	fs.StringVar(&s.LLM, "llm", s.LLM, "session analyzer: offline (deterministic rules, no network) or claude (runs claude --print)")
 	fs.StringVar(&s.ClaudePath, "claude-path", s.ClaudePath, "the claude executable for --llm claude")
+	fs.DurationVar(&s.ClaudeTimeout, "claude-timeout", s.ClaudeTimeout, "--llm claude: a call that runs longer is killed (its whole process group) and the analysis fails")
+	fs.DurationVar(&s.ClaudeProgress, "claude-progress", s.ClaudeProgress, "--llm claude: a call still running is reported on stderr this often")
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
@@ -101,9 +102,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := checkReportPath(report); err != nil {
+	if err := checkReportFlag(report); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
+	}
+	var progress sync.Mutex // calls run on several workers at once
+	s.Progress = func(msg string) {
+		progress.Lock()
+		defer progress.Unlock()
+		fmt.Fprintf(stderr, "replay: %s\n", msg)
 	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
@@ -140,21 +147,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// checkReportPath rejects a --report path that cannot be written before anything is
-// replayed: it must end in .html and its folder must exist.
-func checkReportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	if !strings.HasSuffix(path, ".html") {
-		return fmt.Errorf("--report %s: must end in .html", path)
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
-	}
-	return nil
-}
-
 const usage = `Usage: replay [--in PATH] [--out FILE.parquet | --out DIR/ [--shard i/n]] [--labels FILE] [flags]
 
 Replays recorded coding-agent runs (quasar traces, beads exports) and sessions (Claude
@@ -179,3 +171,11 @@ Examples:
 
 Flags:
 `
+
+// checkReportFlag checks a --report path, if one is given.
+func checkReportFlag(path string) error {
+	if path == "" {
+		return nil
+	}
+	return htmlreport.CheckPath(path)
+}

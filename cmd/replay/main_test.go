@@ -154,6 +154,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "trailing.json"), []byte(`{"composite_threshold": 0.5} {"enabled": false}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "assess-trailing.json"), []byte(`{"breaker": {"cooldown": "1m"}}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "assess-unknown.json"), []byte(`{"breaker": {"colldown": "1m"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-alpha.json"), []byte(`{"detect": {"ema": {"alpha": 7}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-checkpoint.json"), []byte(`{"checkpoint": {"message_threshold": -4}}`), 0o644)
 	notADir := filepath.Join(dir, "labels.csv")
 	tests := []struct {
 		name string
@@ -181,6 +183,8 @@ func TestUsageErrors(t *testing.T) {
 		{"data after the struggle config", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
 		{"data after the assess config", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
 		{"unknown assess config field lists the fields", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-unknown.json"), "--out", filepath.Join(dir, "r.parquet")}, "breaker.cooldown"},
+		{"an EMA alpha out of range", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-alpha.json")}, "--assess-config " + filepath.Join(dir, "assess-alpha.json") + ": detect: EMA alpha 7 outside (0, 1]"},
+		{"a negative checkpoint threshold", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-checkpoint.json")}, "checkpoint: message_threshold must be ≥ 1"},
 		{"ci level 2", []string{"--in", runs, "--ci-level", "2"}, "--ci-level 2: must be between 0 and 1"},
 		{"ci level 0", []string{"--in", runs, "--ci-level", "0"}, "--ci-level 0: must be between 0 and 1"},
 		{"ci level NaN", []string{"--in", runs, "--ci-level", "NaN"}, "--ci-level NaN: must be between 0 and 1"},
@@ -730,24 +734,7 @@ func checkReport(t *testing.T, args []string, detectors []string, runs, sessions
 	if got := strings.Count(string(html), ": frustration per event</title>"); got != sessions {
 		t.Errorf("%d session trajectories, want %d", got, sessions)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	url := "file://" + report
-	page, err := browser.Load(ctx, exe, url, browser.Options{Width: 1280, Height: 1600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range page.Errors() {
-		t.Errorf("console: %s", m)
-	}
-	for _, r := range page.Requests {
-		if r != url {
-			t.Errorf("the report requested %s", r)
-		}
-	}
-	if err := browser.CheckScreenshot(page.PNG, htmlreport.SeriesColours()[:3]); err != nil {
-		t.Error(err)
-	}
+	browser.CheckFile(t, exe, report, htmlreport.SeriesColours()[:3])
 }
 
 // TestStreamInput: --in naming a named pipe (as /dev/stdin or a process substitution
@@ -854,4 +841,77 @@ func TestFailingAnalyzer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSlowAnalyzer: a claude call still running is reported on stderr every
+// --claude-progress, and one that outlasts --claude-timeout is killed and is a failed
+// analysis, recorded with the timeout in the metadata.
+func TestSlowAnalyzer(t *testing.T) {
+	dir := t.TempDir()
+	root := moduleRoot(t)
+	transcript := filepath.Join(root, "datasets", "sample", "inputs", "sessions", "-home-dev-src-ledger", "6e1d508d-e2cd-4a34-8a28-5106dadb8723.jsonl")
+	slow := filepath.Join(dir, "claude-slow")
+	os.WriteFile(slow, []byte("#!/bin/sh\ncat >/dev/null\nsleep 1\n"+
+		`echo '{"type":"result","result":"{\"outcome\":\"success\",\"confidence\":0.9,\"summary\":\"ok\"}"}'`+"\n"), 0o755)
+	hang := filepath.Join(dir, "claude-hang")
+	os.WriteFile(hang, []byte("#!/bin/sh\ncat >/dev/null\nsleep 60\n"), 0o755)
+
+	t.Run("progress", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "--in", transcript, "--compare", "none", "--out", filepath.Join(dir, "slow.parquet"),
+			"--llm", "claude", "--claude-path", slow, "--claude-progress", "200ms")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if !regexp.MustCompile(`(?m)^replay: claude: analysis of session 6e1d508d-e2cd-4a34-8a28-5106dadb8723 running for \d`).MatchString(stderr) ||
+			!regexp.MustCompile(`(?m)^replay: claude: analysis of session 6e1d508d-e2cd-4a34-8a28-5106dadb8723 ended after \d+s \(ok\)$`).MatchString(stderr) {
+			t.Errorf("no progress of the slow call on stderr:\n%s", stderr)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		out := filepath.Join(dir, "hang.parquet")
+		start := time.Now()
+		code, stdout, stderr := runCLI(t, "--in", transcript, "--compare", "none", "--out", out,
+			"--llm", "claude", "--claude-path", hang, "--claude-timeout", "300ms", "--strict")
+		if code != 1 || !strings.Contains(stderr, "analysis_failed") || !strings.Contains(stderr, "timed out after 300ms") {
+			t.Fatalf("exit %d, want 1 with a timed-out analysis_failed problem\n%s%s", code, stdout, stderr)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("the replay took %v: the hung call was not killed at its timeout", took)
+		}
+		meta := metadata(t, out)
+		if meta["loopwatch.llm"] != "claude" || meta["loopwatch.llm_timeout"] != "300ms" {
+			t.Errorf("metadata llm %q, llm_timeout %q", meta["loopwatch.llm"], meta["loopwatch.llm_timeout"])
+		}
+	})
+	t.Run("bad values", func(t *testing.T) {
+		for _, flag := range []string{"--claude-timeout", "--claude-progress"} {
+			code, _, stderr := runCLI(t, "--in", transcript, "--out", filepath.Join(dir, "bad.parquet"), flag, "0s")
+			if code != 2 || !strings.Contains(stderr, flag+" 0s: must be positive") {
+				t.Errorf("%s 0s: exit %d, %q", flag, code, stderr)
+			}
+		}
+	})
+}
+
+// metadata reads a Parquet file's key-value metadata.
+func metadata(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		out[kv.Key] = kv.Value
+	}
+	return out
 }

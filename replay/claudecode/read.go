@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -273,15 +272,19 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 		b.badLine(fst, l, errors.New("not a JSON object"))
 		return
 	}
-	if err := json.Unmarshal(l.Bytes, &rec); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			b.badLine(fst, l, err)
-			return
+	bad, err := jsonl.DecodeObject(l.Bytes, &rec)
+	if err != nil {
+		b.badLine(fst, l, err)
+		return
+	}
+	if len(bad) > 0 {
+		// Fields of an unexpected type, each lost where it is wrong: the rest of the
+		// record (its uuid and timestamp too) was decoded.
+		them := "it"
+		if len(bad) > 1 {
+			them = "them"
 		}
-		// A field of an unexpected type: the rest of the record was decoded.
-		b.report(fst.name, l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the record is read without it",
-			typeErr.Field, typeErr.Value, typeErr.Type)
+		b.report(fst.name, l.Num, input.ProblemInvalid, "%s; the record is read without %s", jsonl.Describe(bad), them)
 	}
 	if rec.Type == "" {
 		b.report(fst.name, l.Num, input.ProblemInvalid, "record without a type; skipped")
