@@ -99,7 +99,11 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
 			continue
 		}
-		if !strings.Contains(stdout, "DETECTOR") {
+		if slices.Contains(args, "--shard") {
+			if !strings.Contains(stdout, "the metrics need every shard") || strings.Contains(stdout, "DETECTOR") {
+				t.Errorf("%s: a shard prints what it read and no metrics:\n%s", ex, stdout)
+			}
+		} else if !strings.Contains(stdout, "DETECTOR") {
 			t.Errorf("%s: no summary table:\n%s", ex, stdout)
 		}
 		if _, err := os.Stat(out); err != nil {
@@ -129,8 +133,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 11 {
-		t.Fatalf("expected 10 tables and the manifest, got %d files", len(outputs[0]))
+	if len(outputs[0]) != 13 {
+		t.Fatalf("expected 12 tables and the manifest, got %d files", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -162,7 +166,11 @@ func TestUsageErrors(t *testing.T) {
 		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"--out under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "r.parquet")}, "cannot write to " + notADir},
 		{"--out not .parquet", []string{"--in", runs, "--out", filepath.Join(dir, "r.csv")}, "must end in .parquet"},
-		{"--out a directory", []string{"--in", runs, "--out", filepath.Join(dir, "runs.parquet")}, "is a directory"},
+		{"--out a folder under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "out") + "/"}, "output " + filepath.Join(notADir, "out") + ": not a directory"},
+		{"--shard out of range", []string{"--in", runs, "--shard", "4/4", "--out", filepath.Join(dir, "sh") + "/"}, "--shard \"4/4\": shards of 4 are numbered 0 to 3"},
+		{"--shard not i/n", []string{"--in", runs, "--shard", "2", "--out", filepath.Join(dir, "sh") + "/"}, "want i/n"},
+		{"--shard into a file", []string{"--in", runs, "--shard", "0/2", "--out", filepath.Join(dir, "r.parquet")}, "a shard writes into a folder: give --out a folder"},
+		{"--report of a shard", []string{"--in", runs, "--shard", "1/2", "--out", filepath.Join(dir, "sh") + "/", "--report", filepath.Join(dir, "r.html")}, "--report needs the whole replay"},
 		{"missing --labels", []string{"--in", runs, "--labels", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "nope.csv")},
 		{"labels without a label column", []string{"--in", runs, "--labels", filepath.Join(dir, "nolabel.csv"), "--out", filepath.Join(dir, "r.parquet")}, "run_key and label"},
 		{"unknown struggle config field", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "bad.json"), "--out", filepath.Join(dir, "r.parquet")}, `unknown field "composite_threshhold"`},
@@ -190,7 +198,6 @@ func TestUsageErrors(t *testing.T) {
 		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
-	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
 	before := files(t, dir)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
