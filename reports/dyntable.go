@@ -15,7 +15,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding"
 
 	"github.com/loopwatch/loopwatch"
@@ -101,7 +100,7 @@ func NewDynTable(o *Output, name string, cols Columns) (*DynTable, error) {
 	t := &DynTable{name: name, path: path, cols: cols, f: f, h: sha256.New()}
 	schema := parquet.NewSchema(name, orderedGroup(cols))
 	t.w = parquet.NewWriter(io.MultiWriter(f, t.h, countWriter{&t.size}), schema,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(o.compression()),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy("loopwatch", loopwatch.Version, ""))
 	o.tables = append(o.tables, t)
@@ -225,3 +224,5 @@ func columnNames(cs Columns) []string {
 	}
 	return out
 }
+
+func (t *DynTable) rowCount() (int64, bool) { return t.rows, true }

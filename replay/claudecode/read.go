@@ -673,3 +673,29 @@ func joinNonEmpty(parts ...string) string {
 	}
 	return buf.String()
 }
+
+// KeyFromHead returns the key of the session whose main transcript is name when
+// head, the transcript's opening bytes, proves it: a record on one of its complete
+// lines, read as [Read] reads it, carries the file's stem as its session id. The key
+// of a session is its file's stem whenever the stem is one of its session ids, so
+// reading the rest of the file cannot change it. ok is false when the head proves
+// nothing (a resumed session's first records carry the earlier session's id, a
+// summary-only file, a first line longer than the head): only reading the session
+// tells its key then. A split replay uses it to leave the sessions of other shards
+// unread.
+func KeyFromHead(name string, head []byte) (key string, ok bool) {
+	if IsSubagentFile(name) || !strings.HasSuffix(name, ".jsonl") {
+		return "", false
+	}
+	i := bytes.LastIndexByte(head, '\n')
+	if i < 0 {
+		return "", false
+	}
+	b := newBuilder(name)
+	b.readFile(name, bytes.NewReader(head[:i+1]), false)
+	stem := strings.TrimSuffix(path.Base(name), ".jsonl")
+	if _, ok := b.ids[stem]; !ok {
+		return "", false
+	}
+	return stem, true
+}
