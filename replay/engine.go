@@ -439,6 +439,14 @@ type fileResult struct {
 	subDigests map[string]string
 }
 
+// parentReads reports whether an attached subagent transcript is read, and so
+// fingerprinted, by its parent's read: not when its parent is another shard's session,
+// which this shard only fingerprints.
+func (s *sharding) parentReads(name string) bool {
+	key, ok := s.owners[name]
+	return !ok || s.Owns(key)
+}
+
 // settleSubagent gives an attached subagent transcript the digest its parent's read
 // took, or, when that read could not take one, reads the file to hash it or report
 // why it cannot be read.
@@ -647,17 +655,17 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, plans *sessionPlans, res fileResult) fileResult {
 	if sn.subagent {
 		res.format = subagentFormat
-		if sn.attached { // read, and fingerprinted, with its parent (settleSubagent)
+		if sn.attached && sh.parentReads(name) { // read, and fingerprinted, with its parent (settleSubagent)
 			res.attached = true
 			return res
 		}
 		var probs []input.Problem
 		hfs := newHashingFS(fsys)
-		if sh.ownsFile(name) {
+		if !sn.attached && sh.ownsFile(name) {
 			probs = claudecode.ReadOrphan(hfs, name)
 		}
 		digest, ok := hfs.digests[name]
-		if !ok { // another shard's, or it could not be read: hash it, or report why it cannot be
+		if !ok { // not read here, or it could not be: hash it, or report why it cannot be
 			var err error
 			if digest, err = hashFile(fsys, name); err != nil {
 				res.format = ""

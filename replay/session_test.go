@@ -213,13 +213,17 @@ func (f countingFile) Read(p []byte) (int, error) {
 // over every file's path and content digest in path order, subagent transcripts
 // included (read with their parent, attached or not), and that no session file is
 // read again to be fingerprinted: each is read once, plus the opening bytes its
-// format was recognised from.
+// format was recognised from — in every shard of a split replay too.
 func TestSessionFingerprintReadsOnce(t *testing.T) {
 	mem := sessionFS(t)
 	c := &countingFS{FS: mem, read: map[string]int{}}
-	for _, workers := range []int{1, 3} {
+	for _, tt := range []struct {
+		workers int
+		shard   Shard
+	}{{1, Shard{}}, {3, Shard{}}, {2, Shard{0, 2}}, {2, Shard{1, 2}}, {1, Shard{2, 3}}} {
+		workers := tt.workers
 		clear(c.read)
-		sum, err := Replay(context.Background(), c, Options{Workers: workers}, Sinks{})
+		sum, err := Replay(context.Background(), c, Options{Workers: workers, Shard: tt.shard}, Sinks{})
 		if err != nil {
 			t.Fatal(err)
 		}
