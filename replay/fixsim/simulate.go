@@ -153,38 +153,51 @@ func (c simCoder) Fix(context.Context, fixloop.FixRequest) (fixloop.FixResult, e
 
 // Simulate runs the real inner fix loop on every failure of c, Draws × TrialsPerDraw
 // times, and summarises the results.
+//
+// It allocates per call, never per trial: one reused [fixloop.Result]
+// ([fixloop.FixLoop.RunFilterFixLoopInto]), one CycleState per failure whose fields the
+// loop changes are reset before every trial, and the per-draw sums.
 func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
 	runner := &simRunner{rng: rng}
 	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
 	// The loop is real; parsing and prompt text do not matter to a simulated coder, so
-	// the parse of the recorded output is reused and the prompt left empty.
+	// the parse is a constant naming the check and the prompt is left empty.
 	n := len(c.Failures)
 	loops := make([]fixloop.FixLoop, n)
+	states := make([]analyze.CycleState, n)
+	draws := make([][]float64, n) // each failure's check's draws of p
 	for i, f := range c.Failures {
-		if len(p.draws[f.Check]) != cfg.Draws {
+		if draws[i] = p.draws[f.Check]; len(draws[i]) != cfg.Draws {
 			return RunResult{}, nil, fmt.Errorf("fixsim: run %s: check %q has no rate in the plan", c.Key, f.Check)
 		}
 		parsed := checkparse.ParseResult{CheckName: f.Check}
 		loops[i] = fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: cfg.MaxFilterFixes,
 			Parse:       func(filter.CheckResult) checkparse.ParseResult { return parsed },
 			BuildPrompt: func(fixprompt.Input) string { return "" }}
+		states[i] = analyze.CycleState{TaskBeadID: c.TaskID, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
+			MaxBudgetUSD: c.MaxBudgetUSD, FilterCheckName: f.Check}
 	}
 	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
 	type acc struct{ attempts, fixed, cost, delta []float64 }
 	per := make([]acc, n)
+	sums := make([]float64, 4*n*cfg.Draws)
 	for i := range per {
-		per[i] = acc{make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws)}
+		k := 4 * i * cfg.Draws
+		part := func(j int) []float64 { return sums[k+j*cfg.Draws : k+(j+1)*cfg.Draws : k+(j+1)*cfg.Draws] }
+		per[i] = acc{part(0), part(1), part(2), part(3)}
 	}
 	budgetStops := make([]int, n)
 	skipped := make([]string, n)
 	run := RunResult{Case: c}
+	perDraw := make([]float64, 4*cfg.Draws)
 	for i := range run.perDraw {
-		run.perDraw[i] = make([]float64, cfg.Draws)
+		run.perDraw[i] = perDraw[i*cfg.Draws : (i+1)*cfg.Draws : (i+1)*cfg.Draws]
 	}
 	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
 	trials := float64(cfg.TrialsPerDraw)
+	var res fixloop.Result
 	for d := 0; d < cfg.Draws; d++ {
 		within := 0
 		for k := 0; k < cfg.TrialsPerDraw; k++ {
@@ -192,11 +205,12 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 				return RunResult{}, nil, err
 			}
 			fixedAny := false
-			for i, f := range c.Failures {
-				runner.p, runner.output = p.draws[f.Check][d], f.Output
-				state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: c.Title, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
-					MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check, FilterOutput: f.Output}
-				res, err := loops[i].RunFilterFixLoop(ctx, &state, f.Check, f.Output)
+			for i := range c.Failures {
+				f := &c.Failures[i]
+				runner.p = draws[i][d]
+				state := &states[i]
+				state.TotalCostUSD, state.FilterFixCostUSD, state.FilterFixAttempts = f.CostAtFail, 0, 0
+				err := loops[i].RunFilterFixLoopInto(ctx, state, f.Check, "", &res)
 				switch {
 				case res.Outcome == fixloop.OutcomeBudgetExceeded:
 					budgetStops[i]++
@@ -207,13 +221,14 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 				}
 				cost := res.CostUSD()
 				delta := cost
-				if res.Fixed() {
+				fixed := res.Fixed()
+				if fixed {
 					delta -= c.MeanCycleCostUSD
 					fixedAny = true
 				}
 				a := &per[i]
 				a.attempts[d] += float64(res.CoderCalls())
-				a.fixed[d] += b2f(res.Fixed())
+				a.fixed[d] += b2f(fixed)
 				a.cost[d] += cost
 				a.delta[d] += delta
 			}
@@ -236,16 +251,19 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 		}
 	}
 	results := make([]FailureResult, n)
+	scratch := make([]float64, cfg.Draws)
 	for i, f := range c.Failures {
 		a := per[i]
 		results[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check],
-			Attempts: p.estimate(a.attempts), PFixed: p.estimate(a.fixed), FixCostUSD: p.estimate(a.cost),
-			CostDeltaUSD: p.estimate(a.delta), Skipped: skipped[i],
+			Attempts: p.estimateInto(scratch, a.attempts), PFixed: p.estimateInto(scratch, a.fixed),
+			FixCostUSD: p.estimateInto(scratch, a.cost), CostDeltaUSD: p.estimateInto(scratch, a.delta), Skipped: skipped[i],
 			PBudgetStop: float64(budgetStops[i]) / float64(cfg.Draws*cfg.TrialsPerDraw)}
 	}
-	run.CyclesSaved, run.FixCostUSD, run.CostDeltaUSD = p.estimate(run.perDraw[0]), p.estimate(run.perDraw[1]), p.estimate(run.perDraw[2])
+	run.CyclesSaved = p.estimateInto(scratch, run.perDraw[0])
+	run.FixCostUSD = p.estimateInto(scratch, run.perDraw[1])
+	run.CostDeltaUSD = p.estimateInto(scratch, run.perDraw[2])
 	if withinKnown {
-		e := p.estimate(run.perDraw[3])
+		e := p.estimateInto(scratch, run.perDraw[3])
 		run.PWithinLimit = &e
 	}
 	return run, results, nil
@@ -253,7 +271,13 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 
 // estimate is the mean of per-draw means with their percentile interval.
 func (p *Plan) estimate(perDraw []float64) Estimate {
-	sorted := slices.Clone(perDraw)
+	return p.estimateInto(make([]float64, len(perDraw)), perDraw)
+}
+
+// estimateInto is estimate sorting a copy of perDraw in scratch, which must be as long.
+func (p *Plan) estimateInto(scratch, perDraw []float64) Estimate {
+	sorted := scratch[:len(perDraw)]
+	copy(sorted, perDraw)
 	slices.Sort(sorted)
 	sum := 0.0
 	for _, v := range sorted {
