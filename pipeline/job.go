@@ -7,9 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
@@ -191,7 +189,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 }
 
 // simulateFixLoop runs the inner fix-loop simulation over the runs with recorded
-// filter failures, in parallel, and writes its rows in run order.
+// filter failures, in parallel, and writes its rows in run order as they come.
 func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Config, given map[string]float64, workers int,
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
 	history := fixsim.NewHistory()
@@ -199,47 +197,13 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 		history.Add(c)
 	}
 	plan := fixsim.NewPlan(cfg, history.Rates(given))
-	totals := plan.NewTotals()
-	type result struct {
-		run      fixsim.RunResult
-		failures []fixsim.FailureResult
-		err      error
-	}
-	results := make([]result, len(cases))
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r := &results[i]
-				r.run, r.failures, r.err = plan.Simulate(ctx, cases[i])
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
-		totals.Add(r.run)
-		runRow, failureRows := reports.FixRows(r.run, r.failures)
+	return plan.SimulateAll(ctx, cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
+		runRow, failureRows := reports.FixRows(run, fails)
 		if err := runs.Write(runRow); err != nil {
-			return nil, err
+			return err
 		}
-		if err := failures.Write(failureRows...); err != nil {
-			return nil, err
-		}
-	}
-	return totals, nil
+		return failures.Write(failureRows...)
+	})
 }
 
 // Run replays s.In through the detectors, writes every table beside s.Out, scores

@@ -2,10 +2,15 @@ package fixsim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 
 	"github.com/loopwatch/loopwatch/replay/input"
 )
@@ -60,9 +65,14 @@ func TestObserve(t *testing.T) {
 		t.Error("a run without filter history is a case")
 	}
 	long := mkRun("l", input.OutcomeApproved, cyc("test", 1))
-	long.Cycles[0].FilterOutput = strings.Repeat("a", 3*MaxOutput)
-	if c, _ := Observe(long); len(c.Failures[0].Output) > MaxOutput+100 || c.Failures[0].OutputLen != 3*MaxOutput {
-		t.Error("output not capped")
+	long.Cycles[0].FilterOutput = strings.Repeat("a", 1<<20)
+	if c, _ := Observe(long); c.Failures[0].OutputLen != 1<<20 {
+		t.Error("output length not kept")
+	}
+	// Check names of the chain are interned: many runs' failures share one string.
+	dec := mkRun("d", input.OutcomeApproved, cyc(strings.Clone("test"), 1))
+	if c, _ := Observe(dec); unsafe.StringData(c.Failures[0].Check) != unsafe.StringData(filter.CheckTest) {
+		t.Error("check name not interned")
 	}
 }
 
@@ -212,4 +222,60 @@ func BenchmarkSimulate(b *testing.B) {
 		plan.Simulate(context.Background(), c)
 	}
 	b.ReportMetric(float64(b.N*len(c.Failures))/b.Elapsed().Seconds(), "failures/s")
+}
+
+// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
+// same totals whatever the number of workers; an error from emit stops it.
+func TestSimulateAll(t *testing.T) {
+	var cases []*Case
+	h := NewHistory()
+	for i := range 40 {
+		checks := []string{"test", "build", "", "lint", "test"}[i%5:]
+		var cycles []input.Cycle
+		for k, c := range checks {
+			cycles = append(cycles, cyc(c, float64(k+1)))
+		}
+		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
+		if c != nil {
+			cases = append(cases, c)
+			h.Add(c)
+		}
+	}
+	plan := NewPlan(Config{Seed: 5, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
+	want := plan.NewTotals()
+	var wantRuns []RunResult
+	for _, c := range cases {
+		r, _, err := plan.Simulate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(r)
+		wantRuns = append(wantRuns, r)
+	}
+	for _, workers := range []int{1, 2, 5} {
+		var got []RunResult
+		tot, err := plan.SimulateAll(context.Background(), cases, workers, func(r RunResult, fs []FailureResult) error {
+			if len(fs) != len(r.Case.Failures) {
+				t.Errorf("%s: %d failure results", r.Case.Key, len(fs))
+			}
+			got = append(got, r)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantRuns) || !reflect.DeepEqual(tot.perDraw, want.perDraw) || tot.Runs != want.Runs || tot.Failures != want.Failures {
+			t.Errorf("workers %d: results differ from Simulate's in order", workers)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	if _, err := plan.SimulateAll(context.Background(), cases, 2, func(RunResult, []FailureResult) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("emit error: %v after %d", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := plan.SimulateAll(ctx, cases, 2, func(RunResult, []FailureResult) error { return nil }); err == nil {
+		t.Error("cancelled SimulateAll succeeded")
+	}
 }

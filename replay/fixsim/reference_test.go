@@ -18,7 +18,7 @@ import (
 // referenceSimulate is Simulate as first written — a fresh CycleState and Result for
 // every trial, the title and recorded outputs passed along — kept to pin the optimised
 // Simulate to it bit for bit.
-func (p *Plan) referenceSimulate(ctx context.Context, c *Case, title string, outputs []string) (RunResult, []FailureResult, error) {
+func (p *Plan) referenceSimulate(ctx context.Context, c *Case, taskID, title string, outputs []string) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
 	runner := &simRunner{rng: rng}
@@ -59,7 +59,7 @@ func (p *Plan) referenceSimulate(ctx context.Context, c *Case, title string, out
 			fixedAny := false
 			for i, f := range c.Failures {
 				runner.p, runner.output = p.draws[f.Check][d], outputs[i]
-				state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: title, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
+				state := analyze.CycleState{TaskBeadID: taskID, TaskTitle: title, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
 					MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check, FilterOutput: outputs[i]}
 				res, err := loops[i].RunFilterFixLoop(ctx, &state, f.Check, outputs[i])
 				switch {
@@ -167,7 +167,7 @@ func TestSimulateMatchesReference(t *testing.T) {
 			plan := NewPlan(cfg, history.Rates(given))
 			for i, c := range cases {
 				got, gotF, err := plan.Simulate(context.Background(), c)
-				want, wantF, werr := plan.referenceSimulate(context.Background(), c, titles[c.Key], outputs[i])
+				want, wantF, werr := plan.referenceSimulate(context.Background(), c, "task-"+c.Key, titles[c.Key], outputs[i])
 				if err != nil || werr != nil {
 					t.Fatal(err, werr)
 				}

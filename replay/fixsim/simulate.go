@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -176,7 +177,9 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 		loops[i] = fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: cfg.MaxFilterFixes,
 			Parse:       func(filter.CheckResult) checkparse.ParseResult { return parsed },
 			BuildPrompt: func(fixprompt.Input) string { return "" }}
-		states[i] = analyze.CycleState{TaskBeadID: c.TaskID, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
+		// The state the loop reads: the cycle, the limits and (reset before every trial)
+		// the costs. Task identity is left out: only a commit or a prompt would show it.
+		states[i] = analyze.CycleState{Cycle: f.Cycle, MaxCycles: c.MaxCycles,
 			MaxBudgetUSD: c.MaxBudgetUSD, FilterCheckName: f.Check}
 	}
 	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
@@ -349,4 +352,80 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// SimulateAll simulates every case on workers goroutines (≤ 0: GOMAXPROCS) and hands
+// each run's results to emit in the order of cases, from the calling goroutine, adding
+// them to the totals it returns. A run's results are dropped once emitted, and at most
+// a few per worker wait for an earlier run to finish, so memory does not grow with the
+// number of cases. The results are those of Simulate, whatever workers is. An error
+// from a simulation or from emit stops it and is returned.
+func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit func(RunResult, []FailureResult) error) (*Totals, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		index    int
+		run      RunResult
+		failures []FailureResult
+		err      error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int)
+	results := make(chan result, workers)
+	window := make(chan struct{}, 4*workers) // bounds the results held for reordering
+	go func() {
+		defer close(jobs)
+		for i := range cases {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			for i := range jobs {
+				r := result{index: i}
+				r.run, r.failures, r.err = p.Simulate(ctx, cases[i])
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	totals := p.NewTotals()
+	pending := map[int]result{}
+	for next := 0; next < len(cases); {
+		r, ok := pending[next]
+		if !ok {
+			select {
+			case r := <-results:
+				pending[r.index] = r
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		delete(pending, next)
+		next++
+		<-window
+		if r.err != nil {
+			return nil, r.err
+		}
+		totals.Add(r.run)
+		if err := emit(r.run, r.failures); err != nil {
+			return nil, err
+		}
+	}
+	return totals, nil
 }
