@@ -56,8 +56,7 @@ func captured(b *testing.B, name string) string {
 // BenchmarkRunFilterFixLoop runs the real loop against the simulation: a 50% chance
 // per attempt, real go test output (2 KB, 6 errors) re-parsed and re-prompted after
 // every failure. "stubbed" replaces the parser and prompt builder by constants — the
-// loop's own overhead, for replays that do not need the prompt text; "stubbed-into"
-// also reuses one Result through RunFilterFixLoopInto, as the replay's simulation does.
+// loop's own overhead, for replays that do not need the prompt text.
 func BenchmarkRunFilterFixLoop(b *testing.B) {
 	output := captured(b, "test-testfail.txt")
 	stubParse := func(cr filter.CheckResult) checkparse.ParseResult {
@@ -68,11 +67,9 @@ func BenchmarkRunFilterFixLoop(b *testing.B) {
 		name   string
 		parse  func(filter.CheckResult) checkparse.ParseResult
 		prompt func(fixprompt.Input) string
-		into   bool
 	}{
-		{"real-parse-and-prompt", nil, nil, false},
-		{"stubbed", stubParse, stubPrompt, false},
-		{"stubbed-into", stubParse, stubPrompt, true},
+		{"real-parse-and-prompt", nil, nil},
+		{"stubbed", stubParse, stubPrompt},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			sim := &simulation{rng: 0x9e3779b97f4a7c15, pPass: 0.5, costUSD: 0.03, output: output}
@@ -80,16 +77,10 @@ func BenchmarkRunFilterFixLoop(b *testing.B) {
 			ctx := context.Background()
 			state := &analyze.CycleState{TaskBeadID: "quasar-4f2a", TaskTitle: "Add calc helpers", MaxCycles: 5}
 			calls := 0
-			var res Result
 			b.ReportAllocs()
 			for b.Loop() {
 				state.FilterFixAttempts, state.FilterFixCostUSD, state.TotalCostUSD = 0, 0, 0
-				var err error
-				if bm.into {
-					err = loop.RunFilterFixLoopInto(ctx, state, "test", output, &res)
-				} else {
-					res, err = loop.RunFilterFixLoop(ctx, state, "test", output)
-				}
+				res, err := loop.RunFilterFixLoop(ctx, state, "test", output)
 				if err != nil {
 					b.Fatal(err)
 				}

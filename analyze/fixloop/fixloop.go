@@ -28,14 +28,7 @@ const maxCommitSummary = 72
 // FixTools returns the tools a fix attempt may use: Read, Edit, Write and Glob — no
 // Bash, so the coder cannot run commands during a fix pass. Each call returns a new
 // slice.
-func FixTools() []string {
-	t := fixTools()
-	return t[:]
-}
-
-// fixTools is the list FixTools returns, as a value: filling a reused array with it
-// allocates nothing.
-func fixTools() [4]string { return [4]string{"Read", "Edit", "Write", "Glob"} }
+func FixTools() []string { return []string{"Read", "Edit", "Write", "Glob"} }
 
 // SingleCheckRunner can execute a single named check. Defined here, where it is
 // consumed; satisfied by *filter.Chain.
@@ -202,8 +195,6 @@ type Result struct {
 	FixBudgetUSD float64   // cap of each fix call
 	LastOutput   string    // output of the latest run of the check (the input output if never re-run)
 	Attempts     []Attempt // one per coder invocation, in order
-
-	tools [4]string // the tool lists RunFilterFixLoopInto hands out, re-filled before every use
 }
 
 // Fixed reports whether the check passed: the seed's `fixed` return value.
@@ -266,59 +257,25 @@ func (l *FixLoop) FixBudget(state *analyze.CycleState) float64 {
 // FilterFixAttempts) and returns the run's [Result] — Fixed() is the seed's `fixed` —
 // and an error when the budget check, the coder, the runner or the context stopped it.
 func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleState, checkName, checkOutput string) (Result, error) {
-	var res Result
-	err := l.run(ctx, state, checkName, checkOutput, &res, nil)
-	return res, err
-}
-
-// RunFilterFixLoopInto is [FixLoop.RunFilterFixLoop] writing its Result into *res, for
-// callers that run the loop many times, such as a replay's Monte Carlo simulation: it
-// reuses what res holds instead of allocating on every call. Its steps, outcomes,
-// state updates, records and errors are RunFilterFixLoop's; res is overwritten whole,
-// except that res.Attempts keeps its capacity (so a skipped call leaves it empty, not
-// nil). One thing differs, ownership: the Tools of each fixprompt.Input and FixRequest
-// are res's own list, re-filled with [FixTools]' tools before every use — so a prompt
-// builder or coder that changes its list still cannot widen the next attempt's — and
-// neither may keep the list after it returns. res must not be used by two calls at
-// once.
-func (l *FixLoop) RunFilterFixLoopInto(ctx context.Context, state *analyze.CycleState, checkName, checkOutput string, res *Result) error {
-	attempts := res.Attempts[:0]
-	*res = Result{Attempts: attempts}
-	return l.run(ctx, state, checkName, checkOutput, res, &res.tools)
-}
-
-// run is RunFilterFixLoop into res, whose Attempts it appends to (a nil slice is made
-// with room for every attempt). The tool lists are fresh FixTools() when tools is
-// nil, else *tools re-filled before every use.
-func (l *FixLoop) run(ctx context.Context, state *analyze.CycleState, checkName, checkOutput string, res *Result, tools *[4]string) error {
-	res.CheckName, res.LastOutput = checkName, checkOutput
-	toolList := func() []string {
-		if tools == nil {
-			return FixTools()
-		}
-		if want := fixTools(); *tools != want { // unchanged: no write
-			*tools = want
-		}
-		return tools[:len(tools):len(tools)] // full: an append by the callee copies
-	}
+	res := Result{CheckName: checkName, LastOutput: checkOutput}
 
 	// Guard: claims failures need coordination, not code fixes.
 	if checkName == filter.CheckClaims {
 		res.Outcome = OutcomeSkippedClaims
-		return nil
+		return res, nil
 	}
 	if l.Filter == nil {
 		res.Outcome = OutcomeSkippedNoFilter
-		return nil
+		return res, nil
 	}
 	runner, ok := l.Filter.(SingleCheckRunner)
 	if !ok {
 		res.Outcome = OutcomeSkippedNotRunner
-		return nil
+		return res, nil
 	}
 	if state == nil || l.Coder == nil {
 		res.Outcome = OutcomeError
-		return errors.New("fixloop: RunFilterFixLoop needs a CycleState and a Coder")
+		return res, errors.New("fixloop: RunFilterFixLoop needs a CycleState and a Coder")
 	}
 
 	parse := l.Parse
@@ -336,34 +293,32 @@ func (l *FixLoop) run(ctx context.Context, state *analyze.CycleState, checkName,
 	maxFixes := l.MaxFixes()
 	res.MaxAttempts = maxFixes
 	res.FixBudgetUSD = l.FixBudget(state)
-	if res.Attempts == nil {
-		res.Attempts = make([]Attempt, 0, maxFixes)
-	}
+	res.Attempts = make([]Attempt, 0, maxFixes)
 
 	parsed := parse(filter.CheckResult{Name: checkName, Output: checkOutput})
 	for n := 1; n <= maxFixes; n++ {
 		if err := ctx.Err(); err != nil {
 			res.Outcome = OutcomeCancelled
-			return fmt.Errorf("fixloop: %q fix attempt %d not started: %w", checkName, n, err)
+			return res, fmt.Errorf("fixloop: %q fix attempt %d not started: %w", checkName, n, err)
 		}
 		// A fresh tool list for the prompt and for the coder of every attempt: one that
 		// changes the list it was given cannot widen the next attempt's tools.
 		prompt := build(fixprompt.Input{
 			BeadID: state.TaskBeadID, Title: state.TaskTitle, Parsed: parsed,
-			Tools: toolList(), BudgetUSD: res.FixBudgetUSD, Attempt: n, MaxAttempts: maxFixes,
+			Tools: FixTools(), BudgetUSD: res.FixBudgetUSD, Attempt: n, MaxAttempts: maxFixes,
 		})
 		res.Attempts = append(res.Attempts, Attempt{N: n, Errors: len(parsed.Errors), PromptBytes: len(prompt)})
 		a := &res.Attempts[len(res.Attempts)-1]
 
 		fr, err := l.Coder.Fix(ctx, FixRequest{
-			Prompt: prompt, Tools: toolList(), BudgetUSD: res.FixBudgetUSD, WorkDir: l.WorkDir,
+			Prompt: prompt, Tools: FixTools(), BudgetUSD: res.FixBudgetUSD, WorkDir: l.WorkDir,
 			CheckName: checkName, Attempt: n, Errors: len(parsed.Errors),
 		})
 		if err != nil {
 			a.CoderErr = err
 			res.Outcome = stopOutcome(ctx)
 			l.notify(a)
-			return fmt.Errorf("fixloop: coder filter-fix invocation failed: %w", err)
+			return res, fmt.Errorf("fixloop: coder filter-fix invocation failed: %w", err)
 		}
 		a.CostUSD, a.Summary = fr.CostUSD, fr.Summary
 		state.TotalCostUSD += fr.CostUSD
@@ -372,7 +327,7 @@ func (l *FixLoop) run(ctx context.Context, state *analyze.CycleState, checkName,
 		if err := budget.CheckBudget(ctx, state); err != nil {
 			res.Outcome = OutcomeBudgetExceeded
 			l.notify(a)
-			return err
+			return res, err
 		}
 
 		if l.Committer != nil {
@@ -386,21 +341,21 @@ func (l *FixLoop) run(ctx context.Context, state *analyze.CycleState, checkName,
 		if err != nil {
 			res.Outcome = stopOutcome(ctx)
 			l.notify(a)
-			return fmt.Errorf("fixloop: re-running check %q: %w", checkName, err)
+			return res, fmt.Errorf("fixloop: re-running check %q: %w", checkName, err)
 		}
 		a.Rerun, a.Passed, a.Elapsed = true, cr.Passed, cr.Elapsed
 		res.LastOutput = cr.Output
 		if cr.Passed {
 			res.Outcome = OutcomeFixed
 			l.notify(a)
-			return nil
+			return res, nil
 		}
 		parsed = parse(filter.CheckResult{Name: checkName, Passed: false, Output: cr.Output, Elapsed: cr.Elapsed})
 		state.FilterFixAttempts++
 		l.notify(a)
 	}
 	res.Outcome = OutcomeExhausted
-	return nil
+	return res, nil
 }
 
 func (l *FixLoop) notify(a *Attempt) {

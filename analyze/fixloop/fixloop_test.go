@@ -162,156 +162,97 @@ func TestRunFilterFixLoop(t *testing.T) {
 			wantOutcome: OutcomeCancelled, wantErr: context.Canceled, wantCalls: 2, wantRuns: 2, wantFFA: 2, wantCommits: 2, wantLastDiff: true},
 		{name: "nil coder", noCoder: true, wantOutcome: OutcomeError, wantErr: errAny},
 	}
-	// Every case runs twice: RunFilterFixLoop, and RunFilterFixLoopInto over a Result a
-	// previous call left full, which must end the same.
 	for _, tt := range tests {
-		for _, into := range []bool{false, true} {
-			name := tt.name
-			if into {
-				name += " (into a reused result)"
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancelled {
+				cancel()
 			}
-			t.Run(name, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if tt.cancelled {
-					cancel()
-				}
-				coder, runner, committer := tt.coder, tt.runner, &fakeCommitter{}
-				coder.cancel = cancel
-				l := &FixLoop{Coder: &coder, Committer: committer, Budget: tt.budget, MaxFilterFixes: tt.max, WorkDir: "/work/m"}
-				switch tt.filter {
-				case "nil":
-				case "plain":
-					l.Filter = plainFilter{}
-				default:
-					l.Filter = &runner
-				}
-				if tt.noCoder {
-					l.Coder = nil
-				}
-				state := newState()
-				if tt.total != 0 {
-					state.TotalCostUSD = tt.total
-				}
-				switch tt.maxBudget {
-				case -1:
-					state.MaxBudgetUSD = 0
-				case 0:
-				default:
-					state.MaxBudgetUSD = tt.maxBudget
-				}
-				before := *state
-				check := tt.check
-				if check == "" {
-					check = "build"
-				}
+			coder, runner, committer := tt.coder, tt.runner, &fakeCommitter{}
+			coder.cancel = cancel
+			l := &FixLoop{Coder: &coder, Committer: committer, Budget: tt.budget, MaxFilterFixes: tt.max, WorkDir: "/work/m"}
+			switch tt.filter {
+			case "nil":
+			case "plain":
+				l.Filter = plainFilter{}
+			default:
+				l.Filter = &runner
+			}
+			if tt.noCoder {
+				l.Coder = nil
+			}
+			state := newState()
+			if tt.total != 0 {
+				state.TotalCostUSD = tt.total
+			}
+			switch tt.maxBudget {
+			case -1:
+				state.MaxBudgetUSD = 0
+			case 0:
+			default:
+				state.MaxBudgetUSD = tt.maxBudget
+			}
+			before := *state
+			check := tt.check
+			if check == "" {
+				check = "build"
+			}
 
-				var res Result
-				var err error
-				if into {
-					res = dirtyResult(t)
-					err = l.RunFilterFixLoopInto(ctx, state, check, buildOutput, &res)
-				} else {
-					res, err = l.RunFilterFixLoop(ctx, state, check, buildOutput)
-				}
+			res, err := l.RunFilterFixLoop(ctx, state, check, buildOutput)
 
-				switch {
-				case tt.wantErr == nil && err != nil, tt.wantErr != nil && err == nil:
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
-				case tt.wantErr != nil && tt.wantErr != errAny && !errors.Is(err, tt.wantErr):
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			switch {
+			case tt.wantErr == nil && err != nil, tt.wantErr != nil && err == nil:
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			case tt.wantErr != nil && tt.wantErr != errAny && !errors.Is(err, tt.wantErr):
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if res.Outcome != tt.wantOutcome || res.Fixed() != (tt.wantOutcome == OutcomeFixed) {
+				t.Errorf("Outcome = %q (Fixed %v), want %q", res.Outcome, res.Fixed(), tt.wantOutcome)
+			}
+			if len(coder.reqs) != tt.wantCalls || res.CoderCalls() != tt.wantCalls {
+				t.Errorf("coder calls = %d (CoderCalls %d), want %d", len(coder.reqs), res.CoderCalls(), tt.wantCalls)
+			}
+			if len(runner.names) != tt.wantRuns {
+				t.Errorf("re-runs = %d, want %d", len(runner.names), tt.wantRuns)
+			}
+			for i := range runner.names {
+				if runner.names[i] != check || runner.dirs[i] != "/work/m" {
+					t.Errorf("re-run %d = RunCheck(%q, %q), want only the failing check %q in the work dir", i, runner.dirs[i], runner.names[i], check)
 				}
-				if res.Outcome != tt.wantOutcome || res.Fixed() != (tt.wantOutcome == OutcomeFixed) {
-					t.Errorf("Outcome = %q (Fixed %v), want %q", res.Outcome, res.Fixed(), tt.wantOutcome)
+			}
+			if runner.runs != 0 {
+				t.Errorf("the whole chain was run %d times", runner.runs)
+			}
+			if len(committer.calls) != tt.wantCommits {
+				t.Errorf("commits = %d, want %d", len(committer.calls), tt.wantCommits)
+			}
+			if state.FilterFixAttempts != tt.wantFFA || res.FailedAttempts() != tt.wantFFA {
+				t.Errorf("FilterFixAttempts = %d (FailedAttempts %d), want %d", state.FilterFixAttempts, res.FailedAttempts(), tt.wantFFA)
+			}
+			var wantCost float64
+			for range coder.reqs {
+				wantCost += coder.cost
+			}
+			if tt.coder.errAt > 0 {
+				wantCost -= coder.cost // the failed call reported nothing
+			}
+			if !near(state.TotalCostUSD, before.TotalCostUSD+wantCost) || !near(state.FilterFixCostUSD, wantCost) || !near(res.CostUSD(), wantCost) {
+				t.Errorf("TotalCostUSD %v FilterFixCostUSD %v CostUSD() %v; want +%v", state.TotalCostUSD, state.FilterFixCostUSD, res.CostUSD(), wantCost)
+			}
+			if (res.LastOutput != buildOutput) != tt.wantLastDiff {
+				t.Errorf("LastOutput = %q", res.LastOutput)
+			}
+			// The loop never touches the outer cycle's filter state.
+			if state.FilterCheckName != before.FilterCheckName || state.FilterOutput != before.FilterOutput || state.Cycle != before.Cycle {
+				t.Error("the loop changed FilterCheckName, FilterOutput or Cycle")
+			}
+			for i, a := range res.Attempts {
+				if a.N != i+1 {
+					t.Errorf("attempt %d numbered %d", i, a.N)
 				}
-				if len(coder.reqs) != tt.wantCalls || res.CoderCalls() != tt.wantCalls {
-					t.Errorf("coder calls = %d (CoderCalls %d), want %d", len(coder.reqs), res.CoderCalls(), tt.wantCalls)
-				}
-				if len(runner.names) != tt.wantRuns {
-					t.Errorf("re-runs = %d, want %d", len(runner.names), tt.wantRuns)
-				}
-				for i := range runner.names {
-					if runner.names[i] != check || runner.dirs[i] != "/work/m" {
-						t.Errorf("re-run %d = RunCheck(%q, %q), want only the failing check %q in the work dir", i, runner.dirs[i], runner.names[i], check)
-					}
-				}
-				if runner.runs != 0 {
-					t.Errorf("the whole chain was run %d times", runner.runs)
-				}
-				if len(committer.calls) != tt.wantCommits {
-					t.Errorf("commits = %d, want %d", len(committer.calls), tt.wantCommits)
-				}
-				if state.FilterFixAttempts != tt.wantFFA || res.FailedAttempts() != tt.wantFFA {
-					t.Errorf("FilterFixAttempts = %d (FailedAttempts %d), want %d", state.FilterFixAttempts, res.FailedAttempts(), tt.wantFFA)
-				}
-				var wantCost float64
-				for range coder.reqs {
-					wantCost += coder.cost
-				}
-				if tt.coder.errAt > 0 {
-					wantCost -= coder.cost // the failed call reported nothing
-				}
-				if !near(state.TotalCostUSD, before.TotalCostUSD+wantCost) || !near(state.FilterFixCostUSD, wantCost) || !near(res.CostUSD(), wantCost) {
-					t.Errorf("TotalCostUSD %v FilterFixCostUSD %v CostUSD() %v; want +%v", state.TotalCostUSD, state.FilterFixCostUSD, res.CostUSD(), wantCost)
-				}
-				if (res.LastOutput != buildOutput) != tt.wantLastDiff {
-					t.Errorf("LastOutput = %q", res.LastOutput)
-				}
-				// The loop never touches the outer cycle's filter state.
-				if state.FilterCheckName != before.FilterCheckName || state.FilterOutput != before.FilterOutput || state.Cycle != before.Cycle {
-					t.Error("the loop changed FilterCheckName, FilterOutput or Cycle")
-				}
-				for i, a := range res.Attempts {
-					if a.N != i+1 {
-						t.Errorf("attempt %d numbered %d", i, a.N)
-					}
-					if a.Rerun != (i < len(runner.names) && runner.errAt != i+1) || a.Summary != fmt.Sprintf("fixed %d", i+1) && a.CoderErr == nil {
-						t.Errorf("attempt %d: %+v", i+1, a)
-					}
-				}
-				if wantMax := l.MaxFixes(); res.MaxAttempts != wantMax && tt.wantCalls > 0 || res.CheckName != check {
-					t.Errorf("MaxAttempts %d, CheckName %q", res.MaxAttempts, res.CheckName)
-				}
-			})
-		}
-	}
-}
-
-// dirtyResult is a Result a previous three-attempt call of RunFilterFixLoopInto left
-// behind: every field set.
-func dirtyResult(t *testing.T) Result {
-	t.Helper()
-	var res Result
-	l := &FixLoop{Filter: &fakeRunner{}, Coder: &fakeCoder{cost: 0.7}, Committer: &fakeCommitter{}}
-	if err := l.RunFilterFixLoopInto(context.Background(), newState(), "vet", "v.go:1:1: old", &res); err != nil || res.CoderCalls() != 3 {
-		t.Fatalf("dirty result: %v %+v", err, res)
-	}
-	return res
-}
-
-// TestRunFilterFixLoopIntoAllocs: a simulation reusing one Result and one state runs
-// the loop without allocating.
-func TestRunFilterFixLoopIntoAllocs(t *testing.T) {
-	sim := &simulation{rng: 1, pPass: 0.4, costUSD: 0.01, output: "x"}
-	parsed := checkparse.ParseResult{CheckName: "test"}
-	l := &FixLoop{Filter: sim, Coder: sim, Parse: func(filter.CheckResult) checkparse.ParseResult { return parsed },
-		BuildPrompt: func(fixprompt.Input) string { return "" }}
-	state := newState()
-	var res Result
-	ctx := context.Background()
-	calls := 0
-	allocs := testing.AllocsPerRun(1000, func() {
-		state.TotalCostUSD, state.FilterFixCostUSD, state.FilterFixAttempts = 1, 0, 0
-		if err := l.RunFilterFixLoopInto(ctx, state, "test", "x", &res); err != nil {
-			t.Fatal(err)
-		}
-		calls += res.CoderCalls()
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per call, want 0", allocs)
-	}
-	if calls < 1000 {
-		t.Errorf("%d coder calls in 1000 loops", calls)
+			}
+		})
 	}
 }
 
@@ -609,40 +550,20 @@ func (c *mutatingCoder) Fix(_ context.Context, req FixRequest) (FixResult, error
 	return FixResult{Summary: "tried", CostUSD: 0.01}, nil
 }
 
-// TestToolsNotSharedAcrossAttempts: a coder or a prompt builder that changes its tool
-// list cannot widen the next attempt's tools, nor the coder's those of the prompt —
-// with fresh lists (RunFilterFixLoop) and with a reused Result's
-// (RunFilterFixLoopInto, called twice).
+// TestToolsNotSharedAcrossAttempts: a coder that changes its tool list cannot widen
+// the next attempt's tools.
 func TestToolsNotSharedAcrossAttempts(t *testing.T) {
-	for _, into := range []bool{false, true} {
-		coder := &mutatingCoder{}
-		var prompts []string
-		l := &FixLoop{Filter: &fakeRunner{}, Coder: coder, BuildPrompt: func(in fixprompt.Input) string {
-			p := fixprompt.Build(in)
-			prompts = append(prompts, p)
-			in.Tools[1] = "Bash"
-			in.Tools = append(in.Tools, "WebFetch")
-			return p
-		}}
-		var res Result
-		for range 2 {
-			var err error
-			if into {
-				err = l.RunFilterFixLoopInto(context.Background(), newState(), "test", "a_test.go:3: x", &res)
-			} else {
-				_, err = l.RunFilterFixLoop(context.Background(), newState(), "test", "a_test.go:3: x")
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		checkTools(t, coder, prompts)
+	coder := &mutatingCoder{}
+	var prompts []string
+	l := &FixLoop{Filter: &fakeRunner{}, Coder: coder, BuildPrompt: func(in fixprompt.Input) string {
+		p := fixprompt.Build(in)
+		prompts = append(prompts, p)
+		return p
+	}}
+	if _, err := l.RunFilterFixLoop(context.Background(), newState(), "test", "a_test.go:3: x"); err != nil {
+		t.Fatal(err)
 	}
-}
-
-func checkTools(t *testing.T, coder *mutatingCoder, prompts []string) {
-	t.Helper()
-	if len(coder.got) != 2*DefaultMaxFilterFixes {
+	if len(coder.got) != DefaultMaxFilterFixes {
 		t.Fatalf("%d attempts", len(coder.got))
 	}
 	for i, tools := range coder.got {

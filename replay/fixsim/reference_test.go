@@ -2,6 +2,7 @@ package fixsim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -14,6 +15,27 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/fixloop/fixprompt"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
+
+// simRunner is the simulated single-check runner: a re-run passes with probability p.
+type simRunner struct {
+	rng    *rand.Rand
+	p      float64
+	output string
+	result filter.CheckResult // reused: the loop reads a result before the next re-run
+}
+
+func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
+	return nil, errors.New("fixsim: the simulated filter only re-runs single checks")
+}
+
+func (s *simRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
+	if s.rng.Float64() < s.p {
+		s.result = filter.CheckResult{Name: name, Passed: true}
+	} else {
+		s.result = filter.CheckResult{Name: name, Output: s.output}
+	}
+	return &s.result, nil
+}
 
 // referenceSimulate is Simulate as first written — a fresh CycleState and Result for
 // every trial, the title and recorded outputs passed along — kept to pin the optimised
@@ -162,6 +184,12 @@ func TestSimulateMatchesReference(t *testing.T) {
 		cases, outputs, titles[key] = append(cases, c), append(outputs, outs), run.Title
 		history.Add(c)
 	}
+	seen := map[string]bool{}
+	defer func() {
+		if len(seen) != 3 {
+			t.Errorf("the random runs cover only %v", seen)
+		}
+	}()
 	for _, given := range []map[string]float64{nil, {"build": 0.3, "test": 0.9}} {
 		for _, cfg := range []Config{{Seed: 1}, {Seed: 9, Draws: 7, TrialsPerDraw: 3, MaxFilterFixes: 5, Level: 0.8, CostFraction: 2}} {
 			plan := NewPlan(cfg, history.Rates(given))
@@ -170,6 +198,16 @@ func TestSimulateMatchesReference(t *testing.T) {
 				want, wantF, werr := plan.referenceSimulate(context.Background(), c, "task-"+c.Key, titles[c.Key], outputs[i])
 				if err != nil || werr != nil {
 					t.Fatal(err, werr)
+				}
+				for _, f := range gotF {
+					switch {
+					case f.Skipped == "claims":
+						seen["claims"] = true
+					case f.PBudgetStop > 0 && f.PBudgetStop < 1: // after a failed re-run
+						seen["some trials stopped by the budget"] = true
+					case f.PFixed.Mean > 0 && f.PFixed.Mean < 1:
+						seen["fixed in some trials"] = true
+					}
 				}
 				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotF, wantF) {
 					t.Fatalf("%s (given %v, config %+v):\n got %+v\n%+v\nwant %+v\n%+v", c.Key, given, cfg, got, gotF, want, wantF)

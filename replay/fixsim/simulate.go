@@ -124,24 +124,20 @@ type RunResult struct {
 	perDraw [4][]float64 // saved, fix cost, delta, within — for totals
 }
 
-// simRunner is the simulated single-check runner: a re-run passes with probability p.
-type simRunner struct {
-	rng    *rand.Rand
-	p      float64
-	output string
-	result filter.CheckResult // reused: the loop reads a result before the next re-run
+// scriptedRunner is a single-check runner whose first fails re-runs fail and whose
+// later ones pass.
+type scriptedRunner struct {
+	fails, runs int
+	result      filter.CheckResult // reused: the loop reads a result before the next re-run
 }
 
-func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
+func (s *scriptedRunner) Run(context.Context, string) (*filter.Result, error) {
 	return nil, errors.New("fixsim: the simulated filter only re-runs single checks")
 }
 
-func (s *simRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
-	if s.rng.Float64() < s.p {
-		s.result = filter.CheckResult{Name: name, Passed: true}
-	} else {
-		s.result = filter.CheckResult{Name: name, Output: s.output}
-	}
+func (s *scriptedRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
+	s.runs++
+	s.result = filter.CheckResult{Name: name, Passed: s.runs > s.fails}
 	return &s.result, nil
 }
 
@@ -152,35 +148,73 @@ func (c simCoder) Fix(context.Context, fixloop.FixRequest) (fixloop.FixResult, e
 	return fixloop.FixResult{Summary: "simulated fix", CostUSD: c.cost}, nil
 }
 
+// path is what the loop did on one failure when its first k re-runs failed and the
+// next passed: the loop is deterministic, so this is what every trial meeting those
+// re-run results gets.
+type path struct {
+	reruns      int // re-runs the loop made (≤ k: it stopped before re-run k+1)
+	calls       float64
+	fixed       bool
+	cost, delta float64
+	outcome     fixloop.Outcome
+}
+
+// paths runs the real loop on failure f of c once for every sequence of re-run results
+// it can meet — k failures then a pass, k = 0 … MaxFilterFixes (the last: every
+// re-run fails) — and returns what it did on each.
+func (p *Plan) paths(ctx context.Context, c *Case, f *Failure, coder fixloop.Coder) ([]path, error) {
+	runner := &scriptedRunner{}
+	loop := fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: p.cfg.MaxFilterFixes,
+		Parse:       func(filter.CheckResult) checkparse.ParseResult { return checkparse.ParseResult{CheckName: f.Check} },
+		BuildPrompt: func(fixprompt.Input) string { return "" }}
+	out := make([]path, loop.MaxFixes()+1)
+	for k := range out {
+		runner.fails, runner.runs = k, 0
+		// The state the loop reads: the cycle, the limits and the costs. Task identity
+		// is left out: only a commit or a prompt would show it.
+		state := analyze.CycleState{Cycle: f.Cycle, MaxCycles: c.MaxCycles, MaxBudgetUSD: c.MaxBudgetUSD,
+			TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check}
+		res, err := loop.RunFilterFixLoop(ctx, &state, f.Check, "")
+		if err != nil && res.Outcome != fixloop.OutcomeBudgetExceeded {
+			return nil, err
+		}
+		cost := res.CostUSD()
+		delta := cost
+		if res.Fixed() {
+			delta -= c.MeanCycleCostUSD
+		}
+		out[k] = path{reruns: runner.runs, calls: float64(res.CoderCalls()), fixed: res.Fixed(), cost: cost, delta: delta,
+			outcome: res.Outcome}
+	}
+	return out, nil
+}
+
 // Simulate runs the real inner fix loop on every failure of c, Draws × TrialsPerDraw
 // times, and summarises the results.
 //
-// It allocates per call, never per trial: one reused [fixloop.Result]
-// ([fixloop.FixLoop.RunFilterFixLoopInto]), one CycleState per failure whose fields the
-// loop changes are reset before every trial, and the per-draw sums.
+// Each trial draws the results of the loop's re-runs of the check — each passes with
+// probability p — one at a time, as the loop asks for them. The loop itself is run
+// once per failure for every sequence of re-run results it can meet (see paths), not
+// once per trial: being deterministic, it does the same on the same results, so a
+// trial takes what it did on the sequence drawn. This is exactly — draw for draw, sum
+// for sum — what running the loop in every trial with a random runner gives (a test
+// keeps that implementation to compare), at a fraction of the cost.
 func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
-	runner := &simRunner{rng: rng}
 	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
-	// The loop is real; parsing and prompt text do not matter to a simulated coder, so
-	// the parse is a constant naming the check and the prompt is left empty.
 	n := len(c.Failures)
-	loops := make([]fixloop.FixLoop, n)
-	states := make([]analyze.CycleState, n)
+	paths := make([][]path, n)
 	draws := make([][]float64, n) // each failure's check's draws of p
-	for i, f := range c.Failures {
+	for i := range c.Failures {
+		f := &c.Failures[i]
 		if draws[i] = p.draws[f.Check]; len(draws[i]) != cfg.Draws {
 			return RunResult{}, nil, fmt.Errorf("fixsim: run %s: check %q has no rate in the plan", c.Key, f.Check)
 		}
-		parsed := checkparse.ParseResult{CheckName: f.Check}
-		loops[i] = fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: cfg.MaxFilterFixes,
-			Parse:       func(filter.CheckResult) checkparse.ParseResult { return parsed },
-			BuildPrompt: func(fixprompt.Input) string { return "" }}
-		// The state the loop reads: the cycle, the limits and (reset before every trial)
-		// the costs. Task identity is left out: only a commit or a prompt would show it.
-		states[i] = analyze.CycleState{Cycle: f.Cycle, MaxCycles: c.MaxCycles,
-			MaxBudgetUSD: c.MaxBudgetUSD, FilterCheckName: f.Check}
+		var err error
+		if paths[i], err = p.paths(ctx, c, f, coder); err != nil {
+			return RunResult{}, nil, err
+		}
 	}
 	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
 	type acc struct{ attempts, fixed, cost, delta []float64 }
@@ -200,40 +234,36 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 	}
 	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
 	trials := float64(cfg.TrialsPerDraw)
-	var res fixloop.Result
 	for d := 0; d < cfg.Draws; d++ {
 		within := 0
-		for k := 0; k < cfg.TrialsPerDraw; k++ {
+		for range cfg.TrialsPerDraw {
 			if err := ctx.Err(); err != nil {
 				return RunResult{}, nil, err
 			}
 			fixedAny := false
-			for i := range c.Failures {
-				f := &c.Failures[i]
-				runner.p = draws[i][d]
-				state := &states[i]
-				state.TotalCostUSD, state.FilterFixCostUSD, state.FilterFixAttempts = f.CostAtFail, 0, 0
-				err := loops[i].RunFilterFixLoopInto(ctx, state, f.Check, "", &res)
-				switch {
-				case res.Outcome == fixloop.OutcomeBudgetExceeded:
+			for i := range paths {
+				// Re-run k+1 is drawn when the loop, its first k re-runs having failed, asks
+				// for it; a pass or a loop that stopped ends the trial on path k.
+				pi, prob := paths[i], draws[i][d]
+				k := 0
+				for pi[k].reruns > k && !(rng.Float64() < prob) {
+					k++
+				}
+				pt := &pi[k]
+				switch pt.outcome {
+				case fixloop.OutcomeBudgetExceeded:
 					budgetStops[i]++
-				case err != nil:
-					return RunResult{}, nil, err
-				case res.Outcome == fixloop.OutcomeSkippedClaims:
+				case fixloop.OutcomeSkippedClaims:
 					skipped[i] = "claims"
 				}
-				cost := res.CostUSD()
-				delta := cost
-				fixed := res.Fixed()
-				if fixed {
-					delta -= c.MeanCycleCostUSD
+				if pt.fixed {
 					fixedAny = true
 				}
 				a := &per[i]
-				a.attempts[d] += float64(res.CoderCalls())
-				a.fixed[d] += b2f(fixed)
-				a.cost[d] += cost
-				a.delta[d] += delta
+				a.attempts[d] += pt.calls
+				a.fixed[d] += b2f(pt.fixed)
+				a.cost[d] += pt.cost
+				a.delta[d] += pt.delta
 			}
 			if c.Outcome == input.OutcomeApproved || fixedAny {
 				within++
