@@ -52,10 +52,13 @@ const (
 )
 
 // Case is a run with recorded filter failures: what the simulation needs of it, and
-// no more — a few numbers per failure, no text — so that the cases of every run of a
-// large replay can be kept until the history of all of them is known.
+// little more — the run's identity and a few numbers per failure, no check output —
+// so that the cases of every run of a large replay can be kept until the history of
+// all of them is known.
 type Case struct {
 	Key          string
+	TaskID       string
+	Title        string
 	Outcome      input.Outcome
 	Cycles       int
 	MaxCycles    int
@@ -79,7 +82,7 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 		return nil, nil
 	}
 	var probs []input.Problem
-	c := &Case{Key: run.Key, Outcome: run.Outcome, Cycles: len(run.Cycles),
+	c := &Case{Key: run.Key, TaskID: run.TaskID, Title: run.Title, Outcome: run.Outcome, Cycles: len(run.Cycles),
 		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD}
 	for i, cyc := range run.Cycles {
 		if cyc.FilterCheckName == "" {

@@ -170,9 +170,7 @@ func (p *Plan) paths(ctx context.Context, c *Case, f *Failure, coder fixloop.Cod
 	out := make([]path, loop.MaxFixes()+1)
 	for k := range out {
 		runner.fails, runner.runs = k, 0
-		// The state the loop reads: the cycle, the limits and the costs. Task identity
-		// is left out: only a commit or a prompt would show it.
-		state := analyze.CycleState{Cycle: f.Cycle, MaxCycles: c.MaxCycles, MaxBudgetUSD: c.MaxBudgetUSD,
+		state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: c.Title, Cycle: f.Cycle, MaxCycles: c.MaxCycles, MaxBudgetUSD: c.MaxBudgetUSD,
 			TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check}
 		res, err := loop.RunFilterFixLoop(ctx, &state, f.Check, "")
 		if err != nil && res.Outcome != fixloop.OutcomeBudgetExceeded {
