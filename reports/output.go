@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
@@ -44,6 +43,7 @@ type Output struct {
 	tables   []committer
 	done     bool
 	cleaned  []string
+	codec    *zstdCodec // shared by the tables
 }
 
 type committer interface {
@@ -81,7 +81,7 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	for k, v := range metadata {
 		md[k] = v
 	}
-	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md}
+	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md, codec: newZstdCodec()}
 	o.cleaned = cleanStale(dir, filepath.Base(o.stem), time.Now())
 	return o, nil
 }
@@ -186,7 +186,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 		table = "runs"
 	}
 	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(o.codec),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
 	}
