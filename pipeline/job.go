@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
@@ -144,18 +145,32 @@ func (j *job) session(sr *replay.SessionResult) error {
 // finish writes the metrics and the simulation and commits the output.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
 	badOutcome := "bad outcome (" + strings.Join(j.outcomes.Positive(), ", ") + ")"
-	for _, c := range j.scorings {
-		metrics, curves := c.evaluate(res, j.evalOpts, j.s.FrictionWindow, badOutcome, sum.Runs > 0 || sum.Sessions == 0)
-		if err := j.metrics.Write(metrics...); err != nil {
-			return err
+	writeMetrics := func() error {
+		for _, c := range j.scorings {
+			metrics, curves := c.evaluate(res, j.evalOpts, j.s.FrictionWindow, badOutcome, sum.Runs > 0 || sum.Sessions == 0)
+			if err := j.metrics.Write(metrics...); err != nil {
+				return err
+			}
+			if err := j.curves.Write(curves...); err != nil {
+				return err
+			}
 		}
-		if err := j.curves.Write(curves...); err != nil {
-			return err
-		}
+		return nil
+	}
+	// The metrics and the simulation need nothing of each other: with more than one
+	// worker the metrics are computed while the simulation runs, not before it.
+	metricsErr := make(chan error, 1)
+	if workers := j.s.Workers; workers > 1 || workers <= 0 && runtime.GOMAXPROCS(0) > 1 {
+		go func() { metricsErr <- writeMetrics() }()
+	} else {
+		metricsErr <- writeMetrics()
 	}
 	fixCfg := fixsim.Config{Draws: j.s.Fix.Draws, TrialsPerDraw: j.s.Fix.Trials, Seed: j.s.Seed, CostFraction: j.s.Fix.CostFraction,
 		MaxFilterFixes: j.s.Fix.MaxFixes, Level: j.s.Level}
 	totals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, j.fixGiven, j.s.Workers, j.fixRuns, j.fixFailures)
+	if merr := <-metricsErr; merr != nil {
+		return merr
+	}
 	if err != nil {
 		return err
 	}
