@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -214,14 +215,23 @@ func TestSimulateCancelled(t *testing.T) {
 	}
 }
 
+// BenchmarkSimulate simulates a run with three filter failures at the defaults (100
+// draws × 20 trials each); it reports failures/s and, per failure, the time and
+// allocations.
 func BenchmarkSimulate(b *testing.B) {
 	c, _ := Observe(mkRun("r", input.OutcomeMaxCycles, cyc("test", 1), cyc("test", 2), cyc("build", 3)))
 	plan := NewPlan(Config{}, NewHistory().Rates(nil))
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	b.ReportAllocs()
 	for b.Loop() {
 		plan.Simulate(context.Background(), c)
 	}
-	b.ReportMetric(float64(b.N*len(c.Failures))/b.Elapsed().Seconds(), "failures/s")
+	runtime.ReadMemStats(&ms1)
+	failures := float64(b.N * len(c.Failures))
+	b.ReportMetric(failures/b.Elapsed().Seconds(), "failures/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/failures, "ns/failure")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/failures, "allocs/failure")
 }
 
 // TestSimulateAll: the results of every case in order, equal to Simulate's, and the
