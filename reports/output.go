@@ -27,6 +27,12 @@ import (
 // skip row groups and a writer's memory stays bounded.
 const RowGroupRows = 64 << 10
 
+// PageBytes bounds a data page's values before encoding. A table's writer holds one
+// such page per column until it fills (parquet-go's default, 256 KiB, held 50 MB for
+// the run and cycle tables of a large replay; at 64 KiB they hold 17 MB), so it bounds
+// the writer's memory with the row group.
+const PageBytes = 64 << 10
+
 // ReplayIDKey is the metadata key every table of one committed output carries with the
 // same value (see [Output.Commit]); the manifest records it too.
 const ReplayIDKey = "loopwatch.replay_id"
@@ -188,6 +194,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	opts := []parquet.WriterOption{
 		parquet.Compression(o.codec),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.PageBufferSize(PageBytes),
 		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
 	}
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New()}
