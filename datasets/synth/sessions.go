@@ -160,12 +160,18 @@ func SessionLabels(labels []SessionLabel) []byte {
 	})
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"session_id", "file", "outcome", "confidence", "human_msgs", "friction_uuids", "notes"})
+	w.Write(sessionLabelHeader)
 	for _, l := range sorted {
-		w.Write([]string{l.SessionID, l.File, l.Outcome, l.Confidence, strconv.Itoa(l.HumanMsgs), strings.Join(l.Friction, ";"), l.Notes})
+		w.Write(sessionLabelRow(l))
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+var sessionLabelHeader = []string{"session_id", "file", "outcome", "confidence", "human_msgs", "friction_uuids", "notes"}
+
+func sessionLabelRow(l SessionLabel) []string {
+	return []string{l.SessionID, l.File, l.Outcome, l.Confidence, strconv.Itoa(l.HumanMsgs), strings.Join(l.Friction, ";"), l.Notes}
 }
 
 // The layout of a generated dataset (and of the built-in sample), relative to its

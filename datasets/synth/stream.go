@@ -3,6 +3,7 @@ package synth
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -86,7 +88,7 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 			return w, err
 		}
 	}
-	var labels []SessionLabel
+	var labels []keptLabel
 	if cfg.Sessions > 0 {
 		for s := range Sessions(SessionConfig{Sessions: cfg.Sessions, Seed: cfg.Seed}) {
 			for _, name := range slices.Sorted(maps.Keys(s.Files)) {
@@ -95,7 +97,7 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 				}
 				w.Sessions++
 			}
-			labels = append(labels, s.Label)
+			labels = append(labels, keepLabel(s))
 		}
 	}
 	for i := range cfg.VibesLogs {
@@ -104,15 +106,105 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 			return w, err
 		}
 		w.Vibes++
-		labels = append(labels, l.Labels...)
+		for k := range l.Labels {
+			labels = append(labels, keptLabel{id: l.Labels[k].SessionID, whole: &l.Labels[k]})
+		}
 	}
 	if len(labels) > 0 {
-		if err := writeFile(dest, SessionLabelsFile, SessionLabels(labels)); err != nil {
+		if err := writeWith(dest, SessionLabelsFile, func(out io.Writer) error { return writeKeptLabels(out, labels) }); err != nil {
 			return w, err
 		}
 		w.Labels = append(w.Labels, SessionLabelsFile)
 	}
 	return w, nil
+}
+
+// keptLabel is a session's label as WriteDataset keeps it until the labels file is
+// written: a generated session's without what its scenario gives (the file's folder,
+// the outcome, the notes), a vibes log session's whole.
+type keptLabel struct {
+	id       string
+	scenario SessionScenario
+	humans   int
+	friction []string
+	whole    *SessionLabel // a vibes log session's label; nil for a generated session
+}
+
+func keepLabel(s Session) keptLabel {
+	k := keptLabel{id: s.Label.SessionID, scenario: s.Scenario, humans: s.Label.HumanMsgs, friction: s.Label.Friction}
+	if full := k.label(); full.File != s.Label.File || full.Notes != s.Label.Notes || full.Outcome != s.Label.Outcome {
+		panic("synth: a session's label is not the one its scenario gives") // playSession and label disagree
+	}
+	return k
+}
+
+// fileParts returns the label's file as two parts to be joined.
+func (k *keptLabel) fileParts() (string, string) {
+	if k.whole != nil {
+		return k.whole.File, ""
+	}
+	return sessionDir(k.scenario) + "/", k.id + ".jsonl"
+}
+
+// sessionDir is the folder of a scenario's session files, relative to the inputs.
+func sessionDir(sc SessionScenario) string { return "sessions/" + sessionScripts[sc].project.dir() }
+
+// label returns the whole label.
+func (k *keptLabel) label() SessionLabel {
+	if k.whole != nil {
+		return *k.whole
+	}
+	script := sessionScripts[k.scenario]
+	dir, file := k.fileParts()
+	return SessionLabel{SessionID: k.id, File: dir + file, Outcome: script.outcome, Confidence: "high", HumanMsgs: k.humans,
+		Friction: k.friction, Notes: "Synthetic " + string(k.scenario) + ": " + script.notes}
+}
+
+// writeKeptLabels writes labels as SessionLabels renders them, in the same order: it
+// sorts them by the same keys (file, then session id) over the same input, so the
+// sort makes the same moves.
+func writeKeptLabels(out io.Writer, labels []keptLabel) error {
+	slices.SortFunc(labels, func(a, b keptLabel) int {
+		a1, a2 := a.fileParts()
+		b1, b2 := b.fileParts()
+		if c := compareJoined(a1, a2, b1, b2); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	w := csv.NewWriter(out)
+	w.Write(sessionLabelHeader)
+	for i := range labels {
+		w.Write(sessionLabelRow(labels[i].label()))
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// compareJoined compares a1+a2 with b1+b2 without joining them.
+func compareJoined(a1, a2, b1, b2 string) int {
+	for {
+		switch {
+		case a1 == "" && a2 == "":
+			if b1 == "" && b2 == "" {
+				return 0
+			}
+			return -1
+		case b1 == "" && b2 == "":
+			return 1
+		case a1 == "":
+			a1, a2 = a2, ""
+			continue
+		case b1 == "":
+			b1, b2 = b2, ""
+			continue
+		}
+		n := min(len(a1), len(b1))
+		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
+			return c
+		}
+		a1, b1 = a1[n:], b1[n:]
+	}
 }
 
 // datasetVibesConfig is the configuration of a dataset's i-th vibes log.
@@ -164,7 +256,7 @@ func writeRuns(dest Dest, cfg Config, w *Written) (err error) {
 	if closeOut(); err != nil {
 		return err
 	}
-	if err := writeFile(dest, RunLabelsFile, runLabelsCSV(labels)); err != nil {
+	if err := writeWith(dest, RunLabelsFile, func(out io.Writer) error { return writeRunLabels(out, labels) }); err != nil {
 		return err
 	}
 	w.Labels = append(w.Labels, RunLabelsFile)
@@ -172,10 +264,17 @@ func writeRuns(dest Dest, cfg Config, w *Written) (err error) {
 }
 
 func writeFile(dest Dest, name string, data []byte) error {
+	return writeWith(dest, name, func(out io.Writer) error {
+		_, err := out.Write(data)
+		return err
+	})
+}
+
+// writeWith creates name in dest and has write fill it.
+func writeWith(dest Dest, name string, write func(io.Writer) error) error {
 	f, err := dest.Create(name)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	return errors.Join(err, f.Close())
+	return errors.Join(write(f), f.Close())
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,5 +90,22 @@ func TestWriteDataset(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompareJoined: comparing two strings given in two parts each is comparing the
+// joined strings, wherever the parts split them.
+func TestCompareJoined(t *testing.T) {
+	words := []string{"", "a", "ab", "abc", "b", "sessions/", "sessions/-home-a/", "sessions/-home-ab/", "x.jsonl", "/"}
+	for _, a1 := range words {
+		for _, a2 := range words {
+			for _, b1 := range words {
+				for _, b2 := range words {
+					if got, want := compareJoined(a1, a2, b1, b2), strings.Compare(a1+a2, b1+b2); got != want {
+						t.Errorf("compareJoined(%q, %q, %q, %q) = %d, want %d", a1, a2, b1, b2, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -55,9 +56,15 @@ func labelOf(r Run) runLabel { return runLabel{key: r.Key, scenario: r.Scenario,
 
 // runLabelsCSV renders labels as Labels does; it sorts them in place.
 func runLabelsCSV(labels []runLabel) []byte {
-	slices.SortFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	writeRunLabels(&buf, labels)
+	return buf.Bytes()
+}
+
+// writeRunLabels writes labels as Labels renders them; it sorts them in place.
+func writeRunLabels(out io.Writer, labels []runLabel) error {
+	slices.SortFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
+	w := csv.NewWriter(out)
 	w.Write([]string{"run_key", "label", "outcome", "label_source", "rule"})
 	for _, r := range labels {
 		label := "negative"
@@ -67,7 +74,7 @@ func runLabelsCSV(labels []runLabel) []byte {
 		w.Write([]string{r.key, label, r.outcome, "derived", "synthetic ground truth: scenario " + string(r.scenario)})
 	}
 	w.Flush()
-	return buf.Bytes()
+	return w.Error()
 }
 
 // SamplePlan is the scenario list of loopwatch's built-in sample: every scenario at
