@@ -11,10 +11,11 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## demo: replay the built-in sample dataset into demo/ and print the summary
+## demo: replay the built-in sample dataset into demo/ and print the summary, then tune its thresholds
 demo: build
 	@mkdir -p demo
 	$(BIN)/replay --out demo/results.parquet
+	$(BIN)/tune --out demo/sweep.parquet
 
 ## test: vet, unit/golden/end-to-end tests with the race detector, the DuckDB interop test and the
 ## headless Chromium test of the HTML report (both required here, skipped by a plain go test), then the
@@ -29,9 +30,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 ## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
-## (outputs in regress-out/: regress.md, regress.json and each replay's tables)
+## (outputs in regress-out/: regress.md, regress.json, regress.html and each replay's tables)
 regress: build
-	$(BIN)/regress --registry datasets/registry.toml --out regress-out
+	$(BIN)/regress --registry datasets/registry.toml --out regress-out --report regress-out/regress.html
 
 ## fuzz: run every fuzz target for FUZZTIME each
 fuzz:

@@ -29,11 +29,13 @@ func LoadStruggleConfig(value string) (struggle.StruggleConfig, error) {
 
 // LoadAssessConfig resolves an --assess-config value: "" (the defaults), a preset
 // name ("loopwatch", "seed"), or a JSON file over the defaults — or over the preset
-// its "preset" field names. The result is validated.
+// its "preset" field names. The result is validated and compiled (patterns, EMA
+// weights, checkpoint policy) the way the replay will, so that a value out of range
+// is a usage error here, not a failure of the first session replayed.
 func LoadAssessConfig(value string) (assess.Config, error) {
 	cfg, err := loadConfig("--assess-config", value, assess.Preset, assess.PresetNames())
 	if err == nil {
-		if err = cfg.Validate(); err != nil {
+		if _, err = assess.New(cfg, assess.Options{}); err != nil {
 			err = fmt.Errorf("--assess-config %s: %w", value, err)
 		}
 	}
@@ -55,6 +57,7 @@ func loadConfig[T any](flag, value string, preset func(string) (T, error), prese
 	if err != nil {
 		return def, fmt.Errorf("%s %s: %w (or name a preset: %s)", flag, value, unwrap(err), strings.Join(presets, ", "))
 	}
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // an editor's byte order mark is no part of the JSON
 	fail := func(err error) (T, error) {
 		return def, fmt.Errorf("%s %s: %w (fields: preset, %s)", flag, value, err, strings.Join(jsonFields(def), ", "))
 	}
@@ -162,4 +165,14 @@ func PrintConfig(w io.Writer, s Settings, what string) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// ConfigHash identifies a configuration in tables: a short hash of its JSON (the
+// metrics table's config_hash).
+func ConfigHash(cfg any) string {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "unhashable"
+	}
+	return shortHash(b)
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopwatch/loopwatch/analyze/assess/duration"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 	"github.com/loopwatch/loopwatch/datasets"
@@ -232,8 +233,8 @@ func (d filteredDir) ReadDir(n int) ([]fs.DirEntry, error) {
 }
 
 // sessionLLM returns the session analyzer --llm names: nil for the offline analyzer.
-// A claude call still running after ten seconds is reported to s.Progress while it
-// runs, and its end too.
+// A claude call is bounded by s.ClaudeTimeout; one still running after
+// s.ClaudeProgress is reported to s.Progress while it runs, and its end too.
 func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
 	switch s.LLM {
 	case "offline":
@@ -245,6 +246,7 @@ func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
 		}
 		cfg := llm.DefaultHarnessConfig()
 		cfg.Binary = bin
+		cfg.Timeout, cfg.ProgressEvery = duration.Duration(s.ClaudeTimeout), duration.Duration(s.ClaudeProgress)
 		if s.Progress != nil {
 			cfg.Progress = func(c llm.Call) {
 				switch {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +99,24 @@ func TestFileAndCompanions(t *testing.T) {
 		if _, err := newFileAndCompanions(dir, tt.name).Open("s1/other/x.jsonl"); err == nil {
 			t.Errorf("%s: opened a file it does not hold", tt.name)
 		}
+	}
+}
+
+// TestConfigFileWithAByteOrderMark: an editor's byte order mark at the top of a
+// configuration file changes nothing.
+func TestConfigFileWithAByteOrderMark(t *testing.T) {
+	path := t.TempDir() + "/bom.json"
+	if err := os.WriteFile(path, []byte("\xef\xbb\xbf{\"composite_threshold\": 0.7, \"preset\": \"seed\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadStruggleConfig(path)
+	if err != nil || s.CompositeThreshold != 0.7 {
+		t.Errorf("struggle: %v, composite threshold %v", err, s.CompositeThreshold)
+	}
+	if err := os.WriteFile(path, []byte("\xef\xbb\xbf{\"poll_max\": 3}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := LoadAssessConfig(path); err != nil || a.PollMax != 3 {
+		t.Errorf("assess: %v, poll_max %v", err, a.PollMax)
 	}
 }

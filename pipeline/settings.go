@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/loopwatch/loopwatch/replay"
 )
 
 // Settings is everything one replay needs: what the replay command's flags fill, and
@@ -30,6 +32,9 @@ type Settings struct {
 	StruggleConfig, AssessConfig string
 	// LLM names the session analyzer: "offline" or "claude" (ClaudePath is the binary).
 	LLM, ClaudePath string
+	// ClaudeTimeout bounds one claude call (a timed-out call is a failed analysis);
+	// ClaudeProgress is how often a call still running is reported to Progress.
+	ClaudeTimeout, ClaudeProgress time.Duration
 	// Workers is how many files are replayed at once (≤ 0: every CPU). It never
 	// changes the output.
 	Workers int
@@ -45,6 +50,10 @@ type Settings struct {
 	// Progress, when set, hears of slow work while it runs (a claude analysis still
 	// running); a command prints it on stderr.
 	Progress func(string)
+	// Shard, for a replay split over several processes, is the part this one does
+	// (Out must then be a folder every shard writes into; [Merge] computes the metrics
+	// from the union). The zero Shard is the whole replay.
+	Shard replay.Shard
 	// Compare names what is scored beside the configured detectors on the same runs
 	// and sessions: presets every run and session is also replayed under (a preset
 	// equal to the configured one is skipped), and "shipped-today", the baselines of
@@ -73,6 +82,8 @@ func DefaultSettings() Settings {
 		FrictionWindow:   5 * time.Minute,
 		LLM:              "offline",
 		ClaudePath:       "claude",
+		ClaudeTimeout:    2 * time.Minute,
+		ClaudeProgress:   10 * time.Second,
 		Seed:             1,
 		Resamples:        2000,
 		Level:            0.95,
@@ -104,6 +115,10 @@ func (s Settings) Validate() error {
 	switch {
 	case !(s.FrictionWindow > 0):
 		return usage("--friction-window %v: must be positive", s.FrictionWindow)
+	case !(s.ClaudeTimeout > 0):
+		return usage("--claude-timeout %v: must be positive", s.ClaudeTimeout)
+	case !(s.ClaudeProgress > 0):
+		return usage("--claude-progress %v: must be positive", s.ClaudeProgress)
 	case s.Workers < 0:
 		return usage("--workers %d: must be ≥ 0 (0: every CPU)", s.Workers)
 	case s.Resamples < 0:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 // Options configure a regression run.
@@ -27,6 +28,9 @@ type Options struct {
 	Workers int
 	// Log receives one progress line per replay (nil: none).
 	Log io.Writer
+	// Report makes each replay keep what [Report.HTML] draws of it beyond the
+	// comparisons: its curves, sweeps, lead times, a few trajectories, its problems.
+	Report bool
 }
 
 // Report is the outcome of a regression run: what ran and every comparison.
@@ -59,6 +63,8 @@ type ConfigRun struct {
 	// Warnings are the replay's warnings and its count of input problems.
 	Warnings []string
 	Elapsed  time.Duration
+
+	page *htmlreport.Data // the replay's own report (Options.Report)
 }
 
 // Result is the comparison of one metric with its baseline.
@@ -239,6 +245,11 @@ func replay(ctx context.Context, reg *registry.Registry, ds registry.Dataset, c 
 	}
 	for _, w := range res.Warnings {
 		run.Warnings = append(run.Warnings, w.Error())
+	}
+	if opts.Report {
+		if run.page, err = pipeline.Report(res, ds.Name+"/"+c.Name); err != nil {
+			return run, nil, fmt.Errorf("%s/%s: report: %w", ds.Name, c.Name, err)
+		}
 	}
 	logf(opts.Log, "regress: %s/%s: %s (%.1fs)\n", ds.Name, c.Name, run.Input, run.Elapsed.Seconds())
 	return run, Measure(res, ds.Detectors), nil

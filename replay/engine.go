@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay/claudecode"
@@ -52,6 +51,10 @@ type Options struct {
 	// temporary output files (hidden ".<name>.tmp-<pid>-…" files and folder probes,
 	// see internal/tmpname) are always left out the same way.
 	Exclude []string
+	// Shard, when split (Count > 1), replays only the runs and sessions it owns and
+	// reports only its share of the problems and notes (see [Shard]); every file is
+	// still read. The zero Shard replays everything.
+	Shard Shard
 	// ReadSpecialFiles reads files that are not regular files — named pipes, character
 	// devices, sockets — instead of reporting them: set it when the input is one such
 	// file the user named (`--in /dev/stdin`, a process substitution). Each is read
@@ -147,6 +150,8 @@ type Summary struct {
 	// Fingerprint is a SHA-256 over the path and content of every file read, context
 	// files included, in path order: equal fingerprints mean identical input.
 	Fingerprint string
+	// Joins is what the notes on the quasar joins were computed from.
+	Joins JoinCounts
 }
 
 // TotalProblems returns the number of problems found.
@@ -195,7 +200,11 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	files, special, err := walk(fsys, opts, problem)
+	files, special, err := walk(fsys, opts, func(p input.Problem) {
+		if opts.Shard.Owns(p.File) { // found walking: reported by the shard of the path
+			problem(p)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
@@ -204,12 +213,18 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers)
+	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers, opts.Shard.Split())
 	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
 	attachSubagents(files, sniffed)
+	sh := newSharding(opts.Shard, files, sniffed)
+	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
+		if sh.ownsFile(p.File) {
+			problem(p)
+		}
+	}
 	digests := make([]string, len(files))
 
 	// Step 2: the context files, in path order, into one join context.
@@ -226,12 +241,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 		digest, probs, notes := readContextFile(fsys, name, &sniffed[i], fm, jc)
 		for _, p := range probs {
-			problem(p)
+			fileProblem(p)
 		}
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
-		sum.note(notes)
+		if sh.ownsFile(name) {
+			sum.note(notes)
+		}
 		if digest != "" {
 			digests[i] = digest
 			sum.Files++
@@ -239,7 +256,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 	}
 	for _, p := range jc.Finish() {
-		problem(p)
+		fileProblem(p)
 	}
 	if sinkErr != nil {
 		return nil, sinkErr
@@ -270,7 +287,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh)
 				res.index = k
 				select {
 				case results <- res:
@@ -309,7 +326,8 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			return nil, sinkErr
 		}
 	}
-	sum.note(joined.notes(jc))
+	sum.Joins = joined.counts(jc)
+	sum.note(sum.Joins.Notes())
 
 	fp := sha256.New()
 	for i, name := range files {
@@ -328,7 +346,7 @@ type joinedCounts struct {
 }
 
 func (j *joinedCounts) add(r *input.Run) {
-	if r.Nebula != "" || r.Phase != "" {
+	if r.Nebula != "" { // joined to a nebula's phase (a trace's own phase name joins nothing)
 		j.phases[[2]string{r.Nebula, r.Phase}] = true
 	}
 	for _, c := range r.Cycles {
@@ -336,17 +354,9 @@ func (j *joinedCounts) add(r *input.Run) {
 	}
 }
 
-func (j *joinedCounts) notes(jc *join.Context) []input.Note {
+func (j *joinedCounts) counts(jc *join.Context) JoinCounts {
 	phases, commits := jc.Counts()
-	var notes []input.Note
-	if phases > 0 {
-		notes = append(notes, input.Note{What: "nebula: phases with a bead", Count: phases},
-			input.Note{What: "nebula: phases that joined no run", Count: phases - len(j.phases)})
-	}
-	if commits > 0 {
-		notes = append(notes, input.Note{What: "cycle-commits: cycle commits that joined no run", Count: commits - j.commits})
-	}
-	return notes
+	return JoinCounts{Phases: phases, Commits: commits, JoinedPhases: sortedPhases(j.phases), JoinedCommits: j.commits}
 }
 
 // absorb folds one file's results into the summary and hands its runs to the sink.
@@ -424,12 +434,15 @@ type sniffedFile struct {
 	// stream holds a special file (a named pipe, a device) open from its sniffing to
 	// its one read: such a file cannot be read twice.
 	stream *stream
+	// key is the key of the session a Claude Code transcript holds, when its opening
+	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
+	key string
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
 // at once; the result is indexed like files. special marks the files that are no
 // regular files, to be read as streams.
-func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int) ([]sniffedFile, error) {
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, keys bool) ([]sniffedFile, error) {
 	out := make([]sniffedFile, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -439,7 +452,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 			defer wg.Done()
 			scratch := make([]byte, 0, sniffSize) // each file's opening bytes, in turn
 			for i := range jobs {
-				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], scratch)
+				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys, scratch)
 			}
 		}()
 	}
@@ -460,8 +473,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
 // maxSniff when those do not decide (a garbage or very long first line), read into
 // scratch's room when it is enough. A special file stays open, its opening bytes kept
-// for the read.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, scratch []byte) sniffedFile {
+// for the read. With keys, the key of the session a Claude Code transcript holds is
+// taken from those bytes when they prove it.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) sniffedFile {
 	var f fs.File
 	var err error
 	if special {
@@ -487,11 +501,16 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, scrat
 		return sniffedFile{problem: readProblem(name, err)}
 	}
 	if fm != nil {
+		sn := sniffedFile{format: fm}
+		if keys && fm.name == claudecode.SourceName {
+			sn.key, _ = claudecode.KeyFromHead(name, head)
+		}
 		if special {
-			return sniffedFile{format: fm, stream: &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}}
+			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
+			return sn
 		}
 		f.Close()
-		return sniffedFile{format: fm}
+		return sn
 	}
 	f.Close()
 	if ignorable(name) {
@@ -541,23 +560,23 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
-		res.problems = append(res.problems, *sn.problem)
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*sn.problem})...)
 	}
-	if sn.note != "" {
+	if sn.note != "" && sh.ownsFile(name) {
 		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
 	}
 	if sn.format == nil {
 		return res
 	}
 	if sn.format.role == roleSessions {
-		return replaySessionFile(ctx, fsys, name, sn, opts, res)
+		return replaySessionFile(ctx, fsys, name, sn, opts, sh, res)
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
@@ -569,9 +588,14 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}
 	res.digest = hex.EncodeToString(h.Sum(nil))
-	res.problems = append(res.problems, probs...)
-	res.notes = notes
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
+	if sh.ownsFile(name) {
+		res.notes = notes
+	}
 	for _, r := range runs {
+		if !opts.Shard.Owns(r.Key) {
+			continue
+		}
 		rr := ReplayRun(r, opts.Struggle)
 		for _, v := range opts.Variants {
 			rr.Variants = append(rr.Variants, ReplayRun(r, v.Struggle).Struggle)
@@ -605,31 +629,42 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
 // the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, res fileResult) fileResult {
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, res fileResult) fileResult {
 	if sn.subagent {
 		digest, err := hashFile(fsys, name)
 		if err != nil {
-			res.problems = append(res.problems, *readProblem(name, err))
+			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 			return res
 		}
 		res.digest, res.format = digest, subagentFormat
-		if !sn.attached {
+		if !sn.attached && sh.ownsFile(name) {
 			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
 		}
 		return res
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
 	h := sha256.New()
+	if sh.skips(sn) { // another shard's session: only fingerprinted
+		if _, err := io.Copy(h, f); err != nil {
+			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+			return res
+		}
+		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
+		return res
+	}
 	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
 	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-	res.problems = append(res.problems, probs...)
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
 	for _, s := range sessions {
+		if !opts.Shard.Owns(s.Key) {
+			continue
+		}
 		sr, err := ReplaySession(ctx, s, opts.Sessions)
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
@@ -740,41 +775,17 @@ type StruggleOutcome struct {
 // to the one it decides on.
 func ReplayRun(run *input.Run, cfg struggle.StruggleConfig) *RunResult {
 	res := &RunResult{Run: run, Cycles: make([]CycleResult, 0, len(run.Cycles))}
-	state := analyze.CycleState{TaskBeadID: run.TaskID, TaskTitle: run.Title, Phase: run.Phase,
-		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD}
-	out := &res.Struggle
-	for _, c := range run.Cycles {
-		state.Cycle = c.Cycle
-		state.TotalCostUSD = c.TotalCostUSD
-		state.FilterCheckName, state.FilterOutput = c.FilterCheckName, c.FilterOutput
-		state.Findings = append(state.Findings[:0:0], c.Findings...)
-		state.FilterFixAttempts, state.FilterFixCostUSD = c.FilterFixAttempts, c.FilterFixCostUSD
+	state := newCycleState(run)
+	var d decider
+	for i := range run.Cycles {
+		c := &run.Cycles[i]
 		prior := len(state.AllFindings)
-		state.EndCycle()
-		sig := struggle.EvaluateStruggle(&state, cfg)
-		cr := CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior,
-			Decision: !c.Approved && cfg.Enabled && c.Cycle >= cfg.MinCyclesBeforeCheck}
-		res.Cycles = append(res.Cycles, cr)
-		if !cr.Decision {
-			continue
-		}
-		if sig.Score > out.MaxScore {
-			out.MaxScore = sig.Score
-		}
-		if sig.Triggered && !out.Triggered {
-			out.Triggered, out.FirstCycle, out.FirstTime = true, c.Cycle, c.Time
-		}
+		state.advance(c)
+		sig := struggle.EvaluateStruggle(&state.CycleState, cfg)
+		decision := d.observe(c.Cycle, c.Time, c.TotalCostUSD, c.Approved, sig, cfg)
+		res.Cycles = append(res.Cycles, CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior, Decision: decision})
 	}
-	if out.Triggered {
-		last := run.LastCycle()
-		out.LeadCycles = last.Cycle - out.FirstCycle
-		out.LeadCostUSD = last.TotalCostUSD - run.Cycles[out.FirstCycle-1].TotalCostUSD
-		end := run.End
-		if end.IsZero() {
-			end = last.Time
-		}
-		out.LeadSeconds = end.Sub(out.FirstTime).Seconds()
-	}
+	res.Struggle = d.finish(newLeadBase(run))
 	return res
 }
 

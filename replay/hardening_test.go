@@ -218,3 +218,36 @@ func TestByteOrderMarkEverywhere(t *testing.T) {
 		t.Errorf("with byte order marks:\n runs %v\n  not %v\n formats %v, problems %v", b.runs, a.runs, b.sum.FilesByFmt, b.sum.Problems)
 	}
 }
+
+// TestResumedSessionKeepsItsOwnKey: a resumed Claude Code session's file begins with
+// the earlier session's records (and its hooks may go on reporting that id to the
+// end); it is keyed by its own file stem, noted as a continuation, and never merged
+// with — or lost as a duplicate of — the earlier session's own file.
+func TestResumedSessionKeepsItsOwnKey(t *testing.T) {
+	const old, resumed = "0a0a0000-0000-4000-8000-00000000000a", "0b0b0000-0000-4000-8000-00000000000b"
+	rec := func(id, uuid, ts, text string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T%s","message":{"role":"user","content":%q}}`+"\n", uuid, id, ts, text)
+	}
+	fsys := fstest.MapFS{
+		"p/" + old + ".jsonl": {Data: []byte(rec(old, "a1", "10:00:00Z", "fix the parser") + rec(old, "a2", "10:05:00Z", "thanks"))},
+		"p/" + resumed + ".jsonl": {Data: []byte(rec(old, "a1", "10:00:00Z", "fix the parser") + rec(old, "a2", "10:05:00Z", "thanks") +
+			rec(resumed, "b1", "11:00:00Z", "now the lexer") + rec(old, "b2", "11:01:00Z", "hook output still under the old id"))},
+	}
+	var keys []string
+	sum, err := replay.Replay(context.Background(), fsys, replay.Options{Struggle: struggle.DefaultStruggleConfig()}, replay.Sinks{
+		Sessions: func(sr *replay.SessionResult) error { keys = append(keys, sr.Session.Key); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(keys) != fmt.Sprint([]string{old, resumed}) || sum.TotalProblems() != 0 {
+		t.Errorf("sessions %v, problems %v; want %s and %s, no problem", keys, sum.Problems, old, resumed)
+	}
+	noted := false
+	for what, n := range sum.Notes {
+		noted = noted || (strings.Contains(what, "resuming an earlier session") && n == 1)
+	}
+	if !noted {
+		t.Errorf("the continuation is not noted: %v", sum.Notes)
+	}
+}

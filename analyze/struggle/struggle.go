@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -137,7 +138,10 @@ type Measures struct {
 	Cycle        int
 	FilterRepeat int
 	// FindingSimilarity holds, for each finding of the current cycle, its highest
-	// Jaccard similarity with a finding of an earlier cycle (0 when there is none).
+	// Jaccard similarity with a finding of an earlier cycle (0 when there is none),
+	// sorted ascending: [Measures.Overlap] counts those above a similarity by binary
+	// search, so scoring one cycle's measures costs the same however many findings it
+	// has.
 	FindingSimilarity []float64
 	BudgetBurnRate    float64
 }
@@ -156,16 +160,12 @@ func Measure(state *CycleState, caseFold bool) Measures {
 // Overlap is the fraction of the current cycle's findings whose similarity is above
 // similarity.
 func (m *Measures) Overlap(similarity float64) float64 {
-	if len(m.FindingSimilarity) == 0 {
+	n := len(m.FindingSimilarity)
+	if n == 0 {
 		return 0
 	}
-	n := 0
-	for _, s := range m.FindingSimilarity {
-		if s > similarity {
-			n++
-		}
-	}
-	return float64(n) / float64(len(m.FindingSimilarity))
+	above := n - sort.Search(n, func(i int) bool { return m.FindingSimilarity[i] > similarity })
+	return float64(above) / float64(n)
 }
 
 // Score turns measures into a signal under cfg (without Reason): the weighted sum of
@@ -259,6 +259,7 @@ func findingSimilarity(state *CycleState, caseFold bool) []float64 {
 			out[i] = math.Max(out[i], jaccardSets(cur, p))
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

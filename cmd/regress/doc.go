@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--update-baseline]
+//	regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--update-baseline]
 //
 // A metric regresses when it moves in its bad direction (down for precision, recall,
 // F1, average precision and ROC AUC; up for false alarms per 100 human turns) by more
@@ -21,7 +21,12 @@
 //	regress.json                        dataset × config × detector × metric: baseline, now, delta, interval, tolerance, verdict
 //	<dataset>/<config>/results.parquet  each replay's tables, as replay writes them
 //
-// and prints a short summary. --update-baseline records the figures measured now as the
+// and prints a short summary. --report FILE.html also writes the run as one
+// self-contained HTML page (package reports/htmlreport: SVG, no script, no network):
+// the verdicts, each detector's PR and ROC curves with every configuration overlaid
+// and the baseline operating point (a ring) beside the one measured now (a dot), the
+// threshold sweeps, lead-time histograms and trajectories of each dataset's first
+// configuration, and its input problems. --update-baseline records the figures measured now as the
 // registry's baselines, in place (comments, layout and tolerances kept), and prints each
 // change, old → new. The registry's format is documented in package datasets/registry
 // and in the README.
@@ -34,6 +39,7 @@
 //
 //	regress
 //	regress --only sample
+//	regress --only sample --report regress-out/regress.html
 //	regress --registry my-registry.toml --out nightly
 //	regress --update-baseline
 //	regress --only sample --update-baseline

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
 	"github.com/loopwatch/loopwatch/regress"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 func main() {
@@ -23,17 +25,18 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--update-baseline]
+const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--report FILE.html] [--update-baseline]
 
 Replays every dataset of the registry under each of its configurations, compares each
 detector's metrics with the recorded baselines and exits 1 when one regressed: moved
 in its bad direction by more than its tolerance with the baseline outside the new
 interval. Writes DIR/regress.md, DIR/regress.json and each replay's tables under
-DIR/<dataset>/<config>/.
+DIR/<dataset>/<config>/; --report also writes the run as one HTML page.
 
 Examples:
   regress
   regress --only sample
+  regress --only sample --report regress-out/regress.html
   regress --registry my-registry.toml --out nightly
   regress --update-baseline
   regress --only sample --update-baseline
@@ -48,6 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "regress-out", "work folder: the replays' tables, regress.md and regress.json")
 	only := fs.StringArray("only", nil, "run only this dataset (repeat for several)")
 	workers := fs.Int("workers", 0, "files replayed at once (default: number of CPUs); never changes a figure")
+	report := fs.String("report", "", "also write the run as one self-contained HTML file (verdicts, curves with the baselines marked, sweeps, lead times, trajectories); its folder is created like --out")
 	update := fs.Bool("update-baseline", false, "record the figures measured now as the registry's baselines (keeps comments, layout and tolerances) and show the changes")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -68,12 +72,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regress: --workers %d: must be ≥ 0 (0: every CPU)\n", *workers)
 		return 2
 	}
+	if *report != "" && !strings.HasSuffix(*report, ".html") {
+		fmt.Fprintf(stderr, "regress: --report %s: must end in .html\n", *report)
+		return 2
+	}
+	if fi, err := os.Stat(filepath.Dir(*report)); *report != "" && err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "regress: --report %s: cannot write to %s: not a folder\n", *report, filepath.Dir(*report))
+		return 2
+	}
 	reg, err := registry.Load(*regPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regress: the registry does not load:\n%v\n", err)
 		return 2
 	}
-	rep, err := regress.Run(ctx, reg, regress.Options{Out: *out, Only: *only, Workers: *workers, Log: stderr})
+	rep, err := regress.Run(ctx, reg, regress.Options{Out: *out, Only: *only, Workers: *workers, Log: stderr, Report: *report != ""})
 	switch {
 	case regress.IsUsage(err):
 		fmt.Fprintf(stderr, "regress: %v\n", err)
@@ -86,6 +98,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "regress: %v\n", err)
 		return 1
+	}
+	if *report != "" {
+		if err := os.MkdirAll(filepath.Dir(*report), 0o755); err != nil {
+			fmt.Fprintf(stderr, "regress: --report %s: %v\n", *report, err)
+			return 1
+		}
+		if err := htmlreport.WriteFile(*report, rep.HTML()); err != nil {
+			fmt.Fprintf(stderr, "regress: --report %s: %v\n", *report, err)
+			return 1
+		}
+		files = append(files, *report)
 	}
 	printSummary(stdout, rep)
 	fmt.Fprintf(stdout, "wrote %s (replays took %.1fs)\n", strings.Join(files, ", "), rep.Elapsed().Seconds())

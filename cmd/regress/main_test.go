@@ -5,11 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/loopwatch/loopwatch/internal/browser"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 // workspace copies testdata/ (a registry over the built-in sample, with the
@@ -38,7 +41,7 @@ func runRegress(t *testing.T, args ...string) (code int, stdout, stderr string) 
 
 // TestWorsenedThreshold: the registry's baselines are recorded; a configuration
 // whose composite threshold is then raised makes regress fail, naming the metrics
-// that regressed; --update-baseline records the worse figures deliberately, showing
+// that regressed, in its summary, regress.md and the HTML report; --update-baseline records the worse figures deliberately, showing
 // each change, and regress passes again.
 func TestWorsenedThreshold(t *testing.T) {
 	t.Setenv(corpus.EnvVar, t.TempDir())
@@ -67,11 +70,14 @@ func TestWorsenedThreshold(t *testing.T) {
 		t.Fatalf("a worsening inside the noise: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Raise it to 1: recall drops to 2 of 7, and the baseline is outside the interval.
+	// The HTML report of the run is written too, into --out (its folder is made).
 	worsen("1.0")
-	code, stdout, stderr = runRegress(t, flags...)
-	if code != 1 {
-		t.Fatalf("a worsened threshold: exit %d, want 1\n%s%s", code, stdout, stderr)
+	report := filepath.Join(out, "regress.html")
+	code, stdout, stderr = runRegress(t, append(flags, "--report", report)...)
+	if code != 1 || !strings.Contains(stdout, report) {
+		t.Fatalf("a worsened threshold: exit %d, want 1 and the report written\n%s%s", code, stdout, stderr)
 	}
+	checkReport(t, report)
 	for _, want := range []string{
 		"regress: FAIL: 1 dataset replayed, 1 skipped; 11 metrics: 8 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
 		"regressed sample/worsened/struggle/recall: 0.7142857142857143 → 0.2857142857142857 (tolerance 0.02, interval [0.000, 0.",
@@ -131,6 +137,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
 		{[]string{"sample"}, `unexpected argument "sample"`},
 		{[]string{"--workers", "-1"}, "--workers -1"},
+		{[]string{"--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
+		{[]string{"--report", filepath.Join(dir, "registry.toml", "r.html")}, "not a folder"},
 	} {
 		code, _, stderr := runRegress(t, append(tt.args, "--out", filepath.Join(dir, "out"))...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -164,9 +172,89 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s%s", ex, code, stdout, stderr)
 		}
 	}
-	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "nightly/regress.json"} {
+	for _, f := range []string{"regress-out/regress.md", "regress-out/regress.json", "regress-out/sample/default/results.parquet", "regress-out/regress.html", "nightly/regress.json"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// checkReport checks the HTML page regress --report wrote of the worsened run: the
+// failing metrics in red rows, each detector's curves with both configurations
+// overlaid and their baseline (ring) and measured (dot) operating points,
+// trajectories; and, in headless Chromium, no console error, no request but the file,
+// and a screenshot that is not blank and shows both configurations' colours.
+func checkReport(t *testing.T, report string) {
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		"<title>loopwatch regression: FAIL</title>",
+		"<h3>sample · struggle</h3>", "<h3>sample · breaker</h3>", "<h3>sample · outcome</h3>",
+		`class="op ring s0"`, `class="op ring s1"`, `class="op f0"`, `class="op f1"`,
+		"worsened now: precision 1.000, recall 0.286", "worsened baseline: precision 1.000, recall 0.714",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`<tr class="bad"><td>sample</td><td>worsened</td><td>struggle</td><td>recall</td>`).MatchString(html) {
+		t.Errorf("the regressed recall is not a red row")
+	}
+	if n := strings.Count(html, ": struggle score per cycle</title>"); n != 3 {
+		t.Errorf("%d run trajectories, want 3", n)
+	}
+	t.Run("chromium", func(t *testing.T) {
+		browser.CheckFile(t, browser.ForTest(t), report, htmlreport.SeriesColours()[:2])
+	})
+}
+
+// TestCorpusReadmeTable checks the README's table of regress.md rows for the Claude
+// Code corpus under the default configuration against what regress writes today
+// (regress --only claude-code over the repository's registry; skipped when the corpus
+// is absent), so the table cannot go stale when a detector's defaults move.
+func TestCorpusReadmeTable(t *testing.T) {
+	if _, err := corpus.Dir("claude-code"); err != nil {
+		t.Skip(err)
+	}
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "the Claude Code corpus under the default configuration:\n")
+	if !ok {
+		t.Fatal("the README quotes no regress.md table of the Claude Code corpus")
+	}
+	var quoted []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "| default |") {
+			quoted = append(quoted, line)
+		} else if len(quoted) > 0 {
+			break
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runRegress(t, "--registry", filepath.Join(root, "datasets", "registry.toml"), "--out", out, "--only", "claude-code")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "regress.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now []string
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| default |") {
+			now = append(now, line)
+		}
+	}
+	if strings.Join(quoted, "\n") != strings.Join(now, "\n") {
+		t.Errorf("the README's regress table is stale; regress.md has:\n%s", strings.Join(now, "\n"))
 	}
 }

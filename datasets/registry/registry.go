@@ -224,8 +224,10 @@ func Load(path string) (*Registry, error) {
 }
 
 // Parse validates src as the registry file at path (relative paths resolve against
-// its folder). Every problem found is reported, each with its line.
+// its folder). Every problem found is reported, each with its line. A UTF-8 byte
+// order mark at the top is no part of the TOML (a rewrite leaves it out).
 func Parse(path string, src []byte) (*Registry, error) {
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	var f file
 	dec := toml.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()

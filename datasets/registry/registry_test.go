@@ -278,3 +278,24 @@ func TestCommittedRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestParseByteOrderMark: a byte order mark at the top of the registry changes nothing
+// (an editor's; the TOML parser refuses it), and a rewrite keeps the file valid.
+func TestParseByteOrderMark(t *testing.T) {
+	t.Setenv(corpus.EnvVar, "")
+	path := fixture(t, "\xef\xbb\xbf"+good)
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := r.Datasets[0].Baselines[Key{"default", "struggle", "recall"}]; len(r.Datasets) != 3 || b.Value != 0.5 || b.Line != 20 {
+		t.Fatalf("datasets %d, recall baseline %+v", len(r.Datasets), b)
+	}
+	if _, err := r.Rewrite([]Update{{Dataset: "sample", Key: Key{"default", "struggle", "recall"}, Value: 0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Load(path)
+	if err != nil || again.Datasets[0].Baselines[Key{"default", "struggle", "recall"}].Value != 0.25 {
+		t.Errorf("after the rewrite: %v", err)
+	}
+}

@@ -21,6 +21,29 @@
 // [Layout] puts runs, sessions and logs into a dataset folder's files; [SampleFiles]
 // is the built-in sample. The figures are synthetic: use them to exercise the tool
 // and compare detector settings, never as a measurement of real agents.
+//
+// The ground truth is in the labels only: no field of a generated record names the
+// scenario (a trace's phase is the task's nebula phase, drawn with its title).
+//
+// # Hard cases
+//
+// Some scenarios are hard cases that a detector at its defaults misses; the README
+// ("What each detector is expected to miss") gives the figures, which
+// `go test ./datasets/synth -run TestHardCases -hardcases` prints and the test keeps
+// in step with the README:
+//
+//   - struggle misses [BudgetBurn]: only the budget signal scores, and its weight
+//     (0.25) is under the composite threshold (0.6); and a few [RepeatFindings] runs of
+//     three cycles, whose reworded findings fall below the 0.8 similarity to each
+//     other (score 0.58).
+//   - the breaker, scored by session outcome, flags [CorrectionStorm] (partial),
+//     [InterruptRedirect] (success) and the vibes log's bumpy session (success): it
+//     reacts to friction, also friction that is resolved.
+//   - the offline outcome analysis calls [FailingToolLoop] partial, not failure: the
+//     user gives up in words and the agent's last step, deleting the files, succeeds.
+//   - at the event level, the breaker (edge-triggered, 5-minute cooldown) catches the
+//     first of the three quick moments of friction of [CorrectionStorm] and
+//     [FailingToolLoop], and one of the two of the vibes log's bumpy session.
 package synth
 
 import (
@@ -225,7 +248,10 @@ func (g *gen) play(sc Scenario) {
 			outcome = "max_cycles"
 		}
 	}
-	g.emit(trace.KindTaskStart, trace.TaskStart{Title: titles[g.rng.IntN(len(titles))], Phase: string(sc),
+	// The task's title and phase say what it is about, never its scenario: the ground
+	// truth is in the labels only, so no column of the replay's output leaks it.
+	task := g.rng.IntN(len(titles))
+	g.emit(trace.KindTaskStart, trace.TaskStart{Title: titles[task], Phase: phases[task],
 		MaxCycles: maxCycles, MaxBudgetUSD: budget}, 0)
 	callCap := budget / float64(2*maxCycles)
 	for i, p := range plan {

@@ -22,6 +22,19 @@ var titles = []string{
 	"Split the architect prompt into plan and decompose modes",
 }
 
+// phases holds the nebula phase id of each title's task, as quasar records it in a
+// trace's task_start: what the task is about, never how its run went.
+var phases = []string{
+	"struggle-detection",
+	"filter-fix-loop",
+	"cockpit-dag",
+	"nebula-state",
+	"status-findings",
+	"agent-retry",
+	"claims-check",
+	"architect-modes",
+}
+
 // findingPool holds review findings of realistic length (≥ 10 words).
 var findingPool = []string{
 	"the handler in internal/loop/loop.go does not close the response body on the error path",

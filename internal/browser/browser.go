@@ -71,6 +71,33 @@ func ForTest(t testing.TB) string {
 	return exe
 }
 
+// CheckFile opens the page at path in Chromium (exe) at 1280×1600 and fails the test
+// for every console error, for every request but the file itself, and when the
+// screenshot is blank or lacks one of colours (hex "#rrggbb", as the page's series
+// are drawn). It returns the page for further checks.
+func CheckFile(t testing.TB, exe, path string, colours []string) *Page {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	url := "file://" + path
+	page, err := Load(ctx, exe, url, Options{Width: 1280, Height: 1600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Errors() {
+		t.Errorf("console: %s", m)
+	}
+	for _, r := range page.Requests {
+		if r != url {
+			t.Errorf("the page requested %s", r)
+		}
+	}
+	if err := CheckScreenshot(page.PNG, colours); err != nil {
+		t.Error(err)
+	}
+	return page
+}
+
 // Options configure a load.
 type Options struct {
 	Width int // viewport width in CSS pixels; 1280 when 0

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -273,15 +272,19 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line) {
 		b.badLine(fst, l, errors.New("not a JSON object"))
 		return
 	}
-	if err := json.Unmarshal(l.Bytes, &rec); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			b.badLine(fst, l, err)
-			return
+	bad, err := jsonl.DecodeObject(l.Bytes, &rec)
+	if err != nil {
+		b.badLine(fst, l, err)
+		return
+	}
+	if len(bad) > 0 {
+		// Fields of an unexpected type, each lost where it is wrong: the rest of the
+		// record (its uuid and timestamp too) was decoded.
+		them := "it"
+		if len(bad) > 1 {
+			them = "them"
 		}
-		// A field of an unexpected type: the rest of the record was decoded.
-		b.report(fst.name, l.Num, input.ProblemInvalid, "field %s is a JSON %s, not a %s; the record is read without it",
-			typeErr.Field, typeErr.Value, typeErr.Type)
+		b.report(fst.name, l.Num, input.ProblemInvalid, "%s; the record is read without %s", jsonl.Describe(bad), them)
 	}
 	if rec.Type == "" {
 		b.report(fst.name, l.Num, input.ProblemInvalid, "record without a type; skipped")
@@ -663,4 +666,30 @@ func joinNonEmpty(parts ...string) string {
 		buf.WriteString(p)
 	}
 	return buf.String()
+}
+
+// KeyFromHead returns the key of the session whose main transcript is name when
+// head, the transcript's opening bytes, proves it: a record on one of its complete
+// lines, read as [Read] reads it, carries the file's stem as its session id. The key
+// of a session is its file's stem whenever the stem is one of its session ids, so
+// reading the rest of the file cannot change it. ok is false when the head proves
+// nothing (a resumed session's first records carry the earlier session's id, a
+// summary-only file, a first line longer than the head): only reading the session
+// tells its key then. A split replay uses it to leave the sessions of other shards
+// unread.
+func KeyFromHead(name string, head []byte) (key string, ok bool) {
+	if IsSubagentFile(name) || !strings.HasSuffix(name, ".jsonl") {
+		return "", false
+	}
+	i := bytes.LastIndexByte(head, '\n')
+	if i < 0 {
+		return "", false
+	}
+	b := newBuilder(name)
+	b.readFile(name, bytes.NewReader(head[:i+1]), false)
+	stem := strings.TrimSuffix(path.Base(name), ".jsonl")
+	if _, ok := b.ids[stem]; !ok {
+		return "", false
+	}
+	return stem, true
 }

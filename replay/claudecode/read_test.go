@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
+	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/input"
@@ -223,6 +224,8 @@ func TestSessionKey(t *testing.T) {
 			"new", 1, []string{"old"}, 0},
 		{"resumed, hooks keep the old id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z") +
 			line("old", "c", "2026-03-01T10:02:00Z") + line("new", "d", "2026-03-01T10:03:00Z"), "new", 2, []string{"old"}, 0},
+		{"resumed, the last records carry the old id", "new.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("old", "b", "2026-03-01T10:00:30Z") +
+			line("new", "c", "2026-03-01T10:01:00Z") + line("old", "d", "2026-03-01T10:02:00Z"), "new", 3, []string{"old"}, 0},
 		{"renamed copy: last records' id", "copy.jsonl", line("old", "a", "2026-03-01T10:00:00Z") + line("new", "b", "2026-03-01T10:01:00Z"),
 			"new", 1, []string{"old"}, 0},
 		{"foreign id after the session's own", "s1.jsonl", line("s1", "a", "2026-03-01T10:00:00Z") + line("other", "b", "2026-03-01T10:01:00Z") +
@@ -241,6 +244,44 @@ func TestSessionKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyFromHead: whatever prefix of a transcript a head is, the key it proves is the
+// key reading the whole session gives; it proves one as soon as a complete line
+// carries the file's stem as session id, and never for a renamed copy.
+func TestKeyFromHead(t *testing.T) {
+	line := func(id, uuid string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
+	}
+	for _, tt := range []struct {
+		file, in string
+		provedAt int // bytes of head from which the key is proved; -1 never
+	}{
+		{"new.jsonl", line("old", "a") + line("new", "b"), len(line("old", "a") + line("new", "b"))},
+		{"s1.jsonl", line("s1", "a") + line("other", "b"), len(line("s1", "a"))},
+		{"s1.jsonl", `{"type":"summary","summary":"x","leafUuid":"u"}` + "\n" + "garbage\n" + line("s1", "a"), -2},
+		{"copy.jsonl", line("old", "a") + line("new", "b"), -1},
+		{"s1.jsonl", `{"sessionId":"s1"}` + "\n", -1}, // no type: a record the reader skips
+		{"dir/s1/subagents/agent-1.jsonl", line("s1", "a"), -1},
+	} {
+		full, _ := ReadTranscript(tt.file, strings.NewReader(tt.in))
+		proved := -1
+		for n := 0; n <= len(tt.in); n++ {
+			key, ok := KeyFromHead(tt.file, []byte(tt.in[:n]))
+			if ok && (full == nil || key != full.Key) {
+				t.Errorf("%s: a head of %d bytes proves key %q, the whole file gives %v", tt.file, n, key, full)
+			}
+			if ok && proved < 0 {
+				proved = n
+			}
+		}
+		if tt.provedAt == -2 {
+			tt.provedAt = len(tt.in) // on the last line
+		}
+		if proved != tt.provedAt {
+			t.Errorf("%s: proved from %d bytes, want %d", tt.file, proved, tt.provedAt)
+		}
 	}
 }
 
@@ -444,5 +485,33 @@ func TestReadClockFaultAndJoinedRecords(t *testing.T) {
 	}
 	if s.End.Year() != 2026 || s.Events[1].UserContent != "from the future" || s.Events[1].Time.Year() != 2026 {
 		t.Errorf("end %v, event 1 %v at %v", s.End, s.Events[1].UserContent, s.Events[1].Time)
+	}
+}
+
+// TestReadNestedWrongType: a wrong type deep in a record (a tool result's is_error
+// "yes") loses that field, reported; the record keeps its uuid, its timestamp and its
+// tool output — as Claude Code writes them, after the message, where json.Unmarshal
+// alone would have stopped.
+func TestReadNestedWrongType(t *testing.T) {
+	in := userText("u0", "2026-03-01T10:00:00Z", "run the tests") +
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go test ./..."}}]},"uuid":"a1","sessionId":"s1","timestamp":"2026-03-01T10:01:00Z"}` + "\n" +
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok  \tx\t0.1s","is_error":"yes"}]},"uuid":"r1","sessionId":"s1","timestamp":"2026-03-01T10:02:00Z"}` + "\n" +
+		userText("u1", "2026-03-01T10:03:00Z", "thanks")
+	s, probs := ReadTranscript("s1.jsonl", strings.NewReader(in))
+	if len(probs) != 1 || probs[0].Line != 3 || probs[0].Kind != input.ProblemInvalid || !strings.Contains(probs[0].Detail, "is_error is a JSON string") {
+		t.Fatalf("problems %v, want one invalid_record on line 3 naming is_error", probs)
+	}
+	var result *analyze.Event
+	for i := range s.Events {
+		if s.Events[i].Kind == analyze.KindToolResult {
+			result = &s.Events[i]
+		}
+	}
+	if result == nil {
+		t.Fatalf("no tool result among %d events", len(s.Events))
+	}
+	want := time.Date(2026, 3, 1, 10, 2, 0, 0, time.UTC)
+	if result.ID != "r1" || !result.Time.Equal(want) || !strings.Contains(result.ToolOutput, "ok") {
+		t.Errorf("tool result %q at %v output %q; want r1 at %v with its output", result.ID, result.Time, result.ToolOutput, want)
 	}
 }

@@ -23,11 +23,13 @@ func (e FieldError) String() string {
 
 // DecodeObject decodes the JSON object data into v, a pointer to a struct. A field
 // whose value has the wrong JSON type (a string where a number belongs, an object for
-// a bool, …) is left at its zero value and listed in bad; every other field is decoded
-// as usual. Unlike [json.Unmarshal], which reports only the first such field, bad lists
-// each top-level field that lost a value, in key order. err is non-nil only when data
-// is not a JSON object of the right shape at all (a syntax error, an array): then
-// nothing is usable.
+// a bool, …) is left out — at the depth where it is wrong: a nested field loses only
+// itself, the rest of its object is kept — and listed in bad; every other field is
+// decoded as usual. Unlike [json.Unmarshal], which reports only the first such field
+// and stops decoding where a field's own UnmarshalJSON fails, bad lists each field
+// that lost a value, in key order, and no field is lost for another's sake. err is
+// non-nil only when data is not a JSON object of the right shape at all (a syntax
+// error, an array): then nothing is usable.
 func DecodeObject(data []byte, v any) (bad []FieldError, err error) {
 	if err = json.Unmarshal(data, v); err == nil {
 		return nil, nil // the common case: nothing more to allocate
@@ -35,7 +37,10 @@ func DecodeObject(data []byte, v any) (bad []FieldError, err error) {
 	return decodeFields(data, v, err)
 }
 
-// decodeFields is DecodeObject's slow path, for a record json.Unmarshal refused.
+// decodeFields is DecodeObject's slow path, for a record json.Unmarshal refused. It
+// decodes the object again one top-level field at a time into v, so that a field
+// whose decoding stops with an error — json.Unmarshal gives up on the rest of the
+// object when a field's UnmarshalJSON returns one — takes no other field with it.
 func decodeFields(data []byte, v any, err error) (bad []FieldError, _ error) {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
@@ -44,12 +49,12 @@ func decodeFields(data []byte, v any, err error) (bad []FieldError, _ error) {
 	if te.Field == "" {
 		return nil, err // the value itself is of the wrong type
 	}
-	// json.Unmarshal decoded everything but the mistyped fields; find all of them.
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
 		return []FieldError{fieldError(te)}, nil
 	}
-	typ := reflect.TypeOf(v).Elem()
+	rv := reflect.ValueOf(v).Elem()
+	rv.SetZero()
 	var buf bytes.Buffer
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		buf.Reset()
@@ -59,7 +64,8 @@ func decodeFields(data []byte, v any, err error) (bad []FieldError, _ error) {
 		buf.WriteByte(':')
 		buf.Write(fields[k])
 		buf.WriteByte('}')
-		err := json.Unmarshal(buf.Bytes(), reflect.New(typ).Interface())
+		// Into v itself: a field wrong deep inside keeps what was decoded around it.
+		err := json.Unmarshal(buf.Bytes(), v)
 		if errors.As(err, &te) {
 			bad = append(bad, fieldError(te))
 		}

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -58,5 +59,44 @@ func TestDecodeObject(t *testing.T) {
 	}
 	if d := Describe([]FieldError{{"cost", "string", "float64"}}); d != "field cost is a JSON string, not a float64" {
 		t.Errorf("Describe = %q", d)
+	}
+}
+
+// blocks decodes a list of findings with its own UnmarshalJSON, as the Claude Code
+// reader's message content does: a wrong type inside comes back as its error.
+type blocks struct {
+	List []struct {
+		Severity string `json:"severity"`
+	}
+}
+
+func (b *blocks) UnmarshalJSON(data []byte) error { return json.Unmarshal(data, &b.List) }
+
+type customTarget struct {
+	Content   blocks `json:"content"`
+	Timestamp string `json:"timestamp"`
+	UUID      string `json:"uuid"`
+}
+
+// TestDecodeObjectPastAnUnmarshaler: json.Unmarshal stops at a field whose own
+// UnmarshalJSON fails and leaves every field after it empty (the uuid and timestamp
+// of a Claude Code record whose tool result has is_error "yes"); DecodeObject loses
+// only the wrong field.
+func TestDecodeObjectPastAnUnmarshaler(t *testing.T) {
+	data := []byte(`{"content":[{"severity":3},{"severity":"minor"}],"timestamp":"2026-03-01T10:00:00Z","uuid":"u1"}`)
+	var plain customTarget
+	if json.Unmarshal(data, &plain) == nil || plain.UUID != "" {
+		t.Fatalf("json.Unmarshal no longer stops at a failing UnmarshalJSON (got %+v): this test shows nothing", plain)
+	}
+	var got customTarget
+	bad, err := DecodeObject(data, &got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Timestamp != "2026-03-01T10:00:00Z" || got.UUID != "u1" || len(got.Content.List) != 2 || got.Content.List[1].Severity != "minor" {
+		t.Errorf("decoded %+v: the fields beside the wrong one are lost", got)
+	}
+	if len(bad) != 1 || bad[0].Field != "content.severity" {
+		t.Errorf("bad = %v, want content.severity", bad)
 	}
 }

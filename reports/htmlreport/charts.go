@@ -76,6 +76,13 @@ func (p *page) curves(sets []CurveSet) {
 				stat = fmt.Sprintf("AP %s · ROC AUC %s · %d positive, %d negative · %d threshold%s",
 					rate(c.AP()), rate(c.AUC()), c.Positives, c.Negatives, len(c.Points), plural(len(c.Points)))
 			}
+			for _, op := range s.Points {
+				mark := "●"
+				if op.Hollow {
+					mark = "○"
+				}
+				stat += fmt.Sprintf(" · %s %s precision %s, recall %s", mark, op.Label, rate(op.Precision), rate(op.Recall))
+			}
 			items = append(items, legendItem{lineSwatch(lineClass(i, s.Dashed)), s.Name, stat})
 		}
 		p.legend(items)
@@ -129,6 +136,15 @@ func (p *page) prChart(set CurveSet) {
 				pts = append(pts, XY{pt.Recall, pt.Precision})
 			}
 			c.markers(fmt.Sprintf("pt f%d", colour(i)), 3, pts)
+		}
+	}
+	for i, s := range set.Series {
+		for _, op := range s.Points {
+			class := fmt.Sprintf("op f%d", colour(i))
+			if op.Hollow {
+				class = fmt.Sprintf("op ring s%d", colour(i))
+			}
+			c.point(class, 6, XY{op.Recall, op.Precision}, fmt.Sprintf("%s %s: precision %s, recall %s", s.Name, op.Label, rate(op.Precision), rate(op.Recall)))
 		}
 	}
 	c.close()

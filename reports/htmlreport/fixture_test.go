@@ -85,7 +85,9 @@ func fixture() *Data {
 				{Name: "shipped today", Curve: eval.Curves(fixtureObservations(1, 120, 0.1)), Dashed: true},
 				{Name: "tuned", Curve: eval.Curves(fixtureObservations(1, 120, 0.75))},
 			}, Note: "score: the run's highest struggle score; positive: the run struggled"},
-			{Detector: "breaker", Series: []CurveSeries{{Name: "configured", Curve: breaker}}},
+			{Detector: "breaker", Series: []CurveSeries{{Name: "configured", Curve: breaker,
+				Points: []OperatingPoint{{Label: "baseline", Recall: 0.8, Precision: 0.7, Hollow: true}, {Label: "now", Recall: 0.55, Precision: 0.6},
+					{Label: "undefined", Recall: 0.5, Precision: math.NaN()}}}}},
 		},
 		Sweeps: []Sweep{ThresholdSweep("struggle: metrics by score threshold", "struggle score", struggle, 0.6)},
 		LeadTimes: []Histogram{

@@ -84,6 +84,18 @@ type CurveSeries struct {
 	Curve eval.Curve
 	// Dashed draws the line dashed, for baselines.
 	Dashed bool
+	// Points are operating points marked on the PR chart in the series' colour: a
+	// regression's recorded baseline (hollow) beside the point measured now (filled).
+	// A point with an undefined coordinate is listed in the legend, not drawn.
+	Points []OperatingPoint
+}
+
+// OperatingPoint is a detector's precision and recall at its threshold.
+type OperatingPoint struct {
+	Label             string // "baseline", "now"
+	Recall, Precision float64
+	// Hollow draws a ring (a recorded figure) instead of a filled dot (a measured one).
+	Hollow bool
 }
 
 // Sweep is a chart of one or more metrics (y) against a threshold or parameter (x).

@@ -309,6 +309,8 @@ svg.chart{max-width:100%;height:auto;display:block}
 .threshold{stroke:#a40e26;stroke-width:1.4;stroke-dasharray:6 4}
 .mark{stroke:#24292f;stroke-width:1.2;stroke-dasharray:2 3}
 .pt{stroke:#fff;stroke-width:1}
+.op{stroke:#24292f;stroke-width:1.2}
+.op.ring{fill:#fff;stroke-width:2.6}
 .trig{fill:#a40e26;stroke:#fff;stroke-width:1}
 .bar{fill:#0072B2;fill-opacity:.85;stroke:#fff;stroke-width:1}
 .iv{stroke:#D55E00;stroke-width:1.6}

@@ -252,6 +252,14 @@ func (c *chart) markers(class string, r float64, pts []XY) {
 	}
 }
 
+// point draws one circle at p with title as its tooltip, if p is drawable.
+func (c *chart) point(class string, r float64, p XY, title string) {
+	if drawable(p.X) && drawable(p.Y) {
+		c.printf(`<circle class="%s" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`+"\n",
+			class, coord(c.px(p.X)), coord(c.py(p.Y)), coord(r), esc(title))
+	}
+}
+
 // hline draws a horizontal reference line at y with a label at its right end.
 func (c *chart) hline(class string, y float64, label string) {
 	if !drawable(y) {

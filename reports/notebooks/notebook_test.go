@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/tune"
 )
 
 // notebookSQL returns the SQL statements of a notebook: every code cell's
@@ -74,12 +75,24 @@ func TestNotebookSQL(t *testing.T) {
 	if _, err := pipeline.Run(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
+	ts := pipeline.DefaultSettings()
+	ts.Resamples = 200
+	sweep, err := tune.Run(context.Background(), tune.Options{Settings: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tune.Write(sweep, filepath.Join(dir, "sweep.parquet")); err != nil {
+		t.Fatal(err)
+	}
 	stmts := notebookSQL(t, "loopwatch.ipynb")
 	want := map[string][]string{ // the columns the notebook's code reads, by statement
 		"SQL_METRICS":    {"detector", "config", "metric", "value"},
 		"SQL_PR":         {"detector", "config", "recall", "precision"},
 		"SQL_AP":         {"detector", "config", "average_precision"},
 		"SQL_TRAJECTORY": {"index", "frustration_ema", "intervention", "friction"},
+		"SQL_SWEEP":      {"target", "config_id", "role", "chosen", "precision", "recall"},
+		"SQL_FOLDS":      {"target", "fold", "config_id", "train_objective", "held_out_objective"},
+		"SQL_TUNED_PR":   {"detector", "config", "recall", "precision"},
 	}
 	for name := range want {
 		if _, ok := stmts[name]; !ok {
@@ -89,7 +102,8 @@ func TestNotebookSQL(t *testing.T) {
 	names := slices.Sorted(maps.Keys(stmts))
 	args := []string{script}
 	for _, name := range names {
-		args = append(args, strings.ReplaceAll(stmts[name], "{results}", filepath.Join(dir, "results")))
+		sql := strings.ReplaceAll(stmts[name], "{results}", filepath.Join(dir, "results"))
+		args = append(args, strings.ReplaceAll(sql, "{sweep}", filepath.Join(dir, "sweep")))
 	}
 	cmd := exec.Command(node, args...) // one DuckDB for every statement: starting it is the slow part
 	cmd.Dir = filepath.Join(root, "interop")

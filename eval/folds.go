@@ -1,0 +1,109 @@
+package eval
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// StratifiedFolds deals units into k cross-validation folds: within each stratum
+// (e.g. positive and negative units, or sessions with and without friction moments)
+// the units, in key order, are shuffled with seed and dealt round-robin, each stratum
+// continuing where the previous one stopped, so every fold gets its share of every
+// stratum and fold sizes differ by at most one. The assignment depends only on the
+// keys, the strata, k and seed — not on the order units are given in. It returns each
+// unit's fold (aligned with keys) and warnings: a stratum with fewer units than folds
+// leaves some folds without it.
+func StratifiedFolds(keys []string, strata []int, k int, seed uint64) ([]int, []error, error) {
+	if len(strata) != len(keys) {
+		return nil, nil, fmt.Errorf("folds: %d keys but %d strata", len(keys), len(strata))
+	}
+	if k < 2 {
+		return nil, nil, fmt.Errorf("folds: %d folds: need at least 2", k)
+	}
+	if k > len(keys) {
+		return nil, nil, fmt.Errorf("folds: %d folds but only %d units", k, len(keys))
+	}
+	byStratum := map[int][]int{}
+	for i, s := range strata {
+		byStratum[s] = append(byStratum[s], i)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x666f6c6473)) // "folds"
+	folds := make([]int, len(keys))
+	var warnings []error
+	next := 0
+	for _, s := range slices.Sorted(maps.Keys(byStratum)) {
+		units := byStratum[s]
+		slices.SortFunc(units, func(a, b int) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+		rng.Shuffle(len(units), func(i, j int) { units[i], units[j] = units[j], units[i] })
+		for _, u := range units {
+			folds[u] = next
+			next = (next + 1) % k
+		}
+		if len(units) < k {
+			warnings = append(warnings, fmt.Errorf("folds: stratum %d has %d units for %d folds: some folds have none", s, len(units), k))
+		}
+	}
+	return folds, warnings, nil
+}
+
+// PairedDifference is the bootstrap estimate of the difference b − a between two
+// figures computed on the same units — a tuned configuration's and the default's —
+// resampling units (never events) with replacement, the same resample for both, so
+// the interval reflects the difference itself rather than each figure's own noise.
+type PairedDifference struct {
+	A, B, Diff float64 // the figures on all units, and B − A
+	// Low and High bound the percentile interval of the difference; NaN when fewer
+	// than half the resamples defined it.
+	Low, High float64
+	// Resamples is how many resamples defined the difference.
+	Resamples int
+}
+
+// IncludesZero reports whether the interval includes 0 (or is undefined): the two
+// figures are then not distinguishable on these units.
+func (d PairedDifference) IncludesZero() bool {
+	return !(d.Low > 0 || d.High < 0)
+}
+
+// PairedBootstrap estimates the difference b − a of figures computed by figures on a
+// multiset of unit indices in [0, n): first on every unit once, then on opts.Resamples
+// resamples of n units drawn with replacement (seeded by opts.Seed). figures returns
+// the two figures (a NaN where undefined) for the units it is given, which may repeat.
+func PairedBootstrap(n int, figures func(units []int) (a, b float64), opts Options) PairedDifference {
+	opts = opts.withDefaults()
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	a, b := figures(all)
+	d := PairedDifference{A: a, B: b, Diff: b - a, Low: math.NaN(), High: math.NaN()}
+	if opts.Resamples <= 0 || n == 0 {
+		return d
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x706169726564)) // "paired"
+	diffs := make([]float64, 0, opts.Resamples)
+	units := make([]int, n)
+	for range opts.Resamples {
+		for i := range units {
+			units[i] = rng.IntN(n)
+		}
+		if x, y := figures(units); !math.IsNaN(x) && !math.IsNaN(y) {
+			diffs = append(diffs, y-x)
+		}
+	}
+	d.Resamples = len(diffs)
+	if len(diffs) < opts.Resamples/2 || math.IsNaN(d.Diff) {
+		return d
+	}
+	sort.Float64s(diffs)
+	alpha := (1 - opts.Level) / 2
+	d.Low, d.High = stat.Quantile(alpha, stat.Empirical, diffs, nil), stat.Quantile(1-alpha, stat.Empirical, diffs, nil)
+	return d
+}

@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// RunLabel returns a run's label: its record in the labels, else — with
+// Settings.DeriveLabels — the label its recorded outcome derives (derived is then
+// true). ok is false for a run without a label.
+func (in *Inputs) RunLabel(r *input.Run) (rec eval.LabelRecord, ok, derived bool) {
+	if rec, ok = in.Labels.Get(r.Key); ok || !in.deriveLabels {
+		return rec, ok, false
+	}
+	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true, true
+}
+
+// SessionLabel returns a session's label record (ok is false without one) and its
+// labelled friction moments as event indices; missing lists the moments that are not
+// events of the session (left out of the scoring).
+func (in *Inputs) SessionLabel(s *input.Session) (rec eval.LabelRecord, ok bool, moments []int, missing []eval.Moment) {
+	if rec, ok = in.Labels.Get(s.Key); !ok {
+		return rec, false, nil, nil
+	}
+	for _, m := range rec.Moments {
+		if i := m.Find(s.Events); i >= 0 {
+			moments = append(moments, i)
+		} else {
+			missing = append(missing, m)
+		}
+	}
+	return rec, true, moments, missing
+}

@@ -1,0 +1,215 @@
+package tune
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/eval"
+)
+
+// addFile adds the grid specifications of a file.
+func (sp *Space) addFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("--grid-file %s: %w", name, err)
+	}
+	defer f.Close()
+	return sp.AddFile(name, f)
+}
+
+// compare fills the target's side-by-side rows, curves, paired differences and
+// verdict, on the held-out units of the folds that chose a configuration (or, when
+// none did, on every held-out unit).
+func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options) {
+	us := tr.units
+	var held []int // positions in us.idx
+	chose := false
+	for f, c := range tr.FoldChoice {
+		if us.heldOut[f] && c >= 0 {
+			chose = true
+		}
+	}
+	for i, f := range us.fold {
+		if us.heldOut[f] && (!chose || tr.FoldChoice[f] >= 0) {
+			held = append(held, i)
+		}
+	}
+	def, seed := tr.Configs[0], tr.seedConfig()
+	dec := &assess.Decision{}
+	type rowUnits struct {
+		name     string
+		hash     string
+		outcomes []unitOutcome
+	}
+	// The default first (the replay's order: the configured detector, then what it is
+	// compared with), the tuned choice, the seed preset, the shipped baseline.
+	rows := []rowUnits{{name: RowDefault, hash: def.Hash}, {name: RowTuned}, {name: RowSeed, hash: seed.Hash}, {name: RowShipped}}
+	for _, i := range held {
+		u := us.idx[i]
+		rows[0].outcomes = append(rows[0].outcomes, s.outcome(tr.Target, def, u, dec, true))
+		if chose {
+			c := tr.Configs[tr.FoldChoice[us.fold[i]]]
+			rows[1].outcomes = append(rows[1].outcomes, s.outcome(tr.Target, c, u, dec, true))
+		}
+		rows[2].outcomes = append(rows[2].outcomes, s.outcome(tr.Target, seed, u, dec, true))
+		rows[3].outcomes = append(rows[3].outcomes, s.shippedOutcome(tr.Target, u))
+	}
+	if chose && tr.Final >= 0 {
+		rows[1].hash = tr.Configs[tr.Final].Hash
+	}
+	if !chose {
+		rows = slices.Delete(rows, 1, 2)
+	}
+	unitOpts := opts
+	if tr.Target != TargetStruggle {
+		unitOpts.Unit = "sessions"
+	}
+	for _, r := range rows {
+		row := Row{Name: r.name, Hash: r.hash}
+		if tr.Target == TargetFriction {
+			var ms []eval.MomentSession
+			for k, i := range held {
+				su := &s.d.sessions[us.idx[i]]
+				ms = append(ms, eval.MomentSession{Key: su.key, Moments: su.moments, Interventions: r.outcomes[k].interventions, HumanTurns: su.humanTurns})
+			}
+			row.Moments = eval.EvaluateMoments(ms, s.window, opts)
+			// The sessions' ranking by peak frustration against their outcome: the
+			// breaker's curve under the same configuration.
+			var obs []eval.Observation
+			for k, i := range held {
+				su := &s.d.sessions[us.idx[i]]
+				if su.label.Scored() {
+					obs = append(obs, eval.Observation{Key: su.key, Label: su.label, Score: r.outcomes[k].score})
+				}
+			}
+			if len(obs) > 0 {
+				tr.Curves = append(tr.Curves, NamedCurve{Detector: string(TargetBreaker), Config: r.name, Curve: eval.Curves(obs)})
+			}
+		} else {
+			obs := make([]eval.Observation, len(held))
+			for k, i := range held {
+				o := r.outcomes[k]
+				obs[k] = eval.Observation{Key: s.key(tr.Target, us.idx[i]), Label: s.label(tr.Target, us.idx[i]),
+					Predicted: o.tally.conf.TP+o.tally.conf.FP > 0, Score: o.score}
+			}
+			row.Report = eval.Evaluate(obs, unitOpts)
+			tr.Curves = append(tr.Curves, NamedCurve{Detector: string(tr.Target), Config: r.name, Curve: eval.Curves(obs)})
+		}
+		tr.Rows = append(tr.Rows, row)
+	}
+	if !chose {
+		tr.Verdict = fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
+		return
+	}
+	defOut, tunedOut := rows[0].outcomes, rows[1].outcomes
+	sum := func(outs []unitOutcome, idx []int) tally {
+		var t tally
+		for _, k := range idx {
+			t.add(outs[k].tally)
+		}
+		return t
+	}
+	metric := func(name string, higher bool, f func(eval.Score) float64) Paired {
+		d := eval.PairedBootstrap(len(held), func(idx []int) (float64, float64) {
+			return f(sum(defOut, idx).score(tr.Target)), f(sum(tunedOut, idx).score(tr.Target))
+		}, opts)
+		return Paired{Metric: name, PairedDifference: d, HigherIsBetter: higher}
+	}
+	main := metric(obj.Metric(), obj.HigherIsBetter(), func(sc eval.Score) float64 {
+		if obj.Kind == eval.ObjectiveFBeta {
+			return sc.FBeta(obj.Beta)
+		}
+		return obj.Value(sc)
+	})
+	tr.Paired = append(tr.Paired, main)
+	for _, m := range []struct {
+		name string
+		f    func(eval.Score) float64
+	}{{"precision", func(sc eval.Score) float64 { return sc.Precision }}, {"recall", func(sc eval.Score) float64 { return sc.Recall }}} {
+		if m.name != obj.Metric() {
+			tr.Paired = append(tr.Paired, metric(m.name, true, m.f))
+		}
+	}
+	if tr.Target == TargetFriction {
+		tr.Paired = append(tr.Paired, metric("false_alarms_per_100_turns", false, func(sc eval.Score) float64 { return sc.FalseAlarmsPer100 }))
+	}
+	tr.Verdict = verdict(tr, obj, main, sum(tunedOut, seq(len(held))).score(tr.Target))
+}
+
+// verdict says whether the tuned choice beats the default on the held-out units.
+func verdict(tr *TargetResult, obj eval.Objective, main Paired, tuned eval.Score) string {
+	all := true
+	for f, c := range tr.FoldChoice {
+		if tr.FoldHeldOut[f] && c != 0 {
+			all = false
+		}
+	}
+	d := main.PairedDifference
+	diff := fmt.Sprintf("Δ%s %s [%s, %s]", main.Metric, signed(d.Diff), fnum(d.Low), fnum(d.High))
+	var v string
+	switch {
+	case all:
+		v = "the default was chosen on every fold: nothing beats it on this data"
+	case d.IncludesZero():
+		v = "not distinguishable from the default: " + diff + " includes 0"
+	case (d.Diff > 0) == main.HigherIsBetter:
+		v = "tuned beats the default on held-out units: " + diff
+	default:
+		v = "tuned is worse than the default on held-out units: " + diff + " — keep the default"
+	}
+	if !obj.Feasible(tuned) {
+		v += fmt.Sprintf("; held out, the choices miss the objective's constraint (%s)", obj)
+	}
+	return v
+}
+
+// shippedOutcome is unit u's prediction by the shipped-today baseline.
+func (s *scorer) shippedOutcome(target Target, u int) unitOutcome {
+	switch target {
+	case TargetStruggle:
+		r := &s.d.runs[u]
+		var t tally
+		t.conf.Add(r.label == eval.Positive, r.shipped.Triggered)
+		return unitOutcome{tally: t, score: r.shipped.MaxScore}
+	case TargetBreaker:
+		su := &s.d.sessions[u]
+		var t tally
+		t.conf.Add(su.label == eval.Positive, len(su.shipped.Interventions) > 0)
+		return unitOutcome{tally: t, score: su.shipped.PeakFrustration}
+	}
+	su := &s.d.sessions[u]
+	return s.frictionOutcome(su, su.shippedPoints(su.traces[0]), true)
+}
+
+// key is unit u's key.
+func (s *scorer) key(target Target, u int) string {
+	if target == TargetStruggle {
+		return s.d.runs[u].key
+	}
+	return s.d.sessions[u].key
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func signed(v float64) string {
+	if v >= 0 {
+		return "+" + fnum(v)
+	}
+	return fnum(v)
+}
+
+func fnum(v float64) string {
+	if isNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}

@@ -1,0 +1,179 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay"
+)
+
+// runUnit is one replayed run: its label, its traces and quasar's shipped outcome.
+type runUnit struct {
+	key     string
+	label   eval.Label
+	traces  [2]*replay.RunTrace // measured without and with case folding (nil when not needed)
+	shipped replay.StruggleOutcome
+}
+
+// sessionUnit is one replayed session: its label, friction moments, human turns, its
+// traces (one per detection group) and vibes' shipped outcome.
+type sessionUnit struct {
+	key        string
+	label      eval.Label
+	labelled   bool
+	moments    []eval.Point
+	humanTurns int
+	traces     []*assess.Trace
+	shipped    replay.SessionOutcome
+}
+
+// dataset is what a sweep rescores: every run and session of the input, read once.
+type dataset struct {
+	runs     []runUnit
+	sessions []sessionUnit
+	summary  *replay.Summary
+	// warnings: friction moments that are not events of their session, label keys
+	// matching nothing.
+	warnings []error
+	derived  int
+}
+
+// traced is what a replay worker computes for a unit, carried to the sink in Extra.
+type traced struct {
+	runs     [2]*replay.RunTrace
+	run      replay.StruggleOutcome
+	sessions []*assess.Trace
+	session  replay.SessionOutcome
+	err      error
+}
+
+// load replays the input once and keeps, per unit, what rescoring needs: run traces
+// for the case foldings asked for, and session traces for every detection group.
+func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []detection) (*dataset, error) {
+	opts := in.ReplayOptions()
+	opts.Variants = nil
+	opts.RunHook = func(rr *replay.RunResult) {
+		t := &traced{run: pipeline.ShippedRun(rr.Run)}
+		for i, want := range caseFold {
+			if want {
+				t.runs[i] = replay.TraceRun(rr.Run, i == 1)
+			}
+		}
+		rr.Extra = t
+	}
+	opts.SessionHook = func(sr *replay.SessionResult) {
+		t := &traced{}
+		t.session, t.err = pipeline.ShippedSession(sr.Session)
+		for _, g := range groups {
+			if t.err != nil {
+				break
+			}
+			var tr *assess.Trace
+			tr, t.err = assess.TraceSession(sr.Session.Events, g.cfg, g.rules)
+			t.sessions = append(t.sessions, tr)
+		}
+		sr.Extra = t
+	}
+	d := &dataset{}
+	keys := map[string]bool{}
+	missing := 0
+	var missingExample string
+	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{
+		Runs: func(rr *replay.RunResult) error {
+			keys[rr.Run.Key] = true
+			rec, ok, derived := in.RunLabel(rr.Run)
+			if derived {
+				d.derived++
+			}
+			t := rr.Extra.(*traced)
+			u := runUnit{key: rr.Run.Key, label: eval.Unlabelled, traces: t.runs, shipped: t.run}
+			if ok {
+				u.label = rec.Label
+			}
+			d.runs = append(d.runs, u)
+			return nil
+		},
+		Sessions: func(sr *replay.SessionResult) error {
+			s := sr.Session
+			keys[s.Key] = true
+			t := sr.Extra.(*traced)
+			if t.err != nil {
+				return fmt.Errorf("session %s: %w", s.Key, t.err)
+			}
+			rec, ok, moments, miss := in.SessionLabel(s)
+			if len(miss) > 0 && missingExample == "" {
+				missingExample = fmt.Sprintf("%s in session %s", miss[0], s.Key)
+			}
+			missing += len(miss)
+			u := sessionUnit{key: s.Key, label: eval.Unlabelled, labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shipped: t.session}
+			if ok {
+				u.label = rec.Label
+				for _, m := range moments {
+					u.moments = append(u.moments, eval.Point{Time: s.Events[m].Time, Index: m})
+				}
+			}
+			d.sessions = append(d.sessions, u)
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	d.summary = sum
+	if missing > 0 {
+		d.warnings = append(d.warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)", missing, missingExample))
+	}
+	var unmatched []string
+	for _, k := range in.Labels.Keys() {
+		if !keys[k] {
+			unmatched = append(unmatched, k)
+		}
+	}
+	if len(unmatched) > 0 {
+		ex := unmatched
+		if len(ex) > 3 {
+			ex = ex[:3]
+		}
+		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %v)", len(unmatched), ex))
+	}
+	return d, nil
+}
+
+// interventionPoints returns a decision's interventions as moments-scoring points.
+func interventionPoints(tr *assess.Trace, d *assess.Decision, dst []eval.Point) []eval.Point {
+	dst = dst[:0]
+	for _, i := range d.Interventions {
+		dst = append(dst, eval.Point{Time: tr.Steps[i].Time, Index: i})
+	}
+	return dst
+}
+
+// shippedPoints returns the shipped baseline's interventions as points.
+func (u *sessionUnit) shippedPoints(tr *assess.Trace) []eval.Point {
+	var out []eval.Point
+	for _, i := range u.shipped.Interventions {
+		out = append(out, eval.Point{Time: tr.Steps[i].Time, Index: i})
+	}
+	return out
+}
+
+// unknownKeys returns the keys that are no run's or session's, in the order given.
+func (d *dataset) unknownKeys(keys []string) []string {
+	known := map[string]bool{}
+	for _, r := range d.runs {
+		known[r.key] = true
+	}
+	for _, s := range d.sessions {
+		known[s.key] = true
+	}
+	var out []string
+	for _, k := range keys {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,466 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay"
+)
+
+// Options configure a sweep.
+type Options struct {
+	// Settings are the replay's: the input, the labels, the base configurations
+	// (StruggleConfig, AssessConfig), the friction window, the positive outcomes,
+	// the workers and the evaluation's seed, resamples, level and β. Out, Compare,
+	// LLM and the fix-loop settings are not read.
+	Settings pipeline.Settings
+	// Grid holds grid specifications (name=lo:hi:step or name=a,b,c) and GridFiles
+	// files of them, one per line. With neither, each target gets DefaultGrid's.
+	Grid      []string
+	GridFiles []string
+	// Targets to tune; empty: struggle when runs are labelled, friction when
+	// sessions have labelled friction moments (else breaker when sessions are
+	// labelled) — restricted to the families the grid varies, when it varies any.
+	Targets []Target
+	// Objective chooses among configurations (default f1).
+	Objective eval.Objective
+	// Folds is k of the k-fold cross-validation (default 5); ignored with Holdout.
+	Folds int
+	// Holdout, when set, lists the keys of the units every choice is scored on; the
+	// choice is made on the others. HoldoutName names it in reports.
+	Holdout     []string
+	HoldoutName string
+	// Samples > 0 draws that many distinct configurations of each family's grid
+	// (seeded with Settings.Seed) instead of sweeping it whole.
+	Samples int
+	// MaxConfigs bounds a family's grid without Samples (default 10,000).
+	MaxConfigs int
+	// Out, when set, is where the sweep will be written ([Write]): its files are left
+	// out of the input when they lie inside it.
+	Out string
+}
+
+// DefaultGrid returns the grid a family is swept over when none is given: the
+// thresholds and weights that matter most, around the defaults.
+func DefaultGrid(f Family) []string {
+	if f == Struggle {
+		return []string{
+			"struggle.composite_threshold=0.2:0.8:0.1",
+			"struggle.budget_burn_threshold=0.3,1,1.5",
+			"struggle.weights.budget_burn=0,0.1,0.25",
+			"struggle.finding_similarity=0.5,0.8",
+		}
+	}
+	return []string{
+		"assess.breaker.frustration_threshold=0.2,0.3,0.45,0.6",
+		"assess.detect.ema.alpha=0.5,1",
+		"assess.breaker.cooldown=1m,5m",
+		"assess.breaker.correction_storm=2,3",
+		"assess.breaker.failure_threshold=3,5,8",
+	}
+}
+
+// Result is a sweep: what it read, what it tried and what it chose, per target.
+type Result struct {
+	Summary *replay.Summary
+	// LabelsNote says where the labels came from; Warnings are facts worth seeing
+	// (bad label rows, moments missing from their session, label keys that match
+	// nothing, small strata).
+	LabelsNote string
+	Warnings   []error
+	Space      *Space
+	Objective  eval.Objective
+	// Scheme says how choices were scored: "5-fold cross-validation …" or
+	// "holdout …".
+	Scheme  string
+	Targets []*TargetResult
+	// Settings are the sweep's settings (for the outputs' metadata).
+	Settings pipeline.Settings
+	data     *dataset
+}
+
+// TargetResult is the sweep of one target.
+type TargetResult struct {
+	Target Target
+	// Units is how many units were scored; Positives how many were positive (runs,
+	// sessions) or, for friction, how many friction moments they hold.
+	Units, Positives int
+	// Configs are the family's configurations (the default first, the seed preset
+	// last) and Evals their scores, aligned.
+	Configs []*Config
+	Evals   []evaluation
+	// FoldChoice is the configuration chosen on each fold's training units (-1:
+	// none met the objective, or the fold is not held out); FoldHeldOut says which
+	// folds were scored held out.
+	FoldChoice  []int
+	FoldHeldOut []bool
+	// Final is the configuration to ship: chosen on every unit (k-fold) or on the
+	// training units (holdout); -1 when none met the objective.
+	Final int
+	// Rows compare, on the same units: the seed preset, the shipped-today baseline,
+	// the default and the tuned choice scored held out (each unit by the choice made
+	// without it). Tuned is missing when nothing was chosen.
+	Rows []Row
+	// Paired compares tuned with the default on the held-out units, per metric.
+	Paired []Paired
+	// Verdict says, in a sentence, whether the tuned choice beats the default.
+	Verdict string
+	// Curves are the PR and ROC curves (struggle and breaker) of the seed preset,
+	// the shipped-today baseline, the default and the tuned choice (held out).
+	Curves   []NamedCurve
+	Warnings []error
+	units    *units
+}
+
+// Row is one configuration's figures in the side-by-side table.
+type Row struct {
+	Name string // seed, shipped-today, default, tuned
+	Hash string // config_hash ("" for the baseline and the pooled tuned row)
+	// Report (struggle, breaker) or Moments (friction).
+	Report  *eval.Report
+	Moments *eval.MomentReport
+	// InSample marks figures on units the configuration was chosen on: the
+	// default and the presets never are (they were not chosen on this data).
+	InSample bool
+}
+
+// Paired is the paired bootstrap difference tuned − default of one metric.
+type Paired struct {
+	Metric string
+	eval.PairedDifference
+	// HigherIsBetter gives the metric's direction.
+	HigherIsBetter bool
+}
+
+// NamedCurve is a curve of a target under a named configuration.
+type NamedCurve struct {
+	Detector, Config string
+	Curve            eval.Curve
+}
+
+// Names of the compared rows.
+const (
+	RowSeed    = "seed"
+	RowShipped = pipeline.Shipped
+	RowDefault = "default"
+	RowTuned   = "tuned"
+)
+
+// Run replays the input once, rescores every configuration of the grid on every
+// target, chooses a configuration per target without scoring it on the units it was
+// chosen on, and compares it with the default. A UsageError means the options are
+// wrong (nothing was replayed).
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	s := opts.Settings
+	if opts.Folds == 0 {
+		opts.Folds = 5
+	}
+	if opts.MaxConfigs == 0 {
+		opts.MaxConfigs = 10000
+	}
+	if opts.Objective.Kind == "" {
+		opts.Objective = eval.Objective{Kind: eval.ObjectiveFBeta, Beta: 1}
+	}
+	switch {
+	case opts.Holdout == nil && opts.Folds < 2:
+		return nil, usage("--folds %d: need at least 2", opts.Folds)
+	case opts.Samples < 0:
+		return nil, usage("--samples %d: must be ≥ 0", opts.Samples)
+	case opts.MaxConfigs < 1:
+		return nil, usage("--max-configs %d: must be ≥ 1", opts.MaxConfigs)
+	}
+	in, err := pipeline.Prepare(s)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() && opts.Out != "" {
+		in.Exclude = replay.ExcludeWithin(s.In, OutputFiles(opts.Out))
+	}
+	sp, err := NewSpace(in.Struggle, in.Assess)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.addAll(opts.Grid, opts.GridFiles); err != nil {
+		return nil, usage("%v", err)
+	}
+	for _, t := range opts.Targets {
+		if t == TargetFriction || !opts.Objective.NeedsTurns() {
+			continue
+		}
+		return nil, usage("objective %s reads false alarms per 100 human turns, which only the friction target has (not %s)", opts.Objective, t)
+	}
+	// Configurations of every family the sweep may tune, before any replay, so that
+	// a grid too large or a value a detector rejects fails first.
+	families := []Family{Struggle, Assess}
+	if len(sp.Params) > 0 {
+		families = nil
+		for _, f := range []Family{Struggle, Assess} {
+			if sp.Has(f) {
+				families = append(families, f)
+			}
+		}
+	}
+	if len(opts.Targets) > 0 {
+		var asked []Family
+		for _, t := range opts.Targets {
+			if !slices.Contains(asked, t.Family()) {
+				asked = append(asked, t.Family())
+			}
+		}
+		for _, p := range sp.Params {
+			if !slices.Contains(asked, p.Family) {
+				return nil, usage("--grid %s varies the %s configuration, which no --target tunes", p.Name, p.Family)
+			}
+		}
+		families = asked
+	}
+	for _, f := range families {
+		if !sp.Has(f) {
+			for _, g := range DefaultGrid(f) {
+				if err := sp.Add(g); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	configs := map[Family][]*Config{}
+	var groups []detection
+	var caseFold [2]bool
+	for _, f := range families {
+		cs, gs, err := sp.configs(f, opts.Samples, opts.MaxConfigs, s.Seed)
+		if err != nil {
+			return nil, usage("%v", err)
+		}
+		configs[f] = cs
+		if f == Assess {
+			groups = gs
+		}
+		for _, c := range cs {
+			if f == Struggle {
+				caseFold[c.trace] = true
+			}
+		}
+	}
+	d, err := load(ctx, in, caseFold, groups)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, Space: sp, Objective: opts.Objective, Settings: s, data: d}
+	res.Warnings = append(append(res.Warnings, in.LabelWarnings...), d.warnings...)
+	if d.derived > 0 {
+		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", d.derived, res.LabelsNote)
+	}
+	targets, err := chooseTargets(d, opts.Targets, families)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scorer{d: d, window: s.FrictionWindow}
+	evalOpts := eval.Options{Seed: s.Seed, Resamples: s.Resamples, Level: s.Level, Beta: s.Beta}
+	if s.Resamples == 0 {
+		evalOpts.Resamples = -1
+	}
+	holdout := map[string]bool{}
+	for _, k := range opts.Holdout {
+		holdout[k] = true
+	}
+	if unknown := d.unknownKeys(opts.Holdout); len(unknown) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", opts.HoldoutName,
+			len(unknown), strings.Join(unknown[:min(3, len(unknown))], ", ")))
+	}
+	for _, t := range targets {
+		us, scheme, warns, err := sc.split(t, opts, holdout)
+		if err != nil {
+			return nil, err
+		}
+		res.Scheme = scheme
+		tr := &TargetResult{Target: t, Configs: configs[t.Family()], units: us, Units: len(us.idx), Warnings: warns}
+		tr.Evals = sc.evaluateAll(us, tr.Configs, s.Workers)
+		tr.Positives = sc.positives(us)
+		tr.FoldHeldOut = us.heldOut
+		tr.FoldChoice = make([]int, us.folds)
+		for f := range us.folds {
+			tr.FoldChoice[f] = -1
+			if us.heldOut[f] {
+				tr.FoldChoice[f] = choose(opts.Objective, t, tr.Configs, tr.Evals, f)
+			}
+		}
+		if opts.Holdout != nil {
+			tr.Final = tr.FoldChoice[0]
+		} else {
+			tr.Final = choose(opts.Objective, t, tr.Configs, tr.Evals, -1)
+		}
+		sc.compare(tr, opts.Objective, evalOpts)
+		res.Targets = append(res.Targets, tr)
+	}
+	return res, nil
+}
+
+// usage returns a pipeline.UsageError: the command's exit status 2.
+func usage(format string, args ...any) error {
+	return pipeline.UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// addAll adds the grid's specifications and files.
+func (sp *Space) addAll(grid, files []string) error {
+	for _, g := range grid {
+		if err := sp.Add(g); err != nil {
+			return err
+		}
+	}
+	for _, name := range files {
+		if err := sp.addFile(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chooseTargets returns the targets to tune: those asked for (each must have units),
+// or those the data and the families allow.
+func chooseTargets(d *dataset, asked []Target, families []Family) ([]Target, error) {
+	labelledRuns, labelledSessions, moments, momentSessions := 0, 0, 0, 0
+	for _, r := range d.runs {
+		if r.label.Scored() {
+			labelledRuns++
+		}
+	}
+	for _, s := range d.sessions {
+		if s.label.Scored() {
+			labelledSessions++
+		}
+		if s.labelled {
+			momentSessions++
+			moments += len(s.moments)
+		}
+	}
+	has := map[Target]bool{TargetStruggle: labelledRuns > 0, TargetBreaker: labelledSessions > 0, TargetFriction: moments > 0}
+	if len(asked) > 0 {
+		for _, t := range asked {
+			if !has[t] {
+				return nil, fmt.Errorf("target %s: the input has no %s with a label%s", t, t.Unit(),
+					map[bool]string{true: " and a friction moment", false: ""}[t == TargetFriction])
+			}
+		}
+		return asked, nil
+	}
+	var out []Target
+	if slices.Contains(families, Struggle) && has[TargetStruggle] {
+		out = append(out, TargetStruggle)
+	}
+	if slices.Contains(families, Assess) {
+		switch {
+		case has[TargetFriction]:
+			out = append(out, TargetFriction)
+		case has[TargetBreaker]:
+			out = append(out, TargetBreaker)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing to tune: no run or session of the input has a label for the swept detectors (give --labels, or --derive-labels for quasar history)")
+	}
+	return out, nil
+}
+
+// split returns a target's scored units and their folds: stratified k folds, or
+// the holdout (fold 0) and the rest (fold 1).
+func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units, string, []error, error) {
+	us := &units{target: t}
+	var keys []string
+	var strata []int
+	add := func(i int, key string, stratum bool) {
+		us.idx = append(us.idx, i)
+		keys = append(keys, key)
+		strata = append(strata, map[bool]int{false: 0, true: 1}[stratum])
+	}
+	switch t {
+	case TargetStruggle:
+		for i, r := range s.d.runs {
+			if r.label.Scored() {
+				add(i, r.key, r.label == eval.Positive)
+			}
+		}
+	case TargetBreaker:
+		for i, su := range s.d.sessions {
+			if su.label.Scored() {
+				add(i, su.key, su.label == eval.Positive)
+			}
+		}
+	case TargetFriction:
+		for i, su := range s.d.sessions {
+			if su.labelled {
+				add(i, su.key, len(su.moments) > 0)
+			}
+		}
+	}
+	if opts.Holdout != nil {
+		us.folds, us.heldOut = 2, []bool{true, false}
+		us.fold = make([]int, len(keys))
+		n := 0
+		for i, k := range keys {
+			if holdout[k] {
+				n++
+			} else {
+				us.fold[i] = 1
+			}
+		}
+		if n == 0 || n == len(keys) {
+			return nil, "", nil, usage("--holdout %s: %d of the %d %s for %s are held out: both parts must have units", opts.HoldoutName, n, len(keys), t.Unit(), t)
+		}
+		return us, fmt.Sprintf("holdout %s: chosen on %d %s, scored on %d", opts.HoldoutName, len(keys)-n, t.Unit(), n), nil, nil
+	}
+	folds, warns, err := eval.StratifiedFolds(keys, strata, opts.Folds, opts.Settings.Seed)
+	if err != nil {
+		return nil, "", nil, usage("%s: %v (lower --folds)", t, err)
+	}
+	us.fold, us.folds = folds, opts.Folds
+	us.heldOut = make([]bool, opts.Folds)
+	for f := range us.heldOut {
+		us.heldOut[f] = true
+	}
+	stratum := "label"
+	if t == TargetFriction {
+		stratum = "having friction moments"
+	}
+	return us, fmt.Sprintf("%d-fold cross-validation by %s, stratified by %s (seed %d)", opts.Folds, strings.TrimSuffix(t.Unit(), "s"),
+		stratum, opts.Settings.Seed), warns, nil
+}
+
+// positives counts a target's positive units, or its friction moments.
+func (s *scorer) positives(us *units) int {
+	n := 0
+	for _, u := range us.idx {
+		switch us.target {
+		case TargetStruggle:
+			if s.d.runs[u].label == eval.Positive {
+				n++
+			}
+		case TargetBreaker:
+			if s.d.sessions[u].label == eval.Positive {
+				n++
+			}
+		case TargetFriction:
+			n += len(s.d.sessions[u].moments)
+		}
+	}
+	return n
+}
+
+// seedConfig returns the target's seed preset configuration.
+func (tr *TargetResult) seedConfig() *Config {
+	for _, c := range tr.Configs {
+		if c.Role == RoleSeed {
+			return c
+		}
+	}
+	return nil
+}
+
+// isNaN reports whether v is NaN.
+func isNaN(v float64) bool { return math.IsNaN(v) }

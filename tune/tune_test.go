@@ -1,0 +1,355 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/arrowipc"
+)
+
+// sampleOptions tunes the built-in sample with few resamples.
+func sampleOptions() Options {
+	s := pipeline.DefaultSettings()
+	s.Resamples = 200
+	return Options{Settings: s}
+}
+
+func runSample(t *testing.T, opts Options) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func target(t *testing.T, res *Result, tg Target) *TargetResult {
+	t.Helper()
+	for _, tr := range res.Targets {
+		if tr.Target == tg {
+			return tr
+		}
+	}
+	t.Fatalf("no %s target in %v", tg, res.Targets)
+	return nil
+}
+
+func row(t *testing.T, tr *TargetResult, name string) Row {
+	t.Helper()
+	for _, r := range tr.Rows {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no row %s", name)
+	return Row{}
+}
+
+func same(a, b float64) bool {
+	return a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12
+}
+
+// TestDefaultMatchesReplay checks that tune scores the default, the seed preset and
+// the shipped-today baseline exactly as the replay's metrics do, on the sample (where
+// every fold chooses, so the rows cover every unit).
+func TestDefaultMatchesReplay(t *testing.T) {
+	res := runSample(t, sampleOptions())
+	s := pipeline.DefaultSettings()
+	s.Resamples = 200
+	s.Out = filepath.Join(t.TempDir(), "r.parquet")
+	rep, err := pipeline.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{RowDefault: "loopwatch", RowSeed: "seed", RowShipped: pipeline.Shipped}
+	st := target(t, res, TargetStruggle)
+	for _, d := range rep.Detectors {
+		if d.Detector != "struggle" {
+			continue
+		}
+		for mine, theirs := range names {
+			if d.Config != theirs {
+				continue
+			}
+			r := row(t, st, mine).Report
+			if r.Confusion != d.Report.Confusion || !same(r.AP.Value, d.Report.AP.Value) || !same(r.AUC.Value, d.Report.AUC.Value) {
+				t.Errorf("struggle %s: tune %+v AP %v, replay %+v AP %v", mine, r.Confusion, r.AP.Value, d.Report.Confusion, d.Report.AP.Value)
+			}
+		}
+	}
+	fr := target(t, res, TargetFriction)
+	matched := 0
+	for _, m := range rep.Moments {
+		for mine, theirs := range names {
+			if m.Config != theirs {
+				continue
+			}
+			matched++
+			r := row(t, fr, mine).Moments
+			if r.Caught != m.Report.Caught || r.Interventions != m.Report.Interventions || r.TruePositives != m.Report.TruePositives ||
+				r.HumanTurns != m.Report.HumanTurns || !same(r.Recall.Value, m.Report.Recall.Value) || !same(r.Precision.Value, m.Report.Precision.Value) {
+				t.Errorf("friction %s: tune %+v, replay %+v", mine, r, m.Report)
+			}
+		}
+	}
+	if matched != 3 {
+		t.Errorf("%d friction rows compared, want 3", matched)
+	}
+}
+
+// TestChoicesNeverSeeTheirFold recomputes each fold's choice from per-unit outcomes
+// on the other folds' units only, and each held-out figure from the fold's own units,
+// independently of the tallies' arithmetic.
+func TestChoicesNeverSeeTheirFold(t *testing.T) {
+	opts := sampleOptions()
+	opts.Grid = []string{"composite_threshold=0.2:0.8:0.2", "weights.budget_burn=0,0.25", "frustration_threshold=0.2,0.45", "cooldown=1m,5m"}
+	res := runSample(t, opts)
+	sc := &scorer{d: res.data, window: opts.Settings.FrictionWindow}
+	for _, tr := range res.Targets {
+		us := tr.units
+		dec := &assess.Decision{}
+		per := make([][]tally, len(tr.Configs)) // config × unit position
+		for ci, c := range tr.Configs {
+			for _, u := range us.idx {
+				per[ci] = append(per[ci], sc.outcome(tr.Target, c, u, dec, false).tally)
+			}
+		}
+		for f := range us.folds {
+			best := -1
+			var bestScore eval.Score
+			for ci, c := range tr.Configs {
+				if !c.Candidate() {
+					continue
+				}
+				var train, held tally
+				for i := range us.idx {
+					if us.fold[i] == f {
+						held.add(per[ci][i])
+					} else {
+						train.add(per[ci][i])
+					}
+				}
+				if fmt.Sprint(held) != fmt.Sprint(tr.Evals[ci].fold[f]) {
+					t.Errorf("%s fold %d config %d: held-out tally %+v, evaluation %+v", tr.Target, f, ci, held, tr.Evals[ci].fold[f])
+				}
+				if s := train.score(tr.Target); best < 0 || res.Objective.Compare(s, bestScore) < 0 {
+					best, bestScore = ci, s
+				}
+			}
+			if tr.FoldChoice[f] != best {
+				t.Errorf("%s fold %d: chose %d, the training units prefer %d", tr.Target, f, tr.FoldChoice[f], best)
+			}
+		}
+	}
+}
+
+func TestDeterministicWhateverTheWorkers(t *testing.T) {
+	var outs []string
+	for _, w := range []int{1, 3} {
+		opts := sampleOptions()
+		opts.Settings.Workers = w
+		res := runSample(t, opts)
+		var b strings.Builder
+		for _, r := range res.SweepRows() {
+			fmt.Fprintln(&b, r...)
+		}
+		for _, tr := range res.Targets {
+			fmt.Fprintln(&b, tr.FoldChoice, tr.Final, tr.Verdict, tr.Paired)
+		}
+		outs = append(outs, b.String())
+	}
+	if outs[0] != outs[1] {
+		t.Error("one and three workers give different sweeps")
+	}
+}
+
+func TestNothingMeetsTheObjective(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	// A threshold of 0.05 flags nearly every run: no precision of 0.95 is in reach.
+	if err := os.WriteFile(base, []byte(`{"composite_threshold": 0.05, "min_cycles_before_check": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := sampleOptions()
+	opts.Settings.StruggleConfig = base
+	opts.Grid = []string{"composite_threshold=0,0.05"}
+	opts.Objective, _ = eval.ParseObjective("recall@precision>=0.95")
+	res := runSample(t, opts)
+	tr := target(t, res, TargetStruggle)
+	if tr.Final != -1 || slices.ContainsFunc(tr.FoldChoice, func(c int) bool { return c >= 0 }) {
+		t.Fatalf("chose %d (folds %v) although nothing reaches precision 0.95", tr.Final, tr.FoldChoice)
+	}
+	if !strings.Contains(tr.Verdict, "nothing is chosen") || len(tr.Paired) != 0 || slices.ContainsFunc(tr.Rows, func(r Row) bool { return r.Name == RowTuned }) {
+		t.Errorf("verdict %q, %d paired rows, rows %v", tr.Verdict, len(tr.Paired), tr.Rows)
+	}
+	w, err := Write(res, filepath.Join(dir, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.Configs[TargetStruggle]; ok {
+		t.Error("a configuration file was written although nothing was chosen")
+	}
+}
+
+func TestHoldout(t *testing.T) {
+	opts := sampleOptions()
+	opts.Targets = []Target{TargetStruggle}
+	opts.Holdout = []string{"synth-0001@e1", "synth-0003@e1", "synth-0005@e1", "synth-0007@e2", "synth-0011@e1", "synth-0014@e1"}
+	opts.HoldoutName = "test"
+	res := runSample(t, opts)
+	tr := target(t, res, TargetStruggle)
+	if len(tr.FoldChoice) != 2 || tr.FoldChoice[1] != -1 || tr.Final != tr.FoldChoice[0] || tr.Final < 0 {
+		t.Fatalf("holdout choices %v, final %d", tr.FoldChoice, tr.Final)
+	}
+	held := 0
+	for i, f := range tr.units.fold {
+		if f == 0 {
+			held++
+			if !slices.Contains(opts.Holdout, res.data.runs[tr.units.idx[i]].key) {
+				t.Errorf("run %s held out but not in the holdout", res.data.runs[tr.units.idx[i]].key)
+			}
+		}
+	}
+	if held != len(opts.Holdout) || row(t, tr, RowDefault).Report.Scored != held {
+		t.Errorf("%d held-out runs, rows scored on %d; want %d", held, row(t, tr, RowDefault).Report.Scored, len(opts.Holdout))
+	}
+	if !strings.HasPrefix(res.Scheme, "holdout test: chosen on 10 runs, scored on 6") {
+		t.Errorf("scheme %q", res.Scheme)
+	}
+	opts.Holdout = append(opts.Holdout, "synth-0008@e1")
+	res = runSample(t, opts)
+	if !slices.ContainsFunc(res.Warnings, func(e error) bool {
+		return strings.Contains(e.Error(), "1 keys match no run or session (e.g. synth-0008@e1)")
+	}) {
+		t.Errorf("a holdout key that matches nothing is not reported: %v", res.Warnings)
+	}
+	opts.Holdout = []string{"no-such-run"}
+	if _, err := Run(context.Background(), opts); !pipeline.IsUsage(err) || !strings.Contains(err.Error(), "0 of the 16") {
+		t.Errorf("a holdout matching nothing: %v", err)
+	}
+}
+
+func TestRunRefuses(t *testing.T) {
+	recallAtFA, _ := eval.ParseObjective("recall@false_alarms<=5")
+	tests := []struct {
+		name string
+		edit func(*Options)
+		err  string
+	}{
+		{"one fold", func(o *Options) { o.Folds = 1 }, "--folds 1"},
+		{"negative samples", func(o *Options) { o.Samples = -1 }, "--samples"},
+		{"unknown parameter", func(o *Options) { o.Grid = []string{"nope=1"} }, "unknown parameter"},
+		{"grid too large", func(o *Options) {
+			o.Grid = []string{"composite_threshold=0:1:0.01", "budget_burn_threshold=0:10:0.1"}
+		}, "--max-configs"},
+		{"false alarms of runs", func(o *Options) { o.Targets = []Target{TargetStruggle}; o.Objective = recallAtFA }, "only the friction target"},
+		{"too many folds", func(o *Options) { o.Folds = 30 }, "lower --folds"},
+		{"missing grid file", func(o *Options) { o.GridFiles = []string{"/no/such/grid.txt"} }, "--grid-file"},
+	}
+	for _, tt := range tests {
+		opts := sampleOptions()
+		tt.edit(&opts)
+		_, err := Run(context.Background(), opts)
+		if !pipeline.IsUsage(err) || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want a usage error with %q", tt.name, err, tt.err)
+		}
+	}
+}
+
+func TestWrite(t *testing.T) {
+	opts := sampleOptions()
+	opts.Grid = []string{"composite_threshold=0.3:0.7:0.2", "case_fold=true,false", "cooldown=1m,5m", "friction=seed,loopwatch"}
+	res := runSample(t, opts)
+	dir := t.TempDir()
+	w, err := Write(res, filepath.Join(dir, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, tr := range res.Targets {
+		want += len(tr.Configs) * (len(tr.FoldChoice) + 1)
+	}
+	if w.Rows != int64(want) {
+		t.Errorf("%d sweep rows, want %d", w.Rows, want)
+	}
+	m, err := reports.ReadManifest(w.Sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, mt := range m.Tables {
+		files = append(files, mt.File)
+	}
+	slices.Sort(files)
+	if strings.Join(files, " ") != "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.parquet sweep.struggle.json" {
+		t.Errorf("manifest lists %v", files)
+	}
+	f, err := os.Open(w.Arrow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cols, rows, md, err := arrowipc.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(cols) != fmt.Sprint(res.SweepColumns()) || len(rows) != want || md[reports.ReplayIDKey] != m.ReplayID {
+		t.Errorf("the Arrow file: %d columns, %d rows, replay id %q (manifest %q)", len(cols), len(rows), md[reports.ReplayIDKey], m.ReplayID)
+	}
+	for _, name := range []string{"composite_threshold", "case_fold", "breaker_cooldown_seconds", "detect_friction"} {
+		if !slices.ContainsFunc(cols, func(c reports.Column) bool { return c.Name == name }) {
+			t.Errorf("no column %s", name)
+		}
+	}
+	// The chosen configurations are files replay accepts as they are.
+	st, err := pipeline.LoadStruggleConfig(w.Configs[TargetStruggle])
+	if err != nil || st != target(t, res, TargetStruggle).Configs[target(t, res, TargetStruggle).Final].Struggle {
+		t.Errorf("the struggle configuration file: %+v, %v", st, err)
+	}
+	fr := target(t, res, TargetFriction)
+	as, err := pipeline.LoadAssessConfig(w.Configs[TargetFriction])
+	if err != nil || pipeline.ConfigHash(as) != fr.Configs[fr.Final].Hash {
+		t.Errorf("the assessment configuration file: %v", err)
+	}
+	curves, err := reports.ReadRows[reports.CurveRow](w.Curves, nil)
+	if err != nil || len(curves) == 0 {
+		t.Fatalf("%d curve rows, %v", len(curves), err)
+	}
+	configs := map[string]bool{}
+	for _, c := range curves {
+		configs[c.Config] = true
+	}
+	for _, name := range []string{RowDefault, RowTuned, RowSeed, RowShipped} {
+		if !configs[name] {
+			t.Errorf("no curve of %s", name)
+		}
+	}
+}
+
+func TestBreakerTarget(t *testing.T) {
+	opts := sampleOptions()
+	opts.Targets = []Target{TargetBreaker}
+	opts.Grid = []string{"frustration_threshold=0.2,0.45", "cooldown=1m,5m"}
+	opts.Folds = 4
+	res := runSample(t, opts)
+	if len(res.Targets) != 1 {
+		t.Fatalf("targets %v", res.Targets)
+	}
+	tr := res.Targets[0]
+	if tr.Target != TargetBreaker || tr.Units != 8 || len(tr.Rows) < 3 || tr.Rows[0].Report == nil {
+		t.Fatalf("breaker: %d units, rows %v", tr.Units, tr.Rows)
+	}
+	if len(tr.Curves) == 0 || tr.Curves[0].Detector != "breaker" {
+		t.Errorf("curves %v", tr.Curves)
+	}
+}
