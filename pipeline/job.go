@@ -45,12 +45,13 @@ type job struct {
 	fixCases      *reports.Table[reports.FixCaseRow]
 	derived       derivedTables // a whole replay to a file only: a folder's are the merge's
 
-	// predRows and caseRows keep the rows the metrics are derived from (a replay to a
-	// file; a folder's are read back by the merge).
-	predRows []reports.PredictionRow
-	caseRows []reports.FixCaseRow
-	tally    tally
-	keys     map[string]bool // run and session keys replayed
+	// preds and cases keep what the metrics are derived from, of the rows of the
+	// predictions and fix-loop cases tables (a replay to a file; a folder's rows are
+	// read back by the merge).
+	preds []keptPrediction
+	cases []keptCase
+	tally tally
+	keys  map[string]bool // run and session keys replayed
 }
 
 // openTables creates every output table; withDerived: the metrics, curves and
@@ -88,7 +89,9 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 // predicted writes rows of the predictions table and keeps them for the metrics.
 func (j *job) predicted(rows ...reports.PredictionRow) error {
 	if j.shard.Count == 0 {
-		j.predRows = append(j.predRows, rows...)
+		for i := range rows {
+			j.preds = append(j.preds, keep(&rows[i]))
+		}
 	}
 	return j.predictions.Write(rows...)
 }
@@ -120,7 +123,11 @@ func (j *job) run(res *replay.RunResult) error {
 	if res.FixCase != nil {
 		cases := reports.FixCaseRows(res.FixCase, res.Run.File)
 		if j.shard.Count == 0 {
-			j.caseRows = append(j.caseRows, cases...)
+			kept, err := keepCases(cases) // the case the merge reads back from these rows
+			if err != nil {
+				return err
+			}
+			j.cases = append(j.cases, kept...)
 		}
 		return j.fixCases.Write(cases...)
 	}
@@ -173,7 +180,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err != nil {
 			return err
 		}
-		if err := d.run(ctx, j.predRows, j.caseRows, sum, &j.derived, res); err != nil {
+		if err := d.run(ctx, j.preds, j.cases, sum, &j.derived, res); err != nil {
 			return err
 		}
 		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
