@@ -13,7 +13,7 @@ import (
 // every table, and each table had a pool of its own. An output's tables share one
 // zstdCodec, whose encoders stay until the output is done: one per goroutine writing
 // at once. It compresses exactly as parquet-go's codec does (the same encoder options,
-// one EncodeAll per page), byte for byte.
+// one EncodeAll per page), byte for byte; a test checks it.
 type zstdCodec struct {
 	zstd.Codec // names the codec and decodes
 
@@ -45,7 +45,9 @@ func (c *zstdCodec) get() (*kzstd.Encoder, error) {
 		return e, nil
 	}
 	c.mu.Unlock()
-	// parquet-go's options (compress/zstd.Codec.Encode) at its default concurrency.
+	// parquet-go's options (compress/zstd.Codec.Encode) at its default concurrency, and
+	// lower memory: a history buffer of one window and a block, not two windows (8 MB
+	// less an encoder; the sizes of buffers only, the same output).
 	return kzstd.NewWriter(nil, kzstd.WithEncoderConcurrency(zstd.DefaultConcurrency), kzstd.WithEncoderLevel(c.Level),
-		kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+		kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false), kzstd.WithLowerEncoderMem(true))
 }
