@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -143,53 +144,97 @@ type derivedTables struct {
 // workers, and one a split replay's merge can rebuild. The bootstrap resamples units
 // in that order and the simulation sums runs in it. It writes them into t and fills
 // res; sum is the whole replay's summary.
-func (d *derivation) run(ctx context.Context, preds []reports.PredictionRow, cases []reports.FixCaseRow, sum *replay.Summary,
+func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []keptCase, sum *replay.Summary,
 	t *derivedTables, res *Result) error {
-	slices.SortFunc(preds, func(a, b reports.PredictionRow) int {
-		return cmp.Or(cmp.Compare(a.ConfigIndex, b.ConfigIndex), strings.Compare(a.File, b.File), strings.Compare(a.RunKey, b.RunKey))
+	slices.SortFunc(preds, func(a, b keptPrediction) int {
+		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.obs.Key, b.obs.Key))
 	})
 	seen := map[[2]string]bool{}
 	for _, r := range preds {
-		if r.ConfigIndex != 0 {
+		if r.configIndex != 0 {
 			break
 		}
-		if k := [2]string{r.Kind, r.RunKey}; seen[k] {
-			return fmt.Errorf("predictions: %s %s appears twice", r.Kind, r.RunKey)
+		if k := [2]string{r.kind, r.obs.Key}; seen[k] {
+			return fmt.Errorf("predictions: %s %s appears twice", r.kind, r.obs.Key)
 		} else {
 			seen[k] = true
 		}
 	}
 	badOutcome := "bad outcome (" + strings.Join(d.outcomes, ", ") + ")"
 	withRuns := sum.Runs > 0 || sum.Sessions == 0
-	for i, spec := range d.configs {
-		lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r reports.PredictionRow, i int32) int { return cmp.Compare(r.ConfigIndex, i) })
-		hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r reports.PredictionRow, i int32) int { return cmp.Compare(r.ConfigIndex, i) })
-		metrics, curves := scoringOf(spec, preds[lo:hi]).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
-		if err := t.metrics.Write(metrics...); err != nil {
-			return err
+	writeMetrics := func() error {
+		for i, spec := range d.configs {
+			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+			metrics, curves := scoringOf(spec, preds[lo:hi]).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
+			if err := t.metrics.Write(metrics...); err != nil {
+				return err
+			}
+			if err := t.curves.Write(curves...); err != nil {
+				return err
+			}
 		}
-		if err := t.curves.Write(curves...); err != nil {
-			return err
-		}
+		return nil
 	}
-	if n := len(preds); n > 0 && int(preds[n-1].ConfigIndex) >= len(d.configs) {
-		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].ConfigIndex, preds[n-1].RunKey, len(d.configs))
+	// The metrics and the simulation need nothing of each other: with more than one
+	// worker the metrics are computed while the simulation runs, not before it.
+	metricsErr := make(chan error, 1)
+	if d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1 {
+		go func() { metricsErr <- writeMetrics() }()
+	} else {
+		metricsErr <- writeMetrics()
 	}
-
-	slices.SortStableFunc(cases, func(a, b reports.FixCaseRow) int {
-		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.RunKey, b.RunKey))
-	})
-	fixCases, err := reports.FixCases(cases)
+	totals, err := d.simulate(ctx, cases, t)
+	if merr := <-metricsErr; merr != nil {
+		return merr
+	}
 	if err != nil {
 		return err
 	}
-	totals, err := simulateFixLoop(ctx, fixCases, d.fix, d.fixGiven, d.workers, t.fixRuns, t.fixFailures)
-	if err != nil {
-		return err
+	if n := len(preds); n > 0 && int(preds[n-1].configIndex) >= len(d.configs) {
+		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].configIndex, preds[n-1].obs.Key, len(d.configs))
 	}
 	if sum.Runs > 0 {
 		res.FixTotals = totals
 	}
 	res.Struggle, res.Assess = d.struggle, d.assess
 	return nil
+}
+
+// simulate runs the fix-loop simulation over the cases, in the order of their file's
+// path, then key.
+func (d *derivation) simulate(ctx context.Context, cases []keptCase, t *derivedTables) (*fixsim.Totals, error) {
+	slices.SortStableFunc(cases, func(a, b keptCase) int {
+		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.c.Key, b.c.Key))
+	})
+	fixCases := make([]*fixsim.Case, len(cases))
+	for i, c := range cases {
+		fixCases[i] = c.c
+	}
+	return simulateFixLoop(ctx, fixCases, d.fix, d.fixGiven, d.workers, t.fixRuns, t.fixFailures)
+}
+
+// keptCase is a run's recorded filter failures as the simulation reads them, with the
+// run's input file.
+type keptCase struct {
+	file string
+	c    *fixsim.Case
+}
+
+// keepCases returns the cases of fix-loop case rows: consecutive rows of one run
+// make one case.
+func keepCases(rows []reports.FixCaseRow) ([]keptCase, error) {
+	cases, err := reports.FixCases(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]keptCase, len(cases))
+	k := 0
+	for i, c := range cases { // rows[k] begins the rows of case i
+		out[i] = keptCase{file: rows[k].File, c: c}
+		for k < len(rows) && rows[k].RunKey == c.Key {
+			k++
+		}
+	}
+	return out, nil
 }

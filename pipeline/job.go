@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"runtime"
-	"sync"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
@@ -47,12 +45,13 @@ type job struct {
 	fixCases      *reports.Table[reports.FixCaseRow]
 	derived       derivedTables // a whole replay to a file only: a folder's are the merge's
 
-	// predRows and caseRows keep the rows the metrics are derived from (a replay to a
-	// file; a folder's are read back by the merge).
-	predRows []reports.PredictionRow
-	caseRows []reports.FixCaseRow
-	tally    tally
-	keys     map[string]bool // run and session keys replayed
+	// preds and cases keep what the metrics are derived from, of the rows of the
+	// predictions and fix-loop cases tables (a replay to a file; a folder's rows are
+	// read back by the merge).
+	preds []keptPrediction
+	cases []keptCase
+	tally tally
+	keys  map[string]bool // run and session keys replayed
 }
 
 // openTables creates every output table; withDerived: the metrics, curves and
@@ -90,7 +89,9 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 // predicted writes rows of the predictions table and keeps them for the metrics.
 func (j *job) predicted(rows ...reports.PredictionRow) error {
 	if j.shard.Count == 0 {
-		j.predRows = append(j.predRows, rows...)
+		for i := range rows {
+			j.preds = append(j.preds, keep(&rows[i]))
+		}
 	}
 	return j.predictions.Write(rows...)
 }
@@ -122,7 +123,11 @@ func (j *job) run(res *replay.RunResult) error {
 	if res.FixCase != nil {
 		cases := reports.FixCaseRows(res.FixCase, res.Run.File)
 		if j.shard.Count == 0 {
-			j.caseRows = append(j.caseRows, cases...)
+			kept, err := keepCases(cases) // the case the merge reads back from these rows
+			if err != nil {
+				return err
+			}
+			j.cases = append(j.cases, kept...)
 		}
 		return j.fixCases.Write(cases...)
 	}
@@ -175,7 +180,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err != nil {
 			return err
 		}
-		if err := d.run(ctx, j.predRows, j.caseRows, sum, &j.derived, res); err != nil {
+		if err := d.run(ctx, j.preds, j.cases, sum, &j.derived, res); err != nil {
 			return err
 		}
 		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
@@ -197,7 +202,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 }
 
 // simulateFixLoop runs the inner fix-loop simulation over the runs with recorded
-// filter failures, in parallel, and writes its rows in run order.
+// filter failures, in parallel, and writes its rows in run order as they come.
 func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Config, given map[string]float64, workers int,
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
 	history := fixsim.NewHistory()
@@ -205,47 +210,13 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 		history.Add(c)
 	}
 	plan := fixsim.NewPlan(cfg, history.Rates(given))
-	totals := plan.NewTotals()
-	type result struct {
-		run      fixsim.RunResult
-		failures []fixsim.FailureResult
-		err      error
-	}
-	results := make([]result, len(cases))
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r := &results[i]
-				r.run, r.failures, r.err = plan.Simulate(ctx, cases[i])
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
-		totals.Add(r.run)
-		runRow, failureRows := reports.FixRows(r.run, r.failures)
+	return plan.SimulateAll(ctx, cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
+		runRow, failureRows := reports.FixRows(run, fails)
 		if err := runs.Write(runRow); err != nil {
-			return nil, err
+			return err
 		}
-		if err := failures.Write(failureRows...); err != nil {
-			return nil, err
-		}
-	}
-	return totals, nil
+		return failures.Write(failureRows...)
+	})
 }
 
 // Run replays s.In through the detectors, writes every table beside s.Out, scores

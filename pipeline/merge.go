@@ -433,7 +433,19 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}
 	tl.apply(res, shard0.DeriveLabel)
-	if err := d.run(ctx, preds, cases, sum, &t, res); err != nil {
+	kept := make([]keptPrediction, len(preds))
+	for i := range preds {
+		kept[i] = keep(&preds[i])
+	}
+	// Consecutive rows of one run make one case: the rows of each run together first.
+	slices.SortStableFunc(cases, func(a, b reports.FixCaseRow) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.RunKey, b.RunKey))
+	})
+	keptCases, err := keepCases(cases)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.run(ctx, kept, keptCases, sum, &t, res); err != nil {
 		return nil, err
 	}
 	var ids []string

@@ -82,28 +82,60 @@ type scoring struct {
 }
 
 // scoringOf gathers a configuration's rows, in the order given.
-func scoringOf(spec configSpec, rows []reports.PredictionRow) *scoring {
+func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 	c := &scoring{configSpec: spec}
-	for i := range rows {
-		r := &rows[i]
-		if r.Kind != "session" {
+	for i := range preds {
+		p := &preds[i]
+		if p.session == nil {
 			c.hasRuns = true
-			c.runs = append(c.runs, r.StruggleObservation())
+			c.runs = append(c.runs, p.obs)
 			continue
 		}
 		c.hasSessions = true
-		c.breaker = append(c.breaker, r.BreakerObservation())
-		if r.AnalysisFailed != nil && *r.AnalysisFailed {
+		c.breaker = append(c.breaker, p.obs)
+		if p.session.analysisFailed {
 			c.failedAnalyses++
 		}
-		if obs, ok := r.OutcomeObservation(); ok {
-			c.outcome = append(c.outcome, obs)
+		if p.session.outcomeOK {
+			c.outcome = append(c.outcome, p.session.outcome)
 		}
-		if m, ok := r.SessionMoments(); ok {
-			c.moments = append(c.moments, m)
+		if p.session.momentsOK {
+			c.moments = append(c.moments, p.session.moments)
 		}
 	}
 	return c
+}
+
+// keptPrediction is what the metrics read of one predictions row — its sort keys and
+// its observations, taken with the row's own methods — kept for the whole replay in
+// place of the row, a third of its size and none of its allocations.
+type keptPrediction struct {
+	configIndex int32
+	kind, file  string
+	obs         eval.Observation // struggle (a run) or breaker (a session); obs.Key is the row's key
+	session     *keptSession     // nil for a run
+}
+
+// keptSession is what the metrics read of a session's row beside its breaker.
+type keptSession struct {
+	analysisFailed       bool
+	outcome              eval.Observation
+	outcomeOK, momentsOK bool
+	moments              eval.SessionMoments
+}
+
+// keep returns what the metrics read of r.
+func keep(r *reports.PredictionRow) keptPrediction {
+	k := keptPrediction{configIndex: r.ConfigIndex, kind: r.Kind, file: r.File}
+	if r.Kind != "session" {
+		k.obs = r.StruggleObservation()
+		return k
+	}
+	k.obs = r.BreakerObservation()
+	k.session = &keptSession{analysisFailed: r.AnalysisFailed != nil && *r.AnalysisFailed}
+	k.session.outcome, k.session.outcomeOK = r.OutcomeObservation()
+	k.session.moments, k.session.momentsOK = r.SessionMoments()
+	return k
 }
 
 // momentSession returns a session's friction moments and interventions (event

@@ -493,8 +493,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			scratch := make([]byte, 0, sniffSize) // each file's opening bytes, in turn
 			for i := range jobs {
-				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys)
+				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys, scratch)
 			}
 		}()
 	}
@@ -513,10 +514,11 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 }
 
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
-// maxSniff when those do not decide (a garbage or very long first line). A special
-// file stays open, its opening bytes kept for the read. With keys, the key of the
-// session a Claude Code transcript holds is taken from those bytes when they prove it.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool) sniffedFile {
+// maxSniff when those do not decide (a garbage or very long first line), read into
+// scratch's room when it is enough. A special file stays open, its opening bytes kept
+// for the read. With keys, the key of the session a Claude Code transcript holds is
+// taken from those bytes when they prove it.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) sniffedFile {
 	var f fs.File
 	var err error
 	if special {
@@ -531,7 +533,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
 		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
 	}
-	head, err := readHead(f, nil, int(size))
+	head, err := readHead(f, scratch[:0], int(size))
 	fm := detectFormat(name, head)
 	if err == nil && fm == nil && len(head) == sniffSize {
 		head, err = readHead(f, head, maxSniff)
@@ -547,7 +549,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool)
 			sn.key, _ = claudecode.KeyFromHead(name, head)
 		}
 		if special {
-			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(head), f)}
+			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
 			return sn
 		}
 		f.Close()
@@ -623,8 +625,11 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	defer f.Close()
 	res.format = sn.format.name
 	h := sha256.New()
-	runs, probs, notes := sn.format.read(name, io.TeeReader(f, h), jc)
-	io.Copy(h, f)
+	src := &eofReader{r: f}
+	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc)
+	if !src.eof {
+		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+	}
 	res.digest = hex.EncodeToString(h.Sum(nil))
 	res.problems = append(res.problems, sh.fileProblems(probs)...)
 	if sh.ownsFile(name) {
@@ -647,6 +652,21 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		res.runs = append(res.runs, rr)
 	}
 	return res
+}
+
+// eofReader notes when its reader reports io.EOF: a file read to its end needs no
+// draining into its fingerprint (and no copy buffer for it).
+type eofReader struct {
+	r   io.Reader
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.eof = true
+	}
+	return n, err
 }
 
 // replaySessionFile reads a session file and replays its sessions through the

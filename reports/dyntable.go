@@ -17,7 +17,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 
-	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
 )
 
@@ -99,10 +98,7 @@ func NewDynTable(o *Output, name string, cols Columns) (*DynTable, error) {
 	}
 	t := &DynTable{name: name, path: path, cols: cols, f: f, h: sha256.New()}
 	schema := parquet.NewSchema(name, orderedGroup(cols))
-	t.w = parquet.NewWriter(io.MultiWriter(f, t.h, countWriter{&t.size}), schema,
-		parquet.Compression(o.compression()),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy("loopwatch", loopwatch.Version, ""))
+	t.w = parquet.NewWriter(io.MultiWriter(f, t.h, countWriter{&t.size}), append(o.writerOptions(), schema)...)
 	o.tables = append(o.tables, t)
 	return t, nil
 }

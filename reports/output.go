@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
@@ -27,6 +26,12 @@ import (
 // RowGroupRows bounds the rows of one Parquet row group, so readers can stream and
 // skip row groups and a writer's memory stays bounded.
 const RowGroupRows = 64 << 10
+
+// PageBytes bounds a data page's values before encoding. A table's writer holds one
+// such page per column until it fills (parquet-go's default, 256 KiB, held 50 MB for
+// the run and cycle tables of a large replay; at 64 KiB they hold 17 MB), so it bounds
+// the writer's memory with the row group.
+const PageBytes = 64 << 10
 
 // ReplayIDKey is the metadata key every table of one committed output carries with the
 // same value (see [Output.Commit]); the manifest records it too.
@@ -48,10 +53,7 @@ type Output struct {
 	tables              []committer
 	done                bool
 	cleaned             []string
-	// codec compresses every table's pages: one zstd encoder pool for the output, not
-	// one per table, as each pooled encoder holds an 8 MiB history (ten tables kept
-	// some 80 MB of them alive).
-	codec *zstd.Codec
+	codec               *zstdCodec // shared by the tables, made with the first
 }
 
 type committer interface {
@@ -156,14 +158,6 @@ func siblingOf(stem string) func(dest string) bool {
 // [StaleAge]. A concurrent replay's temporaries are never touched: its process is
 // alive.
 func (o *Output) Cleaned() []string { return o.cleaned }
-
-// compression returns the zstd codec every table of the output shares.
-func (o *Output) compression() *zstd.Codec {
-	if o.codec == nil {
-		o.codec = &zstd.Codec{Level: zstd.SpeedDefault}
-	}
-	return o.codec
-}
 
 // cleanStale removes the stale temporaries in dir of the destinations ours matches.
 func cleanStale(dir string, ours func(dest string) bool, now time.Time) []string {
@@ -296,15 +290,24 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	if table == "" {
 		table = "runs"
 	}
-	opts := []parquet.WriterOption{
-		parquet.Compression(o.compression()),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
-	}
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New()}
-	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), opts...)
+	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	o.tables = append(o.tables, t)
 	return t, nil
+}
+
+// writerOptions are the Parquet writer options of every table of o: zstd through the
+// output's shared codec, bounded row groups and pages, loopwatch as the creator.
+func (o *Output) writerOptions() []parquet.WriterOption {
+	if o.codec == nil {
+		o.codec = newZstdCodec()
+	}
+	return []parquet.WriterOption{
+		parquet.Compression(o.codec),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.PageBufferSize(PageBytes),
+		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
+	}
 }
 
 type countWriter struct{ n *int64 }
