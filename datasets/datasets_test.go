@@ -240,16 +240,22 @@ func TestSampleSessions(t *testing.T) {
 	}{
 		{"smooth_success", eval.OutcomeSuccess, 2, 0, nil},
 		// The default breaker checks in at the first friction turn (detect's friction
-		// signals); the storm and the failure streak come later, inside the cooldown.
-		{"correction_storm", eval.OutcomePartial, 5, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
-		{"failing_tool_loop", eval.OutcomeFailure, 4, 3, []breaker.Intervention{breaker.ExplicitCheckIn}},
+		// signals) and again at a push-back past the one-minute cooldown: the second
+		// correction inside the window asks for clarification, the third comes inside
+		// the cooldown.
+		{"correction_storm", eval.OutcomePartial, 5, 3, []breaker.Intervention{breaker.ExplicitCheckIn, breaker.ClarificationPause}},
+		// "still doesn't work", then "same error again" over a minute later, then the
+		// fifth failing go test in a row.
+		{"failing_tool_loop", eval.OutcomeFailure, 4, 3, []breaker.Intervention{breaker.ExplicitCheckIn, breaker.ExplicitCheckIn,
+			breaker.ApproachPivot}},
+		// The redirect after the interrupt checks in.
 		{"interrupt_redirect", eval.OutcomeSuccess, 3, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
-		// Two failing go vet runs, a correction and an interrupt: no failure streak
-		// reaches five, but the interrupt the agent had acted on checks in.
+		// Two failing go vet runs, a correction and a trailing interrupt with nothing
+		// after it: the correction checks in, the interrupt weighs nothing.
 		{"abandoned", eval.OutcomeAbandoned, 2, 1, []breaker.Intervention{breaker.ExplicitCheckIn}},
 		{"subagent", eval.OutcomeSuccess, 2, 0, nil},
 		{"vibes_smooth", eval.OutcomeSuccess, 2, 0, nil},
-		{"vibes_friction", eval.OutcomeSuccess, 4, 2, []breaker.Intervention{breaker.ExplicitCheckIn}},
+		{"vibes_friction", eval.OutcomeSuccess, 4, 2, []breaker.Intervention{breaker.ExplicitCheckIn, breaker.ExplicitCheckIn}},
 	}
 	if len(tests) != len(sessions) || labels.Len() != len(sessions) {
 		t.Fatalf("%d cases and %d labels for %d sessions", len(tests), labels.Len(), len(sessions))

@@ -127,6 +127,31 @@ type MomentReport struct {
 	Warnings []error
 }
 
+// SessionMoments is what one labelled session contributes to the event-level
+// evaluation: its counts and its delays, from [ScoreSession]. It is the unit
+// [EvaluateSessionMoments] adds up and resamples, so a replay split in shards can keep
+// one per session and be evaluated exactly as a whole replay.
+type SessionMoments struct {
+	Key           string
+	Moments       int // labelled friction moments
+	Caught        int // moments caught
+	Interventions int
+	TruePositives int // interventions that were first to catch a moment
+	FalseAlarms   int // every other intervention
+	HumanTurns    int
+	// DelaySeconds and DelayEvents give, for each caught moment in moment order, the
+	// time and events from the moment to the intervention that caught it.
+	DelaySeconds, DelayEvents []float64
+}
+
+// Score scores the session's interventions against its moments within window.
+func (s MomentSession) Score(window time.Duration) SessionMoments {
+	sc := ScoreSession(s, window)
+	return SessionMoments{Key: s.Key, Moments: len(s.Moments), Caught: sc.Caught, Interventions: len(s.Interventions),
+		TruePositives: sc.TruePositives, FalseAlarms: sc.FalseAlarms, HumanTurns: s.HumanTurns,
+		DelaySeconds: sc.DelaySeconds, DelayEvents: sc.DelayEvents}
+}
+
 // momentCounts is what one session adds to the report's ratios.
 type momentCounts struct{ moments, caught, interventions, tp, fa, turns int }
 
@@ -151,18 +176,28 @@ func (c momentCounts) faPer100() float64 {
 // EvaluateMoments scores interventions against friction moments over sessions,
 // resampling sessions (never events) for the bootstrap intervals.
 func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Options) *MomentReport {
+	per := make([]SessionMoments, len(sessions))
+	for i, s := range sessions {
+		per[i] = s.Score(window)
+	}
+	return EvaluateSessionMoments(per, window, opts)
+}
+
+// EvaluateSessionMoments is [EvaluateMoments] over sessions already scored (window is
+// the one they were scored with). The bootstrap resamples the sessions in the order
+// given: the same sessions in the same order give the same intervals.
+func EvaluateSessionMoments(sessions []SessionMoments, window time.Duration, opts Options) *MomentReport {
 	opts = opts.withDefaults()
 	rep := &MomentReport{Window: window, Sessions: len(sessions)}
 	per := make([]momentCounts, len(sessions))
 	var total momentCounts
 	var delayEvents []float64
 	for i, s := range sessions {
-		sc := ScoreSession(s, window)
-		per[i] = momentCounts{moments: len(s.Moments), caught: sc.Caught, interventions: len(s.Interventions),
-			tp: sc.TruePositives, fa: sc.FalseAlarms, turns: s.HumanTurns}
+		per[i] = momentCounts{moments: s.Moments, caught: s.Caught, interventions: s.Interventions,
+			tp: s.TruePositives, fa: s.FalseAlarms, turns: s.HumanTurns}
 		total.add(per[i])
-		rep.DelaysSeconds = append(rep.DelaysSeconds, sc.DelaySeconds...)
-		delayEvents = append(delayEvents, sc.DelayEvents...)
+		rep.DelaysSeconds = append(rep.DelaysSeconds, s.DelaySeconds...)
+		delayEvents = append(delayEvents, s.DelayEvents...)
 	}
 	rep.Moments, rep.Caught, rep.Interventions = total.moments, total.caught, total.interventions
 	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns

@@ -200,3 +200,21 @@ func TestPairedBootstrap(t *testing.T) {
 		t.Errorf("undefined figures: %+v", undef)
 	}
 }
+
+// FuzzParseObjective: any text parses to an objective that prints back as text that
+// parses to the same objective, or is refused with an error.
+func FuzzParseObjective(f *testing.F) {
+	for _, s := range []string{"f1", "fbeta=2", "recall@precision>=0.5", "recall@false_alarms<=10", "cost=1:5", "cost=:", "fbeta=1e400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		o, err := ParseObjective(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseObjective(o.String())
+		if err != nil || again != o {
+			t.Fatalf("%q parses to %+v, printed %q, parsed back to %+v (%v)", s, o, o.String(), again, err)
+		}
+	})
+}

@@ -10,7 +10,16 @@
 // replay), writes every table beside Settings.Out and commits them as a set (package
 // reports), scores the detectors against the labels (package eval) and simulates the
 // inner fix loop (package replay/fixsim). The [Result] carries what a command prints:
-// the input summary, the evaluations, the warnings and the tables written.
+// the input summary, the evaluations, the warnings and the tables written;
+// [WriteResult] prints it.
+//
+// The metrics are derived from rows the replay writes: every configuration's
+// prediction for every run and session (the predictions table) and every recorded
+// filter failure (the fix-loop cases table), in the order of their file and key, with
+// the settings read back from the tables' metadata. So a replay split over processes
+// or machines ([Settings].Shard, writing into a folder in the hive layout) gives
+// exactly the whole replay's metrics when [Merge] derives them from the union of its
+// shards. Merge refuses a folder that is not one complete set of shards ([SetError]).
 //
 // What it refuses: settings out of range (a confidence level outside (0, 1), a
 // negative β, zero fix draws, …), unknown fields or trailing data in a configuration

@@ -1,15 +1,12 @@
 package pipeline
 
 import (
-	"io/fs"
-	"os"
-
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"strings"
-	"sync"
+	"io/fs"
+	"maps"
+	"os"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
@@ -25,49 +22,60 @@ import (
 // job is one replay: its settings, its output tables and what it accumulates for
 // the metrics while results stream through.
 type job struct {
-	s          Settings
-	in         *Inputs
-	labels     *eval.Labels
-	outcomes   eval.OutcomeClass
-	cfgHash    string // struggle configuration
-	assessHash string // assessment configuration
-	evalOpts   eval.Options
-	fixGiven   map[string]float64 // --fix-pass-prob, parsed
+	s        Settings
+	in       *Inputs
+	labelSet labelSet
+	labels   *eval.Labels
+	outcomes eval.OutcomeClass
+	shard    replay.Shard // the zero Shard: a whole replay to a file
+	md       map[string]string
+	// configs are the configurations scored: the configured detectors first, then
+	// every configuration compared with them (the variants, in order), then the
+	// shipped-today baselines when compared.
+	configs []configSpec
 
 	out           *reports.Output
 	runs          *reports.Table[reports.RunRow]
 	cycles        *reports.Table[reports.CycleRow]
-	metrics       *reports.Table[reports.MetricRow]
 	problems      *reports.Table[reports.ProblemRow]
-	fixFailures   *reports.Table[reports.FixFailureRow]
-	fixRuns       *reports.Table[reports.FixRunRow]
 	events        *reports.Table[reports.EventRow]
 	checkpoints   *reports.Table[reports.CheckpointRow]
 	interventions *reports.Table[reports.InterventionRow]
-	curves        *reports.Table[reports.CurveRow]
-	// scorings holds the configured detectors' predictions first, then those of every
-	// configuration compared with them (the variants, in order).
-	scorings                []*scoring
-	shipped                 *scoring // the baselines' scoring, also in scorings; nil when not compared
-	fixCases                []*fixsim.Case
-	derived, momentsMissing int
-	momentsMissingDetail    []string
-	keys                    map[string]bool // run and session keys replayed
+	predictions   *reports.Table[reports.PredictionRow]
+	fixCases      *reports.Table[reports.FixCaseRow]
+	derived       derivedTables // a whole replay to a file only: a folder's are the merge's
+
+	// preds and cases keep what the metrics are derived from, of the rows of the
+	// predictions and fix-loop cases tables (a replay to a file; a folder's rows are
+	// read back by the merge).
+	preds []keptPrediction
+	cases []keptCase
+	tally tally
+	keys  map[string]bool // run and session keys replayed
 }
 
-// openTables creates every output table.
-func (j *job) openTables() error {
+// openTables creates every output table; withDerived: the metrics, curves and
+// fix-loop simulation's too.
+func (j *job) openTables(withDerived bool) error {
 	var err error
 	openTable(j.out, "", &j.runs, &err)
 	openTable(j.out, "cycles", &j.cycles, &err)
-	openTable(j.out, "metrics", &j.metrics, &err)
+	if withDerived {
+		openTable(j.out, "metrics", &j.derived.metrics, &err)
+	}
 	openTable(j.out, "problems", &j.problems, &err)
-	openTable(j.out, "fixloop", &j.fixFailures, &err)
-	openTable(j.out, "fixloop_runs", &j.fixRuns, &err)
+	if withDerived {
+		openTable(j.out, "fixloop", &j.derived.fixFailures, &err)
+		openTable(j.out, "fixloop_runs", &j.derived.fixRuns, &err)
+	}
 	openTable(j.out, "events", &j.events, &err)
 	openTable(j.out, "checkpoints", &j.checkpoints, &err)
 	openTable(j.out, "interventions", &j.interventions, &err)
-	openTable(j.out, "curves", &j.curves, &err)
+	if withDerived {
+		openTable(j.out, "curves", &j.derived.curves, &err)
+	}
+	openTable(j.out, "predictions", &j.predictions, &err)
+	openTable(j.out, "fixloop_cases", &j.fixCases, &err)
 	return err
 }
 
@@ -78,12 +86,22 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 	}
 }
 
+// predicted writes rows of the predictions table and keeps them for the metrics.
+func (j *job) predicted(rows ...reports.PredictionRow) error {
+	if j.shard.Count == 0 {
+		for i := range rows {
+			j.preds = append(j.preds, keep(&rows[i]))
+		}
+	}
+	return j.predictions.Write(rows...)
+}
+
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
 	j.keys[res.Run.Key] = true
 	rec, ok, derived := j.in.RunLabel(res.Run)
 	if derived {
-		j.derived++
+		j.tally.Derived++
 	}
 	runRow, cycleRows := reports.RunRows(res, rec, ok)
 	if err := j.runs.Write(runRow); err != nil {
@@ -92,15 +110,26 @@ func (j *job) run(res *replay.RunResult) error {
 	if err := j.cycles.Write(cycleRows...); err != nil {
 		return err
 	}
-	j.scorings[0].addRun(res.Run.Key, rec.Label, res.Struggle)
+	rows := []reports.PredictionRow{runPrediction(res.Run, rec.Label, 0, j.configs[0], res.Struggle)}
 	for i, out := range res.Variants {
-		j.scorings[1+i].addRun(res.Run.Key, rec.Label, out)
+		rows = append(rows, runPrediction(res.Run, rec.Label, 1+i, j.configs[1+i], out))
 	}
-	if sh, ok := res.Extra.(*shippedRun); ok {
-		j.shipped.addRun(res.Run.Key, rec.Label, sh.out)
+	if sh, isShipped := res.Extra.(*shippedRun); isShipped {
+		rows = append(rows, runPrediction(res.Run, rec.Label, len(j.configs)-1, j.configs[len(j.configs)-1], sh.out))
+	}
+	if err := j.predicted(rows...); err != nil {
+		return err
 	}
 	if res.FixCase != nil {
-		j.fixCases = append(j.fixCases, res.FixCase)
+		cases := reports.FixCaseRows(res.FixCase, res.Run.File)
+		if j.shard.Count == 0 {
+			kept, err := keepCases(cases) // the case the merge reads back from these rows
+			if err != nil {
+				return err
+			}
+			j.cases = append(j.cases, kept...)
+		}
+		return j.fixCases.Write(cases...)
 	}
 	return nil
 }
@@ -112,10 +141,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 	rec, ok, moments, missing := j.in.SessionLabel(s)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
 	for _, m := range missing {
-		j.momentsMissing++
-		if len(j.momentsMissingDetail) < 5 {
-			j.momentsMissingDetail = append(j.momentsMissingDetail, fmt.Sprintf("%s in session %s", m, s.Key))
-		}
+		j.tally.momentMissing(fmt.Sprintf("%s in session %s", m, s.Key))
 	}
 	row, events, cps, ivs := reports.SessionRows(sr, lab, j.outcomes, j.s.FrictionWindow)
 	for _, err := range []error{j.runs.Write(row), j.events.Write(events...), j.checkpoints.Write(cps...), j.interventions.Write(ivs...)} {
@@ -123,68 +149,60 @@ func (j *job) session(sr *replay.SessionResult) error {
 			return err
 		}
 	}
-	j.scorings[0].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sr.Outcome(), j.outcomes)
+	predict := func(i int, o replay.SessionOutcome) reports.PredictionRow {
+		return sessionPrediction(s, rec.Label, ok, lab.Moments, sr.HumanMessages, i, j.configs[i], o, j.outcomes, j.s.FrictionWindow)
+	}
+	rows := []reports.PredictionRow{predict(0, sr.Outcome())}
 	for i, o := range sr.Variants {
-		j.scorings[1+i].addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, o, j.outcomes)
+		rows = append(rows, predict(1+i, o))
 	}
 	if sh, isShipped := sr.Extra.(*shippedSession); isShipped {
 		if sh.err != nil {
 			return fmt.Errorf("session %s: the shipped-today baseline: %w", s.Key, sh.err)
 		}
-		j.shipped.addSession(s, rec.Label, ok, lab.Moments, sr.HumanMessages, sh.out, j.outcomes)
+		rows = append(rows, predict(len(j.configs)-1, sh.out))
 	}
-	return nil
+	return j.predicted(rows...)
 }
 
-// finish writes the metrics and the simulation and commits the output.
+// finish completes the output — in a file, with the metrics and the simulation; in a
+// folder, the shard's tables with its summary in the manifest — commits it and fills
+// res.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
-	badOutcome := "bad outcome (" + strings.Join(j.outcomes.Positive(), ", ") + ")"
-	for _, c := range j.scorings {
-		metrics, curves := c.evaluate(res, j.evalOpts, j.s.FrictionWindow, badOutcome, sum.Runs > 0 || sum.Sessions == 0)
-		if err := j.metrics.Write(metrics...); err != nil {
-			return err
+	for _, k := range j.labels.Keys() {
+		if !j.keys[k] && j.shard.Owns(k) { // a key of another shard is that shard's to match
+			j.tally.Unmatched = append(j.tally.Unmatched, k)
 		}
-		if err := j.curves.Write(curves...); err != nil {
-			return err
-		}
-	}
-	fixCfg := fixsim.Config{Draws: j.s.Fix.Draws, TrialsPerDraw: j.s.Fix.Trials, Seed: j.s.Seed, CostFraction: j.s.Fix.CostFraction,
-		MaxFilterFixes: j.s.Fix.MaxFixes, Level: j.s.Level}
-	totals, err := simulateFixLoop(ctx, j.fixCases, fixCfg, j.fixGiven, j.s.Workers, j.fixRuns, j.fixFailures)
-	if err != nil {
-		return err
-	}
-	if sum.Runs > 0 {
-		res.FixTotals = totals
 	}
 	j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
-	if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
-		j.out.SetMetadata("loopwatch.input_notes", string(notes))
-	}
-	if j.s.DeriveLabels {
-		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", j.derived, res.LabelsNote)
-	}
-	if j.momentsMissing > 0 {
-		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
-			j.momentsMissing, strings.Join(j.momentsMissingDetail, "; ")))
-	}
-	for _, k := range j.labels.Keys() {
-		if !j.keys[k] {
-			res.UnmatchedLabels = append(res.UnmatchedLabels, k)
+	if j.shard.Count == 0 {
+		d, err := newDerivation(j.md, j.s.Workers)
+		if err != nil {
+			return err
 		}
+		if err := d.run(ctx, j.preds, j.cases, sum, &j.derived, res); err != nil {
+			return err
+		}
+		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
+			j.out.SetMetadata("loopwatch.input_notes", string(notes))
+		}
+	} else {
+		info, err := json.Marshal(newShardSummary(sum, j, j.labelSet))
+		if err != nil {
+			return err
+		}
+		j.out.SetInfo(reports.ManifestInfo{Shard: j.shard.String(), Summary: info})
 	}
+	j.tally.apply(res, j.s.DeriveLabels)
 	if err := j.out.Commit(); err != nil {
 		return err
 	}
-	res.Tables = []TableCount{{"", j.runs.Rows()}, {"cycles", j.cycles.Rows()}, {"metrics", j.metrics.Rows()},
-		{"fixloop", j.fixFailures.Rows()}, {"fixloop_runs", j.fixRuns.Rows()}, {"events", j.events.Rows()},
-		{"checkpoints", j.checkpoints.Rows()}, {"interventions", j.interventions.Rows()}, {"curves", j.curves.Rows()},
-		{"problems", j.problems.Rows()}}
+	res.Tables = tableCounts(j.out.Tables())
 	return nil
 }
 
 // simulateFixLoop runs the inner fix-loop simulation over the runs with recorded
-// filter failures, in parallel, and writes its rows in run order.
+// filter failures, in parallel, and writes its rows in run order as they come.
 func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Config, given map[string]float64, workers int,
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
 	history := fixsim.NewHistory()
@@ -192,47 +210,13 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 		history.Add(c)
 	}
 	plan := fixsim.NewPlan(cfg, history.Rates(given))
-	totals := plan.NewTotals()
-	type result struct {
-		run      fixsim.RunResult
-		failures []fixsim.FailureResult
-		err      error
-	}
-	results := make([]result, len(cases))
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r := &results[i]
-				r.run, r.failures, r.err = plan.Simulate(ctx, cases[i])
-			}
-		}()
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
-		totals.Add(r.run)
-		runRow, failureRows := reports.FixRows(r.run, r.failures)
+	return plan.SimulateAll(ctx, cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
+		runRow, failureRows := reports.FixRows(run, fails)
 		if err := runs.Write(runRow); err != nil {
-			return nil, err
+			return err
 		}
-		if err := failures.Write(failureRows...); err != nil {
-			return nil, err
-		}
-	}
-	return totals, nil
+		return failures.Write(failureRows...)
+	})
 }
 
 // Run replays s.In through the detectors, writes every table beside s.Out, scores
@@ -240,77 +224,86 @@ func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Confi
 // means the settings or the files they name are wrong and nothing was written; any
 // other error means the replay or the writing failed and nothing was committed.
 // Problems in the input are not errors: they are in the Result.
+//
+// When s.Out is a folder ([reports.IsFolder]), the tables are written in the hive
+// layout as shard s.Shard of a replay split in shards (shard 0 of 1 when s.Shard is
+// the zero Shard): a shard's Result has no metrics, which [Merge] computes from the
+// union of the shards; a replay of one shard is merged at once and its Result is the
+// merge's.
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	in, err := Prepare(s)
 	if err != nil {
 		return nil, err
 	}
-	cfg, assessCfg, outcomes, labels := in.Struggle, in.Assess, in.Outcomes, in.labels
-	cfgJSON, _ := json.Marshal(cfg)
-	assessJSON, _ := json.Marshal(assessCfg)
-	fixJSON, _ := json.Marshal(map[string]any{"pass_prob": s.Fix.PassProb, "cost_fraction": s.Fix.CostFraction,
-		"draws": s.Fix.Draws, "trials_per_draw": s.Fix.Trials, "max_filter_fixes": s.Fix.MaxFixes, "seed": s.Seed})
-	evalJSON, _ := json.Marshal(map[string]any{"seed": s.Seed, "resamples": s.Resamples, "ci_level": s.Level, "beta": s.Beta,
-		"positive_outcomes": outcomes.Positive(), "friction_window": s.FrictionWindow.String()})
-	labelsID := labels.id
-	if s.DeriveLabels {
-		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
-	}
-	resamples := s.Resamples
-	if resamples == 0 {
-		resamples = -1 // eval: < 0 disables; 0 would mean its default
-	}
-	j := &job{s: s, in: in, labels: labels.labels, outcomes: outcomes, cfgHash: shortHash(cfgJSON), assessHash: shortHash(assessJSON),
-		evalOpts: eval.Options{Seed: s.Seed, Resamples: resamples, Level: s.Level, Beta: s.Beta}, fixGiven: in.FixPassProb,
-		keys: map[string]bool{}}
-	j.scorings = append(j.scorings, &scoring{struggleName: in.StruggleName, assessName: in.AssessName,
-		struggleHash: j.cfgHash, assessHash: j.assessHash, configured: true})
+	labels := in.labels
+	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes, keys: map[string]bool{}}
+	cfgJSON, _ := json.Marshal(in.Struggle)
+	assessJSON, _ := json.Marshal(in.Assess)
+	j.configs = append(j.configs, configSpec{Struggle: in.StruggleName, Assess: in.AssessName,
+		StruggleHash: shortHash(cfgJSON), AssessHash: shortHash(assessJSON), Configured: true})
 	for _, v := range in.Variants {
 		vs, _ := json.Marshal(v.Struggle)
 		va, _ := json.Marshal(v.Assess)
-		j.scorings = append(j.scorings, &scoring{struggleName: v.Name, assessName: v.Name, struggleHash: shortHash(vs), assessHash: shortHash(va)})
+		j.configs = append(j.configs, configSpec{Struggle: v.Name, Assess: v.Name, StruggleHash: shortHash(vs), AssessHash: shortHash(va)})
 	}
 	if in.Shipped {
-		j.shipped = &scoring{struggleName: Shipped, assessName: Shipped, struggleHash: Shipped, assessHash: Shipped, noOutcome: true}
-		j.scorings = append(j.scorings, j.shipped)
+		j.configs = append(j.configs, configSpec{Struggle: Shipped, Assess: Shipped, StruggleHash: Shipped, AssessHash: Shipped, NoOutcome: true})
 	}
-	meta := map[string]string{
-		"loopwatch.struggle_config": string(cfgJSON),
-		"loopwatch.config_hash":     j.cfgHash,
-		"loopwatch.assess_config":   string(assessJSON),
-		"loopwatch.assess_hash":     j.assessHash,
-		"loopwatch.llm":             s.LLM,
-		"loopwatch.labels":          labelsID,
-		"loopwatch.eval":            string(evalJSON),
-		"loopwatch.fixsim":          string(fixJSON),
+	j.md = settingsMetadata(s, in, j.configs)
+	folder := reports.IsFolder(s.Out)
+	switch {
+	case folder:
+		j.shard = s.Shard
+		if j.shard.Count == 0 {
+			j.shard = replay.Shard{Index: 0, Count: 1}
+		}
+		if err := checkFolderSplit(s.Out, j.shard); err != nil {
+			return nil, err
+		}
+		md := maps.Clone(j.md)
+		md[ShardKey] = j.shard.String()
+		j.out, err = reports.NewFolderOutput(s.Out, shardPartition(j.shard.Index), shardPartition(j.shard.Index), md)
+	case s.Shard.Count > 0:
+		return nil, usage("--shard %s: a shard writes into a folder: give --out a folder (ending in /) shared by every shard", s.Shard)
+	default:
+		j.out, err = reports.NewOutput(s.Out, j.md)
 	}
-	if s.LLM == "claude" {
-		meta["loopwatch.llm_timeout"] = s.ClaudeTimeout.String() // a call that outlasts it fails
-	}
-	j.out, err = reports.NewOutput(s.Out, meta)
 	if err != nil {
 		return nil, UsageError{err}
 	}
 	defer j.out.Abort()
-	if err := j.openTables(); err != nil {
+	if err := j.openTables(!folder); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() {
 		in.Exclude = replay.ExcludeWithin(s.In, j.out.Files())
 	}
-	sum, err := replay.Replay(ctx, in.FS, in.ReplayOptions(), replay.Sinks{Runs: j.run, Sessions: j.session,
+	opts := in.ReplayOptions()
+	opts.Shard = j.shard
+	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,
 		Problems: func(p input.Problem) error { return j.problems.Write(reports.ProblemRows([]input.Problem{p})...) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out, Struggle: cfg, Assess: assessCfg}
+	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out, Struggle: in.Struggle, Assess: in.Assess,
+		Shard: j.shard}
 	if n := len(j.out.Cleaned()); n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Errorf("removed %d stale temporary files an interrupted replay left beside %s", n, j.out.Path("")))
 	}
 	if err := j.finish(ctx, sum, res); err != nil {
 		return nil, err
 	}
-	return res, nil
+	if !folder || j.shard.Split() {
+		return res, nil
+	}
+	merged, err := Merge(ctx, s.Out, s.Workers)
+	if err != nil {
+		return nil, err
+	}
+	// The shard's tables (Out.Path names the one partition) and warnings (the same as
+	// the merge's, and its cleaning of stale temporaries).
+	merged.Out, merged.Warnings = j.out, res.Warnings
+	return merged, nil
 }
 
 // Inputs is what a replay reads and how, resolved from Settings: the input file
@@ -451,6 +444,14 @@ type Result struct {
 	Tables []TableCount
 	// Out is the committed output (Out.Path(table) names each table's file).
 	Out *reports.Output
+	// Shard is the part of a split replay the Result is of: the zero Shard for a whole
+	// replay, or a merge; Count > 1 for one of several shards, whose Result has no
+	// metrics.
+	Shard replay.Shard
+	// Merged lists, for a merge, the shards' tables and their rows over all shards
+	// (the run table named ""), and Shards is how many shards were merged.
+	Merged []TableCount
+	Shards int
 }
 
 // CurveResult is one detector's curve under one configuration.

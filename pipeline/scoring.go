@@ -14,54 +14,128 @@ import (
 	"github.com/loopwatch/loopwatch/reports"
 )
 
-// scoring collects one configuration's predictions while results stream through:
-// the configured detector's, a preset's beside it, or a baseline's.
-type scoring struct {
-	// struggleName and assessName label the configuration in tables and summaries.
-	struggleName, assessName string
-	// struggleHash and assessHash identify its struggle and assessment configurations
+// configSpec is one configuration a replay scores: the configured detectors, a preset
+// compared with them, or the shipped-today baselines. The replay's list of them is in
+// every table's metadata (loopwatch.configs), in the order of the metrics table; the
+// predictions table names each by its index in it.
+type configSpec struct {
+	// Struggle and Assess label the configuration in tables and summaries.
+	Struggle string `json:"struggle"`
+	Assess   string `json:"assess"`
+	// StruggleHash and AssessHash identify its struggle and assessment configurations
 	// (a baseline's name when it has none).
-	struggleHash, assessHash string
-	runs, breaker, outcome   []eval.Observation
-	moments                  []eval.MomentSession
-	hasRuns, hasSessions     bool
-	// configured marks the configured detectors' scoring, reported even with no input;
-	// noOutcome a configuration without a session analysis (a baseline).
-	configured, noOutcome bool
-	failedAnalyses        int // sessions whose analysis failed: left out of the outcome scores
+	StruggleHash string `json:"struggle_hash"`
+	AssessHash   string `json:"assess_hash"`
+	// Configured marks the configured detectors, reported even with no input;
+	// NoOutcome a configuration without a session analysis (a baseline).
+	Configured bool `json:"configured,omitempty"`
+	NoOutcome  bool `json:"no_outcome,omitempty"`
 }
 
-// addRun records a run's struggle outcome.
-func (c *scoring) addRun(key string, label eval.Label, out replay.StruggleOutcome) {
-	c.hasRuns = true
-	c.runs = append(c.runs, eval.Observation{Key: key, Label: label, Predicted: out.Triggered, Score: out.MaxScore})
+// runPrediction is a run's predictions row under the configuration at index i.
+func runPrediction(r *input.Run, label eval.Label, i int, spec configSpec, out replay.StruggleOutcome) reports.PredictionRow {
+	return reports.PredictionRow{RunKey: r.Key, Kind: "quasar_run", File: r.File, Config: spec.Struggle, ConfigIndex: int32(i), Label: labelPtr(label),
+		StrugglePredicted: reports.Ptr(out.Triggered), StruggleScore: reports.Score(out.MaxScore)}
 }
 
-// addSession records a session's outcome: the breaker (did it intervene, ranked by
-// the peak frustration), the outcome prediction (ranked by its confidence that the
-// outcome is bad) and, for a labelled session, its interventions against its moments.
-func (c *scoring) addSession(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int,
-	o replay.SessionOutcome, outcomes eval.OutcomeClass) {
-	c.hasSessions = true
-	c.breaker = append(c.breaker, eval.Observation{Key: s.Key, Label: label, Predicted: len(o.Interventions) > 0,
-		Score: o.PeakFrustration})
-	if o.AnalysisFailed {
-		c.failedAnalyses++
-	}
-	if !c.noOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
-		obs := eval.Observation{Key: s.Key, Label: label, Score: math.NaN()}
+// sessionPrediction is a session's predictions row under the configuration at index i:
+// the breaker (did it intervene, ranked by the peak frustration), the outcome
+// prediction (ranked by its confidence that the outcome is bad) and, for a labelled
+// session, its interventions scored against its friction moments.
+func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
+	o replay.SessionOutcome, outcomes eval.OutcomeClass, window time.Duration) reports.PredictionRow {
+	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(label),
+		BreakerPredicted: reports.Ptr(len(o.Interventions) > 0), BreakerScore: reports.Score(o.PeakFrustration),
+		Interventions: reports.Ptr(int32(len(o.Interventions))), AnalysisFailed: reports.Ptr(o.AnalysisFailed)}
+	if !spec.NoOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
+		predicted, score := false, math.NaN()
 		if a := o.Analysis; a != nil {
-			obs.Predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
-			obs.Score = a.Confidence
-			if !obs.Predicted {
-				obs.Score = 1 - a.Confidence
+			predicted = outcomes.Label(string(a.Outcome)) == eval.Positive
+			score = a.Confidence
+			if !predicted {
+				score = 1 - a.Confidence
 			}
 		}
-		c.outcome = append(c.outcome, obs)
+		row.OutcomePredicted, row.OutcomeScore = &predicted, reports.Score(score)
 	}
 	if labelled {
-		c.moments = append(c.moments, momentSession(s, moments, o.Interventions, humanTurns))
+		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
 	}
+	return row
+}
+
+func labelPtr(l eval.Label) *string {
+	if l == eval.Unlabelled {
+		return nil
+	}
+	return reports.Ptr(string(l))
+}
+
+// scoring is one configuration's predictions, gathered from its rows of the
+// predictions table for evaluation.
+type scoring struct {
+	configSpec
+	runs, breaker, outcome []eval.Observation
+	moments                []eval.SessionMoments
+	hasRuns, hasSessions   bool
+	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
+}
+
+// scoringOf gathers a configuration's rows, in the order given.
+func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
+	c := &scoring{configSpec: spec}
+	for i := range preds {
+		p := &preds[i]
+		if p.session == nil {
+			c.hasRuns = true
+			c.runs = append(c.runs, p.obs)
+			continue
+		}
+		c.hasSessions = true
+		c.breaker = append(c.breaker, p.obs)
+		if p.session.analysisFailed {
+			c.failedAnalyses++
+		}
+		if p.session.outcomeOK {
+			c.outcome = append(c.outcome, p.session.outcome)
+		}
+		if p.session.momentsOK {
+			c.moments = append(c.moments, p.session.moments)
+		}
+	}
+	return c
+}
+
+// keptPrediction is what the metrics read of one predictions row — its sort keys and
+// its observations, taken with the row's own methods — kept for the whole replay in
+// place of the row, a third of its size and none of its allocations.
+type keptPrediction struct {
+	configIndex int32
+	kind, file  string
+	obs         eval.Observation // struggle (a run) or breaker (a session); obs.Key is the row's key
+	session     *keptSession     // nil for a run
+}
+
+// keptSession is what the metrics read of a session's row beside its breaker.
+type keptSession struct {
+	analysisFailed       bool
+	outcome              eval.Observation
+	outcomeOK, momentsOK bool
+	moments              eval.SessionMoments
+}
+
+// keep returns what the metrics read of r.
+func keep(r *reports.PredictionRow) keptPrediction {
+	k := keptPrediction{configIndex: r.ConfigIndex, kind: r.Kind, file: r.File}
+	if r.Kind != "session" {
+		k.obs = r.StruggleObservation()
+		return k
+	}
+	k.obs = r.BreakerObservation()
+	k.session = &keptSession{analysisFailed: r.AnalysisFailed != nil && *r.AnalysisFailed}
+	k.session.outcome, k.session.outcomeOK = r.OutcomeObservation()
+	k.session.moments, k.session.momentsOK = r.SessionMoments()
+	return k
 }
 
 // momentSession returns a session's friction moments and interventions (event
@@ -85,9 +159,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 	var curves []reports.CurveRow
 	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
 		rep := eval.Evaluate(obs, o)
-		name, hash := c.assessName, c.assessHash
+		name, hash := c.Assess, c.AssessHash
 		if detector == "struggle" {
-			name, hash = c.struggleName, c.struggleHash
+			name, hash = c.Struggle, c.StruggleHash
 		}
 		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: detector, Config: name, Report: rep})
 		metrics = append(metrics, reports.MetricRows(detector, name, target, positive, hash, rep)...)
@@ -95,14 +169,14 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		res.Curves = append(res.Curves, CurveResult{Detector: detector, Config: name, Curve: curve})
 		curves = append(curves, reports.CurveRows(detector, name, curve)...)
 	}
-	if withRuns && (c.hasRuns || c.configured && !c.hasSessions) {
+	if withRuns && (c.hasRuns || c.Configured && !c.hasSessions) {
 		add("struggle", "run", "struggled", c.runs, opts)
 	}
 	if c.hasSessions {
 		sessionOpts := opts
 		sessionOpts.Unit = "sessions"
 		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
-		if !c.noOutcome {
+		if !c.NoOutcome {
 			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
 			if c.failedAnalyses > 0 {
 				rep := res.Detectors[len(res.Detectors)-1].Report
@@ -110,9 +184,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 			}
 		}
 		if len(c.moments) > 0 {
-			rep := eval.EvaluateMoments(c.moments, window, opts)
-			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.assessName, Report: rep})
-			metrics = append(metrics, reports.MomentMetricRows("breaker", c.assessName, c.assessHash, rep, opts)...)
+			rep := eval.EvaluateSessionMoments(c.moments, window, opts)
+			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.Assess, Report: rep})
+			metrics = append(metrics, reports.MomentMetricRows("breaker", c.Assess, c.AssessHash, rep, opts)...)
 		}
 	}
 	return metrics, curves

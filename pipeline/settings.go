@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/loopwatch/loopwatch/replay"
 )
 
 // Settings is everything one replay needs: what the replay command's flags fill, and
@@ -48,6 +50,10 @@ type Settings struct {
 	// Progress, when set, hears of slow work while it runs (a claude analysis still
 	// running); a command prints it on stderr.
 	Progress func(string)
+	// Shard, for a replay split over several processes, is the part this one does
+	// (Out must then be a folder every shard writes into; [Merge] computes the metrics
+	// from the union). The zero Shard is the whole replay.
+	Shard replay.Shard
 	// Compare names what is scored beside the configured detectors on the same runs
 	// and sessions: presets every run and session is also replayed under (a preset
 	// equal to the configured one is skipped), and "shipped-today", the baselines of

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -51,6 +52,10 @@ type Options struct {
 	// temporary output files (hidden ".<name>.tmp-<pid>-…" files and folder probes,
 	// see internal/tmpname) are always left out the same way.
 	Exclude []string
+	// Shard, when split (Count > 1), replays only the runs and sessions it owns and
+	// reports only its share of the problems and notes (see [Shard]); every file is
+	// still read. The zero Shard replays everything.
+	Shard Shard
 	// ReadSpecialFiles reads files that are not regular files — named pipes, character
 	// devices, sockets — instead of reporting them: set it when the input is one such
 	// file the user named (`--in /dev/stdin`, a process substitution). Each is read
@@ -146,6 +151,8 @@ type Summary struct {
 	// Fingerprint is a SHA-256 over the path and content of every file read, context
 	// files included, in path order: equal fingerprints mean identical input.
 	Fingerprint string
+	// Joins is what the notes on the quasar joins were computed from.
+	Joins JoinCounts
 }
 
 // TotalProblems returns the number of problems found.
@@ -194,7 +201,11 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	files, special, err := walk(fsys, opts, problem)
+	files, special, err := walk(fsys, opts, func(p input.Problem) {
+		if opts.Shard.Owns(p.File) { // found walking: reported by the shard of the path
+			problem(p)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
@@ -203,13 +214,30 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers)
+	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers, opts.Shard.Split())
 	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
 	attachSubagents(files, sniffed)
+	sh := newSharding(opts.Shard, files, sniffed)
+	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
+		if sh.ownsFile(p.File) {
+			problem(p)
+		}
+	}
+	// The fingerprint folds in every file's digest in path order as soon as the files
+	// before it are done, so that no digest is kept for the whole replay.
 	digests := make([]string, len(files))
+	fp, folded := sha256.New(), 0
+	foldDigests := func(upTo int) {
+		for ; folded < upTo; folded++ {
+			if d := digests[folded]; d != "" {
+				fmt.Fprintf(fp, "%s\x00%s\n", files[folded], d)
+				digests[folded] = ""
+			}
+		}
+	}
 
 	// Step 2: the context files, in path order, into one join context.
 	jc := join.New()
@@ -225,12 +253,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 		digest, probs, notes := readContextFile(fsys, name, &sniffed[i], fm, jc)
 		for _, p := range probs {
-			problem(p)
+			fileProblem(p)
 		}
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
-		sum.note(notes)
+		if sh.ownsFile(name) {
+			sum.note(notes)
+		}
 		if digest != "" {
 			digests[i] = digest
 			sum.Files++
@@ -238,7 +268,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 	}
 	for _, p := range jc.Finish() {
-		problem(p)
+		fileProblem(p)
 	}
 	if sinkErr != nil {
 		return nil, sinkErr
@@ -265,11 +295,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			}
 		}
 	}()
+	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts)
+				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh, plans)
 				res.index = k
 				select {
 				case results <- res:
@@ -283,6 +314,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	seen := map[string]string{} // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
+	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
 	for next := 0; next < len(runFiles); {
 		res, ok := pending[next]
 		if !ok {
@@ -298,7 +330,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		if res.err != nil {
 			return nil, res.err
 		}
+		maps.Copy(hashed, res.subDigests)
+		if res.attached {
+			res.settleSubagent(fsys, hashed, sh)
+		}
 		digests[runFiles[next]] = res.digest
+		foldDigests(runFiles[next] + 1)
 		next++
 		<-window
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
@@ -308,14 +345,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			return nil, sinkErr
 		}
 	}
-	sum.note(joined.notes(jc))
+	sum.Joins = joined.counts(jc)
+	sum.note(sum.Joins.Notes())
 
-	fp := sha256.New()
-	for i, name := range files {
-		if digests[i] != "" {
-			fmt.Fprintf(fp, "%s\x00%s\n", name, digests[i])
-		}
-	}
+	foldDigests(len(files))
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
 	return sum, ctx.Err()
 }
@@ -327,7 +360,7 @@ type joinedCounts struct {
 }
 
 func (j *joinedCounts) add(r *input.Run) {
-	if r.Nebula != "" || r.Phase != "" {
+	if r.Nebula != "" { // joined to a nebula's phase (a trace's own phase name joins nothing)
 		j.phases[[2]string{r.Nebula, r.Phase}] = true
 	}
 	for _, c := range r.Cycles {
@@ -335,17 +368,9 @@ func (j *joinedCounts) add(r *input.Run) {
 	}
 }
 
-func (j *joinedCounts) notes(jc *join.Context) []input.Note {
+func (j *joinedCounts) counts(jc *join.Context) JoinCounts {
 	phases, commits := jc.Counts()
-	var notes []input.Note
-	if phases > 0 {
-		notes = append(notes, input.Note{What: "nebula: phases with a bead", Count: phases},
-			input.Note{What: "nebula: phases that joined no run", Count: phases - len(j.phases)})
-	}
-	if commits > 0 {
-		notes = append(notes, input.Note{What: "cycle-commits: cycle commits that joined no run", Count: commits - j.commits})
-	}
-	return notes
+	return JoinCounts{Phases: phases, Commits: commits, JoinedPhases: sortedPhases(j.phases), JoinedCommits: j.commits}
 }
 
 // absorb folds one file's results into the summary and hands its runs to the sink.
@@ -408,6 +433,35 @@ type fileResult struct {
 	problems []input.Problem
 	notes    []input.Note
 	err      error // the replay could not go on (cancelled)
+	// attached marks a subagent transcript read with its parent transcript: its digest
+	// is the one the parent's read took (subDigests), delivered before it.
+	attached   bool
+	subDigests map[string]string
+}
+
+// parentReads reports whether an attached subagent transcript is read, and so
+// fingerprinted, by its parent's read: not when its parent is another shard's session,
+// which this shard only fingerprints.
+func (s *sharding) parentReads(name string) bool {
+	key, ok := s.owners[name]
+	return !ok || s.Owns(key)
+}
+
+// settleSubagent gives an attached subagent transcript the digest its parent's read
+// took, or, when that read could not take one, reads the file to hash it or report
+// why it cannot be read.
+func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sharding) {
+	d, ok := hashed[r.name]
+	delete(hashed, r.name)
+	if !ok {
+		var err error
+		if d, err = hashFile(fsys, r.name); err != nil {
+			r.format = ""
+			r.problems = append(r.problems, sh.fileProblems([]input.Problem{*readProblem(r.name, err)})...)
+			return
+		}
+	}
+	r.digest = d
 }
 
 // sniffedFile is what recognising a file found.
@@ -423,12 +477,15 @@ type sniffedFile struct {
 	// stream holds a special file (a named pipe, a device) open from its sniffing to
 	// its one read: such a file cannot be read twice.
 	stream *stream
+	// key is the key of the session a Claude Code transcript holds, when its opening
+	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
+	key string
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
 // at once; the result is indexed like files. special marks the files that are no
 // regular files, to be read as streams.
-func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int) ([]sniffedFile, error) {
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, keys bool) ([]sniffedFile, error) {
 	out := make([]sniffedFile, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -436,8 +493,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			scratch := make([]byte, 0, sniffSize) // each file's opening bytes, in turn
 			for i := range jobs {
-				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]])
+				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys, scratch)
 			}
 		}()
 	}
@@ -456,9 +514,11 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 }
 
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
-// maxSniff when those do not decide (a garbage or very long first line). A special
-// file stays open, its opening bytes kept for the read.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniffedFile {
+// maxSniff when those do not decide (a garbage or very long first line), read into
+// scratch's room when it is enough. A special file stays open, its opening bytes kept
+// for the read. With keys, the key of the session a Claude Code transcript holds is
+// taken from those bytes when they prove it.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) sniffedFile {
 	var f fs.File
 	var err error
 	if special {
@@ -473,7 +533,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniff
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
 		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
 	}
-	head, err := readHead(f, nil, int(size))
+	head, err := readHead(f, scratch[:0], int(size))
 	fm := detectFormat(name, head)
 	if err == nil && fm == nil && len(head) == sniffSize {
 		head, err = readHead(f, head, maxSniff)
@@ -484,11 +544,16 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool) sniff
 		return sniffedFile{problem: readProblem(name, err)}
 	}
 	if fm != nil {
+		sn := sniffedFile{format: fm}
+		if keys && fm.name == claudecode.SourceName {
+			sn.key, _ = claudecode.KeyFromHead(name, head)
+		}
 		if special {
-			return sniffedFile{format: fm, stream: &stream{f: f, r: io.MultiReader(bytes.NewReader(head), f)}}
+			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
+			return sn
 		}
 		f.Close()
-		return sniffedFile{format: fm}
+		return sn
 	}
 	f.Close()
 	if ignorable(name) {
@@ -538,34 +603,42 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
 	if sn.problem != nil {
-		res.problems = append(res.problems, *sn.problem)
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*sn.problem})...)
 	}
-	if sn.note != "" {
+	if sn.note != "" && sh.ownsFile(name) {
 		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
 	}
 	if sn.format == nil {
 		return res
 	}
 	if sn.format.role == roleSessions {
-		return replaySessionFile(ctx, fsys, name, sn, opts, res)
+		return replaySessionFile(ctx, fsys, name, sn, opts, sh, plans, res)
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
 	res.format = sn.format.name
 	h := sha256.New()
-	runs, probs, notes := sn.format.read(name, io.TeeReader(f, h), jc)
-	io.Copy(h, f)
+	src := &eofReader{r: f}
+	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc)
+	if !src.eof {
+		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+	}
 	res.digest = hex.EncodeToString(h.Sum(nil))
-	res.problems = append(res.problems, probs...)
-	res.notes = notes
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
+	if sh.ownsFile(name) {
+		res.notes = notes
+	}
 	for _, r := range runs {
+		if !opts.Shard.Owns(r.Key) {
+			continue
+		}
 		rr := ReplayRun(r, opts.Struggle)
 		for _, v := range opts.Variants {
 			rr.Variants = append(rr.Variants, ReplayRun(r, v.Struggle).Struggle)
@@ -581,43 +654,81 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	return res
 }
 
+// eofReader notes when its reader reports io.EOF: a file read to its end needs no
+// draining into its fingerprint (and no copy buffer for it).
+type eofReader struct {
+	r   io.Reader
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.eof = true
+	}
+	return n, err
+}
+
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
 // the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, res fileResult) fileResult {
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, plans *sessionPlans, res fileResult) fileResult {
 	if sn.subagent {
-		digest, err := hashFile(fsys, name)
-		if err != nil {
-			res.problems = append(res.problems, *readProblem(name, err))
+		res.format = subagentFormat
+		if sn.attached && sh.parentReads(name) { // read, and fingerprinted, with its parent (settleSubagent)
+			res.attached = true
 			return res
 		}
-		res.digest, res.format = digest, subagentFormat
-		if !sn.attached {
-			res.problems = append(res.problems, claudecode.ReadOrphan(fsys, name)...)
+		var probs []input.Problem
+		hfs := newHashingFS(fsys)
+		if !sn.attached && sh.ownsFile(name) {
+			probs = claudecode.ReadOrphan(hfs, name)
 		}
+		digest, ok := hfs.digests[name]
+		if !ok { // not read here, or it could not be: hash it, or report why it cannot be
+			var err error
+			if digest, err = hashFile(fsys, name); err != nil {
+				res.format = ""
+				res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+				return res
+			}
+		}
+		res.digest = digest
+		res.problems = append(res.problems, probs...)
 		return res
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, *readProblem(name, err))
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
 	h := sha256.New()
-	sessions, probs := sn.format.readSessions(fsys, name, io.TeeReader(f, h))
+	if sh.skips(sn) { // another shard's session: only fingerprinted
+		if _, err := io.Copy(h, f); err != nil {
+			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+			return res
+		}
+		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
+		return res
+	}
+	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(f, h))
 	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-	res.problems = append(res.problems, probs...)
+	res.subDigests = hfs.digests
+	res.problems = append(res.problems, sh.fileProblems(probs)...)
 	for _, s := range sessions {
-		sr, err := ReplaySession(ctx, s, opts.Sessions)
+		if !opts.Shard.Owns(s.Key) {
+			continue
+		}
+		sr, err := plans.main.replay(ctx, s)
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
 			return res
 		}
-		for _, v := range opts.Variants {
-			vopts := opts.Sessions
-			vopts.Assess = v.Assess
-			vr, err := ReplaySession(ctx, s, vopts)
+		for k, v := range opts.Variants {
+			vr, err := plans.variants[k].replay(ctx, s)
 			if err != nil {
 				res.err = fmt.Errorf("replaying session %s of %s under %s: %w", s.Key, name, v.Name, err)
 				return res

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"sync"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/analyze/assess"
@@ -92,13 +93,74 @@ func (r *SessionResult) AnalysisFailed() bool {
 // and ends it at its last record. Every event is given the session's key as its
 // session id, so the session is one unit whatever ids its records carry. A fresh
 // processor per session keeps sessions independent of each other and of the order
-// they are replayed in.
+// they are replayed in. [Replay] prepares each configuration once for all its
+// sessions; ReplaySession prepares it for this one.
 func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (*SessionResult, error) {
-	cfg := assess.DefaultConfig()
-	if opts.Assess != nil {
-		cfg = *opts.Assess
+	return newSessionPlan(opts).replay(ctx, s)
+}
+
+// sessionPlan is one assessment configuration prepared once for a whole replay: the
+// configuration validated, its detection rules compiled and its offline analyzer
+// built, then shared by the processor of every session (compiled rules and the
+// offline analyzer are immutable and safe for concurrent use). Compiling them per
+// session was most of the cost of a short session. The preparation waits for the
+// first session, so that an invalid configuration fails where it always did.
+type sessionPlan struct {
+	opts SessionOptions
+	once sync.Once
+	cfg  assess.Config
+	proc assess.Options
+	err  error
+}
+
+func newSessionPlan(opts SessionOptions) *sessionPlan { return &sessionPlan{opts: opts} }
+
+// sessionPlans are a replay's session configurations: the configured one and each
+// variant's, in order.
+type sessionPlans struct {
+	main     *sessionPlan
+	variants []*sessionPlan
+}
+
+func newSessionPlans(opts Options) *sessionPlans {
+	p := &sessionPlans{main: newSessionPlan(opts.Sessions)}
+	for _, v := range opts.Variants {
+		vopts := opts.Sessions
+		vopts.Assess = v.Assess
+		p.variants = append(p.variants, newSessionPlan(vopts))
 	}
-	p, err := assess.New(cfg, assess.Options{LLM: opts.LLM, Sink: discardSink{}})
+	return p
+}
+
+func (p *sessionPlan) prepare() error {
+	p.once.Do(func() {
+		p.cfg = assess.DefaultConfig()
+		if p.opts.Assess != nil {
+			p.cfg = *p.opts.Assess
+		}
+		if p.err = p.cfg.Validate(); p.err != nil {
+			return
+		}
+		rules, err := detect.Compile(p.cfg.Detect)
+		if err != nil {
+			p.err = err
+			return
+		}
+		analyzer := p.opts.LLM
+		if analyzer == nil {
+			analyzer = llm.NewOfflineAnalyzer(p.cfg.Offline)
+		}
+		p.proc = assess.Options{LLM: analyzer, Sink: discardSink{}, Rules: rules}
+	})
+	return p.err
+}
+
+// replay replays one session under the plan's configuration (see [ReplaySession]).
+func (p *sessionPlan) replay(ctx context.Context, s *input.Session) (*SessionResult, error) {
+	if err := p.prepare(); err != nil {
+		return nil, err
+	}
+	proc, err := assess.New(p.cfg, p.proc)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +168,7 @@ func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (
 	for i := range s.Events {
 		ev := s.Events[i]
 		ev.SessionID = s.Key
-		step, err := p.Process(ctx, ev)
+		step, err := proc.Process(ctx, ev)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +195,7 @@ func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (
 	if end.IsZero() && len(s.Events) > 0 {
 		end = s.Events[len(s.Events)-1].Time
 	}
-	final, err := p.EndAll(ctx, end)
+	final, err := proc.EndAll(ctx, end)
 	if err != nil {
 		return nil, err
 	}

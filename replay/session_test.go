@@ -2,11 +2,17 @@ package replay
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -123,6 +129,160 @@ func TestReplaySessionStorm(t *testing.T) {
 	for _, st := range calm.Steps {
 		if st.Intervention != nil && st.Intervention.Type == breaker.ClarificationPause {
 			t.Errorf("corrections 20 minutes apart made a storm at %+v", st)
+		}
+	}
+}
+
+// TestSharedPlansDecideAsFreshOnes checks that the replay's sessions, whose processors
+// share one compiled configuration (rules, offline analyzer) per configuration, get
+// exactly the steps, ends and variant outcomes a fresh ReplaySession gives each.
+func TestSharedPlansDecideAsFreshOnes(t *testing.T) {
+	seed := assess.SeedConfig()
+	opts := Options{Workers: 2, Variants: []Variant{{Name: "seed", Assess: &seed}}}
+	n := 0
+	_, err := Replay(context.Background(), sessionFS(t), opts, Sinks{Sessions: func(r *SessionResult) error {
+		n++
+		fresh, err := ReplaySession(context.Background(), r.Session, opts.Sessions)
+		if err != nil {
+			return err
+		}
+		variant, err := ReplaySession(context.Background(), r.Session, SessionOptions{Assess: &seed})
+		if err != nil {
+			return err
+		}
+		got, _ := json.Marshal([]any{r.Steps, r.Ends, r.Variants})
+		want, _ := json.Marshal([]any{fresh.Steps, fresh.Ends, []SessionOutcome{variant.Outcome()}})
+		if string(got) != string(want) {
+			t.Errorf("%s: shared plans decide differently:\n%s\nfresh:\n%s", r.Session.Key, got, want)
+		}
+		return nil
+	}})
+	if err != nil || n != 4 {
+		t.Fatalf("%d sessions, %v", n, err)
+	}
+}
+
+// TestInvalidSessionConfig checks that an invalid assessment configuration fails the
+// replay at its first session, and only when there is a session to replay.
+func TestInvalidSessionConfig(t *testing.T) {
+	bad := assess.DefaultConfig()
+	bad.InactivityTimeout = 0
+	opts := Options{Sessions: SessionOptions{Assess: &bad}}
+	if _, err := Replay(context.Background(), sessionFS(t), opts, Sinks{}); err == nil || !strings.Contains(err.Error(), "inactivity_timeout") {
+		t.Errorf("sessions under an invalid configuration: %v", err)
+	}
+	runsOnly := fstest.MapFS{"notes.md": {Data: []byte("no sessions here")}}
+	if _, err := Replay(context.Background(), runsOnly, opts, Sinks{}); err != nil {
+		t.Errorf("no session to replay, yet: %v", err)
+	}
+}
+
+// countingFS counts the bytes read from each file.
+type countingFS struct {
+	fs.FS
+	mu   sync.Mutex
+	read map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return countingFile{File: f, name: name, c: c}, nil
+}
+
+func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.FS, name) }
+func (c *countingFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(c.FS, name) }
+
+type countingFile struct {
+	fs.File
+	name string
+	c    *countingFS
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.c.mu.Lock()
+	f.c.read[f.name] += n
+	f.c.mu.Unlock()
+	return n, err
+}
+
+// TestSessionFingerprintReadsOnce checks that the input fingerprint is the SHA-256
+// over every file's path and content digest in path order, subagent transcripts
+// included (read with their parent, attached or not), and that no session file is
+// read again to be fingerprinted: each is read once, plus the opening bytes its
+// format was recognised from — in every shard of a split replay too.
+func TestSessionFingerprintReadsOnce(t *testing.T) {
+	mem := sessionFS(t)
+	c := &countingFS{FS: mem, read: map[string]int{}}
+	for _, tt := range []struct {
+		workers int
+		shard   Shard
+	}{{1, Shard{}}, {3, Shard{}}, {2, Shard{0, 2}}, {2, Shard{1, 2}}, {1, Shard{2, 3}}} {
+		workers := tt.workers
+		clear(c.read)
+		sum, err := Replay(context.Background(), c, Options{Workers: workers, Shard: tt.shard}, Sinks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sha256.New()
+		for _, name := range slices.Sorted(maps.Keys(mem)) {
+			d := sha256.Sum256(mem[name].Data)
+			fmt.Fprintf(want, "%s\x00%s\n", name, hex.EncodeToString(d[:]))
+			size := len(mem[name].Data)
+			if got := c.read[name]; got > size+min(size, sniffSize) {
+				t.Errorf("workers %d: %s: %d bytes read from a %d-byte file", workers, name, got, size)
+			}
+		}
+		if got := hex.EncodeToString(want.Sum(nil)); sum.Fingerprint != got {
+			t.Errorf("workers %d: fingerprint %s, want %s", workers, sum.Fingerprint, got)
+		}
+	}
+}
+
+// flakyFS fails every open of one file after the first (its sniffing).
+type flakyFS struct {
+	fs.FS
+	name  string
+	mu    sync.Mutex
+	opens int
+}
+
+func (f *flakyFS) Open(name string) (fs.File, error) {
+	if name == f.name {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.opens++; f.opens > 1 {
+			return nil, fs.ErrPermission
+		}
+	}
+	return f.FS.Open(name)
+}
+
+func (f *flakyFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.FS, name) }
+func (f *flakyFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(f.FS, name) }
+
+// TestUnreadableSubagent checks that a subagent transcript its parent cannot open is
+// reported as the parent's problem and as a file that cannot be read, and is left out
+// of the files read and the fingerprint.
+func TestUnreadableSubagent(t *testing.T) {
+	for _, sub := range []string{"cc/v2/7a1c0000-0000-4000-8000-000000000001/subagents/agent-fixture-a1b2c3d.jsonl",
+		"orphans/9999/subagents/agent-ffffff.jsonl"} {
+		fsys := &flakyFS{FS: sessionFS(t), name: sub}
+		sum, err := Replay(context.Background(), fsys, Options{Workers: 2}, Sinks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var probs []string
+		for _, p := range sum.Problems {
+			if p.File == sub {
+				probs = append(probs, string(p.Kind)+": "+p.Detail)
+			}
+		}
+		if len(probs) == 0 || !strings.HasPrefix(probs[len(probs)-1], "read_error: cannot read") || sum.FilesByFmt["claude_code_subagent"] != 2 {
+			t.Errorf("%s: problems %q, files %v", sub, probs, sum.FilesByFmt)
 		}
 	}
 }

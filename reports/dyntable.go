@@ -15,10 +15,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding"
 
-	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
 )
 
@@ -100,10 +98,7 @@ func NewDynTable(o *Output, name string, cols Columns) (*DynTable, error) {
 	}
 	t := &DynTable{name: name, path: path, cols: cols, f: f, h: sha256.New()}
 	schema := parquet.NewSchema(name, orderedGroup(cols))
-	t.w = parquet.NewWriter(io.MultiWriter(f, t.h, countWriter{&t.size}), schema,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy("loopwatch", loopwatch.Version, ""))
+	t.w = parquet.NewWriter(io.MultiWriter(f, t.h, countWriter{&t.size}), append(o.writerOptions(), schema)...)
 	o.tables = append(o.tables, t)
 	return t, nil
 }
@@ -225,3 +220,5 @@ func columnNames(cs Columns) []string {
 	}
 	return out
 }
+
+func (t *DynTable) rowCount() (int64, bool) { return t.rows, true }

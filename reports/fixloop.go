@@ -1,7 +1,10 @@
 package reports
 
 import (
+	"fmt"
+
 	"github.com/loopwatch/loopwatch/replay/fixsim"
+	"github.com/loopwatch/loopwatch/replay/input"
 )
 
 // FixFailureRow is one row of the fix-loop table (results.fixloop.parquet): the
@@ -96,3 +99,76 @@ func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, 
 	}
 	return rr, rows
 }
+
+// FixCaseRow is one row of the fix-loop cases table (results.fixloop_cases.parquet):
+// one recorded filter failure with what the simulation needs of its run — the input
+// of the fix-loop simulation, as the failure and run tables are its output. The
+// simulation pools every run's history into each check's pass probability, so a
+// replay split in shards keeps these rows and simulates in the merge. The check's
+// output text is not kept: the simulated coder and check runner never read it (its
+// length, and what the error parser made of it, are).
+type FixCaseRow struct {
+	RunKey             string  `parquet:"run_key"`
+	File               string  `parquet:"file"`
+	TaskID             string  `parquet:"task_id"`
+	Title              string  `parquet:"title"`
+	Outcome            string  `parquet:"outcome"`
+	Cycles             int32   `parquet:"cycles"`
+	MaxCycles          int32   `parquet:"max_cycles"`
+	MaxBudgetUSD       float64 `parquet:"max_budget_usd"`
+	TotalCostUSD       float64 `parquet:"total_cost_usd"`
+	MeanCoderUSD       float64 `parquet:"mean_coder_call_usd"`
+	CoderCostEstimated bool    `parquet:"coder_cost_estimated"`
+	MeanCycleUSD       float64 `parquet:"mean_cycle_cost_usd"`
+
+	Cycle         int32   `parquet:"cycle"`
+	Check         string  `parquet:"check"`
+	OutputBytes   int32   `parquet:"output_bytes"`
+	ParsedErrors  int32   `parquet:"parsed_errors"`
+	UnparsedLines int32   `parquet:"unparsed_lines"`
+	CostAtFailure float64 `parquet:"cost_at_failure_usd"`
+	NextCycle     string  `parquet:"next_cycle"` // cleared, not_cleared, unknown, none
+}
+
+// FixCaseRows converts a run's recorded failures into rows, one per failure; file is
+// the run's input file.
+func FixCaseRows(c *fixsim.Case, file string) []FixCaseRow {
+	rows := make([]FixCaseRow, len(c.Failures))
+	for i, f := range c.Failures {
+		rows[i] = FixCaseRow{RunKey: c.Key, File: file, TaskID: c.TaskID, Title: c.Title, Outcome: string(c.Outcome), Cycles: int32(c.Cycles),
+			MaxCycles: int32(c.MaxCycles), MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: c.TotalCostUSD, MeanCoderUSD: c.MeanCoderCostUSD,
+			CoderCostEstimated: c.CoderCostEstimated, MeanCycleUSD: c.MeanCycleCostUSD,
+			Cycle: int32(f.Cycle), Check: f.Check, OutputBytes: int32(f.OutputLen), ParsedErrors: int32(f.Errors),
+			UnparsedLines: int32(f.Unparsed), CostAtFailure: f.CostAtFail, NextCycle: transitionNames[f.Next]}
+	}
+	return rows
+}
+
+// FixCases converts rows back into cases: consecutive rows of one run make one case.
+// An unknown next_cycle is an error.
+func FixCases(rows []FixCaseRow) ([]*fixsim.Case, error) {
+	var cases []*fixsim.Case
+	for _, r := range rows {
+		next, ok := transitions[r.NextCycle]
+		if !ok {
+			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: next_cycle %q is none of none, cleared, not_cleared, unknown", r.RunKey, r.Cycle, r.NextCycle)
+		}
+		if n := len(cases); n == 0 || cases[n-1].Key != r.RunKey {
+			cases = append(cases, &fixsim.Case{Key: r.RunKey, TaskID: r.TaskID, Title: r.Title, Outcome: input.Outcome(r.Outcome),
+				Cycles: int(r.Cycles), MaxCycles: int(r.MaxCycles), MaxBudgetUSD: r.MaxBudgetUSD, TotalCostUSD: r.TotalCostUSD,
+				MeanCoderCostUSD: r.MeanCoderUSD, CoderCostEstimated: r.CoderCostEstimated, MeanCycleCostUSD: r.MeanCycleUSD})
+		}
+		c := cases[len(cases)-1]
+		c.Failures = append(c.Failures, fixsim.Failure{Cycle: int(r.Cycle), Check: r.Check, OutputLen: int(r.OutputBytes),
+			Errors: int(r.ParsedErrors), Unparsed: int(r.UnparsedLines), CostAtFail: r.CostAtFailure, Next: next})
+	}
+	return cases, nil
+}
+
+var transitions = func() map[string]fixsim.Transition {
+	m := map[string]fixsim.Transition{}
+	for t, name := range transitionNames {
+		m[name] = t
+	}
+	return m
+}()

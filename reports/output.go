@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
@@ -27,6 +26,12 @@ import (
 // RowGroupRows bounds the rows of one Parquet row group, so readers can stream and
 // skip row groups and a writer's memory stays bounded.
 const RowGroupRows = 64 << 10
+
+// PageBytes bounds a data page's values before encoding. A table's writer holds one
+// such page per column until it fills (parquet-go's default, 256 KiB, held 50 MB for
+// the run and cycle tables of a large replay; at 64 KiB they hold 17 MB), so it bounds
+// the writer's memory with the row group.
+const PageBytes = 64 << 10
 
 // ReplayIDKey is the metadata key every table of one committed output carries with the
 // same value (see [Output.Commit]); the manifest records it too.
@@ -39,11 +44,16 @@ const StaleAge = 24 * time.Hour
 
 // Output is the set of tables one replay writes, committed together.
 type Output struct {
-	stem     string // destination path without ".parquet"
-	metadata map[string]string
-	tables   []committer
-	done     bool
-	cleaned  []string
+	stem string // file layout: the destination path without ".parquet"
+	// folder layout (stem ""): the folder, the partition folder of every table ("" for
+	// none) and the manifest's name.
+	dir, partition, set string
+	metadata            map[string]string
+	info                ManifestInfo
+	tables              []committer
+	done                bool
+	cleaned             []string
+	codec               *zstdCodec // shared by the tables, made with the first
 }
 
 type committer interface {
@@ -52,6 +62,8 @@ type committer interface {
 	tmpName() string
 	finalName() string
 	tableName() string
+	// rowCount returns the rows written; ok is false for a file that is not a table.
+	rowCount() (n int64, ok bool)
 	digest() (size int64, sha string)
 }
 
@@ -82,8 +94,61 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 		md[k] = v
 	}
 	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md}
-	o.cleaned = cleanStale(dir, filepath.Base(o.stem), time.Now())
+	o.cleaned = cleanStale(dir, siblingOf(filepath.Base(o.stem)), time.Now())
 	return o, nil
+}
+
+// IsFolder reports whether an output path names a folder: it ends in a path
+// separator or names an existing folder.
+func IsFolder(path string) bool {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return true
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// RunTableFolder is the run table's folder in the folder layout (the file layout's
+// results.parquet).
+const RunTableFolder = "results"
+
+// ManifestFolder holds the manifests of a folder output. Spark, Hive and Trino leave
+// folders whose name starts with "_" out of a dataset.
+const ManifestFolder = "_manifests"
+
+// NewFolderOutput prepares tables written into the folder dir in the hive layout:
+// table t goes to dir/<t>/<partition>/part-0.parquet — dir/<t>/part-0.parquet when
+// partition is "" — the run table's folder being [RunTableFolder], and the manifest to
+// dir/[ManifestFolder]/<set>.manifest.json. A partition is a "key=value" folder
+// ("shard=3"), so that DuckDB, Spark and Trino read dir/<t>/ as one table with the
+// partition as a column. dir is created if needed; its parent must exist. As
+// [NewOutput], it removes the stale temporaries of the same files.
+func NewFolderOutput(dir, partition, set string, metadata map[string]string) (*Output, error) {
+	dir = filepath.Clean(dir)
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("output %s is a file, not a folder", dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ManifestFolder), 0o755); err != nil {
+		return nil, fmt.Errorf("output %s: %w", dir, unwrapPathError(err))
+	}
+	probe, err := tmpname.CreateProbe(filepath.Join(dir, ManifestFolder))
+	if err != nil {
+		return nil, fmt.Errorf("output %s: cannot write to it: %w", dir, unwrapPathError(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	md := map[string]string{"loopwatch.version": loopwatch.Version}
+	maps.Copy(md, metadata)
+	o := &Output{dir: dir, partition: partition, set: set, metadata: md}
+	manifest := filepath.Base(o.ManifestPath())
+	o.cleaned = cleanStale(filepath.Join(dir, ManifestFolder), func(dest string) bool { return dest == manifest }, time.Now())
+	return o, nil
+}
+
+// siblingOf matches the destinations of the file output with this stem: every file of
+// it is "<stem>.…" (tables, the manifest, added files).
+func siblingOf(stem string) func(dest string) bool {
+	return func(dest string) bool { return dest == stem+".parquet" || strings.HasPrefix(dest, stem+".") }
 }
 
 // Cleaned returns the stale temporary files NewOutput removed: loopwatch's own
@@ -94,8 +159,8 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 // alive.
 func (o *Output) Cleaned() []string { return o.cleaned }
 
-// cleanStale removes the stale temporaries of the output stem in dir.
-func cleanStale(dir, stem string, now time.Time) []string {
+// cleanStale removes the stale temporaries in dir of the destinations ours matches.
+func cleanStale(dir string, ours func(dest string) bool, now time.Time) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -106,8 +171,8 @@ func cleanStale(dir, stem string, now time.Time) []string {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		if dest != "" && dest != stem+".parquet" && !strings.HasPrefix(dest, stem+".") {
-			continue // another output's (every file of this one is "<stem>.…": tables, the manifest, added files)
+		if dest != "" && !ours(dest) {
+			continue // another output's
 		}
 		stale := false
 		switch {
@@ -134,14 +199,44 @@ func (o *Output) SetMetadata(key, value string) { o.metadata[key] = value }
 
 // Path returns the destination of the table named table ("" for the run table).
 func (o *Output) Path(table string) string {
+	if o.stem == "" {
+		return filepath.Join(o.TableFolder(table), o.partition, partFile)
+	}
 	if table == "" {
 		return o.stem + ".parquet"
 	}
 	return o.stem + "." + table + ".parquet"
 }
 
+// Folder returns the output's folder in the folder layout ("" in the file layout).
+func (o *Output) Folder() string { return o.dir }
+
+// TableFolder returns the folder of a table in the folder layout, its partitions
+// included ("" in the file layout).
+func (o *Output) TableFolder(table string) string {
+	if o.stem != "" {
+		return ""
+	}
+	if table == "" {
+		table = RunTableFolder
+	}
+	return filepath.Join(o.dir, table)
+}
+
+// partFile is the name of a table's file in its partition folder. It is always the
+// same, so that writing a partition again replaces it rather than adding to it.
+const partFile = "part-0.parquet"
+
 // ManifestPath returns the destination of the output's manifest.
-func (o *Output) ManifestPath() string { return ManifestPath(o.stem + ".parquet") }
+func (o *Output) ManifestPath() string {
+	if o.stem == "" {
+		return filepath.Join(o.dir, ManifestFolder, o.set+manifestSuffix)
+	}
+	return ManifestPath(o.stem + ".parquet")
+}
+
+// SetInfo sets what the manifest records beyond the tables.
+func (o *Output) SetInfo(info ManifestInfo) { o.info = info }
 
 // manifestSuffix ends a manifest's name after the output's stem.
 const manifestSuffix = ".manifest.json"
@@ -152,8 +247,12 @@ func ManifestPath(runTable string) string {
 }
 
 // Files returns every file the committed output consists of: the tables opened so far
-// and the manifest. A replay writing inside its own input leaves them out of it.
+// and the manifest — in the folder layout, the whole folder, which other parts of the
+// same dataset share. A replay writing inside its own input leaves them out of it.
 func (o *Output) Files() []string {
+	if o.stem == "" {
+		return []string{o.dir}
+	}
 	files := make([]string, 0, len(o.tables)+1)
 	for _, t := range o.tables {
 		files = append(files, t.finalName())
@@ -176,6 +275,13 @@ type Table[T any] struct {
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
 func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	path := o.Path(name)
+	if o.stem == "" {
+		dir := filepath.Dir(path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("output %s: %w", dir, unwrapPathError(err))
+		}
+		o.cleaned = append(o.cleaned, cleanStale(dir, func(dest string) bool { return dest == partFile }, time.Now())...)
+	}
 	f, err := tmpname.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", path, unwrapPathError(err))
@@ -184,15 +290,24 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	if table == "" {
 		table = "runs"
 	}
-	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
-	}
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New()}
-	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), opts...)
+	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	o.tables = append(o.tables, t)
 	return t, nil
+}
+
+// writerOptions are the Parquet writer options of every table of o: zstd through the
+// output's shared codec, bounded row groups and pages, loopwatch as the creator.
+func (o *Output) writerOptions() []parquet.WriterOption {
+	if o.codec == nil {
+		o.codec = newZstdCodec()
+	}
+	return []parquet.WriterOption{
+		parquet.Compression(o.codec),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.PageBufferSize(PageBytes),
+		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
+	}
 }
 
 type countWriter struct{ n *int64 }
@@ -254,9 +369,10 @@ func (t *Table[T]) abort() {
 	os.Remove(t.f.Name())
 }
 
-func (t *Table[T]) tmpName() string   { return t.f.Name() }
-func (t *Table[T]) finalName() string { return t.path }
-func (t *Table[T]) tableName() string { return t.name }
+func (t *Table[T]) tmpName() string         { return t.f.Name() }
+func (t *Table[T]) finalName() string       { return t.path }
+func (t *Table[T]) tableName() string       { return t.name }
+func (t *Table[T]) rowCount() (int64, bool) { return t.Rows(), true }
 func (t *Table[T]) digest() (int64, string) {
 	return t.size, hex.EncodeToString(t.h.Sum(nil))
 }
@@ -271,25 +387,62 @@ type Manifest struct {
 	ReplayID         string          `json:"replay_id"`
 	InputFingerprint string          `json:"input_fingerprint"`
 	Tables           []ManifestTable `json:"tables"`
+	ManifestInfo
+	// Metadata is the key-value metadata every table carries but loopwatch.table (a
+	// folder output's manifest only: the merge of shards compares them).
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// ManifestInfo is what a manifest records beyond its tables: for a shard of a split
+// replay, which shard it is and what it read (its summary, as the writer encodes it);
+// for the merge of the shards, the replay ids of the shards merged.
+type ManifestInfo struct {
+	Shard   string          `json:"shard,omitempty"`
+	Merged  []string        `json:"merged_replay_ids,omitempty"`
+	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
 // ManifestTable is one table of a [Manifest].
 type ManifestTable struct {
 	Table  string `json:"table"` // "runs", "events", …
-	File   string `json:"file"`  // the file's name, in the manifest's folder
+	File   string `json:"file"`  // the file's name, in the manifest's folder; in a folder output, its slash-separated path in the folder
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
+	Rows   *int64 `json:"rows,omitempty"` // nil for a file that is not a table
+}
+
+// TableRows is one table of an output and its rows so far.
+type TableRows struct {
+	Table string // "runs" for the run table, else the table's name
+	Rows  int64
+}
+
+// Tables returns the output's tables (not its other files), in the order they were
+// opened, and their rows.
+func (o *Output) Tables() []TableRows {
+	var out []TableRows
+	for _, t := range o.tables {
+		if n, ok := t.rowCount(); ok {
+			out = append(out, TableRows{t.tableName(), n})
+		}
+	}
+	return out
 }
 
 // ReadManifest reads the manifest of the output whose run table is runTable.
 func ReadManifest(runTable string) (*Manifest, error) {
-	b, err := os.ReadFile(ManifestPath(runTable))
+	return ReadManifestFile(ManifestPath(runTable))
+}
+
+// ReadManifestFile reads the manifest at path.
+func ReadManifestFile(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", ManifestPath(runTable), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &m, nil
 }
@@ -348,10 +501,22 @@ func (o *Output) Commit() error {
 	}
 	o.done = true
 	m := Manifest{Version: o.metadata["loopwatch.version"], ReplayID: o.metadata[ReplayIDKey],
-		InputFingerprint: o.metadata["loopwatch.input_fingerprint"]}
+		InputFingerprint: o.metadata["loopwatch.input_fingerprint"], ManifestInfo: o.info}
+	if o.stem == "" {
+		m.Metadata = maps.Clone(o.metadata)
+	}
 	for _, t := range o.tables {
 		size, sha := t.digest()
-		m.Tables = append(m.Tables, ManifestTable{Table: t.tableName(), File: filepath.Base(t.finalName()), Bytes: size, SHA256: sha})
+		file := filepath.Base(t.finalName())
+		if o.stem == "" {
+			file, _ = filepath.Rel(o.dir, t.finalName())
+			file = filepath.ToSlash(file)
+		}
+		mt := ManifestTable{Table: t.tableName(), File: file, Bytes: size, SHA256: sha}
+		if n, ok := t.rowCount(); ok {
+			mt.Rows = &n
+		}
+		m.Tables = append(m.Tables, mt)
 	}
 	removeTemps := func() {
 		for _, t := range o.tables {
@@ -380,6 +545,9 @@ func (o *Output) Commit() error {
 		os.Remove(mtmp)
 		return fmt.Errorf("output %s: %w; the tables are in place but the manifest is not: readers refuse them until a replay completes",
 			o.ManifestPath(), unwrapPathError(err))
+	}
+	if o.stem == "" {
+		return syncDir(filepath.Dir(o.ManifestPath()))
 	}
 	return syncDir(filepath.Dir(o.stem))
 }
@@ -423,6 +591,14 @@ func (o *Output) Abort() {
 	o.done = true
 	for _, t := range o.tables {
 		t.abort()
+	}
+	if o.stem == "" {
+		// The folders only this output writes into, if nothing else is in them: its
+		// partitions (a table's folder and the manifests' are shared with the other
+		// shards, which may be creating them at this moment).
+		for _, t := range o.tables {
+			os.Remove(filepath.Dir(t.finalName()))
+		}
 	}
 }
 

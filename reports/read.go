@@ -45,3 +45,23 @@ func ReadRows[T any](path string, keep func(*T) bool) ([]T, error) {
 		}
 	}
 }
+
+// FileMetadata returns the value of a key of a Parquet file's key-value metadata ("" when
+// the file has none), reading only the file's footer.
+func FileMetadata(path, key string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	v, _ := pf.Lookup(key)
+	return v, nil
+}

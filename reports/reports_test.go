@@ -210,6 +210,8 @@ func TestEveryColumnRoundTrips(t *testing.T) {
 	roundTrip(t, EventRow{})
 	roundTrip(t, CheckpointRow{})
 	roundTrip(t, InterventionRow{})
+	roundTrip(t, PredictionRow{})
+	roundTrip(t, FixCaseRow{})
 }
 
 func roundTrip[T any](t *testing.T, row T) {
@@ -262,6 +264,8 @@ func fill(v reflect.Value) {
 			*x = ptr(at.Add(time.Duration(i) * time.Second))
 		case *[]string:
 			*x = []string{"a", fmt.Sprint(i)}
+		case *[]float64:
+			*x = []float64{float64(i) + 0.125, 1.0 / 3}
 		default:
 			panic(fmt.Sprintf("fill: field %s of type %s", v.Type().Field(i).Name, f.Type()))
 		}

@@ -33,6 +33,17 @@ type MomentResult struct {
 // detector with runs, labelled, scored, precision, recall and F1 (each with its
 // bootstrap interval; "—" where undefined).
 func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports []DetectorReport) error {
+	WriteInput(w, sum, labelsNote)
+	if len(reports) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return writeDetectors(w, reports)
+}
+
+// WriteInput prints the summary's lines on what was read: the files and units, the
+// notes, the labels.
+func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
 	var fmts []string
 	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
 		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
@@ -55,10 +66,11 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	if labelsNote != "" {
 		fmt.Fprintf(w, "labels:   %s\n", labelsNote)
 	}
-	if len(reports) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w)
+}
+
+// writeDetectors prints one line per detector and configuration, and the notes of
+// the configured detectors.
+func writeDetectors(w io.Writer, reports []DetectorReport) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DETECTOR\tCONFIG\tOF\tN\tSCORED\tTP\tFP\tFN\tTN\tPRECISION\tRECALL\tF1\tAP\tROC AUC")
 	for _, d := range ByDetector(reports) {

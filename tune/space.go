@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
@@ -222,6 +223,9 @@ const MaxValues = 10000
 // for the parameter on its own (applied to the base configuration). A parameter
 // given twice is an error.
 func (sp *Space) Add(spec string) error {
+	if strings.ContainsFunc(spec, unicode.IsControl) {
+		return fmt.Errorf("--grid %q: a control character in the specification", spec)
+	}
 	name, values, ok := strings.Cut(spec, "=")
 	name, values = strings.TrimSpace(name), strings.TrimSpace(values)
 	if !ok || name == "" || values == "" {

@@ -200,3 +200,6 @@ func TestConfigs(t *testing.T) {
 		t.Errorf("a sampled grid over --max-configs: %d configurations, %v", len(cs), err)
 	}
 }
+
+func struggleDefault() struggle.StruggleConfig { return struggle.DefaultStruggleConfig() }
+func assessDefault() assess.Config             { return assess.DefaultConfig() }

@@ -59,7 +59,11 @@ func DefaultConfig() Config {
 }
 
 // Validate checks the parts that are not checked when they are compiled.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(true) }
+
+// validate is Validate; offline says whether Offline is checked too (it is not read
+// when the processor is given its analyzer).
+func (c Config) validate(offline bool) error {
 	if err := c.Breaker.Validate(); err != nil {
 		return err
 	}
@@ -69,8 +73,10 @@ func (c Config) Validate() error {
 	if err := c.Sampling.Validate(); err != nil {
 		return err
 	}
-	if err := c.Offline.Validate(); err != nil {
-		return err
+	if offline {
+		if err := c.Offline.Validate(); err != nil {
+			return err
+		}
 	}
 	if c.InactivityTimeout <= 0 {
 		return errors.New("assess: inactivity_timeout must be > 0")

@@ -43,8 +43,8 @@ func ExampleProcessor_Process() {
 	// Output:
 	// #1 frustration 0.00 corrections 0
 	// #2 frustration 1.00 corrections 1 → explicit_check_in
-	// #3 frustration 0.50 corrections 2
-	// #4 frustration 0.00 corrections 3
+	// #3 frustration 0.50 corrections 2 → clarification_pause
+	// #4 frustration 0.00 corrections 3 → clarification_pause
 	// flush abandoned
 	// I sense some friction in our session. Would you like to pause and reassess our approach, or should I continue with adjustments?
 }

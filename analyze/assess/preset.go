@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loopwatch/loopwatch/analyze/assess/breaker"
+	"github.com/loopwatch/loopwatch/analyze/assess/checkpoint"
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/assess/session"
@@ -43,17 +44,20 @@ func IsPreset(name string) bool { return slices.Contains(PresetNames(), name) }
 // seed's rules (detect.WithSeedTools); the seed's storm of 3 user corrections and
 // 0.70 threshold, fired whenever their condition holds, interrupts counting for
 // nothing (breaker.WithSeedCorrections); the seed's single failure count, per signal,
-// reset by any build or test success (breaker.WithSeedFailures); Stop ending a
-// session. The seed has no offline analyzer: the preset keeps the one loopwatch had
-// before it read a session's end (llm.LegacyOfflineConfig). Where the seed gives no
-// value (the failure threshold, the cooldown, the EMA's weights, buffer and sampling
-// limits), the preset keeps loopwatch's documented choices from before the friction
-// signals (detect.SeedEMAConfig), since the seed's behaviour there is undefined rather
-// than different.
+// reset by any build or test success (breaker.WithSeedFailures); the seed's
+// checkpoint counting — every event counts, a commit is read in any tool output,
+// Unicode lower-casing (checkpoint.SeedConfig); Stop ending a session. The seed has
+// no offline analyzer: the preset keeps the one loopwatch had before it read a
+// session's end (llm.LegacyOfflineConfig). Where the seed gives no value (the failure
+// threshold, the cooldown, the EMA's weights, the checkpoint thresholds, buffer and
+// sampling limits), the preset keeps loopwatch's documented choices from before the
+// friction signals (detect.SeedEMAConfig, breaker.SeedCooldown), since the seed's
+// behaviour there is undefined rather than different.
 func SeedConfig() Config {
 	c := DefaultConfig()
 	c.Detect = detect.WithSeedTools(detect.WithSeedHumanText(c.Detect))
 	c.Breaker = breaker.WithSeedFailures(breaker.WithSeedCorrections(c.Breaker))
+	c.Checkpoint = checkpoint.SeedConfig()
 	c.EndHooks = session.SeedEndHooks()
 	c.Offline = llm.LegacyOfflineConfig()
 	return c

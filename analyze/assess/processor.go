@@ -19,7 +19,9 @@ import (
 // Options are the processor's collaborators.
 type Options struct {
 	// LLM summarises checkpoints and analyses ended sessions. Nil: an
-	// llm.OfflineAnalyzer with Config.Offline, so nothing needs a network.
+	// llm.OfflineAnalyzer with Config.Offline, so nothing needs a network. When it is
+	// set, Config.Offline is neither read nor validated: an OfflineAnalyzer is safe for
+	// concurrent use, so a replay builds one per configuration and shares it.
 	LLM llm.AssessmentLLM
 	// Sink receives interventions. Nil: interventions are only reported in Steps.
 	Sink breaker.Sink
@@ -129,7 +131,7 @@ type sessionState struct {
 
 // New validates and compiles cfg and returns a processor with no open session.
 func New(cfg Config, opts Options) (*Processor, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(opts.LLM == nil); err != nil {
 		return nil, err
 	}
 	rules := opts.Rules

@@ -105,6 +105,7 @@ func beforeFriction(c *Config) {
 	c.Breaker.CorrectionStorm, c.Breaker.FrustrationThreshold = 3, 0.70
 	c.Breaker.CorrectionKinds = []detect.Kind{detect.UserCorrection}
 	c.Breaker.InterruptIsCorrection, c.Breaker.CorrectionIsFailure, c.Breaker.EdgeTriggered = true, true, false
+	c.Breaker.Cooldown = breaker.SeedCooldown()
 }
 
 func legacyConfig() Config {
@@ -243,14 +244,20 @@ func TestFrictionInterventions(t *testing.T) {
 			user("a", 2*min, "actually it should not print them"), // a seed correction: no weight of its own
 			agent(3*min, "Changed."), user("a", 4*min, "no, keep the trailing ones"),
 		}, nil, []string{"a@5:clarification_pause"}},
-		{"an interrupt the agent had acted on checks in at once", []analyze.Event{
+		{"an interrupt the agent had acted on is read from the message after it: a redirect checks in", []analyze.Event{
 			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
 			user("a", 2*min+10*time.Second, "use the lexer we already have"),
-		}, nil, []string{"a@3:explicit_check_in"}},
-		{"with interrupts weighing nothing, the redirect after it does", []analyze.Event{
+		}, nil, []string{"a@4:explicit_check_in"}},
+		{"with an interrupt weight, the interrupt itself checks in", []analyze.Event{
 			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
 			user("a", 2*min+10*time.Second, "use the lexer we already have"),
-		}, func(c *Config) { c.Detect.EMA.InterruptWeight = 0 }, []string{"a@4:explicit_check_in"}},
+		}, func(c *Config) { c.Detect.EMA.InterruptWeight = 0.5 }, []string{"a@3:explicit_check_in"}},
+		{"a push-back a minute after a check-in is fresh friction", []analyze.Event{
+			user("a", 0, "make the parser accept empty lines"), agent(min, "Done."),
+			user("a", 2*min, "still not working"), agent(2*min+20*time.Second, "Fixed the check."),
+			user("a", 2*min+40*time.Second, "are you sure? it still fails"), agent(3*min, "Rewrote it."),
+			user("a", 3*min+30*time.Second, "same error again"),
+		}, nil, []string{"a@3:explicit_check_in", "a@7:explicit_check_in"}},
 		{"an interrupt before the agent acted is the human's own", []analyze.Event{
 			user("a", 0, "refactor the parser"), interrupt(5 * time.Second),
 			user("a", 20*time.Second, "refactor the lexer, not the parser"),
@@ -258,7 +265,7 @@ func TestFrictionInterventions(t *testing.T) {
 		{"approval after an interrupt is no redirect", []analyze.Event{
 			user("a", 0, "refactor the parser"), agent(min, "Refactoring."), interrupt(2 * min),
 			user("a", 2*min+10*time.Second, "ok, continue"),
-		}, func(c *Config) { c.Detect.EMA.InterruptWeight = 0 }, nil},
+		}, nil, nil},
 		{"politeness and new requests stay quiet", []analyze.Event{
 			user("a", 0, "add a --verbose flag"), agent(min, "Added. Want me to add tests too?"),
 			user("a", 2*min, "no, thanks"), user("a", 3*min, "now add a changelog entry"),
@@ -300,6 +307,36 @@ func TestSharedRules(t *testing.T) {
 	c, _ := json.Marshal(again)
 	if string(a) != string(b) || string(b) != string(c) {
 		t.Errorf("shared rules decide differently:\n%s\n%s", a, b)
+	}
+}
+
+// TestOfflineConfigCheckedOnlyWhenUsed checks that New validates Config.Offline when
+// it builds the offline analyzer, and not when it is given an analyzer (the replay
+// shares one per configuration): the rest of the configuration is checked either way.
+func TestOfflineConfigCheckedOnlyWhenUsed(t *testing.T) {
+	badOffline := DefaultConfig()
+	badOffline.Offline.Acceptance = []string{"(unclosed"}
+	badTimeout := DefaultConfig()
+	badTimeout.InactivityTimeout = 0
+	given := llm.NewOfflineAnalyzer(DefaultConfig().Offline)
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		llm     llm.AssessmentLLM
+		wantErr bool
+	}{
+		{"bad offline, built", badOffline, nil, true},
+		{"bad offline, given", badOffline, given, false},
+		{"bad timeout, built", badTimeout, nil, true},
+		{"bad timeout, given", badTimeout, given, true},
+		{"valid, built", DefaultConfig(), nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg, Options{LLM: tt.llm})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("New: %v, want an error: %v", err, tt.wantErr)
+			}
+		})
 	}
 }
 

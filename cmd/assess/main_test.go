@@ -126,9 +126,9 @@ func TestScreens(t *testing.T) {
 		not  []string
 	}{
 		{"status", []string{"status"}, []string{
-			"Assessment Status\n─────────────────\nEnabled: true\nCircuit Breaker: TRIPPED (1 intervention; frustration: ",
+			"Assessment Status\n─────────────────\nEnabled: true\nCircuit Breaker: TRIPPED (3 interventions; frustration: ",
 			"threshold: 0.20)", "Active Session", "Session: " + sessionA, "Messages: 5\n", "Checkpoints: ",
-			"Interventions: 1 (first: explicit_check_in at msg 5)", "Replay", "Sessions: 3 (23 events)", "Analyzer: offline"}, nil},
+			"Interventions: 3 (first: explicit_check_in at msg 5)", "Replay", "Sessions: 3 (23 events)", "Analyzer: offline"}, nil},
 		{"history, last 7 days", []string{"history"}, []string{
 			"Session History (last 7 days to 2026-03-02 09:00)", "SESSION   OUTCOME", "LABEL", "MSGS  FRUST  INTERV  DATE (UTC)",
 			"\n5f3c0000  partial", "2026-03-02 09:00", "\n5f3c1111  success", "2026-03-01 14:00\n",
@@ -145,6 +145,8 @@ func TestScreens(t *testing.T) {
 			"Checkpoints\n───────────\n1. \"", "Signals Detected\n────────────────\n• 1x test_failure (msg 3)",
 			"x user_correction (msgs 5, 7, 9)", "Labelled friction: msgs 5, 7",
 			"Interventions\n─────────────\n1. explicit_check_in at 2026-03-02 09:01:00 UTC (msg 5; frustration 1.00)",
+			"2. clarification_pause at 2026-03-02 09:02:00 UTC (msg 7; 2 corrections in the window)",
+			"3. clarification_pause at 2026-03-02 09:03:00 UTC (msg 9; 3 corrections in the window)",
 			"Analysis\n────────\npartial: "}, nil},
 		{"a quiet session", []string{"history", sessionB}, []string{"Session: " + sessionB, "Checkpoints: None", "Signals Detected: None",
 			"Labelled friction: None", "Interventions: None"}, nil},
@@ -203,7 +205,7 @@ func TestJSON(t *testing.T) {
 	var d screens.Detail
 	decode(&d, "history", "5f3c0")
 	if d.Session.ID != sessionA || d.Trajectory.Cells != 13 || len(d.Trajectory.Values) != 13 || d.Trajectory.Peak == nil ||
-		*d.Trajectory.Peak != d.Session.PeakFrustrationEMA || len(d.Interventions) != 1 || d.Interventions[0].EventIndex != 5 ||
+		*d.Trajectory.Peak != d.Session.PeakFrustrationEMA || len(d.Interventions) != 3 || d.Interventions[0].EventIndex != 5 ||
 		len(d.Checkpoints) != d.Session.Checkpoints {
 		t.Errorf("detail: %+v", d)
 	}

@@ -74,28 +74,43 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions and --vibes must not be negative")
 		return 2
 	}
-	var files map[string][]byte
+	var w synth.Written
 	if *sample {
-		files = synth.SampleFiles()
+		files := synth.SampleFiles()
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			if err := writeFile(*out, name, files[name]); err != nil {
+				fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
+				return 1
+			}
+			if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
+				switch part {
+				case "runs":
+					w.Runs++
+				case "sessions":
+					w.Sessions++
+				case "vibes":
+					w.Vibes++
+				}
+			}
+		}
 	} else {
-		files = synth.DatasetFiles(synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun})
-	}
-	counts := map[string]int{}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		p := filepath.Join(*out, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		// Streamed: each run, session and log is written as it is generated.
+		var err error
+		w, err = synth.WriteDataset(synth.DirDest(*out), synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun})
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
 			return 1
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
-			return 1
-		}
-		if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
-			counts[part]++
 		}
 	}
 	fmt.Printf("wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
-		counts["runs"], counts["sessions"], counts["vibes"], *out)
+		w.Runs, w.Sessions, w.Vibes, *out)
 	return 0
+}
+
+func writeFile(dir, name string, data []byte) error {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
 }

@@ -210,3 +210,51 @@ func checkReport(t *testing.T, report string) {
 		browser.CheckFile(t, browser.ForTest(t), report, htmlreport.SeriesColours()[:2])
 	})
 }
+
+// TestCorpusReadmeTable checks the README's table of regress.md rows for the Claude
+// Code corpus under the default configuration against what regress writes today
+// (regress --only claude-code over the repository's registry; skipped when the corpus
+// is absent), so the table cannot go stale when a detector's defaults move.
+func TestCorpusReadmeTable(t *testing.T) {
+	if _, err := corpus.Dir("claude-code"); err != nil {
+		t.Skip(err)
+	}
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "the Claude Code corpus under the default configuration:\n")
+	if !ok {
+		t.Fatal("the README quotes no regress.md table of the Claude Code corpus")
+	}
+	var quoted []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "| default |") {
+			quoted = append(quoted, line)
+		} else if len(quoted) > 0 {
+			break
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runRegress(t, "--registry", filepath.Join(root, "datasets", "registry.toml"), "--out", out, "--only", "claude-code")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "regress.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now []string
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| default |") {
+			now = append(now, line)
+		}
+	}
+	if strings.Join(quoted, "\n") != strings.Join(now, "\n") {
+		t.Errorf("the README's regress table is stale; regress.md has:\n%s", strings.Join(now, "\n"))
+	}
+}

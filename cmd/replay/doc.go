@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
+//	replay [--in PATH] [--out FILE.parquet | --out DIR/ [--shard i/n]] [--labels FILE] [flags]
 //
 // replay reads every file under --in (a folder, walked recursively, or one file),
 // recognises each file's format by its content, rebuilds the runs it holds and replays
@@ -40,7 +40,16 @@
 //	results.curves.parquet         PR and ROC points of each detector's ranking, per configuration
 //	results.problems.parquet       every problem found in the input, with file and line
 //
-// and prints a short summary. Problems in the input (a malformed line, an unknown
+// and prints a short summary. Given a folder (--out DIR/, or an existing folder), it
+// writes every table in the hive layout — DIR/results/shard=0/part-0.parquet,
+// DIR/cycles/shard=0/…, the metrics, curves and fix-loop simulation of the whole in
+// DIR/metrics/part-0.parquet and so on — which DuckDB, Spark and Trino read as one
+// dataset. Past one machine, --shard i/n replays only the runs and sessions whose key
+// hashes to shard i of n, into such a folder every shard shares; the command metrics
+// computes the metrics from the union once all n shards are written, exactly as one
+// replay computes them.
+//
+// Problems in the input (a malformed line, an unknown
 // event kind, a truncated file) are reported with file and line and the rest goes on;
 // --strict turns any problem into exit status 1. A missing --in, an unreadable
 // --labels or an unwritable --out is a usage error: exit status 2 and no output.
@@ -54,6 +63,8 @@
 //	replay --in quasar-history/ --derive-labels --out q.parquet
 //	replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
 //	replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
+//	replay --in sample/inputs --labels sample/labels/runs.csv --out all/
+//	replay --in sample/inputs --labels sample/labels/runs.csv --shard 1/2 --out shards/
 //
 // The struggle configuration file is JSON with any of the fields enabled,
 // min_cycles_before_check, filter_repeat_threshold, finding_overlap_threshold,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
-	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
@@ -34,7 +32,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.In, "in", "", "input folder or file (default: the built-in sample)")
-	fs.StringVar(&s.Out, "out", s.Out, "run table to write; sibling tables share its stem")
+	fs.StringVar(&s.Out, "out", s.Out, "run table to write (sibling tables share its stem), or a folder (ending in /) to write every table in the hive layout, DIR/<table>/shard=i/part-0.parquet")
+	var shard string
+	fs.StringVar(&shard, "shard", "", "replay only shard i of n (i/n, counting from 0): the runs and sessions whose key hashes to i; --out must be a folder every shard writes into, and `metrics DIR` computes the metrics once all n are written")
 	fs.StringArrayVar(&s.Labels, "labels", nil, "labels file, CSV or JSONL: run labels (run_key, label) or session labels (session_id, outcome, friction_uuids); repeat for several (default: none, or the sample's labels without --in)")
 	fs.BoolVar(&s.DeriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
 	fs.StringVar(&s.StruggleConfig, "struggle-config", "", `struggle detection: a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)
@@ -80,6 +80,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replay: --show-problems %d: must be ≥ 0\n", showProblems)
 		return 2
 	}
+	if shard != "" {
+		sh, err := replay.ParseShard(shard)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: --shard %v\n", err)
+			return 2
+		}
+		s.Shard = sh
+		if report != "" && sh.Split() {
+			fmt.Fprintf(stderr, "replay: --report needs the whole replay, not shard %s: run it without --shard\n", sh)
+			return 2
+		}
+	}
 	if len(s.Compare) == 1 && s.Compare[0] == "none" {
 		s.Compare = nil
 	}
@@ -109,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
 	}
-	if err := printResult(stdout, stderr, res, showProblems); err != nil {
+	if err := pipeline.WriteResult(stdout, stderr, "replay", res, showProblems); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
 	}
@@ -135,53 +147,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// printResult prints what the replay found: problems and warnings on stderr, the
-// summary on stdout.
-func printResult(stdout, stderr io.Writer, res *pipeline.Result, showProblems int) error {
-	sum := res.Summary
-	if sum.Files == 0 {
-		fmt.Fprintf(stderr, "replay: no input file is in a recognised format (%s)\n", strings.Join(replay.FormatNames(), ", "))
-	}
-	reports.WriteProblems(stderr, sum, showProblems, " (all are in "+res.Out.Path("problems")+")")
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "replay: %v\n", w)
-	}
-	labelsNote := res.LabelsNote
-	if n := len(res.UnmatchedLabels); n > 0 {
-		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, 3))
-	}
-	if err := reports.WriteSummary(stdout, sum, labelsNote, res.Detectors); err != nil {
-		return err
-	}
-	if err := reports.WriteMomentSummary(stdout, res.Moments); err != nil {
-		return err
-	}
-	if res.FixTotals != nil {
-		fmt.Fprintln(stdout)
-		reports.WriteFixSummary(stdout, res.FixTotals)
-	}
-	var beside []string
-	for _, t := range res.Tables[1:] {
-		beside = append(beside, fmt.Sprintf("%s (%d)", t.Table, t.Rows))
-	}
-	_, err := fmt.Fprintf(stdout, "\nwrote %s (%d runs and sessions) and beside it: %s\n", res.Out.Path(""), res.Tables[0].Rows, strings.Join(beside, ", "))
-	return err
-}
-
-// examples lists the first n of keys, and how many more there are.
-func examples(keys []string, n int) string {
-	if len(keys) <= n {
-		return strings.Join(keys, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), len(keys)-n)
-}
-
-const usage = `Usage: replay [--in PATH] [--out FILE.parquet] [--labels FILE] [flags]
+const usage = `Usage: replay [--in PATH] [--out FILE.parquet | --out DIR/ [--shard i/n]] [--labels FILE] [flags]
 
 Replays recorded coding-agent runs (quasar traces, beads exports) and sessions (Claude
 Code transcripts, vibes event logs) through loopwatch's detectors, writes every
 decision to Parquet and scores the detectors against labels. Without --in it replays
-the built-in sample dataset.
+the built-in sample dataset. --out DIR/ writes the tables in the hive layout; --shard
+i/n replays one shard of n into it, and metrics DIR computes the metrics of the whole.
 
 Examples:
   replay
@@ -194,6 +166,8 @@ Examples:
   replay --in quasar-history/ --derive-labels --out q.parquet
   replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
   replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
+  replay --in sample/inputs --labels sample/labels/runs.csv --out all/
+  replay --in sample/inputs --labels sample/labels/runs.csv --shard 1/2 --out shards/
 
 Flags:
 `

@@ -99,7 +99,11 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s", ex, code, stderr)
 			continue
 		}
-		if !strings.Contains(stdout, "DETECTOR") {
+		if slices.Contains(args, "--shard") {
+			if !strings.Contains(stdout, "the metrics need every shard") || strings.Contains(stdout, "DETECTOR") {
+				t.Errorf("%s: a shard prints what it read and no metrics:\n%s", ex, stdout)
+			}
+		} else if !strings.Contains(stdout, "DETECTOR") {
 			t.Errorf("%s: no summary table:\n%s", ex, stdout)
 		}
 		if _, err := os.Stat(out); err != nil {
@@ -129,8 +133,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		outputs = append(outputs, contents)
 	}
-	if len(outputs[0]) != 11 {
-		t.Fatalf("expected 10 tables and the manifest, got %d files", len(outputs[0]))
+	if len(outputs[0]) != 13 {
+		t.Fatalf("expected 12 tables and the manifest, got %d files", len(outputs[0]))
 	}
 	for i := 1; i < len(outputs); i++ {
 		if fmt.Sprint(outputs[i]) != fmt.Sprint(outputs[0]) {
@@ -162,7 +166,11 @@ func TestUsageErrors(t *testing.T) {
 		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"--out under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "r.parquet")}, "cannot write to " + notADir},
 		{"--out not .parquet", []string{"--in", runs, "--out", filepath.Join(dir, "r.csv")}, "must end in .parquet"},
-		{"--out a directory", []string{"--in", runs, "--out", filepath.Join(dir, "runs.parquet")}, "is a directory"},
+		{"--out a folder under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "out") + "/"}, "output " + filepath.Join(notADir, "out") + ": not a directory"},
+		{"--shard out of range", []string{"--in", runs, "--shard", "4/4", "--out", filepath.Join(dir, "sh") + "/"}, "--shard \"4/4\": shards of 4 are numbered 0 to 3"},
+		{"--shard not i/n", []string{"--in", runs, "--shard", "2", "--out", filepath.Join(dir, "sh") + "/"}, "want i/n"},
+		{"--shard into a file", []string{"--in", runs, "--shard", "0/2", "--out", filepath.Join(dir, "r.parquet")}, "a shard writes into a folder: give --out a folder"},
+		{"--report of a shard", []string{"--in", runs, "--shard", "1/2", "--out", filepath.Join(dir, "sh") + "/", "--report", filepath.Join(dir, "r.html")}, "--report needs the whole replay"},
 		{"missing --labels", []string{"--in", runs, "--labels", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "nope.csv")},
 		{"labels without a label column", []string{"--in", runs, "--labels", filepath.Join(dir, "nolabel.csv"), "--out", filepath.Join(dir, "r.parquet")}, "run_key and label"},
 		{"unknown struggle config field", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "bad.json"), "--out", filepath.Join(dir, "r.parquet")}, `unknown field "composite_threshhold"`},
@@ -190,7 +198,6 @@ func TestUsageErrors(t *testing.T) {
 		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
-	os.Mkdir(filepath.Join(dir, "runs.parquet"), 0o755)
 	before := files(t, dir)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -524,11 +531,17 @@ func TestCorpusClaudeCode(t *testing.T) {
 	"breaker": {"tool_error_is_failure": false, "lint_error_is_failure": false, "correction_is_failure": true,
 		"count_per_signal": true, "failure_streaks": "session", "pivot_once_per_streak": false}}`), 0o644)
 	for _, tt := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		types string // interventions by type; how many within the window after a moment; sessions with an approach_pivot
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+75\s+0\.673 \[0\.53, 0\.81\]\s+0\.387 \[0\.24, 0\.57\]\s+9\.6 \[4\.9, 16\.7\]`},
-		{nil, `(?m)^loopwatch\s+49\s+0\.673 \[0\.53, 0\.81\]\s+0\.592 \[0\.46, 0\.73\]\s+4\.2 \[2\.5, 6\.3\]`},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.235 \[0\.12, 0\.50\]\s+21\.1 \[7\.2, 41\.9\]`,
+			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7"},
+		// The defaults: approach_pivot fires once per failure streak of one kind of
+		// command; the check-ins and clarification pauses land at the human's friction
+		// turns.
+		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.689 \[0\.52, 0\.86\]\s+2\.9 \[1\.2, 5\.0\]`,
+			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2"},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -540,24 +553,25 @@ func TestCorpusClaudeCode(t *testing.T) {
 			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
-	}
-	ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	byType := map[string]int{}
-	after := 0
-	for _, iv := range ivs {
-		byType[iv.Type]++
-		if iv.AfterFriction != nil && *iv.AfterFriction {
-			after++
+		ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// The last replay's (the defaults): approach_pivot fires once per failure streak
-	// of one kind of command, twice on the corpus; the check-ins land at the human's
-	// friction turns, 29 of them within 5 minutes after a labelled moment.
-	if got := fmt.Sprint(byType, after); got != "map[approach_pivot:2 explicit_check_in:47] 29" {
-		t.Errorf("interventions by type and after friction: %s", got)
+		byType := map[string]int{}
+		pivoted := map[string]bool{}
+		after := 0
+		for _, iv := range ivs {
+			byType[iv.Type]++
+			if iv.AfterFriction != nil && *iv.AfterFriction {
+				after++
+			}
+			if iv.Type == "approach_pivot" {
+				pivoted[iv.SessionKey] = true
+			}
+		}
+		if got := fmt.Sprint(byType, " ", after, " ", len(pivoted)); got != tt.types {
+			t.Errorf("%v: interventions by type, after friction, sessions pivoted: %s, want %s", tt.args, got, tt.types)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,20 +79,12 @@ func (s SynthSpec) String() string {
 // Write generates the dataset into dir (which should be empty) and returns its input
 // folder and label files.
 func (s SynthSpec) Write(dir string) (in string, labels []string, err error) {
-	files := synth.DatasetFiles(synth.DatasetConfig{Runs: s.Runs, Sessions: s.Sessions, VibesLogs: s.Vibes, Seed: s.Seed, RerunEvery: s.RerunEvery})
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", nil, err
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return "", nil, err
-		}
+	w, err := synth.WriteDataset(synth.DirDest(dir), synth.DatasetConfig{Runs: s.Runs, Sessions: s.Sessions, VibesLogs: s.Vibes, Seed: s.Seed, RerunEvery: s.RerunEvery})
+	if err != nil {
+		return "", nil, err
 	}
-	for _, l := range []string{synth.RunLabelsFile, synth.SessionLabelsFile} {
-		if _, ok := files[l]; ok {
-			labels = append(labels, filepath.Join(dir, filepath.FromSlash(l)))
-		}
+	for _, l := range w.Labels {
+		labels = append(labels, filepath.Join(dir, filepath.FromSlash(l)))
 	}
 	return filepath.Join(dir, synth.InputsDir), labels, nil
 }

@@ -1,9 +1,6 @@
 package synth
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // DatasetConfig says what a generated dataset holds: runs, Claude Code sessions and
 // vibes event logs (two sessions each), all drawn from one seed. It is what the
@@ -16,24 +13,13 @@ type DatasetConfig struct {
 	RerunEvery int
 }
 
-// DatasetFiles generates the dataset of cfg, laid out by [Layout]. The same
-// configuration always gives the same bytes.
+// DatasetFiles generates the dataset of cfg, laid out by [Layout], in memory: file
+// name → content. The same configuration always gives the same bytes. [WriteDataset]
+// writes the same files without holding them.
 func DatasetFiles(cfg DatasetConfig) map[string][]byte {
-	var runs []Run
-	if cfg.Runs > 0 {
-		runs = Generate(Config{Runs: cfg.Runs, Seed: cfg.Seed, RerunEvery: cfg.RerunEvery})
+	files := memDest{}
+	if _, err := WriteDataset(files, cfg); err != nil {
+		panic(fmt.Sprintf("synth: generating in memory: %v", err)) // memory writes do not fail
 	}
-	var sessions []Session
-	if cfg.Sessions > 0 {
-		sessions = GenerateSessions(SessionConfig{Sessions: cfg.Sessions, Seed: cfg.Seed})
-	}
-	var logs []VibesLog
-	for i := range cfg.VibesLogs {
-		vc := VibesConfig{Seed: cfg.Seed + uint64(i), Start: SampleVibesConfig().Start.Add(time.Duration(i) * 2 * time.Hour)}
-		if cfg.VibesLogs > 1 {
-			vc.File = fmt.Sprintf("vibes/vibes-events-%04d.jsonl", i+1)
-		}
-		logs = append(logs, GenerateVibesLog(vc))
-	}
-	return Layout(runs, sessions, logs)
+	return files
 }

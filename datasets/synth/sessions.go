@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -90,43 +91,60 @@ const sessionStream = 0x636c61756465 // "claude"
 // random stream (the seed and its index), so a session does not change when another
 // scenario is added to the plan after it.
 func GenerateSessions(cfg SessionConfig) []Session {
-	plan := cfg.Plan
-	if len(plan) == 0 {
-		rng := rand.New(rand.NewPCG(cfg.Seed, sessionStream))
-		plan = make([]SessionScenario, cfg.Sessions)
-		for i := range plan {
-			plan[i] = SessionScenarios[rng.IntN(len(SessionScenarios))]
-		}
-	}
-	start := cfg.Start
-	if start.IsZero() {
-		start = time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
-	}
-	out := make([]Session, 0, len(plan))
-	for i, sc := range plan {
-		script, ok := sessionScripts[sc]
-		if !ok {
-			panic(fmt.Sprintf("synth: unknown session scenario %q", sc))
-		}
-		rng := rand.New(rand.NewPCG(cfg.Seed, sessionStream+1+uint64(i)))
-		c := &clock{rng: rng, t: start.Add(time.Duration(i)*75*time.Minute + time.Duration(rng.IntN(600_000))*time.Millisecond)}
-		id := uuid4(rng)
-		version := fmt.Sprintf("2.1.%d", 38+rng.IntN(6))
-		w := newCCWriter(c, id, script.project.cwd, version, script.branch, "claude-opus-4-6")
-		w.start("$HOME/.claude/hooks/session-start.sh")
-		script.play(w)
-
-		dir := "sessions/" + script.project.dir()
-		main := dir + "/" + id + ".jsonl"
-		files := map[string][]byte{main: w.bytes()}
-		for _, s := range w.subs {
-			files[dir+"/"+id+"/subagents/agent-synth-"+s.agentID+".jsonl"] = s.bytes()
-		}
-		out = append(out, Session{Scenario: sc, Files: files, Label: SessionLabel{
-			SessionID: id, File: main, Outcome: script.outcome, Confidence: "high", HumanMsgs: c.humans,
-			Friction: slices.Clone(c.friction), Notes: "Synthetic " + string(sc) + ": " + script.notes}})
+	var out []Session
+	for s := range Sessions(cfg) {
+		out = append(out, s)
 	}
 	return out
+}
+
+// Sessions plays out the sessions of cfg one at a time, in order: the sessions of
+// [GenerateSessions], without holding them all.
+func Sessions(cfg SessionConfig) iter.Seq[Session] {
+	return func(yield func(Session) bool) {
+		plan := cfg.Plan
+		if len(plan) == 0 {
+			rng := rand.New(rand.NewPCG(cfg.Seed, sessionStream))
+			plan = make([]SessionScenario, cfg.Sessions)
+			for i := range plan {
+				plan[i] = SessionScenarios[rng.IntN(len(SessionScenarios))]
+			}
+		}
+		start := cfg.Start
+		if start.IsZero() {
+			start = time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
+		}
+		for i, sc := range plan {
+			if !yield(playSession(cfg.Seed, i, sc, start)) {
+				return
+			}
+		}
+	}
+}
+
+// playSession plays out session i of a plan, of scenario sc.
+func playSession(seed uint64, i int, sc SessionScenario, start time.Time) Session {
+	script, ok := sessionScripts[sc]
+	if !ok {
+		panic(fmt.Sprintf("synth: unknown session scenario %q", sc))
+	}
+	rng := rand.New(rand.NewPCG(seed, sessionStream+1+uint64(i)))
+	c := &clock{rng: rng, t: start.Add(time.Duration(i)*75*time.Minute + time.Duration(rng.IntN(600_000))*time.Millisecond)}
+	id := uuid4(rng)
+	version := fmt.Sprintf("2.1.%d", 38+rng.IntN(6))
+	w := newCCWriter(c, id, script.project.cwd, version, script.branch, "claude-opus-4-6")
+	w.start("$HOME/.claude/hooks/session-start.sh")
+	script.play(w)
+
+	dir := "sessions/" + script.project.dir()
+	main := dir + "/" + id + ".jsonl"
+	files := map[string][]byte{main: w.bytes()}
+	for _, s := range w.subs {
+		files[dir+"/"+id+"/subagents/agent-synth-"+s.agentID+".jsonl"] = s.bytes()
+	}
+	return Session{Scenario: sc, Files: files, Label: SessionLabel{
+		SessionID: id, File: main, Outcome: script.outcome, Confidence: "high", HumanMsgs: c.humans,
+		Friction: slices.Clone(c.friction), Notes: "Synthetic " + string(sc) + ": " + script.notes}}
 }
 
 // SessionLabels renders session labels as CSV in the Claude Code corpus's labels.csv
@@ -142,12 +160,18 @@ func SessionLabels(labels []SessionLabel) []byte {
 	})
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"session_id", "file", "outcome", "confidence", "human_msgs", "friction_uuids", "notes"})
+	w.Write(sessionLabelHeader)
 	for _, l := range sorted {
-		w.Write([]string{l.SessionID, l.File, l.Outcome, l.Confidence, strconv.Itoa(l.HumanMsgs), strings.Join(l.Friction, ";"), l.Notes})
+		w.Write(sessionLabelRow(l))
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+var sessionLabelHeader = []string{"session_id", "file", "outcome", "confidence", "human_msgs", "friction_uuids", "notes"}
+
+func sessionLabelRow(l SessionLabel) []string {
+	return []string{l.SessionID, l.File, l.Outcome, l.Confidence, strconv.Itoa(l.HumanMsgs), strings.Join(l.Friction, ";"), l.Notes}
 }
 
 // The layout of a generated dataset (and of the built-in sample), relative to its

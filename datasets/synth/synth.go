@@ -48,6 +48,7 @@ package synth
 
 import (
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -117,33 +118,46 @@ func (r Run) Outcome() string {
 
 // Generate plays out the runs of cfg.
 func Generate(cfg Config) []Run {
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x73796e7468))
-	plan := cfg.Plan
-	if len(plan) == 0 {
-		plan = make([]Scenario, cfg.Runs)
-		for i := range plan {
-			plan[i] = Scenarios[rng.IntN(len(Scenarios))]
-		}
-	}
-	start := cfg.Start
-	if start.IsZero() {
-		start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	}
-	runs := make([]Run, 0, len(plan))
-	for i, sc := range plan {
-		g := &gen{rng: rng, t: start.Add(time.Duration(i) * time.Hour)}
-		task := fmt.Sprintf("synth-%04d", i+1)
-		epoch := "e1"
-		file := task + ".jsonl"
-		if cfg.RerunEvery > 0 && i > 0 && (i+1)%cfg.RerunEvery == 0 {
-			prev := runs[len(runs)-1]
-			task, epoch, file = prev.Task, "e2", prev.File
-		}
-		g.task, g.epoch = task, epoch
-		g.play(sc)
-		runs = append(runs, Run{Key: task + "@" + epoch, Task: task, Epoch: epoch, File: file, Scenario: sc, Events: g.events})
+	var runs []Run
+	for r := range Runs(cfg) {
+		runs = append(runs, r)
 	}
 	return runs
+}
+
+// Runs plays out the runs of cfg one at a time, in order: the runs of [Generate],
+// without holding them all.
+func Runs(cfg Config) iter.Seq[Run] {
+	return func(yield func(Run) bool) {
+		rng := rand.New(rand.NewPCG(cfg.Seed, 0x73796e7468))
+		plan := cfg.Plan
+		if len(plan) == 0 {
+			plan = make([]Scenario, cfg.Runs)
+			for i := range plan {
+				plan[i] = Scenarios[rng.IntN(len(Scenarios))]
+			}
+		}
+		start := cfg.Start
+		if start.IsZero() {
+			start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+		}
+		var prev Run
+		for i, sc := range plan {
+			g := &gen{rng: rng, t: start.Add(time.Duration(i) * time.Hour)}
+			task := fmt.Sprintf("synth-%04d", i+1)
+			epoch := "e1"
+			file := task + ".jsonl"
+			if cfg.RerunEvery > 0 && i > 0 && (i+1)%cfg.RerunEvery == 0 {
+				task, epoch, file = prev.Task, "e2", prev.File
+			}
+			g.task, g.epoch = task, epoch
+			g.play(sc)
+			prev = Run{Key: task + "@" + epoch, Task: task, Epoch: epoch, File: file, Scenario: sc, Events: g.events}
+			if !yield(prev) {
+				return
+			}
+		}
+	}
 }
 
 type gen struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -37,20 +38,43 @@ func Files(runs []Run) map[string][]byte {
 // Labels renders the runs' ground truth as a labels CSV (run_key, label, outcome,
 // label_source, rule), sorted by run key.
 func Labels(runs []Run) []byte {
-	sorted := slices.Clone(runs)
-	slices.SortFunc(sorted, func(a, b Run) int { return strings.Compare(a.Key, b.Key) })
+	labels := make([]runLabel, len(runs))
+	for i, r := range runs {
+		labels[i] = labelOf(r)
+	}
+	return runLabelsCSV(labels)
+}
+
+// runLabel is what a run's label row needs of it.
+type runLabel struct {
+	key      string
+	scenario Scenario
+	outcome  string
+}
+
+func labelOf(r Run) runLabel { return runLabel{key: r.Key, scenario: r.Scenario, outcome: r.Outcome()} }
+
+// runLabelsCSV renders labels as Labels does; it sorts them in place.
+func runLabelsCSV(labels []runLabel) []byte {
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	writeRunLabels(&buf, labels)
+	return buf.Bytes()
+}
+
+// writeRunLabels writes labels as Labels renders them; it sorts them in place.
+func writeRunLabels(out io.Writer, labels []runLabel) error {
+	slices.SortFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
+	w := csv.NewWriter(out)
 	w.Write([]string{"run_key", "label", "outcome", "label_source", "rule"})
-	for _, r := range sorted {
+	for _, r := range labels {
 		label := "negative"
-		if r.Positive() {
+		if r.scenario.Struggling() {
 			label = "positive"
 		}
-		w.Write([]string{r.Key, label, r.Outcome(), "derived", "synthetic ground truth: scenario " + string(r.Scenario)})
+		w.Write([]string{r.key, label, r.outcome, "derived", "synthetic ground truth: scenario " + string(r.scenario)})
 	}
 	w.Flush()
-	return buf.Bytes()
+	return w.Error()
 }
 
 // SamplePlan is the scenario list of loopwatch's built-in sample: every scenario at

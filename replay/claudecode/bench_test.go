@@ -2,12 +2,15 @@ package claudecode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // synthTranscript writes a realistic transcript of turns agent turns: a prompt, hook
@@ -68,12 +71,10 @@ func BenchmarkReadTranscript(b *testing.B) {
 	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")
 }
 
-// BenchmarkReadCorpus reports MB/s and events/s over the shared Claude Code corpus
-// (every main transcript with its subagents); it is skipped without the corpus.
-func BenchmarkReadCorpus(b *testing.B) {
-	fsys := os.DirFS(corpusDir(b))
-	var mains []string
-	var size int64
+// corpusFiles lists the shared corpus's transcripts, main ones apart, and their size;
+// the benchmark is skipped without the corpus.
+func corpusFiles(b *testing.B) (fsys fs.FS, all, mains []string, size int64) {
+	fsys = os.DirFS(corpusDir(b))
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
 			return err
@@ -83,6 +84,7 @@ func BenchmarkReadCorpus(b *testing.B) {
 			return err
 		}
 		size += fi.Size()
+		all = append(all, p)
 		if !IsSubagentFile(p) {
 			mains = append(mains, p)
 		}
@@ -91,6 +93,15 @@ func BenchmarkReadCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return fsys, all, mains, size
+}
+
+// BenchmarkReadCorpus reports MB/s and events/s over the shared Claude Code corpus
+// (every main transcript with its subagents); BenchmarkJSONValidCorpus is its anchor:
+//
+//	go test -run '^$' -bench 'Corpus$' -benchmem -cpu 1 ./replay/claudecode/
+func BenchmarkReadCorpus(b *testing.B) {
+	fsys, _, mains, size := corpusFiles(b)
 	events := 0
 	for _, m := range mains {
 		s, _ := Read(fsys, m)
@@ -106,4 +117,80 @@ func BenchmarkReadCorpus(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(events*n)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkJSONValid is the anchor of BenchmarkReadTranscript: json.Valid over every
+// line of the same transcript, the least a reader that checks its input must do. The
+// reader maps the records too; compare the two MB/s side by side:
+//
+//	go test -run '^$' -bench 'ReadTranscript|JSONValid' -benchmem ./replay/claudecode/
+func BenchmarkJSONValid(b *testing.B) {
+	data, _ := synthTranscript(400)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd := jsonl.NewReader(bytes.NewReader(data), MaxLine)
+		for {
+			l, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if !json.Valid(l.Bytes) {
+				b.Fatalf("line %d is not valid JSON", l.Num)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeRecord compares the fast decoder with encoding/json (the reference
+// it keeps to, and what the reader used before) on the lines of the synthetic
+// transcript.
+func BenchmarkDecodeRecord(b *testing.B) {
+	data, _ := synthTranscript(400)
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, *record) bool
+	}{
+		{"fast", decodeRecord},
+		{"encoding-json", func(l []byte, r *record) bool { _, err := decodeSlow(l, r); return err == nil }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, l := range lines {
+					var r record
+					if !bc.decode(l, &r) {
+						b.Fatalf("not decoded: %.200s", l)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkJSONValidCorpus is json.Valid over every line of the files
+// BenchmarkReadCorpus reads, read the same way (the anchor of its MB/s).
+func BenchmarkJSONValidCorpus(b *testing.B) {
+	fsys, all, _, size := corpusFiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, name := range all {
+			f, err := fsys.Open(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd := jsonl.NewReader(f, MaxLine)
+			for {
+				l, err := rd.Next()
+				if err != nil {
+					break
+				}
+				json.Valid(l.Bytes)
+			}
+			f.Close()
+		}
+	}
 }

@@ -192,6 +192,7 @@ func TestCorpus(t *testing.T) {
 	fsys := os.DirFS(dir)
 	labels := readCorpusLabels(t, dir)
 	seen := map[string]bool{}
+	proved := 0 // sessions whose key the first 64 KiB prove (a split replay leaves them to their shard)
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			return err
@@ -219,6 +220,12 @@ func TestCorpus(t *testing.T) {
 				t.Fatal("no session")
 			}
 			checkInvariants(t, s)
+			if key, ok := KeyFromHead(name, head[:n]); ok {
+				proved++
+				if key != s.Key {
+					t.Errorf("the head proves key %s, the session is %s", key, s.Key)
+				}
+			}
 			got := corpusFigures{key: s.Key, subagents: s.Subagents, problems: len(probs), continued: s.Records[ContinuedRecords]}
 			for _, p := range probs {
 				t.Logf("problem: %s", p)
@@ -289,6 +296,9 @@ func TestCorpus(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("%s not found in the corpus", name)
 		}
+	}
+	if proved != 68 {
+		t.Errorf("the first 64 KiB prove the key of %d of %d sessions, want 68", proved, len(seen))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/clockfault"
@@ -202,10 +203,11 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 		if l.Blank() {
 			continue
 		}
-		if !l.ValidUTF8() {
+		valid := l.ValidUTF8()
+		if !valid {
 			b.report(name, l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		b.readLine(fst, l)
+		b.readLine(fst, l, valid)
 	}
 	b.placeTimes(fst)
 }
@@ -265,26 +267,30 @@ func (b *builder) placeTimes(fst *fileState) {
 	}
 }
 
-// readLine decodes and maps one line.
-func (b *builder) readLine(fst *fileState, l jsonl.Line) {
+// readLine decodes and maps one line; validUTF8 reports that its bytes are valid
+// UTF-8. The fast decoder (decodeRecord) reads almost every line; a line it is not
+// sure of is decoded by encoding/json, which reports what is wrong with it.
+func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	var rec record
 	if firstByte(l.Bytes) != '{' {
 		b.badLine(fst, l, errors.New("not a JSON object"))
 		return
 	}
-	bad, err := jsonl.DecodeObject(l.Bytes, &rec)
-	if err != nil {
-		b.badLine(fst, l, err)
-		return
-	}
-	if len(bad) > 0 {
-		// Fields of an unexpected type, each lost where it is wrong: the rest of the
-		// record (its uuid and timestamp too) was decoded.
-		them := "it"
-		if len(bad) > 1 {
-			them = "them"
+	if !validUTF8 || !decodeRecord(l.Bytes, &rec) {
+		bad, err := decodeSlow(l.Bytes, &rec)
+		if err != nil {
+			b.badLine(fst, l, err)
+			return
 		}
-		b.report(fst.name, l.Num, input.ProblemInvalid, "%s; the record is read without %s", jsonl.Describe(bad), them)
+		if len(bad) > 0 {
+			// Fields of an unexpected type, each lost where it is wrong: the rest of the
+			// record (its uuid and timestamp too) was decoded.
+			them := "it"
+			if len(bad) > 1 {
+				them = "them"
+			}
+			b.report(fst.name, l.Num, input.ProblemInvalid, "%s; the record is read without %s", jsonl.Describe(bad), them)
+		}
 	}
 	if rec.Type == "" {
 		b.report(fst.name, l.Num, input.ProblemInvalid, "record without a type; skipped")
@@ -359,7 +365,7 @@ func (b *builder) badLine(fst *fileState, l jsonl.Line, err error) {
 	if recs, detail, ok := l.Split(); ok {
 		b.report(fst.name, l.Num, input.ProblemMalformed, "%s", detail)
 		for _, rec := range recs {
-			b.readLine(fst, rec)
+			b.readLine(fst, rec, utf8.Valid(rec.Bytes))
 		}
 		return
 	}
@@ -666,4 +672,30 @@ func joinNonEmpty(parts ...string) string {
 		buf.WriteString(p)
 	}
 	return buf.String()
+}
+
+// KeyFromHead returns the key of the session whose main transcript is name when
+// head, the transcript's opening bytes, proves it: a record on one of its complete
+// lines, read as [Read] reads it, carries the file's stem as its session id. The key
+// of a session is its file's stem whenever the stem is one of its session ids, so
+// reading the rest of the file cannot change it. ok is false when the head proves
+// nothing (a resumed session's first records carry the earlier session's id, a
+// summary-only file, a first line longer than the head): only reading the session
+// tells its key then. A split replay uses it to leave the sessions of other shards
+// unread.
+func KeyFromHead(name string, head []byte) (key string, ok bool) {
+	if IsSubagentFile(name) || !strings.HasSuffix(name, ".jsonl") {
+		return "", false
+	}
+	i := bytes.LastIndexByte(head, '\n')
+	if i < 0 {
+		return "", false
+	}
+	b := newBuilder(name)
+	b.readFile(name, bytes.NewReader(head[:i+1]), false)
+	stem := strings.TrimSuffix(path.Base(name), ".jsonl")
+	if _, ok := b.ids[stem]; !ok {
+		return "", false
+	}
+	return stem, true
 }

@@ -247,6 +247,44 @@ func TestSessionKey(t *testing.T) {
 	}
 }
 
+// TestKeyFromHead: whatever prefix of a transcript a head is, the key it proves is the
+// key reading the whole session gives; it proves one as soon as a complete line
+// carries the file's stem as session id, and never for a renamed copy.
+func TestKeyFromHead(t *testing.T) {
+	line := func(id, uuid string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
+	}
+	for _, tt := range []struct {
+		file, in string
+		provedAt int // bytes of head from which the key is proved; -1 never
+	}{
+		{"new.jsonl", line("old", "a") + line("new", "b"), len(line("old", "a") + line("new", "b"))},
+		{"s1.jsonl", line("s1", "a") + line("other", "b"), len(line("s1", "a"))},
+		{"s1.jsonl", `{"type":"summary","summary":"x","leafUuid":"u"}` + "\n" + "garbage\n" + line("s1", "a"), -2},
+		{"copy.jsonl", line("old", "a") + line("new", "b"), -1},
+		{"s1.jsonl", `{"sessionId":"s1"}` + "\n", -1}, // no type: a record the reader skips
+		{"dir/s1/subagents/agent-1.jsonl", line("s1", "a"), -1},
+	} {
+		full, _ := ReadTranscript(tt.file, strings.NewReader(tt.in))
+		proved := -1
+		for n := 0; n <= len(tt.in); n++ {
+			key, ok := KeyFromHead(tt.file, []byte(tt.in[:n]))
+			if ok && (full == nil || key != full.Key) {
+				t.Errorf("%s: a head of %d bytes proves key %q, the whole file gives %v", tt.file, n, key, full)
+			}
+			if ok && proved < 0 {
+				proved = n
+			}
+		}
+		if tt.provedAt == -2 {
+			tt.provedAt = len(tt.in) // on the last line
+		}
+		if proved != tt.provedAt {
+			t.Errorf("%s: proved from %d bytes, want %d", tt.file, proved, tt.provedAt)
+		}
+	}
+}
+
 func TestReadNothing(t *testing.T) {
 	for _, in := range []string{"", "\n\n", "garbage\n"} {
 		s, probs := ReadTranscript("e.jsonl", strings.NewReader(in))

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // record is the part of a transcript record the reader uses. Fields it does not
@@ -28,6 +30,13 @@ type record struct {
 	LeafUUID    string `json:"leafUuid"` // summary
 	AITitle     string `json:"aiTitle"`  // ai-title
 	CustomTitle string `json:"customTitle"`
+}
+
+// decodeSlow decodes a line into rec with encoding/json (jsonl.DecodeObject): the
+// reference decodeRecord keeps to, and the decoder of the lines it is not sure of.
+func decodeSlow(line []byte, rec *record) ([]jsonl.FieldError, error) {
+	*rec = record{}
+	return jsonl.DecodeObject(line, rec)
 }
 
 // message is a user or assistant record's message.
@@ -110,30 +119,39 @@ func (c *toolContent) UnmarshalJSON(b []byte) error {
 	case '"':
 		return json.Unmarshal(b, &c.text)
 	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
+		var parts []toolPart
 		if err := json.Unmarshal(b, &parts); err != nil {
 			return err
 		}
-		var sb strings.Builder
-		for _, p := range parts {
-			switch p.Type {
-			case "text":
-				if sb.Len() > 0 {
-					sb.WriteByte('\n')
-				}
-				sb.WriteString(p.Text)
-			case "image":
-				c.images++
-			default:
-				c.other++
-			}
-		}
-		c.text = sb.String()
+		c.fromParts(parts)
 	}
 	return nil
+}
+
+// toolPart is one block of a tool_result's content.
+type toolPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// fromParts keeps the text of the text parts, joined by newlines, and counts the
+// others.
+func (c *toolContent) fromParts(parts []toolPart) {
+	var sb strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(p.Text)
+		case "image":
+			c.images++
+		default:
+			c.other++
+		}
+	}
+	c.text = sb.String()
 }
 
 // toolUseResult is what Claude Code records beside a tool result. Only the Bash

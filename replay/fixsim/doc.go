@@ -8,6 +8,13 @@
 // probability the failure is fixed inside the cycle, the outer cycles saved and the
 // cost delta, each with an interval.
 //
+// The loop is deterministic: on the same re-run results it does the same. So it is run
+// once per failure for each sequence of re-run results it can meet (k failed re-runs,
+// then a pass; k = 0 … MaxFilterFixes), and each trial draws its re-run results one at
+// a time as the loop would ask for them and takes what the loop did on that sequence —
+// exactly what running the loop in every trial gives, draw for draw, at a fraction of
+// the cost.
+//
 // # Model and assumptions
 //
 // These are assumptions, not measurements; every figure derived from them is a

@@ -2,10 +2,16 @@ package fixsim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 
 	"github.com/loopwatch/loopwatch/replay/input"
 )
@@ -60,9 +66,14 @@ func TestObserve(t *testing.T) {
 		t.Error("a run without filter history is a case")
 	}
 	long := mkRun("l", input.OutcomeApproved, cyc("test", 1))
-	long.Cycles[0].FilterOutput = strings.Repeat("a", 3*MaxOutput)
-	if c, _ := Observe(long); len(c.Failures[0].Output) > MaxOutput+100 || c.Failures[0].OutputLen != 3*MaxOutput {
-		t.Error("output not capped")
+	long.Cycles[0].FilterOutput = strings.Repeat("a", 1<<20)
+	if c, _ := Observe(long); c.Failures[0].OutputLen != 1<<20 {
+		t.Error("output length not kept")
+	}
+	// Check names of the chain are interned: many runs' failures share one string.
+	dec := mkRun("d", input.OutcomeApproved, cyc(strings.Clone("test"), 1))
+	if c, _ := Observe(dec); unsafe.StringData(c.Failures[0].Check) != unsafe.StringData(filter.CheckTest) {
+		t.Error("check name not interned")
 	}
 }
 
@@ -204,12 +215,77 @@ func TestSimulateCancelled(t *testing.T) {
 	}
 }
 
+// BenchmarkSimulate simulates a run with three filter failures at the defaults (100
+// draws × 20 trials each); it reports failures/s and, per failure, the time and
+// allocations.
 func BenchmarkSimulate(b *testing.B) {
 	c, _ := Observe(mkRun("r", input.OutcomeMaxCycles, cyc("test", 1), cyc("test", 2), cyc("build", 3)))
 	plan := NewPlan(Config{}, NewHistory().Rates(nil))
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	b.ReportAllocs()
 	for b.Loop() {
 		plan.Simulate(context.Background(), c)
 	}
-	b.ReportMetric(float64(b.N*len(c.Failures))/b.Elapsed().Seconds(), "failures/s")
+	runtime.ReadMemStats(&ms1)
+	failures := float64(b.N * len(c.Failures))
+	b.ReportMetric(failures/b.Elapsed().Seconds(), "failures/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/failures, "ns/failure")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/failures, "allocs/failure")
+}
+
+// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
+// same totals whatever the number of workers; an error from emit stops it.
+func TestSimulateAll(t *testing.T) {
+	var cases []*Case
+	h := NewHistory()
+	for i := range 40 {
+		checks := []string{"test", "build", "", "lint", "test"}[i%5:]
+		var cycles []input.Cycle
+		for k, c := range checks {
+			cycles = append(cycles, cyc(c, float64(k+1)))
+		}
+		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
+		if c != nil {
+			cases = append(cases, c)
+			h.Add(c)
+		}
+	}
+	plan := NewPlan(Config{Seed: 5, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
+	want := plan.NewTotals()
+	var wantRuns []RunResult
+	for _, c := range cases {
+		r, _, err := plan.Simulate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(r)
+		wantRuns = append(wantRuns, r)
+	}
+	for _, workers := range []int{1, 2, 5} {
+		var got []RunResult
+		tot, err := plan.SimulateAll(context.Background(), cases, workers, func(r RunResult, fs []FailureResult) error {
+			if len(fs) != len(r.Case.Failures) {
+				t.Errorf("%s: %d failure results", r.Case.Key, len(fs))
+			}
+			got = append(got, r)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantRuns) || !reflect.DeepEqual(tot.perDraw, want.perDraw) || tot.Runs != want.Runs || tot.Failures != want.Failures {
+			t.Errorf("workers %d: results differ from Simulate's in order", workers)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	if _, err := plan.SimulateAll(context.Background(), cases, 2, func(RunResult, []FailureResult) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("emit error: %v after %d", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := plan.SimulateAll(ctx, cases, 2, func(RunResult, []FailureResult) error { return nil }); err == nil {
+		t.Error("cancelled SimulateAll succeeded")
+	}
 }

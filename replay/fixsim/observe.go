@@ -11,21 +11,27 @@ import (
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
-// MaxOutput caps the check output a Failure keeps; the head and tail of longer output
-// are kept.
-const MaxOutput = 64 << 10
-
 // chainOrder is quasar's filter chain order; the chain stops at the first failure.
 var chainOrder = []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims}
 
 func chainIndex(check string) int { return slices.Index(chainOrder, check) }
 
-// Failure is one recorded filter failure: cycle Cycle of a run failed check Check.
+// intern returns the chain's own copy of a check name of the chain, so that the
+// failures of many runs share one string per check.
+func intern(check string) string {
+	if i := chainIndex(check); i >= 0 {
+		return chainOrder[i]
+	}
+	return check
+}
+
+// Failure is one recorded filter failure: cycle Cycle of a run failed check Check. It
+// keeps what the parser made of the check's output, not the output: the simulated
+// coder does not read it.
 type Failure struct {
 	Cycle      int
 	Check      string
-	Output     string  // the check's output, capped at MaxOutput
-	OutputLen  int     // its full length
+	OutputLen  int     // length of the check's output
 	Errors     int     // structured errors the parser found in it
 	Unparsed   int     // output lines the parser did not recognise
 	CostAtFail float64 // the run's cumulative cost at the end of the failing cycle
@@ -45,7 +51,10 @@ const (
 	Unknown                       // the next cycle failed an earlier check: the check was not reached
 )
 
-// Case is a run with recorded filter failures: what the simulation needs of it.
+// Case is a run with recorded filter failures: what the simulation needs of it, and
+// little more — the run's identity and a few numbers per failure, no check output —
+// so that the cases of every run of a large replay can be kept until the history of
+// all of them is known.
 type Case struct {
 	Key          string
 	TaskID       string
@@ -84,8 +93,8 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 				Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; simulated with its own history",
 					run.Key, cyc.Cycle, cyc.FilterCheckName, strings.Join(chainOrder, ", "))})
 		}
-		f := Failure{Cycle: cyc.Cycle, Check: cyc.FilterCheckName, OutputLen: len(cyc.FilterOutput),
-			Output: capOutput(cyc.FilterOutput), CostAtFail: cyc.TotalCostUSD}
+		f := Failure{Cycle: cyc.Cycle, Check: intern(cyc.FilterCheckName), OutputLen: len(cyc.FilterOutput),
+			CostAtFail: cyc.TotalCostUSD}
 		parsed := checkparse.ParseCheckOutput(filter.CheckResult{Name: f.Check, Output: cyc.FilterOutput})
 		f.Errors, f.Unparsed = len(parsed.Errors), parsed.Unrecognized
 		if i+1 < len(run.Cycles) {
@@ -125,14 +134,6 @@ func transition(check, next string) Transition {
 		return Cleared
 	}
 	return Unknown
-}
-
-func capOutput(s string) string {
-	if len(s) <= MaxOutput {
-		return s
-	}
-	half := MaxOutput / 2
-	return s[:half] + "\n… [output cut] …\n" + s[len(s)-half:]
 }
 
 // History pools, per check, how often the outer cycle after a failure cleared it.

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -123,24 +124,20 @@ type RunResult struct {
 	perDraw [4][]float64 // saved, fix cost, delta, within — for totals
 }
 
-// simRunner is the simulated single-check runner: a re-run passes with probability p.
-type simRunner struct {
-	rng    *rand.Rand
-	p      float64
-	output string
-	result filter.CheckResult // reused: the loop reads a result before the next re-run
+// scriptedRunner is a single-check runner whose first fails re-runs fail and whose
+// later ones pass.
+type scriptedRunner struct {
+	fails, runs int
+	result      filter.CheckResult // reused: the loop reads a result before the next re-run
 }
 
-func (s *simRunner) Run(context.Context, string) (*filter.Result, error) {
+func (s *scriptedRunner) Run(context.Context, string) (*filter.Result, error) {
 	return nil, errors.New("fixsim: the simulated filter only re-runs single checks")
 }
 
-func (s *simRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
-	if s.rng.Float64() < s.p {
-		s.result = filter.CheckResult{Name: name, Passed: true}
-	} else {
-		s.result = filter.CheckResult{Name: name, Output: s.output}
-	}
+func (s *scriptedRunner) RunCheck(_ context.Context, _ string, name string) (*filter.CheckResult, error) {
+	s.runs++
+	s.result = filter.CheckResult{Name: name, Passed: s.runs > s.fails}
 	return &s.result, nil
 }
 
@@ -151,71 +148,120 @@ func (c simCoder) Fix(context.Context, fixloop.FixRequest) (fixloop.FixResult, e
 	return fixloop.FixResult{Summary: "simulated fix", CostUSD: c.cost}, nil
 }
 
+// path is what the loop did on one failure when its first k re-runs failed and the
+// next passed: the loop is deterministic, so this is what every trial meeting those
+// re-run results gets.
+type path struct {
+	reruns      int // re-runs the loop made (≤ k: it stopped before re-run k+1)
+	calls       float64
+	fixed       bool
+	cost, delta float64
+	outcome     fixloop.Outcome
+}
+
+// paths runs the real loop on failure f of c once for every sequence of re-run results
+// it can meet — k failures then a pass, k = 0 … MaxFilterFixes (the last: every
+// re-run fails) — and returns what it did on each.
+func (p *Plan) paths(ctx context.Context, c *Case, f *Failure, coder fixloop.Coder) ([]path, error) {
+	runner := &scriptedRunner{}
+	loop := fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: p.cfg.MaxFilterFixes,
+		Parse:       func(filter.CheckResult) checkparse.ParseResult { return checkparse.ParseResult{CheckName: f.Check} },
+		BuildPrompt: func(fixprompt.Input) string { return "" }}
+	out := make([]path, loop.MaxFixes()+1)
+	for k := range out {
+		runner.fails, runner.runs = k, 0
+		state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: c.Title, Cycle: f.Cycle, MaxCycles: c.MaxCycles, MaxBudgetUSD: c.MaxBudgetUSD,
+			TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check}
+		res, err := loop.RunFilterFixLoop(ctx, &state, f.Check, "")
+		if err != nil && res.Outcome != fixloop.OutcomeBudgetExceeded {
+			return nil, err
+		}
+		cost := res.CostUSD()
+		delta := cost
+		if res.Fixed() {
+			delta -= c.MeanCycleCostUSD
+		}
+		out[k] = path{reruns: runner.runs, calls: float64(res.CoderCalls()), fixed: res.Fixed(), cost: cost, delta: delta,
+			outcome: res.Outcome}
+	}
+	return out, nil
+}
+
 // Simulate runs the real inner fix loop on every failure of c, Draws × TrialsPerDraw
 // times, and summarises the results.
+//
+// Each trial draws the results of the loop's re-runs of the check — each passes with
+// probability p — one at a time, as the loop asks for them. The loop itself is run
+// once per failure for every sequence of re-run results it can meet (see paths), not
+// once per trial: being deterministic, it does the same on the same results, so a
+// trial takes what it did on the sequence drawn. This is exactly — draw for draw, sum
+// for sum — what running the loop in every trial with a random runner gives (a test
+// keeps that implementation to compare), at a fraction of the cost.
 func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
-	runner := &simRunner{rng: rng}
 	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
-	// The loop is real; parsing and prompt text do not matter to a simulated coder, so
-	// the parse of the recorded output is reused and the prompt left empty.
 	n := len(c.Failures)
-	loops := make([]fixloop.FixLoop, n)
-	for i, f := range c.Failures {
-		if len(p.draws[f.Check]) != cfg.Draws {
+	paths := make([][]path, n)
+	draws := make([][]float64, n) // each failure's check's draws of p
+	for i := range c.Failures {
+		f := &c.Failures[i]
+		if draws[i] = p.draws[f.Check]; len(draws[i]) != cfg.Draws {
 			return RunResult{}, nil, fmt.Errorf("fixsim: run %s: check %q has no rate in the plan", c.Key, f.Check)
 		}
-		parsed := checkparse.ParseResult{CheckName: f.Check}
-		loops[i] = fixloop.FixLoop{Filter: runner, Coder: coder, MaxFilterFixes: cfg.MaxFilterFixes,
-			Parse:       func(filter.CheckResult) checkparse.ParseResult { return parsed },
-			BuildPrompt: func(fixprompt.Input) string { return "" }}
+		var err error
+		if paths[i], err = p.paths(ctx, c, f, coder); err != nil {
+			return RunResult{}, nil, err
+		}
 	}
 	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
 	type acc struct{ attempts, fixed, cost, delta []float64 }
 	per := make([]acc, n)
+	sums := make([]float64, 4*n*cfg.Draws)
 	for i := range per {
-		per[i] = acc{make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws), make([]float64, cfg.Draws)}
+		k := 4 * i * cfg.Draws
+		part := func(j int) []float64 { return sums[k+j*cfg.Draws : k+(j+1)*cfg.Draws : k+(j+1)*cfg.Draws] }
+		per[i] = acc{part(0), part(1), part(2), part(3)}
 	}
 	budgetStops := make([]int, n)
 	skipped := make([]string, n)
 	run := RunResult{Case: c}
+	perDraw := make([]float64, 4*cfg.Draws)
 	for i := range run.perDraw {
-		run.perDraw[i] = make([]float64, cfg.Draws)
+		run.perDraw[i] = perDraw[i*cfg.Draws : (i+1)*cfg.Draws : (i+1)*cfg.Draws]
 	}
 	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
 	trials := float64(cfg.TrialsPerDraw)
 	for d := 0; d < cfg.Draws; d++ {
 		within := 0
-		for k := 0; k < cfg.TrialsPerDraw; k++ {
+		for range cfg.TrialsPerDraw {
 			if err := ctx.Err(); err != nil {
 				return RunResult{}, nil, err
 			}
 			fixedAny := false
-			for i, f := range c.Failures {
-				runner.p, runner.output = p.draws[f.Check][d], f.Output
-				state := analyze.CycleState{TaskBeadID: c.TaskID, TaskTitle: c.Title, Cycle: f.Cycle, MaxCycles: c.MaxCycles,
-					MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: f.CostAtFail, FilterCheckName: f.Check, FilterOutput: f.Output}
-				res, err := loops[i].RunFilterFixLoop(ctx, &state, f.Check, f.Output)
-				switch {
-				case res.Outcome == fixloop.OutcomeBudgetExceeded:
+			for i := range paths {
+				// Re-run k+1 is drawn when the loop, its first k re-runs having failed, asks
+				// for it; a pass or a loop that stopped ends the trial on path k.
+				pi, prob := paths[i], draws[i][d]
+				k := 0
+				for pi[k].reruns > k && !(rng.Float64() < prob) {
+					k++
+				}
+				pt := &pi[k]
+				switch pt.outcome {
+				case fixloop.OutcomeBudgetExceeded:
 					budgetStops[i]++
-				case err != nil:
-					return RunResult{}, nil, err
-				case res.Outcome == fixloop.OutcomeSkippedClaims:
+				case fixloop.OutcomeSkippedClaims:
 					skipped[i] = "claims"
 				}
-				cost := res.CostUSD()
-				delta := cost
-				if res.Fixed() {
-					delta -= c.MeanCycleCostUSD
+				if pt.fixed {
 					fixedAny = true
 				}
 				a := &per[i]
-				a.attempts[d] += float64(res.CoderCalls())
-				a.fixed[d] += b2f(res.Fixed())
-				a.cost[d] += cost
-				a.delta[d] += delta
+				a.attempts[d] += pt.calls
+				a.fixed[d] += b2f(pt.fixed)
+				a.cost[d] += pt.cost
+				a.delta[d] += pt.delta
 			}
 			if c.Outcome == input.OutcomeApproved || fixedAny {
 				within++
@@ -236,16 +282,19 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 		}
 	}
 	results := make([]FailureResult, n)
+	scratch := make([]float64, cfg.Draws)
 	for i, f := range c.Failures {
 		a := per[i]
 		results[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check],
-			Attempts: p.estimate(a.attempts), PFixed: p.estimate(a.fixed), FixCostUSD: p.estimate(a.cost),
-			CostDeltaUSD: p.estimate(a.delta), Skipped: skipped[i],
+			Attempts: p.estimateInto(scratch, a.attempts), PFixed: p.estimateInto(scratch, a.fixed),
+			FixCostUSD: p.estimateInto(scratch, a.cost), CostDeltaUSD: p.estimateInto(scratch, a.delta), Skipped: skipped[i],
 			PBudgetStop: float64(budgetStops[i]) / float64(cfg.Draws*cfg.TrialsPerDraw)}
 	}
-	run.CyclesSaved, run.FixCostUSD, run.CostDeltaUSD = p.estimate(run.perDraw[0]), p.estimate(run.perDraw[1]), p.estimate(run.perDraw[2])
+	run.CyclesSaved = p.estimateInto(scratch, run.perDraw[0])
+	run.FixCostUSD = p.estimateInto(scratch, run.perDraw[1])
+	run.CostDeltaUSD = p.estimateInto(scratch, run.perDraw[2])
 	if withinKnown {
-		e := p.estimate(run.perDraw[3])
+		e := p.estimateInto(scratch, run.perDraw[3])
 		run.PWithinLimit = &e
 	}
 	return run, results, nil
@@ -253,7 +302,13 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 
 // estimate is the mean of per-draw means with their percentile interval.
 func (p *Plan) estimate(perDraw []float64) Estimate {
-	sorted := slices.Clone(perDraw)
+	return p.estimateInto(make([]float64, len(perDraw)), perDraw)
+}
+
+// estimateInto is estimate sorting a copy of perDraw in scratch, which must be as long.
+func (p *Plan) estimateInto(scratch, perDraw []float64) Estimate {
+	sorted := scratch[:len(perDraw)]
+	copy(sorted, perDraw)
 	slices.Sort(sorted)
 	sum := 0.0
 	for _, v := range sorted {
@@ -325,4 +380,80 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// SimulateAll simulates every case on workers goroutines (≤ 0: GOMAXPROCS) and hands
+// each run's results to emit in the order of cases, from the calling goroutine, adding
+// them to the totals it returns. A run's results are dropped once emitted, and at most
+// a few per worker wait for an earlier run to finish, so memory does not grow with the
+// number of cases. The results are those of Simulate, whatever workers is. An error
+// from a simulation or from emit stops it and is returned.
+func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit func(RunResult, []FailureResult) error) (*Totals, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		index    int
+		run      RunResult
+		failures []FailureResult
+		err      error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int)
+	results := make(chan result, workers)
+	window := make(chan struct{}, 4*workers) // bounds the results held for reordering
+	go func() {
+		defer close(jobs)
+		for i := range cases {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			for i := range jobs {
+				r := result{index: i}
+				r.run, r.failures, r.err = p.Simulate(ctx, cases[i])
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	totals := p.NewTotals()
+	pending := map[int]result{}
+	for next := 0; next < len(cases); {
+		r, ok := pending[next]
+		if !ok {
+			select {
+			case r := <-results:
+				pending[r.index] = r
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		delete(pending, next)
+		next++
+		<-window
+		if r.err != nil {
+			return nil, r.err
+		}
+		totals.Add(r.run)
+		if err := emit(r.run, r.failures); err != nil {
+			return nil, err
+		}
+	}
+	return totals, nil
 }

@@ -12,7 +12,10 @@
 // opening records to recognise its format; [SplitJoined] recovers the complete records
 // of a line that holds more than one (a lost newline, or a record cut off mid-write and
 // the next one written straight after it); [DecodeObject] decodes a record field by
-// field, so that one field of the wrong JSON type loses that field, not the record.
+// field, so that one field of the wrong JSON type loses that field, not the record;
+// [Scanner] validates a line in one pass while a source decodes only the fields it
+// uses: the fast path of a source that leaves every line it is not sure of to
+// encoding/json.
 package jsonl
 
 import (
@@ -20,6 +23,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -59,10 +63,36 @@ type Reader struct {
 
 // NewReader returns a Reader over r. A positive limit caps the length of a line held in
 // memory: longer lines are returned with Oversize set and no bytes. A limit ≤ 0 means no
-// limit.
+// limit. It reuses the buffers of a closed Reader when there is one.
 func NewReader(r io.Reader, limit int) *Reader {
+	if rd, ok := closed.Get().(*Reader); ok {
+		rd.r.Reset(r)
+		rd.limit, rd.buf, rd.num, rd.err = limit, rd.buf[:0], 0, nil
+		return rd
+	}
 	return &Reader{r: bufio.NewReaderSize(r, 16<<10), limit: limit}
 }
+
+// closed holds closed Readers, whose buffers the next NewReader reuses: a replay of
+// many small files would otherwise allocate a read buffer and a line buffer per file.
+var closed sync.Pool
+
+// maxKeptLine is the longest line buffer a closed Reader keeps for reuse.
+const maxKeptLine = 1 << 20
+
+// Close ends the reading: r must not be used again, nor the Line it returned last, and
+// its buffers serve a later NewReader. It does not close the underlying reader.
+// Closing is optional: a Reader never closed is collected as any value is.
+func (r *Reader) Close() {
+	r.r.Reset(nil) // hold on to no input
+	if cap(r.buf) > maxKeptLine {
+		r.buf = nil
+	}
+	r.err = errClosed
+	closed.Put(r)
+}
+
+var errClosed = errors.New("jsonl: reader closed")
 
 // Next returns the next line. It returns io.EOF after the last line, and any other
 // error from the underlying reader as it happens (the lines before it have been

@@ -171,3 +171,46 @@ func TestReaderDropsByteOrderMark(t *testing.T) {
 		t.Fatalf("got %+v, want %+v (only the input's first bytes are a byte order mark)", out, want)
 	}
 }
+
+// TestReaderReuse: a Reader made from a closed one — left mid-file with bytes
+// buffered, or after a long line — reads the next input from its first line, with
+// nothing of the last one.
+func TestReaderReuse(t *testing.T) {
+	long := strings.Repeat("y", 2*maxKeptLine)
+	reused := 0
+	for i := range 20 {
+		a := NewReader(strings.NewReader("a1\na2\na3\n"+long+"\n"), 0)
+		a.Next()
+		if i%2 == 1 {
+			for {
+				if _, err := a.Next(); err != nil {
+					break
+				}
+			}
+		}
+		a.Close()
+		b := NewReader(strings.NewReader("\xef\xbb\xbfb1\nb2"), 0)
+		if b == a {
+			reused++
+			if cap(b.buf) > maxKeptLine {
+				t.Errorf("a closed reader kept a %d-byte line buffer", cap(b.buf))
+			}
+		}
+		var lines []got
+		for {
+			l, err := b.Next()
+			if err != nil {
+				break
+			}
+			lines = append(lines, got{l.Num, string(l.Bytes), l.Len, l.Unterminated, l.Oversize})
+		}
+		want := []got{{1, "b1", 2, false, false}, {2, "b2", 2, true, false}}
+		if len(lines) != 2 || lines[0] != want[0] || lines[1] != want[1] {
+			t.Fatalf("round %d: %+v", i, lines)
+		}
+		b.Close()
+	}
+	if reused == 0 {
+		t.Error("no closed reader was reused")
+	}
+}

@@ -109,6 +109,7 @@ func Read(file string, r io.Reader) ([]*input.Run, []input.Problem) {
 		}
 		tr.line(l)
 	}
+	rd.Close()
 	keys := make([]string, 0, len(tr.builders))
 	for k := range tr.builders {
 		keys = append(keys, k)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/clockfault"
@@ -142,10 +143,11 @@ func ReadLog(name string, r io.Reader) *Log {
 		if l.Blank() {
 			continue
 		}
-		if !l.ValidUTF8() {
+		valid := l.ValidUTF8()
+		if !valid {
 			lr.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		lr.line(l)
+		lr.line(l, valid)
 	}
 	return lr.finish()
 }
@@ -177,15 +179,20 @@ func (lr *logReader) noteUnknown(typ string, line int) {
 }
 
 // line decodes one line and files its event under its session, to be mapped once the
-// session's times are known (see finish).
-func (lr *logReader) line(l jsonl.Line) {
+// session's times are known (see finish). validUTF8 reports that the line's bytes are
+// valid UTF-8: the fast decoder (decodeEnvelope) reads almost every such line, and
+// jsonl.DecodeObject the others.
+func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 	var env envelope
 	bad, err := errors.New("not a JSON object"), error(nil)
 	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
-		var fields []jsonl.FieldError
-		fields, err = jsonl.DecodeObject(l.Bytes, &env)
-		if err == nil && len(fields) > 0 {
-			lr.report(l.Num, input.ProblemInvalid, "%s; the event is read without it", jsonl.Describe(fields))
+		if !validUTF8 || !decodeEnvelope(l.Bytes, &env) {
+			env = envelope{}
+			var fields []jsonl.FieldError
+			fields, err = jsonl.DecodeObject(l.Bytes, &env)
+			if err == nil && len(fields) > 0 {
+				lr.report(l.Num, input.ProblemInvalid, "%s; the event is read without it", jsonl.Describe(fields))
+			}
 		}
 		bad = err
 	}
@@ -193,7 +200,7 @@ func (lr *logReader) line(l jsonl.Line) {
 		if recs, detail, ok := l.Split(); ok {
 			lr.report(l.Num, input.ProblemMalformed, "%s", detail)
 			for _, rec := range recs {
-				lr.line(rec)
+				lr.line(rec, utf8.Valid(rec.Bytes))
 			}
 			return
 		}
@@ -614,6 +621,15 @@ func (sb *sessBuilder) hook(ev *inner, a at) {
 // {stdout, stderr, interrupted} as stdout and stderr joined by a newline (interrupted
 // is a failure), anything else as its JSON text.
 func toolResponse(raw json.RawMessage) (string, analyze.ToolStatus) {
+	if out, status, ok := fastToolResponse(raw); ok {
+		return out, status
+	}
+	return decodeToolResponse(raw)
+}
+
+// decodeToolResponse is toolResponse with encoding/json: the reference
+// fastToolResponse keeps to.
+func decodeToolResponse(raw json.RawMessage) (string, analyze.ToolStatus) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", analyze.ToolStatusUnknown

@@ -30,7 +30,12 @@ type Config struct {
 	// friction weights 0.5) one friction turn is enough.
 	FrustrationThreshold float64 `json:"frustration_threshold"`
 	// Cooldown is the minimum event time between two interventions in a session.
-	// Default 5m, equal to the correction window, so one storm cannot fire twice.
+	// Default 1m: with EdgeTriggered every intervention answers a friction turn of
+	// the human, and a human who pushes back again a minute after a check-in is
+	// pushing back again (cross-validation on the labelled corpus chose 1m over 2m
+	// and 5m in every fold and for every held-out source; 5m, equal to the correction
+	// window, missed the second and third turns of a burst). The seed gives no value;
+	// its preset keeps [SeedCooldown].
 	Cooldown duration.Duration `json:"cooldown"`
 	// InterruptIsCorrection makes a human interrupt count like a correction (it enters
 	// the storm window and, with CorrectionIsFailure, counts as a failure). Default
@@ -45,9 +50,12 @@ type Config struct {
 	// InterruptIsCorrection instead.
 	CorrectionKinds []detect.Kind `json:"correction_kinds"`
 	// EdgeTriggered lets ClarificationPause and ExplicitCheckIn fire only at an event
-	// that itself is a correction or raised the frustration EMA: an intervention
-	// answers what the human just did, not a level left over from before the
-	// cooldown. Default true; the seed fires at any event while the condition holds.
+	// that itself is a correction, raised the frustration EMA, or carried a friction
+	// signal of the human (detect.Kind.IsHumanFriction: a second friction turn in a
+	// row is fresh friction even when it leaves the EMA where the first put it): an
+	// intervention answers what the human just did, not a level left over from before
+	// the cooldown. Default true; the seed fires at any event while the condition
+	// holds.
 	EdgeTriggered bool `json:"edge_triggered"`
 }
 
@@ -56,9 +64,14 @@ func DefaultConfig() Config {
 	return WithDefaultCorrections(Config{
 		CorrectionWindow: duration.Duration(5 * time.Minute),
 		FailureConfig:    DefaultFailures(),
-		Cooldown:         duration.Duration(5 * time.Minute),
+		Cooldown:         duration.Duration(time.Minute),
 	})
 }
+
+// SeedCooldown is the seed preset's cooldown. The seed names a cooldown without a
+// value; the preset keeps loopwatch's choice from before the friction signals, 5m,
+// equal to the correction window, so that one storm cannot fire twice.
+func SeedCooldown() duration.Duration { return duration.Duration(5 * time.Minute) }
 
 // SeedConfig returns the seed's breaker: its correction side ([WithSeedCorrections])
 // and its failure side ([WithSeedFailures]).
@@ -66,19 +79,21 @@ func SeedConfig() Config { return WithSeedFailures(WithSeedCorrections(DefaultCo
 
 // WithSeedCorrections returns cfg with the seed's correction and frustration side:
 // a storm of 3 corrections, the 0.70 frustration threshold, only a user_correction
-// is a correction, interrupts count for nothing, and the interventions fire whenever
-// their condition holds. The window, the cooldown and the failure side are kept.
+// is a correction, interrupts count for nothing, the interventions fire whenever
+// their condition holds, and [SeedCooldown] between them. The window and the
+// failure side are kept.
 func WithSeedCorrections(cfg Config) Config {
 	cfg.CorrectionStorm, cfg.FrustrationThreshold, cfg.InterruptIsCorrection = 3, 0.70, false
-	cfg.CorrectionKinds, cfg.EdgeTriggered = []detect.Kind{detect.UserCorrection}, false
+	cfg.CorrectionKinds, cfg.EdgeTriggered, cfg.Cooldown = []detect.Kind{detect.UserCorrection}, false, SeedCooldown()
 	return cfg
 }
 
 // WithDefaultCorrections returns cfg with loopwatch's correction and frustration
-// side, documented on [Config]. The window, the cooldown and the failure side are
-// kept.
+// side, documented on [Config], and its 1m cooldown. The window and the failure side
+// are kept.
 func WithDefaultCorrections(cfg Config) Config {
 	cfg.CorrectionStorm, cfg.FrustrationThreshold, cfg.InterruptIsCorrection = 2, 0.20, false
+	cfg.Cooldown = duration.Duration(time.Minute)
 	cfg.CorrectionKinds = []detect.Kind{detect.UserCorrection, detect.CorrectionPhrase, detect.NegationReply,
 		detect.RepeatRequest, detect.InterruptRedirect}
 	cfg.EdgeTriggered = true
@@ -124,7 +139,7 @@ type CircuitBreaker struct {
 	cfg               Config
 	correctionKind    [detect.NumKinds]bool // Config.CorrectionKinds
 	frustrationEMA    float64
-	rose              bool // the last event was a correction or raised the EMA
+	rose              bool // the last event was a correction, raised the EMA or carried human friction
 	failures          failures
 	corrections       []time.Time // times of corrections still in the window, oldest first
 	lastIntervention  time.Time
@@ -148,16 +163,16 @@ func New(cfg Config) *CircuitBreaker {
 // at, with the detector's frustration EMA after that event. An event that is a
 // correction (a signal of CorrectionKinds or, with InterruptIsCorrection, an
 // interrupt) enters the storm window once and, with CorrectionIsFailure, counts as a
-// failure. Tool failures and
-// successes move the failure streaks as [FailureConfig] says: by default per target
-// and per event (a failure lengthens its command's streak once however many failure
-// signals its output raised, a success of the same kind of command ends it); with
-// [SeedFailures], one session count per signal, reset by a build or test success.
-// Corrections strictly older than the window at time at are then pruned.
+// failure. Tool failures and successes move the failure streaks as [FailureConfig]
+// says: by default per target and per event (a failure lengthens its command's streak
+// once however many failure signals its output raised, a success of the same kind of
+// command ends it); with [SeedFailures], one session count per signal, reset by a
+// build or test success. Corrections strictly older than the window at time at are
+// then pruned.
 func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrationEMA float64) {
 	rose := frustrationEMA > b.frustrationEMA
 	b.frustrationEMA = frustrationEMA
-	var correction bool
+	var correction, friction bool
 	for _, s := range signals {
 		if int(s.Kind) < detect.NumKinds && b.correctionKind[s.Kind] {
 			correction = true
@@ -165,8 +180,9 @@ func (b *CircuitBreaker) Update(at time.Time, signals []detect.Signal, frustrati
 		if s.Kind == detect.Interrupt {
 			correction = correction || b.cfg.InterruptIsCorrection
 		}
+		friction = friction || s.Kind.IsHumanFriction()
 	}
-	b.rose = rose || correction
+	b.rose = rose || correction || friction
 	if correction {
 		b.corrections = append(b.corrections, at)
 	}
@@ -189,8 +205,8 @@ func (b *CircuitBreaker) prune(at time.Time) {
 // cooldown it returns nothing; otherwise, in the seed's priority order: a correction
 // storm → ClarificationPause; a failure streak ≥ FailureThreshold → ApproachPivot;
 // frustration EMA ≥ FrustrationThreshold → ExplicitCheckIn. With EdgeTriggered, the
-// storm and the check-in are due only at an event that was a correction or raised the
-// EMA (see [CircuitBreaker.Update]).
+// storm and the check-in are due only at an event that was a correction, raised the
+// EMA or carried a friction signal of the human (see [CircuitBreaker.Update]).
 //
 // As in the seed, an intervention does not reset the condition that caused it: if the
 // storm or the frustration persists past the cooldown, its intervention fires again,

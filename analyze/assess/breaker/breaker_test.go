@@ -196,7 +196,9 @@ func TestConsecutiveFailures(t *testing.T) {
 		})
 	})
 	t.Run("persisting failures fire again after the cooldown", func(t *testing.T) {
-		run(t, cfg, []step{
+		c := cfg
+		c.Cooldown = SeedCooldown()
+		run(t, c, []step{
 			{at: 0, signals: fail},
 			{at: time.Minute, signals: fail},
 			{at: 2 * time.Minute, signals: fail, want: ApproachPivot},
@@ -289,6 +291,17 @@ func TestLoopwatchCorrectionSide(t *testing.T) {
 				{at: 6 * time.Minute, ema: 0.5}, // after it, but the EMA did not rise
 				{at: 7 * time.Minute, ema: 0},   // calm
 				{at: 8 * time.Minute, ema: 0.3, want: ExplicitCheckIn},
+			},
+		},
+		{
+			name: "a second friction turn is fresh friction even at the level the first left",
+			cfg:  func(c *Config) { c.Cooldown = duration.Duration(time.Minute) },
+			steps: []step{
+				{at: 0, signals: sig(detect.StillProblem), ema: 1, want: ExplicitCheckIn},
+				{at: 30 * time.Second, signals: sig(detect.Doubt), ema: 1}, // inside the cooldown
+				{at: 2 * time.Minute, signals: sig(detect.TestFailure), ema: 1},
+				{at: 3 * time.Minute, signals: sig(detect.StillProblem), ema: 1, want: ExplicitCheckIn},
+				{at: 5 * time.Minute, signals: sig(detect.Success), ema: 1}, // not friction
 			},
 		},
 		{

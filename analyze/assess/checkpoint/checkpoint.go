@@ -62,6 +62,24 @@ type Config struct {
 	// GitCommit is the rule over tool output that detects a commit (default
 	// [SeedGitCommit]; [StrictGitCommit] is the precise alternative).
 	GitCommit detect.TextMatch `json:"git_commit"`
+
+	// The seed's counting rules, each off by default ([SeedConfig] switches them on).
+
+	// CountEveryEvent counts every event of the session towards MessageThreshold —
+	// hooks, system records and subagent (sidechain) records included — as the
+	// seed's should_checkpoint does (called once per event, it counts each), and so
+	// lets the time trigger fire at any event. Default false: only the main
+	// conversation's messages count (see [IsMessage]), and a segment without one is
+	// never summarised.
+	CountEveryEvent bool `json:"count_every_event"`
+	// CommitOnError reads the git-commit rule in every tool output, flagged errors
+	// included, as the seed does. Default false: a failed command committed nothing.
+	CommitOnError bool `json:"commit_on_error"`
+	// UnicodeCase lower-cases a human message with Unicode's rules before looking for
+	// the boundary phrases, as the seed's to_lowercase does (the Kelvin sign "K"
+	// becomes "k"). Default false: ASCII case folding, which allocates nothing and
+	// differs only for such characters.
+	UnicodeCase bool `json:"unicode_case"`
 }
 
 // DefaultConfig returns the defaults documented on [Config].
@@ -72,6 +90,16 @@ func DefaultConfig() Config {
 		BoundaryPhrases:  SeedBoundaryPhrases(),
 		GitCommit:        SeedGitCommit(),
 	}
+}
+
+// SeedConfig returns the seed's checkpoints: its boundary phrases and git rule (as
+// by default), loopwatch's thresholds (the seed leaves both open), and the seed's
+// counting rules: every event counts, a commit is read in any tool output, messages
+// are lower-cased with Unicode's rules.
+func SeedConfig() Config {
+	c := DefaultConfig()
+	c.CountEveryEvent, c.CommitOnError, c.UnicodeCase = true, true, true
+	return c
 }
 
 // Trigger says why a checkpoint fired.
@@ -110,10 +138,13 @@ func (t Trigger) MarshalText() ([]byte, error) {
 
 // Policy is a compiled [Config]; immutable and safe for concurrent use.
 type Policy struct {
-	threshold int
-	every     time.Duration
-	phrases   []string // lower-cased
-	git       *detect.CompiledMatch
+	threshold     int
+	every         time.Duration
+	phrases       []string // lower-cased
+	git           *detect.CompiledMatch
+	everyEvent    bool
+	commitOnError bool
+	unicodeCase   bool
 }
 
 // NewPolicy validates and compiles cfg.
@@ -128,7 +159,8 @@ func NewPolicy(cfg Config) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: git_commit: %w", err)
 	}
-	p := &Policy{threshold: cfg.MessageThreshold, every: cfg.TimeThreshold.Std(), git: git}
+	p := &Policy{threshold: cfg.MessageThreshold, every: cfg.TimeThreshold.Std(), git: git, everyEvent: cfg.CountEveryEvent,
+		commitOnError: cfg.CommitOnError, unicodeCase: cfg.UnicodeCase}
 	for _, ph := range cfg.BoundaryPhrases {
 		if ph == "" {
 			return nil, errors.New("checkpoint: empty boundary phrase")
@@ -140,6 +172,15 @@ func NewPolicy(cfg Config) (*Policy, error) {
 
 // IsTaskBoundary reports whether a human message announces a task boundary.
 func (p *Policy) IsTaskBoundary(content string) bool {
+	if p.unicodeCase {
+		lower := strings.ToLower(content)
+		for _, ph := range p.phrases {
+			if strings.Contains(lower, ph) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, ph := range p.phrases {
 		if containsFoldASCII(content, ph) {
 			return true
@@ -179,18 +220,19 @@ type Manager struct {
 // event passed to ShouldCheckpoint.
 func (p *Policy) NewManager() *Manager { return &Manager{p: p} }
 
-// ShouldCheckpoint counts ev (when it is a message, see [IsMessage]) and reports
-// whether a checkpoint is due, and why. The seed's checks, in its order: message count
-// ≥ threshold; a task-boundary phrase in a human message (non-sidechain
-// KindUserMessage); a git commit in a tool result not flagged as an error; more than
-// TimeThreshold of event time since the last checkpoint. No checkpoint fires while no
-// message has been counted since the last one (an empty segment has nothing to
-// summarise).
+// ShouldCheckpoint counts ev (when it is a message, see [IsMessage]; every event
+// with Config.CountEveryEvent) and reports whether a checkpoint is due, and why. The
+// seed's checks, in its order: message count ≥ threshold; a task-boundary phrase in a
+// human message (non-sidechain KindUserMessage: a subagent's prompt is the agent's);
+// a git commit in a tool result not flagged as an error (any, with
+// Config.CommitOnError); more than TimeThreshold of event time since the last
+// checkpoint. No checkpoint fires while nothing has been counted since the last one
+// (an empty segment has nothing to summarise).
 func (m *Manager) ShouldCheckpoint(ev analyze.Event) (Trigger, bool) {
 	if !m.started {
 		m.started, m.last = true, ev.Time
 	}
-	if IsMessage(&ev) {
+	if m.p.everyEvent || IsMessage(&ev) {
 		m.since++
 	}
 	switch {
@@ -200,7 +242,8 @@ func (m *Manager) ShouldCheckpoint(ev analyze.Event) (Trigger, bool) {
 		return MessageCount, true
 	case ev.Kind == analyze.KindUserMessage && !ev.Sidechain && m.p.IsTaskBoundary(ev.UserContent):
 		return TaskBoundary, true
-	case ev.Kind == analyze.KindToolResult && ev.ToolStatus != analyze.ToolStatusError && m.p.IsGitCommit(ev.ToolOutput):
+	case ev.Kind == analyze.KindToolResult && (m.p.commitOnError || ev.ToolStatus != analyze.ToolStatusError) &&
+		m.p.IsGitCommit(ev.ToolOutput):
 		return GitCommit, true
 	case ev.Time.Sub(m.last) > m.p.every:
 		return Time, true

@@ -160,3 +160,50 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedCounting checks each of the seed's counting rules (SeedConfig) against
+// loopwatch's default.
+func TestSeedCounting(t *testing.T) {
+	hook := analyze.Event{Kind: analyze.KindHook, HookName: "PostToolUse", Time: t0}
+	side := analyze.Event{Kind: analyze.KindAssistantMessage, Sidechain: true, Time: t0, AssistantText: "x"}
+	failedCommit := toolAt(0, "[main 1a2b3c4] commit the parser fix\nerror: pre-push hook failed", analyze.ToolStatusError)
+	kelvin := userAt(0, "that wor\u212As") // "that works" with the Kelvin sign, which lower-cases to k
+	tests := []struct {
+		name          string
+		seed          func(*Config)
+		evs           []analyze.Event
+		def, seedWant Trigger
+	}{
+		{"every event counts", func(c *Config) { c.CountEveryEvent = true }, []analyze.Event{hook, side, hook}, 0, MessageCount},
+		{"a commit in failed output", func(c *Config) { c.CommitOnError = true }, []analyze.Event{failedCommit}, 0, GitCommit},
+		{"Unicode lower-casing", func(c *Config) { c.UnicodeCase = true }, []analyze.Event{kelvin}, 0, TaskBoundary},
+		{"the time trigger without a message", func(c *Config) { c.CountEveryEvent = true },
+			[]analyze.Event{{Kind: analyze.KindHook, HookName: "Stop", Time: t0.Add(11 * time.Minute)}}, 0, Time},
+	}
+	// last returns the last trigger the events fire under cfg (threshold 3).
+	last := func(cfg Config, evs []analyze.Event) Trigger {
+		cfg.MessageThreshold = 3
+		m := mustPolicy(t, cfg).NewManager()
+		m.RecordCheckpoint(t0)
+		var got Trigger
+		for _, ev := range evs {
+			if tr, ok := m.ShouldCheckpoint(ev); ok {
+				got = tr
+			}
+		}
+		return got
+	}
+	for _, tt := range tests {
+		if got := last(DefaultConfig(), tt.evs); got != tt.def {
+			t.Errorf("%s, default: trigger %v, want %v", tt.name, got, tt.def)
+		}
+		if got := last(SeedConfig(), tt.evs); got != tt.seedWant {
+			t.Errorf("%s, seed: trigger %v, want %v", tt.name, got, tt.seedWant)
+		}
+		one := DefaultConfig() // each rule is its own switch
+		tt.seed(&one)
+		if got := last(one, tt.evs); got != tt.seedWant {
+			t.Errorf("%s alone: trigger %v, want %v", tt.name, got, tt.seedWant)
+		}
+	}
+}

@@ -210,7 +210,7 @@ func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event, sc *scratch, s *s
 		}
 	case analyze.KindAssistantMessage:
 		if s != nil {
-			s.agentActed = true
+			s.agentActed, s.actedAfter = true, s.humanMsgs
 			if !ev.Sidechain {
 				s.agentAsked = endsWithQuestion(ev.AssistantText)
 			}
@@ -223,11 +223,12 @@ func (r *Rules) appendSignals(dst []Signal, ev *analyze.Event, sc *scratch, s *s
 			dst = append(dst, Signal{Kind: Interrupt, Source: "interrupt"})
 			if s != nil {
 				s.afterInterrupt, s.interruptAt = true, ev.Time
+				s.noteInterrupt()
 			}
 		}
 	case analyze.KindToolResult:
 		if s != nil {
-			s.agentActed = true
+			s.agentActed, s.actedAfter = true, s.humanMsgs
 		}
 		if !ev.Sidechain || r.sidechainTools {
 			dst = r.tools.ClassifyEvent(dst, ev)
@@ -311,7 +312,7 @@ func NewLightweightDetector(rules *Rules) *LightweightDetector {
 		success:     NewEmaTracker(rules.ema.Alpha),
 	}
 	if rules.friction.Repeat.Enabled {
-		d.s.hist = make([]sketch, rules.friction.Repeat.History)
+		d.s.hist = make([]request, rules.friction.Repeat.History)
 	}
 	return d
 }

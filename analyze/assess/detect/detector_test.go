@@ -129,12 +129,12 @@ func TestEMAEveryEvent(t *testing.T) {
 // weight, and that the seed's patterns do not.
 func TestDefaultEMAWeights(t *testing.T) {
 	c := DefaultEMAConfig()
-	for _, k := range []Kind{RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, Interrupt} {
+	for _, k := range []Kind{RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp} {
 		if v := c.FrustrationValue([]Signal{{Kind: k}}); v != 0.5 {
 			t.Errorf("%v: value %v, want 0.5", k, v)
 		}
 	}
-	for _, k := range []Kind{Frustration, UserCorrection, Success, BuildFailure} {
+	for _, k := range []Kind{Frustration, UserCorrection, Interrupt, Success, BuildFailure} {
 		if v := c.FrustrationValue([]Signal{{Kind: k}}); v != 0 {
 			t.Errorf("%v: value %v, want 0", k, v)
 		}

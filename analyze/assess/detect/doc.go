@@ -2,8 +2,8 @@
 // assessment (seed assessment-logic.md, "Lightweight Detector"): a [PatternMatcher]
 // for the human's frustration, success and corrections, loopwatch's friction signals
 // ([FrictionConfig]: repeated requests, redirects after interrupts, negation-led
-// replies, "still not working", doubt, correction phrases and exasperation, read
-// through a multilingual [Lexicon]), a [ToolClassifier] for build/test/lint outcomes
+// replies, "still not working", doubt, correction phrases, exasperation and giving
+// up, read through a multilingual [Lexicon]), a [ToolClassifier] for build/test/lint outcomes
 // in tool output, the [EmaTracker], and the per-session [LightweightDetector] that
 // ties them together.
 //

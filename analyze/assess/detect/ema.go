@@ -51,9 +51,13 @@ type EMAConfig struct {
 	// CorrectionWeight for a correction. Default 0 (seed preset 0.5); a
 	// user_correction still counts towards the breaker's correction storm.
 	CorrectionWeight float64 `json:"correction_weight"`
-	// InterruptWeight for an interrupt. Default 0.5: an interrupt the agent had
-	// acted on (see FrictionConfig.IgnoreSelfInterrupts) is friction often enough to
-	// check in on.
+	// InterruptWeight for an interrupt. Default 0: the interrupt's friction is read
+	// from the human's next message, which says whether it redirected the agent
+	// (InterruptRedirect) or let it go on ("continue"); online, a check-in could not
+	// reach the stopped agent before that message anyway. (0.5 checks in at every
+	// interrupt the agent had acted on: on the labelled corpus two more moments
+	// caught, whose next message came over five minutes later, for a check-in at
+	// each interrupt followed by approval.) Seed preset: 0, the seed has no interrupt.
 	InterruptWeight float64 `json:"interrupt_weight"`
 	// SuccessWeight per matching success pattern. Default 0.5.
 	SuccessWeight float64 `json:"success_weight"`
@@ -77,6 +81,8 @@ type EMAConfig struct {
 	CorrectionPhraseWeight float64 `json:"correction_phrase_weight"`
 	// ExasperationWeight for an Exasperation. Default 0.5.
 	ExasperationWeight float64 `json:"exasperation_weight"`
+	// GiveUpWeight for a GiveUp. Default 0.5.
+	GiveUpWeight float64 `json:"give_up_weight"`
 
 	// EveryEvent moves both EMAs on every event the detector reads, with value 0 for
 	// events without signals (tool results, assistant text, hooks), as the seed's
@@ -86,8 +92,9 @@ type EMAConfig struct {
 
 // DefaultEMAConfig returns the defaults documented on [EMAConfig].
 func DefaultEMAConfig() EMAConfig {
-	return EMAConfig{Alpha: 1, InterruptWeight: 0.5, SuccessWeight: 0.5, RepeatWeight: 0.5, RedirectWeight: 0.5,
-		NegationWeight: 0.5, StillWeight: 0.5, DoubtWeight: 0.5, CorrectionPhraseWeight: 0.5, ExasperationWeight: 0.5}
+	return EMAConfig{Alpha: 1, SuccessWeight: 0.5, RepeatWeight: 0.5, RedirectWeight: 0.5,
+		NegationWeight: 0.5, StillWeight: 0.5, DoubtWeight: 0.5, CorrectionPhraseWeight: 0.5, ExasperationWeight: 0.5,
+		GiveUpWeight: 0.5}
 }
 
 // SeedEMAConfig returns the seed's EMAs: updated on every event, with loopwatch's
@@ -105,7 +112,7 @@ func (c EMAConfig) Validate() error {
 	}
 	for _, w := range []float64{c.FrustrationWeight, c.CorrectionWeight, c.InterruptWeight, c.SuccessWeight,
 		c.RepeatWeight, c.RedirectWeight, c.NegationWeight, c.StillWeight, c.DoubtWeight, c.CorrectionPhraseWeight,
-		c.ExasperationWeight} {
+		c.ExasperationWeight, c.GiveUpWeight} {
 		if !(w >= 0) {
 			return fmt.Errorf("detect: EMA weight %v is negative", w)
 		}
@@ -138,6 +145,8 @@ func (c EMAConfig) FrustrationValue(signals []Signal) float64 {
 			v += c.CorrectionPhraseWeight
 		case Exasperation:
 			v += c.ExasperationWeight
+		case GiveUp:
+			v += c.GiveUpWeight
 		}
 	}
 	return min(v, 1)

@@ -34,7 +34,7 @@ func ExampleLightweightDetector_Detect() {
 	// assistant_message [] frustration=0.00
 	// user_message      [frustration frustration frustration still_problem] frustration=0.50
 	// tool_result       [test_failure] frustration=0.50
-	// interrupt         [interrupt] frustration=0.50
+	// interrupt         [interrupt] frustration=0.00
 	// user_message      [negation_reply interrupt_redirect] frustration=1.00
 	// user_message      [repeat_request] frustration=0.50
 	// user_message      [success success success] frustration=0.00

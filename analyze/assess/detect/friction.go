@@ -10,7 +10,7 @@ import (
 
 // FrictionConfig configures loopwatch's human-text friction signals, each its own
 // [Kind]: [RepeatRequest], [InterruptRedirect], [NegationReply], [StillProblem],
-// [Doubt], [CorrectionPhrase] and [Exasperation]. The seed has none of them
+// [Doubt], [CorrectionPhrase], [Exasperation] and [GiveUp]. The seed has none of them
 // ([SeedFrictionConfig] switches every one off).
 //
 // The lexical ones match the [Lexicon]'s phrases against a message's normalised
@@ -46,6 +46,9 @@ type FrictionConfig struct {
 	// Exasperation raises Exasperation for exasperated interjections and emoji.
 	// Default true.
 	Exasperation bool `json:"exasperation"`
+	// GiveUp raises GiveUp when the human gives up on the agent doing the task.
+	// Default true.
+	GiveUp bool `json:"give_up"`
 	// Repeat configures RepeatRequest.
 	Repeat RepeatConfig `json:"repeat_request"`
 	// Redirect configures InterruptRedirect.
@@ -86,6 +89,14 @@ type RepeatConfig struct {
 	// MinTokens: messages with fewer content words are not requests ("yes",
 	// "commit", "push") and are neither compared nor remembered. Default 3.
 	MinTokens int `json:"min_tokens"`
+	// NeedAgentAction: a request counts as made again only when the agent has acted
+	// (written or run a tool) since it was made; before that, the human is sending
+	// it again (a hook blocked it, the first try errored), not asking again. Default
+	// true.
+	NeedAgentAction bool `json:"need_agent_action"`
+	// SkipInterrupted: a request the human interrupted is not remembered as one the
+	// agent failed at; asking it later resumes it. Default true.
+	SkipInterrupted bool `json:"skip_interrupted"`
 }
 
 // RedirectConfig configures [InterruptRedirect], raised on the human message that
@@ -107,15 +118,17 @@ type RedirectConfig struct {
 // DefaultFrictionConfig returns the defaults documented on [FrictionConfig].
 func DefaultFrictionConfig() FrictionConfig {
 	return FrictionConfig{
-		Lexicon:              DefaultLexicon(),
-		NegationReply:        true,
-		NegationMaxTokens:    40,
-		StillProblem:         true,
-		Doubt:                true,
-		DoubtQuestionMarks:   2,
-		CorrectionPhrase:     true,
-		Exasperation:         true,
-		Repeat:               RepeatConfig{Enabled: true, History: 8, Threshold: 0.8, MinTokens: 3},
+		Lexicon:            DefaultLexicon(),
+		NegationReply:      true,
+		NegationMaxTokens:  40,
+		StillProblem:       true,
+		Doubt:              true,
+		DoubtQuestionMarks: 2,
+		CorrectionPhrase:   true,
+		Exasperation:       true,
+		GiveUp:             true,
+		Repeat: RepeatConfig{Enabled: true, History: 8, Threshold: 0.8, MinTokens: 3, NeedAgentAction: true,
+			SkipInterrupted: true},
 		Redirect:             RedirectConfig{Enabled: true, Within: duration.Duration(5 * time.Minute), ResubmitOverlap: 0.8},
 		SkipFirstMessage:     false,
 		IgnoreSelfInterrupts: true,
@@ -161,7 +174,7 @@ func (c FrictionConfig) Validate() error {
 
 // lexical reports whether any lexicon signal is on.
 func (c *FrictionConfig) lexical() bool {
-	return c.NegationReply || c.StillProblem || c.Doubt || c.CorrectionPhrase || c.Exasperation
+	return c.NegationReply || c.StillProblem || c.Doubt || c.CorrectionPhrase || c.Exasperation || c.GiveUp
 }
 
 // any reports whether any friction signal is on.
@@ -174,11 +187,30 @@ type session struct {
 	interruptAt    time.Time // its time
 	agentAsked     bool      // the agent's last message since the human's last turn ends with a question
 	agentActed     bool      // the agent wrote or ran a tool since the human's last message
+	actedAfter     int       // humanMsgs when the agent last acted: it acted after the messages before it
 	last           sketch    // the human's last message
 	hasLast        bool
-	hist           []sketch // the last requests, a ring
-	histNext       int      // where the next request goes
+	hist           []request // the last requests, a ring
+	histNext       int       // where the next request goes
 	histLen        int
+	lastStored     bool // the human's last message is the newest request of hist
+}
+
+// request is a remembered request of the human: its content words, the index of its
+// message among the human's (session.humanMsgs when it was read), and whether the
+// human interrupted the agent working on it.
+type request struct {
+	sk          sketch
+	seq         int
+	interrupted bool
+}
+
+// noteInterrupt records that the human interrupted the agent: the request it was
+// working on, the human's last message, is marked interrupted.
+func (s *session) noteInterrupt() {
+	if s.lastStored {
+		s.hist[(s.histNext+len(s.hist)-1)%len(s.hist)].interrupted = true
+	}
 }
 
 // lexicalSignals appends the lexicon's signals for a tokenised message. first says
@@ -214,6 +246,9 @@ func (r *Rules) lexicalSignals(dst []Signal, t *tokens, text []byte, first, aske
 		} else if lx.hasEmoji(text) {
 			dst = append(dst, Signal{Kind: Exasperation, Source: "emoji"})
 		}
+	}
+	if h := hits[catGiveUp]; c.GiveUp && h.ok {
+		dst = append(dst, Signal{Kind: GiveUp, Source: h.src})
 	}
 	return dst
 }
@@ -268,16 +303,22 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 		}
 	} else if c.Repeat.Enabled && words >= c.Repeat.MinTokens {
 		for i := 0; i < s.histLen; i++ {
-			if j, _ := similarity(cur, &s.hist[i]); j >= c.Repeat.Threshold {
+			h := &s.hist[i]
+			if c.Repeat.SkipInterrupted && h.interrupted || c.Repeat.NeedAgentAction && s.actedAfter <= h.seq {
+				continue
+			}
+			if j, _ := similarity(cur, &h.sk); j >= c.Repeat.Threshold {
 				dst = append(dst, Signal{Kind: RepeatRequest, Source: fmt.Sprintf("similarity %.2f", j)})
 				break
 			}
 		}
 	}
+	s.lastStored = false
 	if c.Repeat.Enabled && words >= c.Repeat.MinTokens && !approval {
-		s.hist[s.histNext] = *cur
+		s.hist[s.histNext] = request{sk: *cur, seq: s.humanMsgs}
 		s.histNext = (s.histNext + 1) % len(s.hist)
 		s.histLen = min(s.histLen+1, len(s.hist))
+		s.lastStored = true
 	}
 	s.last, s.hasLast = *cur, words > 0
 	return dst

@@ -19,7 +19,7 @@ func frictionKinds(signals []Signal) []Kind {
 	var out []Kind
 	for _, s := range signals {
 		switch s.Kind {
-		case RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation:
+		case RepeatRequest, InterruptRedirect, NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp:
 			out = append(out, s.Kind)
 		}
 	}
@@ -68,6 +68,13 @@ func TestLexicalSignals(t *testing.T) {
 		{"没问题", nil},
 		{"問題ない", nil},
 		{"1. no 2. yes, keep the cache", nil}, // answering numbered options
+		{"de nada", nil},
+		{"obrigado, funcionou", nil},
+		{"merci, ça marche", nil},
+		{"danke, passt schon", nil},
+		{"不用谢", nil},
+		{"大丈夫です", nil},
+		{"괜찮아요", nil},
 
 		// Still / again + a problem.
 		{"still not working", []Kind{StillProblem}},
@@ -125,6 +132,8 @@ func TestLexicalSignals(t *testing.T) {
 		// Correction phrases.
 		{"that's wrong", []Kind{CorrectionPhrase}},
 		{"I meant the other config file", []Kind{CorrectionPhrase}},
+		{"I already told you to keep the flag", []Kind{CorrectionPhrase}},
+		{"how many times do I have to say it", []Kind{CorrectionPhrase}},
 		{"that's not what I asked for", []Kind{CorrectionPhrase}},
 		{"yes; but put them in the dotfiles", []Kind{CorrectionPhrase}},
 		{"Sure, but the CLI should do it, not you", []Kind{CorrectionPhrase}},
@@ -154,6 +163,28 @@ func TestLexicalSignals(t *testing.T) {
 		{"commit the merge", nil}, // "merge" is not a typo of "merde"
 		{"let's come back to this later", nil},
 		{"looks good 😅", nil},
+
+		// Giving up on the agent.
+		{"forget it, I'll write it myself", []Kind{GiveUp}},
+		{"never mind the flag, forget about it", []Kind{GiveUp}},
+		{"ugh, I give up", []Kind{Exasperation, GiveUp}},
+		{"Ill just do it myself", []Kind{GiveUp}},
+		{"olvídalo, lo hago yo", []Kind{GiveUp}},
+		{"esquece, deixa pra lá", []Kind{GiveUp}},
+		{"laisse tomber", []Kind{GiveUp}},
+		{"vergiss es, ich mach das selbst", []Kind{GiveUp}},
+		{"lascia perdere", []Kind{GiveUp}},
+		{"算了，我自己来", []Kind{GiveUp}},
+		{"もういい、自分でやる", []Kind{GiveUp}},
+		{"забудь, сам сделаю", []Kind{GiveUp}},
+		// ... and what only looks like it.
+		{"don't forget it in the changelog", nil},
+		{"I'll rename the keys myself later", nil},
+		{"the server is still up, stop it and restart", nil},
+		{"lass es uns testen", nil}, // "let's test it"
+		{"I gave up on the cache approach earlier", nil},
+		{"我计算了一下，结果是对的", nil}, // 计算了: "calculated", not 算了
+		{"не забудь тесты", nil},
 	}
 	for _, tt := range tests {
 		got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: tt.text}))
@@ -166,8 +197,8 @@ func TestLexicalSignals(t *testing.T) {
 // TestLexicalSignalsSwitchedOff checks that each switch silences its signal and
 // nothing else.
 func TestLexicalSignalsSwitchedOff(t *testing.T) {
-	const text = "no, still not working?? did you even test it, I meant the other one, wtf"
-	all := []Kind{NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation}
+	const text = "no, still not working?? did you even test it, I meant the other one, wtf. forget it"
+	all := []Kind{NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp}
 	for _, tt := range []struct {
 		off  func(*FrictionConfig)
 		kind Kind
@@ -177,6 +208,7 @@ func TestLexicalSignalsSwitchedOff(t *testing.T) {
 		{func(c *FrictionConfig) { c.Doubt = false }, Doubt},
 		{func(c *FrictionConfig) { c.CorrectionPhrase = false }, CorrectionPhrase},
 		{func(c *FrictionConfig) { c.Exasperation = false }, Exasperation},
+		{func(c *FrictionConfig) { c.GiveUp = false }, GiveUp},
 	} {
 		cfg := DefaultConfig()
 		tt.off(&cfg.Friction)
@@ -294,6 +326,14 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil, {CorrectionPhrase, RepeatRequest}},
 		},
 		{
+			name: "in Spanish, without accents",
+			evs: []analyze.Event{
+				user("añade una opción --verbose al comando replay"), agent("Hecho."),
+				user("anade la opcion --verbose al comando replay por favor"),
+			},
+			want: [][]Kind{nil, nil, {RepeatRequest}},
+		},
+		{
 			name: "a different request of the same shape is not",
 			evs: []analyze.Event{
 				user("add a verbose flag to the replay command"), agent("Added."),
@@ -310,10 +350,54 @@ func TestSessionSignals(t *testing.T) {
 			name: "the history is bounded",
 			cfg:  func(c *Config) { c.Friction.Repeat.History = 1 },
 			evs: []analyze.Event{
-				user("add a verbose flag to the replay command"), user("document the configuration fields in the readme"),
+				user("add a verbose flag to the replay command"), agent("Added."),
+				user("document the configuration fields in the readme"), agent("Documented."),
 				user("add a verbose flag to the replay command"),
 			},
-			want: [][]Kind{nil, nil, nil},
+			want: [][]Kind{nil, nil, nil, nil, nil},
+		},
+		{
+			name: "within it, an older request made again is a repeat",
+			evs: []analyze.Event{
+				user("add a verbose flag to the replay command"), agent("Added."),
+				user("document the configuration fields in the readme"), agent("Documented."),
+				user("add a verbose flag to the replay command"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, {RepeatRequest}},
+		},
+		{
+			name: "a request sent again before the agent acted is a resubmission",
+			evs: []analyze.Event{
+				user("can you use the test skill with the manual strategy"), user("Operation stopped by hook: commit first"),
+				user("can you use the test skill with the manual strategy"), agent("Running it."),
+			},
+			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "unless switched off",
+			cfg:  func(c *Config) { c.Friction.Repeat.NeedAgentAction = false },
+			evs: []analyze.Event{
+				user("can you use the test skill with the manual strategy"),
+				user("can you use the test skill with the manual strategy"),
+			},
+			want: [][]Kind{nil, {RepeatRequest}},
+		},
+		{
+			name: "an interrupted request asked again resumes it",
+			evs: []analyze.Event{
+				user("review the pull request comments"), toolOK, interrupt, user("first fix the merge conflict"),
+				agent("Fixed."), user("okay, now review the pull request comments"),
+			},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}, nil, nil},
+		},
+		{
+			name: "unless switched off",
+			cfg:  func(c *Config) { c.Friction.Repeat.SkipInterrupted = false },
+			evs: []analyze.Event{
+				user("review the pull request comments"), toolOK, interrupt, user("first fix the merge conflict"),
+				agent("Fixed."), user("okay, now review the pull request comments"),
+			},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}, nil, {RepeatRequest}},
 		},
 		{
 			name: "a redirect after an interrupt",
@@ -329,6 +413,19 @@ func TestSessionSignals(t *testing.T) {
 			name: "nor in Chinese",
 			evs:  []analyze.Event{user("重构解析器"), toolOK, interrupt, user("好的，继续")},
 			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "nor in Spanish, Portuguese, German or Japanese",
+			evs: []analyze.Event{
+				user("refactoriza el parser"), toolOK, interrupt, user("sí, sigue por favor"), toolOK, interrupt,
+				user("pode, segue"), toolOK, interrupt, user("ja, weiter bitte"), toolOK, interrupt, user("はい、続けてください"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		},
+		{
+			name: "a redirect in German",
+			evs:  []analyze.Event{user("refactor the parser"), toolOK, interrupt, user("nimm lieber den vorhandenen Lexer")},
+			want: [][]Kind{nil, nil, nil, {InterruptRedirect}},
 		},
 		{
 			name: "nor the interrupted request sent again, with more",

@@ -8,8 +8,8 @@ import (
 )
 
 // Lexicon is the phrase data of the lexical friction signals ([NegationReply],
-// [StillProblem], [Doubt], [CorrectionPhrase], [Exasperation]) and the word lists the other human-text
-// signals use. It is plain data, so a configuration can extend or replace any list;
+// [StillProblem], [Doubt], [CorrectionPhrase], [Exasperation], [GiveUp]) and the word
+// lists the other human-text signals use. It is plain data, so a configuration can extend or replace any list;
 // [DefaultLexicon] has the built-in multilingual one.
 //
 // # Phrase syntax
@@ -54,6 +54,10 @@ type Lexicon struct {
 	// Exasperation phrases: an exasperated interjection ("wtf", "ugh", "come on",
 	// "joder", "putain", "卧槽", "ふざけ").
 	Exasperation []string `json:"exasperation"`
+	// GiveUp phrases: the human gives up on the agent doing the task ("forget it",
+	// "I'll do it myself", "olvídalo", "laisse tomber", "vergiss es", "算了",
+	// "自分でやる").
+	GiveUp []string `json:"give_up"`
 	// ExasperationEmoji lists emoji that mark exasperation ("😤🙄"); any of them in a
 	// message is an Exasperation signal.
 	ExasperationEmoji string `json:"exasperation_emoji"`
@@ -86,6 +90,7 @@ const (
 	catDoubt
 	catCorrection
 	catExasperation
+	catGiveUp
 	catBait
 	numCats
 )
@@ -103,6 +108,8 @@ func (c category) kind() Kind {
 		return CorrectionPhrase
 	case catExasperation:
 		return Exasperation
+	case catGiveUp:
+		return GiveUp
 	}
 	return 0
 }
@@ -300,7 +307,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 		cat category
 		src []string
 	}{{catNegation, l.Negation}, {catStill, l.Still}, {catDoubt, l.Doubt}, {catCorrection, l.Correction},
-		{catExasperation, l.Exasperation}, {catBait, l.Bait}} {
+		{catExasperation, l.Exasperation}, {catGiveUp, l.GiveUp}, {catBait, l.Bait}} {
 		for _, src := range list.src {
 			ph, err := lx.parsePhrase(&t, src, list.cat, apostrophes)
 			if err != nil {

@@ -31,7 +31,7 @@ func DefaultLexicon() Lexicon {
 				"ja", "weiter", "mach", "fortfahren", "bitte", "danke", "gut", "klar", "genau",
 				"avanti", "vai", "grazie", "ga", "door", "doorgaan", "да", "продолжай", "давай",
 				"继", "续", "好", "的", "请", "是", "嗯", "行", "可", "以", "吧", "谢",
-				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す",
+				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す", "く", "だ", "さ", // ください
 				"네", "예", "응", "계속", "계속해", "계속해줘", "좋아", "그래", "진행", "진행해",
 			},
 			// Function words left out of the repeat-request similarity.
@@ -208,7 +208,8 @@ func DefaultLexicon() Lexicon {
 			// English.
 			"thats wrong", "that is wrong", "thats not right", "that is not right", "thats not it",
 			"thats not what", "not what i", "i meant", "i said", "i told you", "i asked you", "i asked for",
-			"like i said", "as i said", "the wrong", "wrong one", "thats incorrect",
+			"like i said", "as i said", "i already said", "i already told", "i already asked", "i already mentioned",
+			"ive already said", "ive already told", "i just said", "i just told you", "how many times", "the wrong", "wrong one", "thats incorrect",
 			"not correct", "isnt correct", "isnt right", "not right", "not quite", "you misunderstood",
 			"misunderstood", "you misread", "got it wrong", "not like that", "dont do that", "dont do this",
 			"stop doing", "please stop", "undo that", "undo this", "undo it", "undo your", "undo what",
@@ -256,7 +257,7 @@ func DefaultLexicon() Lexicon {
 			"annoying", "frustrat~", "sigh", "facepalm", "smh", "what the hell", "what the heck",
 			"what the fuck", "are you kidding", "you kidding me", "give me a break",
 			// Spanish.
-			"joder", "mierda", "por dios", "en serio", "que cono", "frustrante", "me rindo",
+			"joder", "mierda", "por dios", "en serio", "que cono", "frustrante",
 			// Portuguese.
 			"pqp", "porra", "caralho", "puta merda", "fala serio", "que saco", "aff", "affs",
 			// French.
@@ -270,9 +271,42 @@ func DefaultLexicon() Lexicon {
 			// Chinese.
 			"卧槽", "我靠", "无语", "服了", "妈的", "搞什么", "什么鬼", "气死", "受不了", "离谱",
 			// Japanese.
-			"ふざけ", "ちくしょう", "くそ", "クソ", "いい加減に", "何やって", "なにやって", "もういい", "勘弁",
+			"ふざけ", "ちくしょう", "くそ", "クソ", "いい加減に", "何やって", "なにやって", "勘弁",
 			// Korean.
 			"짜증~", "미치겠~", "제발",
+		},
+		GiveUp: []string{
+			// English.
+			"forget it", "forget about it", "forget this", "forget that", "i give up",
+			"ill do it myself", "ill do that myself", "ill do this myself", "ill write it myself",
+			"ill fix it myself", "ill handle it myself", "ill just do it myself", "i will do it myself",
+			"let me do it myself", "ill do it by hand", "screw it", "this is hopeless", "its hopeless",
+			"waste of time", "wasting my time", "just stop",
+			// Spanish.
+			"olvidalo", "olvida eso", "olvidate", "me rindo", "lo hago yo", "lo hare yo", "ya lo hago yo",
+			"lo hago yo mismo", "perdiendo el tiempo",
+			// Portuguese.
+			"esquece", "esqueca isso", "deixa pra la", "deixa para la", "eu desisto", "desisto",
+			"deixa que eu faco", "eu mesmo faco", "perda de tempo",
+			// French.
+			"laisse tomber", "oublie ca", "oublie tout", "oublie le", "jabandonne", "je vais le faire moi meme",
+			"je le fais moi meme", "je le ferai moi meme", "perte de temps", "tant pis",
+			// German.
+			"vergiss es", "vergiss das", "lass gut sein", "ich gebe auf", "ich mach das selbst",
+			"ich mache das selbst", "ich mach es selbst", "ich mache es selbst", "zeitverschwendung",
+			// Italian.
+			"lascia perdere", "lascia stare", "lo faccio io", "ci rinuncio", "mi arrendo",
+			"perdita di tempo",
+			// Dutch.
+			"laat maar zitten", "vergeet het", "ik doe het zelf", "ik geef het op",
+			// Russian.
+			"забудь", "забей", "сам сделаю", "я сдаюсь", "сдаюсь",
+			// Chinese.
+			"算了", "我自己来", "我自己改", "我自己写", "我自己弄", "我放弃", "别管了", "不管了", "浪费时间",
+			// Japanese.
+			"もういい", "自分でやる", "自分でやります", "自分で直す", "自分で書く", "諦め", "あきらめ",
+			// Korean.
+			"포기~", "내가 할게", "내가 직접", "그만해", "그만하세요",
 		},
 		ExasperationEmoji: "😭😤😡🤬🙄🤦😩😫😒😠💢😖😣",
 		Bait: []string{
@@ -283,6 +317,9 @@ func DefaultLexicon() Lexicon {
 			"not right now", "nicht so schlimm",
 			"no thats fine", "no thats all", "no its fine", "no its ok", "no all good", "no looks good",
 			"no youre right", "no you are right", "no go ahead", "nope thats all", "nope all good",
+			"dont forget", "do not forget", "never forget", "not forget", "wont give up", "not give up",
+			"dont give up", "just stop the", "no te olvides",
+			"nao esqueca", "nao se esqueca", "noublie pas", "nicht vergessen", "vergiss nicht", "не забудь", "non dimenticare",
 			"error handling", "works great", "works fine", "works now", "working now", "it works",
 			"that works", "works perfectly", "works well", "it worked",
 			// Spanish.
@@ -303,6 +340,7 @@ func DefaultLexicon() Lexicon {
 			"без проблем", "нет проблем", "не за что", "не волнуйся", "нет спасибо",
 			// Chinese.
 			"没问题", "没关系", "没事", "不客气", "不用谢", "不错", "没错", "不好意思", "不要紧", "还不错",
+			"计算", "打算", "估算", "运算", "换算", "结算", "清算", "核算", "算了算",
 			"没用过", "没有用过",
 			// Japanese.
 			"問題ない", "問題ありません", "問題なし", "大丈夫", "構いません", "かまいません", "気にしないで",

@@ -64,10 +64,13 @@ const (
 	CorrectionPhrase
 	// Exasperation: an exasperated interjection or emoji ("wtf", "ugh", "😤").
 	Exasperation
+	// GiveUp: the human gives up on the agent doing the task ("forget it", "I'll do
+	// it myself", "算了", "laisse tomber").
+	GiveUp
 )
 
 // NumKinds is one more than the largest [Kind]: the length of an array indexed by Kind.
-const NumKinds = int(Exasperation) + 1
+const NumKinds = int(GiveUp) + 1
 
 // String returns the snake_case name of k ("frustration", "build_failure", ...), or
 // "kind(N)" for an invalid value.
@@ -113,6 +116,8 @@ func (k Kind) String() string {
 		return "correction_phrase"
 	case Exasperation:
 		return "exasperation"
+	case GiveUp:
+		return "give_up"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -163,7 +168,7 @@ func (k Kind) IsToolSuccess() bool {
 func (k Kind) IsHumanFriction() bool {
 	switch k {
 	case Frustration, UserCorrection, Interrupt, RepeatRequest, InterruptRedirect, NegationReply, StillProblem,
-		Doubt, CorrectionPhrase, Exasperation:
+		Doubt, CorrectionPhrase, Exasperation, GiveUp:
 		return true
 	}
 	return false

@@ -188,22 +188,24 @@ func matchAny(res []*regexp.Regexp, text string) bool {
 //     exits by rejecting ExitPlanMode and continuing in a fresh session) → success
 //     (0.6), or partial (0.5) after other friction since the human's last text turn
 //     (a rejection that said why, another interrupt);
-//  4. the human's last text turn was friction (frustration, correction): partial
+//  4. the human's last text turn gives up on the task (detect.GiveUp: "forget it,
+//     I'll do it myself", "算了") → failure (0.7);
+//  5. the human's last text turn was friction (frustration, correction): partial
 //     (0.5) if a build or test then passed and nothing is left failing; otherwise
 //     failure (0.6) when a hook ended the session, abandoned (0.6) when it stopped;
-//  5. the human interrupted the agent last (and it was no hand-off): failure (0.5)
+//  6. the human interrupted the agent last (and it was no hand-off): failure (0.5)
 //     on a hook end, abandoned (0.5) otherwise;
-//  6. a build, test or lint is left failing after the human's last turn, and the
+//  7. a build, test or lint is left failing after the human's last turn, and the
 //     agent's final message does not report the work done (AgentClaims), or that
 //     message concedes an open problem ("You're absolutely right", "I can see the
 //     problem", "still failing"): partial (0.5) on a hook end, abandoned (0.5)
 //     otherwise;
-//  7. the last text turn accepts the work (thanks, works, lgtm, ship it, commit,
+//  8. the last text turn accepts the work (thanks, works, lgtm, ship it, commit,
 //     push, open a PR; see DefaultAcceptancePatterns) → success (0.8), or partial
 //     (0.6) after heavy friction;
-//  8. heavy friction → partial (0.5): at least PartialFriction friction events, and
+//  9. heavy friction → partial (0.5): at least PartialFriction friction events, and
 //     at least PartialFrictionShare of the human turns;
-//  9. otherwise → success: 0.7 when a build or test passed after the last human turn,
+//  10. otherwise → success: 0.7 when a build or test passed after the last human turn,
 //     0.6 when nothing visibly went wrong.
 func (a *OfflineAnalyzer) analyzeEnd(t *session.Transcript, friction int) (Outcome, float64, string) {
 	st := &t.Stats
@@ -223,6 +225,8 @@ func (a *OfflineAnalyzer) analyzeEnd(t *session.Transcript, friction int) (Outco
 		return OutcomePartial, 0.5, "the plan was handed off after friction over it"
 	case r.planHandoff:
 		return OutcomeSuccess, 0.6, "the session ends handing its plan off to a fresh session"
+	case r.lastText != nil && detect.Has(r.lastText.Signals, detect.GiveUp):
+		return OutcomeFailure, 0.7, "the human gave up on the task"
 	case lastNeg && r.verified && !r.trailingStop:
 		return OutcomePartial, 0.5, "the human's last turn was friction; a build or test passed after it"
 	case lastNeg && hook:

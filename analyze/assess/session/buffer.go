@@ -246,14 +246,14 @@ func (b *Buffer) HadIntervention() bool { return b.stats.Interventions > 0 }
 // HasFeedback reports whether the human gave explicit feedback: a human turn with a
 // frustration, success or correction signal, or one of detect's friction signals read
 // from the human's words (a repeated request, a negation, "still not working", doubt,
-// a correction phrase, exasperation). The seed's has_feedback is undefined; this
+// a correction phrase, exasperation, giving up). The seed's has_feedback is undefined; this
 // reads "explicit feedback" as the human saying how it is going, which is exactly
 // what those signals look for. Interrupts and redirects are turn-taking, not words.
 func (b *Buffer) HasFeedback() bool {
 	s := &b.stats
 	n := s.Count(detect.Frustration) + s.Count(detect.Success) + s.Count(detect.UserCorrection)
 	for _, k := range []detect.Kind{detect.RepeatRequest, detect.NegationReply, detect.StillProblem, detect.Doubt,
-		detect.CorrectionPhrase, detect.Exasperation} {
+		detect.CorrectionPhrase, detect.Exasperation, detect.GiveUp} {
 		n += s.Count(k)
 	}
 	return n > 0

@@ -280,7 +280,7 @@ func TestHasFeedbackFromFrictionSignals(t *testing.T) {
 		want bool
 	}{
 		{detect.StillProblem, true}, {detect.NegationReply, true}, {detect.RepeatRequest, true}, {detect.Doubt, true},
-		{detect.CorrectionPhrase, true}, {detect.Exasperation, true},
+		{detect.CorrectionPhrase, true}, {detect.Exasperation, true}, {detect.GiveUp, true},
 		{detect.Interrupt, false}, {detect.InterruptRedirect, false}, {detect.ToolFailure, false},
 	} {
 		b := NewBuffer("s", DefaultBufferConfig())

@@ -1,0 +1,37 @@
+// Command metrics computes the metrics of a replay split in shards from the union of
+// its shards, exactly as the whole replay computes them.
+//
+// Usage:
+//
+//	metrics [flags] DIR
+//
+// Past one machine the replay is embarrassingly parallel by run: `replay --shard i/n
+// --out DIR/` replays only the runs and sessions whose key hashes to shard i and
+// writes its tables into DIR in the hive layout (DIR/<table>/shard=i/part-0.parquet),
+// which DuckDB, Spark and Trino read as one dataset. No shard can score the detectors
+// alone: the intervals resample all runs, and the fix-loop simulation estimates each
+// check's pass probability from all of them. metrics does it once every shard is
+// written. It refuses a folder that is not one complete set — a shard missing, two
+// copies of one, shards of different splits, input, versions, labels or flags, a
+// table overwritten since its shard wrote it, a partition no shard of the set wrote —
+// with a message that says which, and never prints metrics from part of the runs.
+//
+// From every shard's predictions and recorded filter failures it computes the metrics
+// and curves of every detector and configuration, and simulates the inner fix loop, by
+// the same code and in the same order as a replay that is not split: n shards give the
+// single replay's metrics, byte for byte. It writes them into DIR beside the shards'
+// tables (DIR/metrics/part-0.parquet, DIR/curves/…, DIR/fixloop/…,
+// DIR/fixloop_runs/…, sealed by DIR/_manifests/merged.manifest.json) and prints the
+// summary the replay prints: what was read, the detectors, the interventions at
+// friction moments and the fix-loop simulation. Input problems are printed by file
+// and line (all are in DIR/problems/).
+//
+// Exit status: 0 success; 1 a refused set, a failure, or input problems with
+// --strict; 2 a usage error.
+//
+// Examples:
+//
+//	metrics out/
+//	metrics --workers 2 --show-problems 5 out/
+//	metrics --strict out/
+package main

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/loopwatch/loopwatch/pipeline"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var strict bool
+	var workers, showProblems int
+	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&workers, "workers", 0, "runs simulated at once (default: number of CPUs); never changes the output")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input had any problem (label keys that match nothing included)")
+	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in DIR/problems/)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "metrics: %v (see metrics --help)\n", err)
+		return 2
+	}
+	switch {
+	case fs.NArg() != 1:
+		fmt.Fprintf(stderr, "metrics: give one folder of shards, written by replay --shard i/n --out DIR/ (see metrics --help)\n")
+		return 2
+	case workers < 0 || showProblems < 0:
+		fmt.Fprintf(stderr, "metrics: --workers and --show-problems must be ≥ 0\n")
+		return 2
+	}
+	res, err := pipeline.Merge(ctx, fs.Arg(0), workers)
+	if err != nil {
+		fmt.Fprintf(stderr, "metrics: %v\n", err)
+		return 1
+	}
+	if err := pipeline.WriteResult(stdout, stderr, "metrics", res, showProblems); err != nil {
+		fmt.Fprintf(stderr, "metrics: %v\n", err)
+		return 1
+	}
+	if strict && res.Problems() > 0 {
+		fmt.Fprintf(stderr, "metrics: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
+		return 1
+	}
+	return 0
+}
+
+const usage = `Usage: metrics [flags] DIR
+
+Computes the metrics of a replay split in shards (replay --shard i/n --out DIR/) from
+the union of its shards, exactly as the whole replay computes them, writes them into
+DIR (metrics, curves, fixloop, fixloop_runs) and prints the replay's summary. Refuses
+a folder that is not one complete set of shards of one replay.
+
+Examples:
+  metrics out/
+  metrics --workers 2 --show-problems 5 out/
+  metrics --strict out/
+
+Flags:
+`

@@ -1,0 +1,240 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/fixsim"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// The metadata keys a derivation is read from.
+const (
+	mdConfigs  = "loopwatch.configs"
+	mdEval     = "loopwatch.eval"
+	mdFixsim   = "loopwatch.fixsim"
+	mdStruggle = "loopwatch.struggle_config"
+	mdAssess   = "loopwatch.assess_config"
+)
+
+// derivation computes what a replay derives from its per-unit rows as a whole — the
+// metrics and curves from the predictions rows, the fix-loop simulation from the
+// recorded failures — with the settings recorded in the tables' metadata. A replay
+// and the merge of a replay split in shards both read their settings back from the
+// metadata and run the same derivation over the same rows, in an order that does not
+// depend on how the units were split: so n shards give exactly the single replay's
+// metrics, byte for byte.
+type derivation struct {
+	configs  []configSpec
+	evalOpts eval.Options
+	window   time.Duration
+	outcomes []string // the positive session outcomes
+	fix      fixsim.Config
+	fixGiven map[string]float64
+	struggle struggle.StruggleConfig
+	assess   assess.Config
+	workers  int // for the simulation; never changes the output
+}
+
+// evalSettings is the JSON of the loopwatch.eval metadata (its fields in key order,
+// as the map it replaced wrote them).
+type evalSettings struct {
+	Beta             float64  `json:"beta"`
+	Level            float64  `json:"ci_level"`
+	FrictionWindow   string   `json:"friction_window"`
+	PositiveOutcomes []string `json:"positive_outcomes"`
+	Resamples        int      `json:"resamples"`
+	Seed             uint64   `json:"seed"`
+}
+
+// fixSettings is the JSON of the loopwatch.fixsim metadata (fields in key order).
+type fixSettings struct {
+	CostFraction float64 `json:"cost_fraction"`
+	Draws        int     `json:"draws"`
+	MaxFixes     int     `json:"max_filter_fixes"`
+	PassProb     string  `json:"pass_prob"`
+	Seed         uint64  `json:"seed"`
+	Trials       int     `json:"trials_per_draw"`
+}
+
+// settingsMetadata returns the metadata that records s and the scored configurations:
+// what newDerivation reads back.
+func settingsMetadata(s Settings, in *Inputs, configs []configSpec) map[string]string {
+	cfgJSON, _ := json.Marshal(in.Struggle)
+	assessJSON, _ := json.Marshal(in.Assess)
+	fixJSON, _ := json.Marshal(fixSettings{PassProb: s.Fix.PassProb, CostFraction: s.Fix.CostFraction, Draws: s.Fix.Draws,
+		Trials: s.Fix.Trials, MaxFixes: s.Fix.MaxFixes, Seed: s.Seed})
+	evalJSON, _ := json.Marshal(evalSettings{Seed: s.Seed, Resamples: s.Resamples, Level: s.Level, Beta: s.Beta,
+		PositiveOutcomes: in.Outcomes.Positive(), FrictionWindow: s.FrictionWindow.String()})
+	configsJSON, _ := json.Marshal(configs)
+	labelsID := in.labels.id
+	if s.DeriveLabels {
+		labelsID = "derived (quasar outcome rules); explicit: " + labelsID
+	}
+	md := map[string]string{
+		mdStruggle:              string(cfgJSON),
+		"loopwatch.config_hash": shortHash(cfgJSON),
+		mdAssess:                string(assessJSON),
+		"loopwatch.assess_hash": shortHash(assessJSON),
+		"loopwatch.llm":         s.LLM,
+		"loopwatch.labels":      labelsID,
+		mdEval:                  string(evalJSON),
+		mdFixsim:                string(fixJSON),
+		mdConfigs:               string(configsJSON),
+	}
+	if s.LLM == "claude" {
+		md["loopwatch.llm_timeout"] = s.ClaudeTimeout.String() // a call that outlasts it fails
+	}
+	return md
+}
+
+// newDerivation reads a derivation's settings from a replay's metadata.
+func newDerivation(md map[string]string, workers int) (*derivation, error) {
+	d := &derivation{workers: workers}
+	var ev evalSettings
+	var fx fixSettings
+	for key, dst := range map[string]any{mdConfigs: &d.configs, mdEval: &ev, mdFixsim: &fx, mdStruggle: &d.struggle, mdAssess: &d.assess} {
+		v, ok := md[key]
+		if !ok {
+			return nil, fmt.Errorf("metadata %s missing", key)
+		}
+		if err := json.Unmarshal([]byte(v), dst); err != nil {
+			return nil, fmt.Errorf("metadata %s: %w", key, err)
+		}
+	}
+	var err error
+	if d.window, err = time.ParseDuration(ev.FrictionWindow); err != nil {
+		return nil, fmt.Errorf("metadata %s: friction_window: %w", mdEval, err)
+	}
+	if d.fixGiven, err = parsePassProb(fx.PassProb); err != nil {
+		return nil, fmt.Errorf("metadata %s: %w", mdFixsim, err)
+	}
+	resamples := ev.Resamples
+	if resamples == 0 {
+		resamples = -1 // eval: < 0 disables; 0 would mean its default
+	}
+	d.evalOpts = eval.Options{Seed: ev.Seed, Resamples: resamples, Level: ev.Level, Beta: ev.Beta}
+	d.outcomes = ev.PositiveOutcomes
+	d.fix = fixsim.Config{Draws: fx.Draws, TrialsPerDraw: fx.Trials, Seed: fx.Seed, CostFraction: fx.CostFraction,
+		MaxFilterFixes: fx.MaxFixes, Level: ev.Level}
+	return d, nil
+}
+
+// derivedTables are the tables a derivation writes.
+type derivedTables struct {
+	metrics     *reports.Table[reports.MetricRow]
+	curves      *reports.Table[reports.CurveRow]
+	fixFailures *reports.Table[reports.FixFailureRow]
+	fixRuns     *reports.Table[reports.FixRunRow]
+}
+
+// run derives the metrics, curves and fix-loop simulation of a whole replay from its
+// predictions rows and fix-loop cases, in any order: both are first put in the order
+// of their file's path, then key — the order a replay delivers units in, whatever the
+// workers, and one a split replay's merge can rebuild. The bootstrap resamples units
+// in that order and the simulation sums runs in it. It writes them into t and fills
+// res; sum is the whole replay's summary.
+func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []keptCase, sum *replay.Summary,
+	t *derivedTables, res *Result) error {
+	slices.SortFunc(preds, func(a, b keptPrediction) int {
+		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.obs.Key, b.obs.Key))
+	})
+	seen := map[[2]string]bool{}
+	for _, r := range preds {
+		if r.configIndex != 0 {
+			break
+		}
+		if k := [2]string{r.kind, r.obs.Key}; seen[k] {
+			return fmt.Errorf("predictions: %s %s appears twice", r.kind, r.obs.Key)
+		} else {
+			seen[k] = true
+		}
+	}
+	badOutcome := "bad outcome (" + strings.Join(d.outcomes, ", ") + ")"
+	withRuns := sum.Runs > 0 || sum.Sessions == 0
+	writeMetrics := func() error {
+		for i, spec := range d.configs {
+			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+			metrics, curves := scoringOf(spec, preds[lo:hi]).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
+			if err := t.metrics.Write(metrics...); err != nil {
+				return err
+			}
+			if err := t.curves.Write(curves...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// The metrics and the simulation need nothing of each other: with more than one
+	// worker the metrics are computed while the simulation runs, not before it.
+	metricsErr := make(chan error, 1)
+	if d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1 {
+		go func() { metricsErr <- writeMetrics() }()
+	} else {
+		metricsErr <- writeMetrics()
+	}
+	totals, err := d.simulate(ctx, cases, t)
+	if merr := <-metricsErr; merr != nil {
+		return merr
+	}
+	if err != nil {
+		return err
+	}
+	if n := len(preds); n > 0 && int(preds[n-1].configIndex) >= len(d.configs) {
+		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].configIndex, preds[n-1].obs.Key, len(d.configs))
+	}
+	if sum.Runs > 0 {
+		res.FixTotals = totals
+	}
+	res.Struggle, res.Assess = d.struggle, d.assess
+	return nil
+}
+
+// simulate runs the fix-loop simulation over the cases, in the order of their file's
+// path, then key.
+func (d *derivation) simulate(ctx context.Context, cases []keptCase, t *derivedTables) (*fixsim.Totals, error) {
+	slices.SortStableFunc(cases, func(a, b keptCase) int {
+		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.c.Key, b.c.Key))
+	})
+	fixCases := make([]*fixsim.Case, len(cases))
+	for i, c := range cases {
+		fixCases[i] = c.c
+	}
+	return simulateFixLoop(ctx, fixCases, d.fix, d.fixGiven, d.workers, t.fixRuns, t.fixFailures)
+}
+
+// keptCase is a run's recorded filter failures as the simulation reads them, with the
+// run's input file.
+type keptCase struct {
+	file string
+	c    *fixsim.Case
+}
+
+// keepCases returns the cases of fix-loop case rows: consecutive rows of one run
+// make one case.
+func keepCases(rows []reports.FixCaseRow) ([]keptCase, error) {
+	cases, err := reports.FixCases(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]keptCase, len(cases))
+	k := 0
+	for i, c := range cases { // rows[k] begins the rows of case i
+		out[i] = keptCase{file: rows[k].File, c: c}
+		for k < len(rows) && rows[k].RunKey == c.Key {
+			k++
+		}
+	}
+	return out, nil
+}

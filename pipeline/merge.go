@@ -1,0 +1,502 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// ShardKey is the metadata key, in every table of a shard, of the shard ("i/n").
+const ShardKey = "loopwatch.shard"
+
+// mergedSet names the merge's manifest in a folder output (_manifests/merged.manifest.json).
+const mergedSet = "merged"
+
+// shardPartition is the partition folder, and the manifest's name, of shard i.
+func shardPartition(i int) string { return "shard=" + strconv.Itoa(i) }
+
+// tally is what a replay counts of its units beyond the replay's summary: runs
+// labelled from their outcomes, labelled friction moments not found in their session,
+// label keys that match no run or session. The tallies of the shards of a split replay
+// add up to the whole replay's: a label key is matched, or not, by the shard that owns
+// it.
+type tally struct {
+	Derived        int      `json:"derived_labels"`
+	MomentsMissing int      `json:"moments_missing"`
+	MomentExamples []string `json:"moments_missing_examples,omitempty"` // the first few in sorted order
+	Unmatched      []string `json:"unmatched_labels,omitempty"`         // sorted
+}
+
+// momentExamples is how many missing moments a warning names.
+const momentExamples = 5
+
+// momentMissing counts a labelled moment missing from its session; the examples kept
+// are the smallest in sorted order, so that they do not depend on the order sessions
+// are replayed in, nor on how a replay is split.
+func (t *tally) momentMissing(detail string) {
+	t.MomentsMissing++
+	i, _ := slices.BinarySearch(t.MomentExamples, detail)
+	if i < momentExamples {
+		t.MomentExamples = slices.Insert(t.MomentExamples, i, detail)
+		t.MomentExamples = t.MomentExamples[:min(len(t.MomentExamples), momentExamples)]
+	}
+}
+
+// add adds another shard's tally.
+func (t *tally) add(o tally) {
+	t.Derived += o.Derived
+	for _, e := range o.MomentExamples {
+		t.momentMissing(e)
+	}
+	t.MomentsMissing += o.MomentsMissing - len(o.MomentExamples)
+	t.Unmatched = append(t.Unmatched, o.Unmatched...)
+	slices.Sort(t.Unmatched)
+}
+
+// apply puts the tally into res: the labels note, the warning on missing moments and
+// the unmatched label keys.
+func (t *tally) apply(res *Result, derive bool) {
+	if derive {
+		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", t.Derived, res.LabelsNote)
+	}
+	if t.MomentsMissing > 0 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
+			t.MomentsMissing, strings.Join(t.MomentExamples, "; ")))
+	}
+	res.UnmatchedLabels = t.Unmatched
+}
+
+// shardSummary is what a shard records in its manifest for the merge: its share of the
+// replay's summary, its tally and what it read of the labels.
+type shardSummary struct {
+	Files       int               `json:"files"`
+	FilesByFmt  map[string]int    `json:"files_by_format"`
+	Ignored     int               `json:"ignored_files"`
+	Runs        int               `json:"runs"`
+	Sessions    int               `json:"sessions"`
+	Events      int               `json:"events"`
+	Problems    map[string]int    `json:"problems"`
+	Notes       map[string]int    `json:"notes"`
+	Joins       replay.JoinCounts `json:"joins"`
+	LabelsNote  string            `json:"labels_note"`
+	LabelWarns  []string          `json:"label_warnings,omitempty"`
+	DeriveLabel bool              `json:"derive_labels"`
+	Tally       tally             `json:"tally"`
+}
+
+func newShardSummary(sum *replay.Summary, j *job, labels labelSet) shardSummary {
+	s := shardSummary{Files: sum.Files, FilesByFmt: sum.FilesByFmt, Ignored: sum.Ignored, Runs: sum.Runs, Sessions: sum.Sessions,
+		Events: sum.Events, Problems: map[string]int{}, Notes: sum.Notes, Joins: sum.Joins, LabelsNote: labels.note,
+		DeriveLabel: j.s.DeriveLabels, Tally: j.tally}
+	for k, n := range sum.ProblemCount {
+		s.Problems[string(k)] = n
+	}
+	for _, w := range labels.warnings {
+		s.LabelWarns = append(s.LabelWarns, w.Error())
+	}
+	return s
+}
+
+// summary returns the shard's share of the replay's summary (no problem details).
+func (s shardSummary) summary(fingerprint string) *replay.Summary {
+	sum := &replay.Summary{Files: s.Files, FilesByFmt: s.FilesByFmt, Ignored: s.Ignored, Runs: s.Runs, Sessions: s.Sessions,
+		Events: s.Events, ProblemCount: map[input.ProblemKind]int{}, Notes: s.Notes, Fingerprint: fingerprint, Joins: s.Joins}
+	for k, n := range s.Problems {
+		sum.ProblemCount[input.ProblemKind(k)] = n
+	}
+	if sum.Notes == nil {
+		sum.Notes = map[string]int{}
+	}
+	return sum
+}
+
+// tableCounts converts an output's tables into the Result's (the run table named "").
+func tableCounts(tables []reports.TableRows) []TableCount {
+	out := make([]TableCount, len(tables))
+	for i, t := range tables {
+		if t.Table == "runs" {
+			t.Table = ""
+		}
+		out[i] = TableCount{t.Table, t.Rows}
+	}
+	return out
+}
+
+// checkFolderSplit refuses to write shard sh into a folder that holds shards of
+// another split: their union could never be merged.
+func checkFolderSplit(dir string, sh replay.Shard) error {
+	names, _ := filepath.Glob(filepath.Join(dir, reports.ManifestFolder, "shard=*.manifest.json"))
+	for _, name := range names {
+		m, err := reports.ReadManifestFile(name)
+		if err != nil {
+			continue // the merge reports it
+		}
+		if other, err := replay.ParseShard(m.Shard); err == nil && other.Count != sh.Count {
+			return usage("--out %s holds shard %s of another split in %d (%s): write every shard of one split, and nothing else, into a folder of its own",
+				filepath.Clean(dir), other, other.Count, filepath.Base(name))
+		}
+	}
+	return nil
+}
+
+// shardTables are the tables every shard writes: the unit tables; the merge reads the
+// predictions, the fix-loop cases and the problems.
+const (
+	tablePredictions = "predictions"
+	tableFixCases    = "fixloop_cases"
+	tableProblems    = "problems"
+)
+
+// A SetError says why a folder is not a complete set of shards of one replay: the
+// merge refuses it rather than compute metrics from part of the runs.
+type SetError struct {
+	Dir, Reason string
+}
+
+func (e *SetError) Error() string { return fmt.Sprintf("%s: %s", e.Dir, e.Reason) }
+
+// shardSet is a complete, consistent set of shards: their manifests in shard order.
+type shardSet struct {
+	dir       string
+	manifests []*reports.Manifest
+	common    map[string]string // the metadata every shard's tables share
+}
+
+// shardSpecific are the metadata keys that differ between the shards of one replay.
+var shardSpecific = []string{ShardKey, reports.ReplayIDKey, "loopwatch.table"}
+
+// readShardSet reads the manifests of the shards in dir and checks that they make one
+// complete set: every shard of n there once, all replayed from the same input with
+// the same version, configuration, labels and settings, every table file in place as
+// its manifest describes it, and no partition beside them.
+func readShardSet(dir string) (*shardSet, error) {
+	refuse := func(format string, args ...any) error {
+		return &SetError{Dir: dir, Reason: fmt.Sprintf(format, args...)}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, refuse("not a folder written by replay --out DIR/")
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, reports.ManifestFolder, "shard=*.manifest.json"))
+	if len(names) == 0 {
+		return nil, refuse("no shard of a replay here (no %s/shard=*.manifest.json): write the shards with replay --shard i/n --out %s/",
+			reports.ManifestFolder, filepath.Clean(dir))
+	}
+	set := &shardSet{dir: dir}
+	byIndex := map[int]string{}
+	var count int
+	for _, name := range names {
+		m, err := reports.ReadManifestFile(name)
+		if err != nil {
+			return nil, refuse("unreadable manifest: %v", err)
+		}
+		base := filepath.Base(name)
+		sh, err := replay.ParseShard(m.Shard)
+		if err != nil {
+			return nil, refuse("%s names no shard: %v", base, err)
+		}
+		if want := shardPartition(sh.Index) + ".manifest.json"; base != want {
+			return nil, refuse("duplicated shard: %s holds the manifest of shard %s (a copy or a renamed file?)", base, m.Shard)
+		}
+		if other, dup := byIndex[sh.Index]; dup {
+			return nil, refuse("duplicated shard %d: %s and %s", sh.Index, other, base)
+		}
+		byIndex[sh.Index] = base
+		if count == 0 {
+			count = sh.Count
+		} else if sh.Count != count {
+			return nil, refuse("mixed sets: %s is a shard of %d, %s of %d (shards of different splits in one folder; write each split to its own folder)",
+				filepath.Base(names[0]), count, base, sh.Count)
+		}
+		set.manifests = append(set.manifests, m)
+	}
+	slices.SortFunc(set.manifests, func(a, b *reports.Manifest) int { return cmp.Compare(shardIndex(a), shardIndex(b)) })
+	for i := range count {
+		if _, ok := byIndex[i]; !ok {
+			return nil, refuse("incomplete set: shard %d of %d is missing (no %s/%s.manifest.json): run replay --shard %d/%d with the same input and flags, or wait for it to finish",
+				i, count, reports.ManifestFolder, shardPartition(i), i, count)
+		}
+	}
+	first := set.manifests[0]
+	set.common = maps.Clone(first.Metadata)
+	for _, k := range shardSpecific {
+		delete(set.common, k)
+	}
+	var tableNames []string
+	for _, t := range first.Tables {
+		tableNames = append(tableNames, t.Table)
+	}
+	for i, m := range set.manifests {
+		if m.Metadata[ShardKey] != m.Shard || reports.ReplayID(m.Metadata, tableList(m)) != m.ReplayID {
+			return nil, refuse("the manifest of shard %d was altered (its replay id does not match its metadata)", i)
+		}
+		if m.InputFingerprint != first.InputFingerprint {
+			return nil, refuse("mixed sets: shards 0 and %d read different input (fingerprints %.12s… and %.12s…): every shard must read the same --in",
+				i, first.InputFingerprint, m.InputFingerprint)
+		}
+		for _, k := range slices.Sorted(maps.Keys(unionKeys(set.common, m.Metadata))) {
+			if slices.Contains(shardSpecific, k) {
+				continue
+			}
+			if v, ok := m.Metadata[k]; !ok || v != set.common[k] {
+				return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%.80q and %.80q): every shard must run with the same version, labels and flags",
+					i, k, set.common[k], v)
+			}
+		}
+		if !slices.Equal(tableList(m), tableNames) {
+			return nil, refuse("mixed sets: shards 0 and %d wrote different tables", i)
+		}
+		for _, t := range m.Tables {
+			if err := checkPart(dir, m, t); err != nil {
+				return nil, refuse("incomplete shard %d: %v", i, err)
+			}
+		}
+	}
+	for _, t := range first.Tables {
+		folder := filepath.Join(dir, filepath.Dir(filepath.Dir(filepath.FromSlash(t.File))))
+		entries, err := os.ReadDir(folder)
+		if err != nil {
+			return nil, refuse("%v", err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") { // loopwatch's temporaries, hidden files
+				continue
+			}
+			k, isShard := strings.CutPrefix(e.Name(), "shard=")
+			if n, err := strconv.Atoi(k); !isShard || err != nil || n < 0 || n >= count || !e.IsDir() {
+				return nil, refuse("mixed sets: %s is not a partition of this set of %d shards (left by an earlier replay with more shards, or added by hand?): remove it",
+					filepath.Join(folder, e.Name()), count)
+			}
+		}
+	}
+	return set, nil
+}
+
+func shardIndex(m *reports.Manifest) int {
+	sh, _ := replay.ParseShard(m.Shard)
+	return sh.Index
+}
+
+func tableList(m *reports.Manifest) []string {
+	out := make([]string, len(m.Tables))
+	for i, t := range m.Tables {
+		out[i] = t.Table
+	}
+	return out
+}
+
+func unionKeys(a, b map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// checkPart checks that a shard's table file is the one its manifest describes: its
+// size, and the replay id in its footer.
+func checkPart(dir string, m *reports.Manifest, t reports.ManifestTable) error {
+	path := filepath.Join(dir, filepath.FromSlash(t.File))
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", t.File, unwrap(err))
+	case fi.Size() != t.Bytes:
+		return fmt.Errorf("%s has %d bytes, its manifest says %d (overwritten by another replay?)", t.File, fi.Size(), t.Bytes)
+	}
+	id, err := reports.FileMetadata(path, reports.ReplayIDKey)
+	if err != nil {
+		return err
+	}
+	if id != m.ReplayID {
+		return fmt.Errorf("%s is of replay %.12s…, its manifest of %.12s… (overwritten by another replay?)", t.File, id, m.ReplayID)
+	}
+	return nil
+}
+
+// readPart reads the rows of a shard's table that keep accepts, after checking its
+// content against the manifest's SHA-256.
+func readPart[T any](set *shardSet, m *reports.Manifest, table string, keep func(*T) bool) ([]T, error) {
+	t := m.Table(table)
+	if t == nil {
+		return nil, &SetError{Dir: set.dir, Reason: fmt.Sprintf("shard %s wrote no %s table (written by an older loopwatch?)", m.Shard, table)}
+	}
+	path := filepath.Join(set.dir, filepath.FromSlash(t.File))
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != t.SHA256 {
+		return nil, &SetError{Dir: set.dir, Reason: fmt.Sprintf("%s changed since shard %s wrote it (SHA-256 %.12s…, its manifest says %.12s…)", t.File, m.Shard, sum, t.SHA256)}
+	}
+	return reports.ReadRows(path, keep)
+}
+
+// Merge computes the metrics of a replay split in shards from the union of the shards
+// in the folder dir, exactly as the whole replay computes them: it checks that the
+// folder holds one complete set (a [SetError] says why not: a shard missing,
+// duplicated, from another input or other flags, a table overwritten), merges the
+// shards' summaries, reads every shard's predictions and fix-loop cases, and derives
+// the metrics, curves and fix-loop simulation with the settings the shards recorded.
+// It writes them into dir (dir/metrics/part-0.parquet, …) as a set with its manifest
+// (_manifests/merged.manifest.json), and returns what the whole replay would have: the
+// same summary, evaluations and warnings. Input problems are listed by file and line.
+// workers bounds the simulation's parallelism; it never changes the output.
+func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
+	set, err := readShardSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	var sums []*replay.Summary
+	var tl tally
+	var preds []reports.PredictionRow
+	var cases []reports.FixCaseRow
+	var shard0 shardSummary
+	for i, m := range set.manifests {
+		var ss shardSummary
+		if err := json.Unmarshal(m.Summary, &ss); err != nil {
+			return nil, &SetError{Dir: dir, Reason: fmt.Sprintf("shard %d: its manifest's summary: %v", i, err)}
+		}
+		if i == 0 {
+			shard0 = ss
+		} else if ss.DeriveLabel != shard0.DeriveLabel {
+			return nil, &SetError{Dir: dir, Reason: fmt.Sprintf("mixed sets: shards 0 and %d differ in --derive-labels", i)}
+		}
+		sums = append(sums, ss.summary(m.InputFingerprint))
+		tl.add(ss.Tally)
+		p, err := readPart[reports.PredictionRow](set, m, tablePredictions, nil)
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, p...)
+		c, err := readPart[reports.FixCaseRow](set, m, tableFixCases, nil)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c...)
+	}
+	sum, err := replay.MergeSummaries(sums)
+	if err != nil {
+		return nil, &SetError{Dir: dir, Reason: "mixed sets: " + err.Error()}
+	}
+	if sum.Problems, err = problemDetails(set); err != nil {
+		return nil, err
+	}
+
+	md := maps.Clone(set.common)
+	md["loopwatch.input_fingerprint"] = sum.Fingerprint
+	if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
+		md["loopwatch.input_notes"] = string(notes)
+	}
+	d, err := newDerivation(md, workers)
+	if err != nil {
+		return nil, &SetError{Dir: dir, Reason: err.Error()}
+	}
+	out, err := reports.NewFolderOutput(dir, "", mergedSet, md)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Abort()
+	var t derivedTables
+	openTable(out, "metrics", &t.metrics, &err)
+	openTable(out, "fixloop", &t.fixFailures, &err)
+	openTable(out, "fixloop_runs", &t.fixRuns, &err)
+	openTable(out, "curves", &t.curves, &err)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, Out: out, Shards: len(set.manifests)}
+	for _, w := range shard0.LabelWarns {
+		res.Warnings = append(res.Warnings, errors.New(w))
+	}
+	tl.apply(res, shard0.DeriveLabel)
+	kept := make([]keptPrediction, len(preds))
+	for i := range preds {
+		kept[i] = keep(&preds[i])
+	}
+	// Consecutive rows of one run make one case: the rows of each run together first.
+	slices.SortStableFunc(cases, func(a, b reports.FixCaseRow) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.RunKey, b.RunKey))
+	})
+	keptCases, err := keepCases(cases)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.run(ctx, kept, keptCases, sum, &t, res); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range set.manifests {
+		ids = append(ids, m.ReplayID)
+	}
+	out.SetInfo(reports.ManifestInfo{Merged: ids})
+	if err := out.Commit(); err != nil {
+		return nil, err
+	}
+	res.Tables = tableCounts(out.Tables())
+	rows := map[string]int64{}
+	for _, m := range set.manifests {
+		for _, t := range m.Tables {
+			if t.Rows != nil {
+				rows[t.Table] += *t.Rows
+			}
+		}
+	}
+	for _, name := range tableList(set.manifests[0]) {
+		if name == "runs" {
+			res.Merged = append(res.Merged, TableCount{"", rows[name]})
+		} else {
+			res.Merged = append(res.Merged, TableCount{name, rows[name]})
+		}
+	}
+	return res, nil
+}
+
+// problemDetails returns the first of the shards' problems by file and line, as many
+// as a replay's summary keeps.
+func problemDetails(set *shardSet) ([]input.Problem, error) {
+	const keep = 10000
+	var out []input.Problem
+	less := func(a, b input.Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(string(a.Kind), string(b.Kind)),
+			strings.Compare(a.Detail, b.Detail))
+	}
+	for _, m := range set.manifests {
+		_, err := readPart(set, m, tableProblems, func(r *reports.ProblemRow) bool {
+			out = append(out, input.Problem{File: r.File, Line: int(r.Line), Kind: input.ProblemKind(r.Kind), Detail: r.Detail})
+			if len(out) >= 2*keep { // bounded: keep the first of the sorted order only
+				slices.SortFunc(out, less)
+				out = out[:keep]
+			}
+			return false
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, less)
+	return out[:min(len(out), keep)], nil
+}

@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// WriteResult prints a Result as the replay and metrics commands do: the first
+// showProblems input problems and the warnings on stderr, each warning prefixed by the
+// command's name; the summary on stdout — what was read, then, unless the Result is of
+// one shard of several, the detectors, the interventions at friction moments and the
+// fix-loop simulation — and last the tables written.
+func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProblems int) error {
+	sum := res.Summary
+	if sum.Files == 0 {
+		fmt.Fprintf(stderr, "%s: no input file is in a recognised format (%s)\n", command, strings.Join(replay.FormatNames(), ", "))
+	}
+	where := res.Out.Path("problems")
+	if res.Out.Folder() != "" {
+		where = res.Out.TableFolder("problems")
+	}
+	reports.WriteProblems(stderr, sum, showProblems, " (all are in "+where+")")
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "%s: %v\n", command, w)
+	}
+	labelsNote := res.LabelsNote
+	if n := len(res.UnmatchedLabels); n > 0 {
+		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, 3))
+	}
+	if res.Shard.Split() {
+		reports.WriteInput(stdout, sum, labelsNote)
+		_, err := fmt.Fprintf(stdout, "\nshard %s: wrote %s: %s (%d runs and sessions), %s\n"+
+			"the metrics need every shard: once all %d are written, run: metrics %s\n",
+			res.Shard, res.Out.Folder(), res.Out.TableFolder(""), res.Tables[0].Rows, countList(res.Tables[1:]), res.Shard.Count, res.Out.Folder())
+		return err
+	}
+	if err := reports.WriteSummary(stdout, sum, labelsNote, res.Detectors); err != nil {
+		return err
+	}
+	if err := reports.WriteMomentSummary(stdout, res.Moments); err != nil {
+		return err
+	}
+	if res.FixTotals != nil {
+		fmt.Fprintln(stdout)
+		reports.WriteFixSummary(stdout, res.FixTotals)
+	}
+	if res.Merged != nil {
+		_, err := fmt.Fprintf(stdout, "\nwrote %s from %s: %s (%d runs and sessions), %s; derived from them: %s\n", res.Out.Folder(),
+			shards(res.Shards), reports.RunTableFolder, res.Merged[0].Rows, countList(res.Merged[1:]), countList(res.Tables))
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "\nwrote %s (%d runs and sessions) and beside it: %s\n", res.Out.Path(""), res.Tables[0].Rows, countList(res.Tables[1:]))
+	return err
+}
+
+func shards(n int) string {
+	if n == 1 {
+		return "1 shard"
+	}
+	return fmt.Sprintf("%d shards", n)
+}
+
+func countList(tables []TableCount) string {
+	var out []string
+	for _, t := range tables {
+		out = append(out, fmt.Sprintf("%s (%d)", t.Table, t.Rows))
+	}
+	return strings.Join(out, ", ")
+}
+
+// examples lists the first n of keys, and how many more there are.
+func examples(keys []string, n int) string {
+	if len(keys) <= n {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), len(keys)-n)
+}

@@ -1,0 +1,387 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// derivedTables are the tables the merge of shards computes; folder holds each in
+// <table>/part-0.parquet.
+var derivedTables = []string{"metrics", "curves", "fixloop", "fixloop_runs"}
+
+// shardSettings returns settings replaying in (the built-in sample when "") with its
+// labels, quick to run: few resamples and fix-loop draws, but every detector and
+// comparison on.
+func shardSettings(in string, labels ...string) pipeline.Settings {
+	s := pipeline.DefaultSettings()
+	s.In, s.Labels = in, labels
+	s.Resamples, s.Fix.Draws, s.Fix.Trials = 300, 20, 5
+	return s
+}
+
+// writeSynth writes a synthetic dataset with runs, Claude Code sessions and vibes logs
+// into dir and returns its inputs folder and label files.
+func writeSynth(t *testing.T, dir string) (string, []string) {
+	t.Helper()
+	cfg := synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7}
+	if testing.Short() { // under the race detector in make test
+		cfg.Runs, cfg.Sessions, cfg.VibesLogs = 20, 4, 1
+	}
+	for name, b := range synth.DatasetFiles(cfg) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, synth.InputsDir), []string{filepath.Join(dir, synth.RunLabelsFile), filepath.Join(dir, synth.SessionLabelsFile)}
+}
+
+func run(t *testing.T, s pipeline.Settings) *pipeline.Result {
+	t.Helper()
+	res, err := pipeline.Run(context.Background(), s)
+	if err != nil {
+		t.Fatalf("replay --shard %v --out %s: %v", s.Shard, s.Out, err)
+	}
+	return res
+}
+
+// printed is what a command prints on stdout for res, without the last line (the
+// tables written, which name the output).
+func printed(t *testing.T, res *pipeline.Result) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := pipeline.WriteResult(&out, &errb, "test", res, 0); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := strings.Cut(out.String(), "\nwrote ")
+	return s
+}
+
+// TestShardsGiveTheSingleReplaysMetrics: a replay split in four shards, merged, gives
+// the metrics, curves and fix-loop simulation of the replay not split, byte for byte,
+// and prints the same summary — on the built-in sample and on a synthetic dataset of
+// runs, Claude Code sessions (with subagents) and vibes logs.
+func TestShardsGiveTheSingleReplaysMetrics(t *testing.T) {
+	dir := t.TempDir()
+	in, labels := writeSynth(t, filepath.Join(dir, "synth"))
+	for _, tt := range []struct {
+		name   string
+		s      pipeline.Settings
+		shards int
+	}{
+		{"sample", shardSettings(""), 4},
+		{"synth", shardSettings(in, labels...), 4},
+		{"synth-derived-seed-only", func() pipeline.Settings {
+			s := shardSettings(in, labels[1])
+			s.DeriveLabels, s.Compare, s.Seed = true, []string{"seed"}, 99
+			return s
+		}(), 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.name)
+			file := tt.s
+			file.Out = filepath.Join(out, "file", "results.parquet")
+			os.MkdirAll(filepath.Dir(file.Out), 0o755)
+			whole := run(t, file)
+
+			one := tt.s
+			one.Out = filepath.Join(out, "one") + "/"
+			single := run(t, one)
+
+			var merged *pipeline.Result
+			for i := tt.shards - 1; i >= 0; i-- { // any order
+				s := tt.s
+				s.Out, s.Shard, s.Workers = filepath.Join(out, "split")+"/", replay.Shard{Index: i, Count: tt.shards}, 1+i%3
+				res := run(t, s)
+				if res.Detectors != nil || res.FixTotals != nil {
+					t.Errorf("shard %d/%d has metrics of its own", i, tt.shards)
+				}
+			}
+			merged, err := pipeline.Merge(context.Background(), filepath.Join(out, "split"), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if whole.Summary.Runs+whole.Summary.Sessions < 20 || len(whole.Detectors) < 3 {
+				t.Fatalf("too little to compare: %+v", whole.Summary)
+			}
+			for _, table := range derivedTables {
+				a := readFile(t, filepath.Join(out, "one", table, "part-0.parquet"))
+				b := readFile(t, filepath.Join(out, "split", table, "part-0.parquet"))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s: %d shards merged differ from one shard merged", table, tt.shards)
+				}
+				// The replay to a file computes the same rows with the same metadata; only
+				// the replay id differs, as it names the set of tables committed together.
+				rowsEqual(t, table, whole.Out.Path(table), filepath.Join(out, "split", table, "part-0.parquet"))
+			}
+			want := printed(t, whole)
+			if got := printed(t, single); got != want {
+				t.Errorf("one shard prints\n%s\nthe replay to a file\n%s", got, want)
+			}
+			if got := printed(t, merged); got != want {
+				t.Errorf("%d shards merged print\n%s\nthe replay to a file\n%s", tt.shards, got, want)
+			}
+			if merged.Merged[0].Rows != int64(whole.Summary.Runs+whole.Summary.Sessions) {
+				t.Errorf("the shards' run tables hold %d rows, the replay %d runs and sessions", merged.Merged[0].Rows, whole.Summary.Runs+whole.Summary.Sessions)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// rowsEqual checks that two Parquet files hold the same rows and the same metadata
+// but the replay id.
+func rowsEqual(t *testing.T, table, a, b string) {
+	t.Helper()
+	var ra, rb any
+	switch table {
+	case "metrics":
+		ra, rb = readRows[reports.MetricRow](t, a), readRows[reports.MetricRow](t, b)
+	case "curves":
+		ra, rb = readRows[reports.CurveRow](t, a), readRows[reports.CurveRow](t, b)
+	case "fixloop":
+		ra, rb = readRows[reports.FixFailureRow](t, a), readRows[reports.FixFailureRow](t, b)
+	case "fixloop_runs":
+		ra, rb = readRows[reports.FixRunRow](t, a), readRows[reports.FixRunRow](t, b)
+	}
+	if !reflect.DeepEqual(ra, rb) {
+		t.Errorf("%s: the rows of %s and %s differ", table, a, b)
+	}
+	ma, mb := metadata(t, a), metadata(t, b)
+	if ma[reports.ReplayIDKey] == mb[reports.ReplayIDKey] {
+		t.Errorf("%s: the same replay id for a file output and a folder's", table)
+	}
+	delete(ma, reports.ReplayIDKey)
+	delete(mb, reports.ReplayIDKey)
+	if !maps.Equal(ma, mb) {
+		t.Errorf("%s: metadata\n%v\n%v", table, ma, mb)
+	}
+}
+
+func readRows[T any](t *testing.T, path string) []T {
+	t.Helper()
+	rows, err := reports.ReadRows[T](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func metadata(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := map[string]string{}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		md[kv.Key] = kv.Value
+	}
+	return md
+}
+
+// TestShardFilesDoNotDependOnWorkers: a shard's files are byte-identical whatever the
+// number of workers.
+func TestShardFilesDoNotDependOnWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var trees []map[string][]byte
+	for _, w := range []int{1, 4} {
+		s := shardSettings("")
+		s.Out, s.Shard, s.Workers = filepath.Join(dir, fmt.Sprint(w))+"/", replay.Shard{Index: 1, Count: 3}, w
+		run(t, s)
+		trees = append(trees, tree(t, filepath.Join(dir, fmt.Sprint(w))))
+	}
+	if len(trees[0]) != 9 { // 8 tables and the manifest
+		t.Errorf("a shard wrote %d files: %v", len(trees[0]), slicesKeys(trees[0]))
+	}
+	if !maps.EqualFunc(trees[0], trees[1], bytes.Equal) {
+		t.Error("a shard's files differ between 1 and 4 workers")
+	}
+}
+
+func slicesKeys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// tree returns every file under dir by its slash-separated path.
+func tree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)], err = os.ReadFile(p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMergeRefusesBadSets: a folder that is not one complete set of shards of one
+// replay is refused with a message that says why, and nothing is written.
+func TestMergeRefusesBadSets(t *testing.T) {
+	base := t.TempDir()
+	shard := func(dir string, i, n int, change func(*pipeline.Settings)) {
+		s := shardSettings("")
+		s.Out, s.Shard = dir+"/", replay.Shard{Index: i, Count: n}
+		if change != nil {
+			change(&s)
+		}
+		run(t, s)
+	}
+	set := filepath.Join(base, "set")
+	for i := range 3 {
+		shard(set, i, 3, nil)
+	}
+	for _, tt := range []struct {
+		name  string
+		spoil func(dir string)
+		want  string
+	}{
+		{"complete", func(string) {}, ""},
+		{"missing shard", func(dir string) {
+			os.Remove(filepath.Join(dir, "_manifests", "shard=1.manifest.json"))
+		}, "incomplete set: shard 1 of 3 is missing"},
+		{"shard still running", func(dir string) {
+			os.RemoveAll(filepath.Join(dir, "_manifests", "shard=2.manifest.json"))
+		}, "shard 2 of 3 is missing"},
+		{"duplicated shard", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "_manifests", "shard=5.manifest.json"), readFile(t, filepath.Join(dir, "_manifests", "shard=0.manifest.json")), 0o644)
+		}, "duplicated shard: shard=5.manifest.json holds the manifest of shard 0/3"},
+		{"another split copied in", func(dir string) {
+			other := dir + "-2"
+			shard(other, 1, 2, nil)
+			parts, _ := filepath.Glob(filepath.Join(dir, "*", "shard=1*"))
+			for _, p := range parts {
+				os.RemoveAll(p)
+			}
+			if err := os.CopyFS(dir, os.DirFS(other)); err != nil {
+				t.Fatal(err)
+			}
+		}, "mixed sets: shard=0.manifest.json is a shard of 3, shard=1.manifest.json of 2"},
+		{"other flags", func(dir string) { shard(dir, 2, 3, func(s *pipeline.Settings) { s.Seed = 7 }) }, "shards 0 and 2 were replayed with a different loopwatch.eval"},
+		{"other comparisons", func(dir string) { shard(dir, 1, 3, func(s *pipeline.Settings) { s.Compare = nil }) }, "different loopwatch.configs"},
+		{"other input", func(dir string) {
+			in := filepath.Join(base, "other-input")
+			os.MkdirAll(in, 0o755)
+			os.WriteFile(filepath.Join(in, "run.jsonl"), []byte(`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"x","data":{"cycle":1}}`+"\n"), 0o644)
+			shard(dir, 2, 3, func(s *pipeline.Settings) { s.In = in; s.Labels = nil })
+		}, "shards 0 and 2 read different input"},
+		{"overwritten table", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "events", "shard=1", "part-0.parquet"), []byte("PAR1"), 0o644)
+		}, "incomplete shard 1: events/shard=1/part-0.parquet has 4 bytes"},
+		{"changed table", func(dir string) {
+			p := filepath.Join(dir, "predictions", "shard=2", "part-0.parquet")
+			b := readFile(t, p)
+			b[len(b)/2] ^= 0xff
+			os.WriteFile(p, b, 0o644)
+		}, "predictions/shard=2/part-0.parquet changed since shard 2/3 wrote it"},
+		{"stray partition", func(dir string) {
+			os.MkdirAll(filepath.Join(dir, "results", "shard=3"), 0o755)
+		}, "results/shard=3 is not a partition of this set of 3 shards"},
+		{"altered manifest", func(dir string) {
+			p := filepath.Join(dir, "_manifests", "shard=1.manifest.json")
+			b := readFile(t, p)
+			if !bytes.Contains(b, []byte(`\"resamples\":300`)) {
+				t.Fatalf("no resamples in %s", b)
+			}
+			os.WriteFile(p, bytes.Replace(b, []byte(`\"resamples\":300`), []byte(`\"resamples\":301`), 1), 0o644)
+		}, "the manifest of shard 1 was altered"},
+		{"no shards", func(dir string) { os.RemoveAll(dir); os.MkdirAll(dir, 0o755) }, "no shard of a replay here"},
+		{"a file output", func(dir string) {
+			os.RemoveAll(dir)
+			os.MkdirAll(dir, 0o755)
+			s := shardSettings("")
+			s.Out = filepath.Join(dir, "results.parquet")
+			run(t, s)
+		}, "no shard of a replay here"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.CopyFS(dir, os.DirFS(set)); err != nil {
+				t.Fatal(err)
+			}
+			tt.spoil(dir)
+			res, err := pipeline.Merge(context.Background(), dir, 0)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Shards != 3 || len(res.Detectors) == 0 {
+					t.Errorf("merged %d shards, %d detectors", res.Shards, len(res.Detectors))
+				}
+				return
+			}
+			var se *pipeline.SetError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want a refusal with %q", err, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "metrics")); err == nil {
+				t.Error("a refused set got a metrics table")
+			}
+		})
+	}
+}
+
+// TestShardNeedsAFolderOfItsSplit: a shard writes into a folder, never beside a file,
+// and not into a folder holding shards of another split.
+func TestShardNeedsAFolderOfItsSplit(t *testing.T) {
+	dir := t.TempDir()
+	s := shardSettings("")
+	s.Out, s.Shard = filepath.Join(dir, "r.parquet"), replay.Shard{Index: 0, Count: 2}
+	if _, err := pipeline.Run(context.Background(), s); !pipeline.IsUsage(err) || !strings.Contains(err.Error(), "give --out a folder") {
+		t.Errorf("got %v", err)
+	}
+	s.Out = filepath.Join(dir, "split") + "/"
+	run(t, s)
+	for _, other := range []replay.Shard{{Index: 1, Count: 3}, {}} {
+		s.Shard = other
+		_, err := pipeline.Run(context.Background(), s)
+		if !pipeline.IsUsage(err) || !strings.Contains(err.Error(), "holds shard 0/2 of another split in 2") {
+			t.Errorf("shard %v into a folder of shards of 2: %v", other, err)
+		}
+	}
+	if got := slicesKeys(tree(t, filepath.Join(dir, "split"))); len(got) != 9 {
+		t.Errorf("a refused shard changed the folder: %v", got)
+	}
+}

@@ -1,0 +1,58 @@
+package replay
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/loopwatch/loopwatch/analyze/assess"
+	"github.com/loopwatch/loopwatch/datasets/synth"
+)
+
+// BenchmarkReplaySessions measures the replay of agent sessions — reading the Claude
+// Code transcripts (subagents included) and vibes logs, replaying each session
+// through the assessment under the configured preset and the seed preset beside it,
+// as the replay command does — over 1000 synthetic sessions and 10 vibes logs held in
+// memory (LOOPWATCH_BENCH_SESSIONS overrides the session count). It reports MB/s,
+// sessions/s and events/s, at the default worker count and with one worker:
+//
+//	go test -run '^$' -bench ReplaySessions -benchmem ./replay/
+func BenchmarkReplaySessions(b *testing.B) {
+	n := 1000
+	if v, err := strconv.Atoi(os.Getenv("LOOPWATCH_BENCH_SESSIONS")); err == nil && v > 0 {
+		n = v
+	}
+	fsys := fstest.MapFS{}
+	size := 0
+	for name, data := range synth.DatasetFiles(synth.DatasetConfig{Sessions: n, VibesLogs: 10, Seed: 1}) {
+		if strings.HasPrefix(name, synth.InputsDir+"/") {
+			fsys[name] = &fstest.MapFile{Data: data}
+			size += len(data)
+		}
+	}
+	seed := assess.SeedConfig()
+	for _, workers := range []int{0, 1} {
+		name := "workers=" + strconv.Itoa(workers)
+		if workers == 0 {
+			name = "workers=default"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			sessions, events := 0, 0
+			for b.Loop() {
+				sum, err := Replay(context.Background(), fsys, Options{Workers: workers, Variants: []Variant{{Name: "seed", Assess: &seed}}},
+					Sinks{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				sessions, events = sum.Sessions, sum.Events
+			}
+			b.ReportMetric(float64(sessions*b.N)/b.Elapsed().Seconds(), "sessions/s")
+			b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

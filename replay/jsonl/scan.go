@@ -1,0 +1,467 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Scanner is the one-pass decoder the JSON Lines sources build their fast path on:
+// it validates every byte of a value exactly as encoding/json does (the same grammar,
+// the same escapes, control bytes refused) while the source decodes, in the same pass,
+// only the fields it uses; the rest is validated and skipped, strings eight bytes at a
+// time.
+//
+// A Scanner decodes only what it is sure of, and every method reports false for
+// anything else — a syntax error, a value of a type the method does not read, nesting
+// deeper than [MaxScanDepth] — leaving the line to encoding/json, which stays the
+// reference: it reports the problem in its usual words, and decodes the odd cases (a
+// field of the wrong type, a key matching a field only ignoring case, a field given
+// twice) its usual way. A source using a Scanner must hold its fast decoder to
+// encoding/json with a fuzz target. The Scanner does not check UTF-8: use it on lines
+// that are valid UTF-8 ([Line.ValidUTF8]); encoding/json replaces invalid bytes.
+type Scanner struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+// MaxScanDepth is the deepest nesting a Scanner reads (encoding/json's limit is 10000).
+const MaxScanDepth = 1000
+
+// NewScanner returns a Scanner at the start of b.
+func NewScanner(b []byte) *Scanner { return &Scanner{b: b} }
+
+// Fields is the set of a JSON object's field names a decoder reads, to find the keys
+// encoding/json would match to one of them only ignoring case.
+type Fields map[string]bool
+
+// NewFields returns the set of names (ASCII).
+func NewFields(names ...string) Fields {
+	f := Fields{}
+	for _, n := range names {
+		f[strings.ToLower(n)] = true
+	}
+	return f
+}
+
+// Folds reports whether key, which is not one of the names exactly, is one ignoring
+// ASCII case. A non-ASCII key never folds ([Scanner.Object] leaves the keys that
+// could to encoding/json).
+func (f Fields) Folds(key []byte) bool {
+	var buf [32]byte
+	if len(key) > len(buf) {
+		return false
+	}
+	lower := buf[:len(key)]
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return f[string(lower)]
+}
+
+// Pos returns the scanner's offset in its input.
+func (s *Scanner) Pos() int { return s.i }
+
+// Peek returns the next byte that is not white space (0 at the end), without reading
+// it.
+func (s *Scanner) Peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// End reports whether only white space is left.
+func (s *Scanner) End() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// Object reads an object, calling member with each key (decoded) and the scanner at
+// its value, which member must read. fields says that the keys are matched to fields:
+// then a key that encoding/json could match to an ASCII field name only through a
+// non-ASCII letter folding to an ASCII one (the Kelvin sign, the long s) makes Object
+// report false.
+func (s *Scanner) Object(fields bool, member func(key []byte) bool) bool {
+	if s.Peek() != '{' {
+		return false
+	}
+	s.i++
+	if s.depth++; s.depth > MaxScanDepth {
+		return false
+	}
+	if s.Peek() == '}' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if s.Peek() != '"' {
+			return false
+		}
+		start := s.i + 1
+		escaped, ok := s.skipString()
+		if !ok {
+			return false
+		}
+		key := s.b[start : s.i-1]
+		if fields {
+			if escaped {
+				key = []byte(Unquote(key))
+			}
+			if !isASCII(key) && (bytes.Contains(key, []byte("\u017f")) || bytes.Contains(key, []byte("\u212a"))) {
+				return false
+			}
+		}
+		if s.Peek() != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		if !member(key) {
+			return false
+		}
+		switch s.Peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Array reads an array, calling elem with the scanner at each element, which elem
+// must read.
+func (s *Scanner) Array(elem func() bool) bool {
+	if s.Peek() != '[' {
+		return false
+	}
+	s.i++
+	if s.depth++; s.depth > MaxScanDepth {
+		return false
+	}
+	if s.Peek() == ']' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		s.ws()
+		if !elem() {
+			return false
+		}
+		switch s.Peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// Skip validates one value and reads past it.
+func (s *Scanner) Skip() bool {
+	switch s.Peek() {
+	case '"':
+		_, ok := s.skipString()
+		return ok
+	case '{':
+		return s.Object(false, func([]byte) bool { return s.Skip() })
+	case '[':
+		return s.Array(s.Skip)
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	return s.number()
+}
+
+// Raw validates one value and returns its bytes (a sub-slice of the input).
+func (s *Scanner) Raw() ([]byte, bool) {
+	s.ws()
+	start := s.i
+	if !s.Skip() {
+		return nil, false
+	}
+	return s.b[start:s.i], true
+}
+
+// Null reads a null.
+func (s *Scanner) Null() bool { return s.Peek() == 'n' && s.literal("null") }
+
+// String decodes a string into *dst, or leaves *dst as it is for null, as
+// encoding/json does.
+func (s *Scanner) String(dst *string) bool {
+	if s.Peek() == 'n' {
+		return s.literal("null")
+	}
+	if s.Peek() != '"' {
+		return false
+	}
+	start := s.i + 1
+	escaped, ok := s.skipString()
+	if !ok {
+		return false
+	}
+	raw := s.b[start : s.i-1]
+	if escaped {
+		*dst = Unquote(raw)
+	} else {
+		*dst = string(raw)
+	}
+	return true
+}
+
+// OptString decodes a string into a new string, or null into nil.
+func (s *Scanner) OptString(dst **string) bool {
+	if s.Peek() == 'n' {
+		*dst = nil
+		return s.literal("null")
+	}
+	var v string
+	if !s.String(&v) {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// Bool decodes true or false into *dst, or leaves *dst as it is for null.
+func (s *Scanner) Bool(dst *bool) bool {
+	switch s.Peek() {
+	case 't':
+		*dst = true
+		return s.literal("true")
+	case 'f':
+		*dst = false
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	return false
+}
+
+// OptBool decodes true or false into a new bool, or null into nil.
+func (s *Scanner) OptBool(dst **bool) bool {
+	if s.Peek() == 'n' {
+		*dst = nil
+		return s.literal("null")
+	}
+	var v bool
+	if !s.Bool(&v) {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// Masks for the eight-bytes-at-a-time string scan.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// skipString validates the string at the scanner (at its opening quote) and reads
+// past its closing quote; escaped reports whether it holds an escape.
+func (s *Scanner) skipString() (escaped, ok bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false, false
+	}
+	b := s.b
+	i := s.i + 1
+	for {
+		// Eight bytes at a time while none is a quote, a backslash or a control byte
+		// (each test is exact about whether a word holds such a byte).
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			q := x ^ ('"' * ones)
+			bs := x ^ ('\\' * ones)
+			if ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x)&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+			i++
+		}
+		if i >= len(b) {
+			return false, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return false, false
+				}
+				i += 6
+			default:
+				return false, false
+			}
+		default: // a control byte
+			return false, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// number validates a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *Scanner) number() bool {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return false
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return false
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	s.i = i
+	return true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// literal reads the literal word (true, false, null) at the scanner.
+func (s *Scanner) literal(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+func (s *Scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// Unquote decodes the contents of a valid JSON string (between its quotes) as
+// encoding/json does: a lone or reversed UTF-16 surrogate becomes U+FFFD. The runs
+// between escapes are copied whole.
+func Unquote(raw []byte) string {
+	var out strings.Builder
+	out.Grow(len(raw))
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			out.Write(raw)
+			return out.String()
+		}
+		out.Write(raw[:k])
+		raw = raw[k:]
+		n := 2
+		switch raw[1] {
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r := hex4(raw[2:])
+			n = 6
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+				if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+					if dec := utf16.DecodeRune(hex4(raw[2:]), hex4(raw[8:])); dec != utf8.RuneError {
+						r, n = dec, 12
+					}
+				}
+			}
+			out.WriteRune(r)
+		default: // '"', '\\', '/'
+			out.WriteByte(raw[1])
+		}
+		raw = raw[n:]
+	}
+}
+
+// hex4 decodes four hexadecimal digits.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

@@ -1,0 +1,94 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestScannerSkip checks that Skip accepts exactly the values encoding/json accepts.
+func TestScannerSkip(t *testing.T) {
+	for _, in := range []string{
+		`0`, `-0`, `12.5e-3`, `1E+2`, `-`, `01`, `1.`, `.5`, `1e`, `+1`, `0x1`,
+		`true`, `false`, `null`, `tru`, `nul`, `True`,
+		`""`, `"a\"b\\c\/d\b\f\n\r\t\u00e9"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"a\tb\"", "\"a\x7fb\"", `"unterminated`,
+		`[]`, `[1,2]`, `[1,]`, `[,1]`, `[1 2]`, `{}`, `{"a":1}`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1 "b":2}`,
+		` { "a" : [ 1 , { } ] } `, strings.Repeat("[", MaxScanDepth) + strings.Repeat("]", MaxScanDepth),
+	} {
+		s := NewScanner([]byte(in))
+		ok := s.Skip() && s.End()
+		deep := strings.Count(in, "[") >= MaxScanDepth
+		if ok != json.Valid([]byte(in)) && !(deep && !ok) {
+			t.Errorf("Skip(%q) = %v, json.Valid %v", in, ok, json.Valid([]byte(in)))
+		}
+	}
+}
+
+// TestFieldsFolds checks the keys that match a field only ignoring case.
+func TestFieldsFolds(t *testing.T) {
+	f := NewFields("type", "sessionId")
+	for key, want := range map[string]bool{"Type": true, "TYPE": true, "sessionid": true, "SESSIONID": true, "types": false, "x": false,
+		strings.Repeat("a", 40): false} {
+		if got := f.Folds([]byte(key)); got != want {
+			t.Errorf("Folds(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestObjectKeys checks that an escaped key is decoded for the member and that a key
+// that could fold to an ASCII name through a non-ASCII letter is not read.
+func TestObjectKeys(t *testing.T) {
+	for _, tt := range []struct {
+		in, keys string
+		ok       bool
+	}{
+		{`{"typ\u0065":1,"é":2}`, "type é", true},
+		{`{"ſ":1}`, "", false},
+		{`{"\u212a":1}`, "", false},
+	} {
+		var keys []string
+		s := NewScanner([]byte(tt.in))
+		ok := s.Object(true, func(k []byte) bool { keys = append(keys, string(k)); return s.Skip() })
+		if ok != tt.ok || ok && strings.Join(keys, " ") != tt.keys {
+			t.Errorf("%s: %v %q, want %v %q", tt.in, ok, keys, tt.ok, tt.keys)
+		}
+	}
+}
+
+// FuzzSkip holds Skip to json.Valid.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e3,true,null,"x\u00e9"]}`, `[{"b":{}},""]`, `"\ud800"`, `01`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		s := NewScanner(in)
+		if ok := s.Skip() && s.End(); ok && !json.Valid(in) {
+			t.Fatalf("Skip accepted %q, which encoding/json refuses", in)
+		}
+	})
+}
+
+// FuzzUnquote holds String to encoding/json on any JSON string.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u20ac\ud83d\ude00`, `\ud800`, `\udc00\ud800x`, `\ud800\u0041`, `\uD83D\uDE00\ud83d`, "é 不是"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		quoted := append(append([]byte{'"'}, raw...), '"')
+		var want string
+		valid := json.Unmarshal(quoted, &want) == nil
+		s := NewScanner(quoted)
+		var got string
+		ok := s.String(&got) && s.End()
+		if ok && !valid {
+			t.Fatalf("String accepted %q, which encoding/json refuses", quoted)
+		}
+		if valid && !ok {
+			t.Fatalf("String refused %q", quoted)
+		}
+		if ok && utf8.Valid(raw) && got != want {
+			t.Fatalf("String(%q) = %q, encoding/json %q", quoted, got, want)
+		}
+	})
+}

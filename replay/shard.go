@@ -1,0 +1,229 @@
+package replay
+
+import (
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/replay/claudecode"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// Shard selects the part of a replay one process does when the replay is split over
+// several processes or machines: shard Index of Count. A run or session belongs to the
+// shard [ShardOf] its key; every shard reads every file (context files and run files
+// alike: a file may hold units of several shards, and the quasar joins need all the
+// context), and replays only the units it owns. A session's files — its main
+// transcript and its subagents — are read together, by the shard that owns the
+// session. One exception saves most of the reading of a split replay of Claude Code
+// transcripts: a transcript whose opening bytes prove its session's key
+// (claudecode.KeyFromHead: a record carries the file's name as its session id, as
+// Claude Code names its transcripts) is read, with its subagents, by that session's
+// shard only; the others only fingerprint it.
+//
+// What a shard reports is chosen so that the shards' reports add up to the whole
+// replay's, never counting anything twice: a problem or note found while reading a
+// file is reported by the shard that owns the file's path — or, for the files of a
+// session read by its shard only, by the session's shard; one about a unit (a
+// duplicate key, a failed analysis, a filter check outside quasar's chain) by the
+// unit's owner. Counts that every shard sees whole (files read, by format; the input
+// fingerprint) are the same in every shard.
+//
+// The zero Shard (Count 0) is the whole replay.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads "i/n": shard i (0-based) of n ≥ 1.
+func ParseShard(s string) (Shard, error) {
+	is, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	switch {
+	case !ok || err1 != nil || err2 != nil:
+		return Shard{}, fmt.Errorf("%q: want i/n, shard i (counting from 0) of n, e.g. 0/4", s)
+	case n < 1:
+		return Shard{}, fmt.Errorf("%q: the number of shards must be at least 1", s)
+	case i < 0 || i >= n:
+		return Shard{}, fmt.Errorf("%q: shards of %d are numbered 0 to %d", s, n, n-1)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// String returns "i/n", or "" for the whole replay.
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Split reports whether s is a part of a replay split in several (Count > 1).
+func (s Shard) Split() bool { return s.Count > 1 }
+
+// ShardOf returns the shard of n that owns key: the FNV-1a 64-bit hash of the key's
+// bytes, modulo n. It is stable across machines, versions and runs.
+func ShardOf(key string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return int(h.Sum64() % uint64(n))
+}
+
+// Owns reports whether the run or session with this key is replayed by s.
+func (s Shard) Owns(key string) bool { return !s.Split() || ShardOf(key, s.Count) == s.Index }
+
+// sharding is a Shard as one replay applies it: besides the shard, which files'
+// problems and notes belong to the shard of the session they hold rather than to the
+// shard of their path — a Claude Code transcript whose opening bytes prove its
+// session's key, and its subagents — so that the shards that do not own the session
+// need not read it.
+type sharding struct {
+	Shard
+	owners map[string]string // file → the key its problems and notes go by (default: its path)
+}
+
+func newSharding(s Shard, files []string, sniffed []sniffedFile) *sharding {
+	sh := &sharding{Shard: s}
+	if !s.Split() {
+		return sh
+	}
+	sh.owners = map[string]string{}
+	for i, name := range files {
+		if sniffed[i].key != "" && !sniffed[i].subagent {
+			sh.owners[name] = sniffed[i].key
+		}
+	}
+	for i, name := range files {
+		if sniffed[i].attached {
+			if key, ok := sh.owners[claudecode.ParentOf(name)]; ok {
+				sh.owners[name] = key
+			}
+		}
+	}
+	return sh
+}
+
+// ownsFile reports whether s reports what reading the file at this path (slash
+// separated, relative to the input root) finds: its problems and notes.
+func (s *sharding) ownsFile(path string) bool {
+	if key, ok := s.owners[path]; ok {
+		return s.Owns(key)
+	}
+	return s.Owns(path)
+}
+
+// skips reports whether s leaves a session file unread: its session is known, and
+// another shard's. It is still fingerprinted and counted.
+func (s *sharding) skips(sn *sniffedFile) bool { return s.Split() && sn.key != "" && !s.Owns(sn.key) }
+
+// fileProblems returns those of problems, found while reading files, that s reports.
+func (s *sharding) fileProblems(problems []input.Problem) []input.Problem {
+	if !s.Split() {
+		return problems
+	}
+	var out []input.Problem
+	for _, p := range problems {
+		if s.ownsFile(p.File) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// JoinCounts is what the notes on the quasar joins are computed from: how much of the
+// join context there was, and how much of it the delivered runs used. The counts of
+// the context are the same in every shard; what the runs joined adds up over shards
+// as a union ([MergeSummaries]).
+type JoinCounts struct {
+	// Phases is the number of nebula phases with a bead, Commits the number of cycle
+	// commits, in the join context.
+	Phases  int `json:"phases"`
+	Commits int `json:"commits"`
+	// JoinedPhases lists the (nebula, phase) pairs of the delivered runs, sorted;
+	// JoinedCommits counts the commits they joined (a commit joins one run at most).
+	JoinedPhases  [][2]string `json:"joined_phases,omitempty"`
+	JoinedCommits int         `json:"joined_commits"`
+}
+
+// Notes returns the notes the counts give.
+func (j JoinCounts) Notes() []input.Note {
+	var notes []input.Note
+	if j.Phases > 0 {
+		notes = append(notes, input.Note{What: "nebula: phases with a bead", Count: j.Phases},
+			input.Note{What: "nebula: phases that joined no run", Count: j.Phases - len(j.JoinedPhases)})
+	}
+	if j.Commits > 0 {
+		notes = append(notes, input.Note{What: "cycle-commits: cycle commits that joined no run", Count: j.Commits - j.JoinedCommits})
+	}
+	return notes
+}
+
+// MergeSummaries returns the summary of a replay split in shards from the summaries of
+// its shards, exactly as the whole replay would have summarised it: counts that every
+// shard sees whole (files, by format, ignored files, the fingerprint) must agree and
+// are taken once; the runs, sessions, events, problems and notes each shard reports
+// are added; the notes on the quasar joins are recomputed from the union of what the
+// shards' runs joined. Problem details are not merged: the caller reads them from the
+// shards' problem tables. An error says which count disagrees.
+func MergeSummaries(parts []*Summary) (*Summary, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("no shard summary to merge")
+	}
+	first := parts[0]
+	sum := &Summary{Files: first.Files, FilesByFmt: maps.Clone(first.FilesByFmt), Ignored: first.Ignored,
+		Fingerprint: first.Fingerprint, ProblemCount: map[input.ProblemKind]int{}, Notes: map[string]int{}}
+	if sum.FilesByFmt == nil {
+		sum.FilesByFmt = map[string]int{}
+	}
+	joins := JoinCounts{Phases: first.Joins.Phases, Commits: first.Joins.Commits}
+	phases := map[[2]string]bool{}
+	for i, p := range parts {
+		switch {
+		case p.Fingerprint != first.Fingerprint:
+			return nil, fmt.Errorf("shard summaries %d and 0 read different input (fingerprints %.12s… and %.12s…)", i, p.Fingerprint, first.Fingerprint)
+		case p.Files != first.Files || p.Ignored != first.Ignored || !maps.Equal(p.FilesByFmt, first.FilesByFmt):
+			return nil, fmt.Errorf("shard summaries %d and 0 count different files", i)
+		case p.Joins.Phases != joins.Phases || p.Joins.Commits != joins.Commits:
+			return nil, fmt.Errorf("shard summaries %d and 0 read different join context", i)
+		}
+		sum.Runs += p.Runs
+		sum.Sessions += p.Sessions
+		sum.Events += p.Events
+		for k, n := range p.ProblemCount {
+			sum.ProblemCount[k] += n
+		}
+		for k, n := range p.Notes {
+			sum.Notes[k] += n
+		}
+		for _, n := range p.Joins.Notes() { // the shard's own view of the joins: replaced below
+			if sum.Notes[n.What] -= n.Count; sum.Notes[n.What] == 0 {
+				delete(sum.Notes, n.What)
+			}
+		}
+		for _, ph := range p.Joins.JoinedPhases {
+			phases[ph] = true
+		}
+		joins.JoinedCommits += p.Joins.JoinedCommits
+	}
+	joins.JoinedPhases = sortedPhases(phases)
+	sum.Joins = joins
+	sum.note(joins.Notes())
+	return sum, nil
+}
+
+func sortedPhases(set map[[2]string]bool) [][2]string {
+	out := slices.Collect(maps.Keys(set))
+	slices.SortFunc(out, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	return out
+}

@@ -1,0 +1,201 @@
+package replay_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/datasets"
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want replay.Shard
+		err  string
+	}{
+		{"0/1", replay.Shard{Index: 0, Count: 1}, ""},
+		{"3/4", replay.Shard{Index: 3, Count: 4}, ""},
+		{" 1/2 ", replay.Shard{Index: 1, Count: 2}, ""},
+		{"4/4", replay.Shard{}, "numbered 0 to 3"},
+		{"-1/4", replay.Shard{}, "numbered 0 to 3"},
+		{"0/0", replay.Shard{}, "at least 1"},
+		{"1", replay.Shard{}, "want i/n"},
+		{"a/b", replay.Shard{}, "want i/n"},
+		{"", replay.Shard{}, "want i/n"},
+	} {
+		got, err := replay.ParseShard(tt.in)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v, %q", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	if s := (replay.Shard{Index: 2, Count: 5}); s.String() != "2/5" || !s.Split() {
+		t.Errorf("%v", s)
+	}
+	if s := (replay.Shard{}); s.String() != "" || s.Split() || !s.Owns("anything") {
+		t.Errorf("the zero shard must own everything: %v", s)
+	}
+}
+
+// TestShardOfIsStable pins the hash: shards written by one version must be merged by
+// another, and a key must land in the same shard on every machine.
+func TestShardOfIsStable(t *testing.T) {
+	for key, want := range map[string]int{"": 1, "run-1": 0, "q-1#1": 2, "2f7c0e1e-6d1b-4a5e-9f51-3f6f5e0b1b2a": 0} {
+		if got := replay.ShardOf(key, 4); got != want {
+			t.Errorf("ShardOf(%q, 4) = %d, want %d", key, got, want)
+		}
+	}
+	if replay.ShardOf("x", 1) != 0 || replay.ShardOf("x", 0) != 0 {
+		t.Error("one shard owns everything")
+	}
+	counts := make([]int, 4)
+	for i := range 4000 {
+		counts[replay.ShardOf(fmt.Sprintf("run-%d", i), 4)]++
+	}
+	for i, n := range counts {
+		if n < 900 || n > 1100 {
+			t.Errorf("shard %d of 4 owns %d of 4000 keys: not an even spread %v", i, n, counts)
+		}
+	}
+}
+
+// shardFS is the built-in sample (runs, Claude Code sessions with a subagent, a vibes
+// log with two sessions), the small quasar history with its join context, and bad
+// input: a duplicated run, an orphan subagent, an unknown file and a broken line.
+func shardFS(t *testing.T) fstest.MapFS {
+	t.Helper()
+	out := historyFS()
+	err := fs.WalkDir(datasets.Sample(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(datasets.Sample(), p)
+		out["sample/"+p] = &fstest.MapFile{Data: b}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q-t","data":{"cycle":1,"total_cost_usd":1}}` + "\nnot json\n"
+	out["u/dup.jsonl"] = &fstest.MapFile{Data: []byte(dup)}
+	out["w/s/agent-x/subagents/agent-1.jsonl"] = &fstest.MapFile{Data: []byte(`{"type":"user","isSidechain":true,"sessionId":"orphan","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")}
+	out["y/unknown.dat"] = &fstest.MapFile{Data: []byte("what is this")}
+	// Claude Code transcripts with bad lines: one whose head proves its key (read by its
+	// session's shard only, with its subagent), and a renamed copy, whose key only
+	// reading it tells (read by every shard).
+	cc := func(id, uuid, text string, side bool) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"isSidechain":%v,"timestamp":"2026-03-01T10:00:0%sZ","message":{"role":"user","content":%q}}`+"\n",
+			uuid, id, side, uuid[len(uuid)-1:], text)
+	}
+	out["cc/p/s-prov.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u1", "fix the build", false) + "{broken\n" + cc("s-prov", "u2", "thanks", false))}
+	out["cc/p/s-prov/subagents/agent-a1.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u3", "subtask", true) + "not json\n")}
+	out["cc/p/renamed.jsonl"] = &fstest.MapFile{Data: []byte(cc("orig", "u4", "hello", false) + "{also broken\n")}
+	return out
+}
+
+// shardRun is what one (part of a) replay delivered.
+type shardRun struct {
+	keys     []string
+	problems []input.Problem
+	sum      *replay.Summary
+}
+
+func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shardRun {
+	t.Helper()
+	var out shardRun
+	sum, err := replay.Replay(context.Background(), fsys, replay.Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(), Shard: shard},
+		replay.Sinks{
+			Runs:     func(r *replay.RunResult) error { out.keys = append(out.keys, r.Run.Key); return nil },
+			Sessions: func(s *replay.SessionResult) error { out.keys = append(out.keys, s.Session.Key); return nil },
+			Problems: func(p input.Problem) error { out.problems = append(out.problems, p); return nil },
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.sum = sum
+	return out
+}
+
+// TestShardsAddUpToTheWhole: every run and session is replayed by exactly one shard,
+// the one its key hashes to; the shards' problems are the whole replay's, none twice;
+// and their merged summary is the whole replay's summary.
+func TestShardsAddUpToTheWhole(t *testing.T) {
+	fsys := shardFS(t)
+	whole := replayShard(t, fsys, replay.Shard{}, 2)
+	if whole.sum.Runs < 10 || whole.sum.Sessions < 10 || whole.sum.TotalProblems() < 8 || whole.sum.Notes["nebula: phases that joined no run"] != 1 ||
+		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") {
+		t.Fatalf("the test input lacks variety: %+v", whole.sum)
+	}
+	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint {
+		t.Error("shard 0/1 is not the whole replay")
+	}
+	for _, n := range []int{2, 3, 4, 7} {
+		var keys []string
+		var problems []input.Problem
+		var sums []*replay.Summary
+		for i := range n {
+			part := replayShard(t, fsys, replay.Shard{Index: i, Count: n}, 1+i%3)
+			for _, k := range part.keys {
+				if replay.ShardOf(k, n) != i {
+					t.Errorf("%d/%d replayed %s, of shard %d", i, n, k, replay.ShardOf(k, n))
+				}
+			}
+			if part.sum.Fingerprint != whole.sum.Fingerprint {
+				t.Errorf("%d/%d: fingerprint differs: every shard reads every file", i, n)
+			}
+			keys = append(keys, part.keys...)
+			problems = append(problems, part.problems...)
+			sums = append(sums, part.sum)
+		}
+		slices.Sort(keys)
+		if want := slices.Sorted(slices.Values(whole.keys)); !slices.Equal(keys, want) {
+			t.Errorf("%d shards replayed %v, the whole %v", n, keys, want)
+		}
+		if got, want := problemSet(problems), problemSet(whole.problems); !slices.Equal(got, want) {
+			t.Errorf("%d shards' problems\n%s\nwant\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		merged, err := replay.MergeSummaries(sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := *whole.sum
+		w.Problems, merged.Problems = nil, nil
+		if fmt.Sprintf("%+v", *merged) != fmt.Sprintf("%+v", w) {
+			t.Errorf("%d shards merged:\n%+v\nwhole:\n%+v", n, *merged, w)
+		}
+		if !maps.Equal(merged.Notes, whole.sum.Notes) {
+			t.Errorf("notes %v, want %v", merged.Notes, whole.sum.Notes)
+		}
+	}
+}
+
+func problemSet(ps []input.Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestMergeSummariesRefusesMixedInput(t *testing.T) {
+	fsys := shardFS(t)
+	a := replayShard(t, fsys, replay.Shard{Index: 0, Count: 2}, 1).sum
+	other := shardFS(t)
+	other["default.yaml"] = &fstest.MapFile{Data: []byte("max_review_cycles: 6\n")}
+	b := replayShard(t, other, replay.Shard{Index: 1, Count: 2}, 1).sum
+	if _, err := replay.MergeSummaries([]*replay.Summary{a, b}); err == nil || !strings.Contains(err.Error(), "different input") {
+		t.Errorf("merged summaries of different input: %v", err)
+	}
+	if _, err := replay.MergeSummaries(nil); err == nil {
+		t.Error("merged nothing")
+	}
+}

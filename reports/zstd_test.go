@@ -1,0 +1,53 @@
+package reports
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// TestZstdCodec: the shared codec compresses exactly as parquet-go's zstd codec at
+// the same level — inputs from empty to past a block, repetitive and random, from
+// goroutines at once — and what it writes decodes back.
+func TestZstdCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var inputs [][]byte
+	for _, n := range []int{0, 1, 100, 1 << 10, 1<<10 + 1, 64 << 10, 300 << 10, 2 << 20} {
+		random := make([]byte, n)
+		for i := range random {
+			random[i] = byte(rng.IntN(256))
+		}
+		repetitive := bytes.Repeat([]byte("run_key synth-0001@e1 approved 0.25 "), n/36+1)[:n]
+		inputs = append(inputs, random, repetitive)
+	}
+	ours, theirs := newZstdCodec(), &zstd.Codec{Level: zstd.SpeedDefault}
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, in := range inputs {
+				got, err := ours.Encode(nil, in)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want, _ := theirs.Encode(nil, in)
+				if !bytes.Equal(got, want) {
+					t.Errorf("goroutine %d, input %d (%d bytes): the shared codec's output differs from parquet-go's", g, i, len(in))
+				}
+				back, err := ours.Decode(nil, got)
+				if err != nil || !bytes.Equal(back, in) {
+					t.Errorf("input %d does not decode back: %v", i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(ours.free); n == 0 || n > 3 {
+		t.Errorf("%d encoders kept for 3 goroutines", n)
+	}
+}
