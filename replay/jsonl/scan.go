@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -279,6 +280,57 @@ func (s *Scanner) OptBool(dst **bool) bool {
 		return false
 	}
 	*dst = &v
+	return true
+}
+
+// Int decodes a number into *dst as encoding/json does into an int, or leaves *dst as
+// it is for null; a number encoding/json would refuse for an int (a fraction, an
+// exponent, out of range) reports false.
+func (s *Scanner) Int(dst *int) bool {
+	if s.Peek() == 'n' {
+		return s.literal("null")
+	}
+	var v int64
+	if !s.Int64(&v) || int64(int(v)) != v {
+		return false
+	}
+	*dst = int(v)
+	return true
+}
+
+// Int64 decodes a number into *dst as encoding/json does into an int64, or leaves
+// *dst as it is for null; a number encoding/json would refuse reports false.
+func (s *Scanner) Int64(dst *int64) bool {
+	if s.Peek() == 'n' {
+		return s.literal("null")
+	}
+	start := s.i
+	if !s.number() {
+		return false
+	}
+	v, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// Float64 decodes a number into *dst as encoding/json does into a float64, or leaves
+// *dst as it is for null; a number out of a float64's range reports false.
+func (s *Scanner) Float64(dst *float64) bool {
+	if s.Peek() == 'n' {
+		return s.literal("null")
+	}
+	start := s.i
+	if !s.number() {
+		return false
+	}
+	v, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	if err != nil {
+		return false
+	}
+	*dst = v
 	return true
 }
 

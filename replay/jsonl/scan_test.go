@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,4 +92,34 @@ func FuzzUnquote(f *testing.F) {
 			t.Fatalf("String(%q) = %q, encoding/json %q", quoted, got, want)
 		}
 	})
+}
+
+// TestScannerNumbers holds Int, Int64 and Float64 to encoding/json: each accepts
+// exactly the values json.Unmarshal decodes into its type without an error, to the
+// same value, and leaves the destination as it is for null.
+func TestScannerNumbers(t *testing.T) {
+	for _, in := range []string{
+		`0`, `-0`, `7`, `-12`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `1.5`, `1e2`, `1E+2`,
+		`-1.25e-3`, `1e400`, `-1e400`, `4.9e-324`, `1e-400`, `null`, `"1"`, `true`, `01`, `1.`, `-`, `[1]`,
+	} {
+		data := []byte(in)
+		i, i64, f := 42, int64(42), 42.5
+		wi, wi64, wf := i, i64, f
+		whole := func(read func(*Scanner) bool) bool { s := NewScanner(data); return read(s) && s.End() }
+		okI := whole(func(s *Scanner) bool { return s.Int(&i) })
+		okI64 := whole(func(s *Scanner) bool { return s.Int64(&i64) })
+		okF := whole(func(s *Scanner) bool { return s.Float64(&f) })
+		errI := json.Unmarshal(data, &wi)
+		errI64 := json.Unmarshal(data, &wi64)
+		errF := json.Unmarshal(data, &wf)
+		if okI != (errI == nil) || okI && i != wi {
+			t.Errorf("Int(%s) = %v %d; json.Unmarshal: %d, %v", in, okI, i, wi, errI)
+		}
+		if okI64 != (errI64 == nil) || okI64 && i64 != wi64 {
+			t.Errorf("Int64(%s) = %v %d; json.Unmarshal: %d, %v", in, okI64, i64, wi64, errI64)
+		}
+		if okF != (errF == nil) || okF && math.Float64bits(f) != math.Float64bits(wf) {
+			t.Errorf("Float64(%s) = %v %v; json.Unmarshal: %v, %v", in, okF, f, wf, errF)
+		}
+	}
 }

@@ -104,10 +104,11 @@ func Read(file string, r io.Reader) ([]*input.Run, []input.Problem) {
 		if l.Blank() {
 			continue
 		}
-		if !l.ValidUTF8() {
+		valid := l.ValidUTF8()
+		if !valid {
 			tr.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		tr.line(l)
+		tr.line(l, valid)
 	}
 	rd.Close()
 	keys := make([]string, 0, len(tr.builders))
@@ -134,21 +135,30 @@ type traceReader struct {
 	file     string
 	probs    []input.Problem
 	builders map[string]*runBuilder
+	strings  stringCache
+	key      []byte // the run key of a line, reused
 }
 
 func (tr *traceReader) report(line int, kind input.ProblemKind, format string, args ...any) {
 	tr.probs = append(tr.probs, input.Problem{File: tr.file, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
 }
 
-// line reads one line: one event, or the records of a line that holds several.
-func (tr *traceReader) line(l jsonl.Line) {
+// line reads one line: one event, or the records of a line that holds several. valid
+// says that the line is valid UTF-8: then the fast decoder reads what it can.
+func (tr *traceReader) line(l jsonl.Line, valid bool) {
 	var env envelope
-	bad, err := jsonl.DecodeObject(l.Bytes, &env)
+	var bad []jsonl.FieldError
+	var err error
+	if !valid || !decodeEnvelope(l.Bytes, &env, &tr.strings) {
+		env = envelope{}
+		valid = false // an odd line: its payload is decoded as before too
+		bad, err = jsonl.DecodeObject(l.Bytes, &env)
+	}
 	if err != nil {
 		if recs, detail, ok := l.Split(); ok {
 			tr.report(l.Num, input.ProblemMalformed, "%s", detail)
 			for _, rec := range recs {
-				tr.line(rec)
+				tr.line(rec, rec.ValidUTF8())
 			}
 			return
 		}
@@ -175,23 +185,24 @@ func (tr *traceReader) line(l jsonl.Line) {
 		return
 	}
 	ts = ts.UTC()
-	key := env.Task
+	key := append(tr.key[:0], env.Task...)
 	if env.Epoch != "" {
-		key += "@" + env.Epoch
+		key = append(append(key, '@'), env.Epoch...)
 	}
-	b := tr.builders[key]
+	tr.key = key
+	b := tr.builders[string(key)]
 	if b == nil {
-		b = &runBuilder{run: &input.Run{Key: key, Source: SourceName, File: tr.file, Line: l.Num,
+		b = &runBuilder{run: &input.Run{Key: string(key), Source: SourceName, File: tr.file, Line: l.Num,
 			TaskID: env.Task, Epoch: env.Epoch, FilterKnown: true, CostSource: input.CostMeasured, LintFixKnown: true}}
-		tr.builders[key] = b
+		tr.builders[b.run.Key] = b
 	}
-	if msg := b.add(env.Kind, env.Data, ts, l.Num); msg != "" {
+	if msg := b.add(env.Kind, env.Data, valid, ts, l.Num); msg != "" {
 		tr.report(l.Num, input.ProblemInvalid, "%s %s", env.Kind, msg)
 	}
 }
 
 // add records one event; it returns a description of what is wrong with it, or "".
-func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line int) string {
+func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.Time, line int) string {
 	r := b.run
 	si := len(b.stamps)
 	b.stamps = append(b.stamps, stamp{t: ts, line: line})
@@ -204,14 +215,14 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 	defer func() { b.msgs = msgs[:0] }()
 	switch kind {
 	case KindTaskStart:
-		msg, _, ok := decode(data, &b.start)
+		msg, _, ok := decode(data, valid, &b.start)
 		note(msg)
 		if ok {
 			r.Title, r.Phase = b.start.Title, b.start.Phase
 		}
 	case KindAgentDone:
 		var a AgentDone
-		msg, _, ok := decode(data, &a)
+		msg, _, ok := decode(data, valid, &a)
 		note(msg)
 		switch {
 		case !ok:
@@ -227,14 +238,14 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		}
 	case KindFilterResult:
 		var f FilterResult
-		msg, _, ok := decode(data, &f)
+		msg, _, ok := decode(data, valid, &f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 		}
 	case KindFilterFixAttempt:
 		var f FilterFixAttempt
-		msg, _, ok := decode(data, &f)
+		msg, _, ok := decode(data, valid, &f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
@@ -242,7 +253,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		}
 	case KindFilterFixResult:
 		var f FilterFixResult
-		msg, _, ok := decode(data, &f)
+		msg, _, ok := decode(data, valid, &f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
@@ -250,7 +261,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		}
 	case KindCycleDone:
 		var c CycleDone
-		msg, bad, ok := decode(data, &c)
+		msg, bad, ok := decode(data, valid, &c)
 		note(msg)
 		if !ok {
 			break
@@ -272,7 +283,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, ts time.Time, line i
 		b.cycles = append(b.cycles, cycleAt{line: line, c: c, stamp: si, inferred: inferred})
 	case KindTaskState:
 		var st TaskState
-		msg, _, ok := decode(data, &st)
+		msg, _, ok := decode(data, valid, &st)
 		note(msg)
 		if !ok {
 			break
@@ -300,9 +311,13 @@ func (b *runBuilder) check(si int, c input.CheckEvent) {
 }
 
 // decode reads an event's payload into v, field by field where it must: a field of
-// the wrong JSON type is lost, not the event. It returns what is wrong ("" when
+// the wrong JSON type is lost, not the event. valid says that data is valid UTF-8:
+// then the fast decoder reads it when it can. It returns what is wrong ("" when
 // nothing), the fields lost, and whether the event is usable at all.
-func decode[T any](data json.RawMessage, v *T) (msg string, bad []jsonl.FieldError, ok bool) {
+func decode[T payload](data json.RawMessage, valid bool, v *T) (msg string, bad []jsonl.FieldError, ok bool) {
+	if valid && fastDecode(data, v) {
+		return "", nil, true
+	}
 	bad, err := jsonl.DecodeObject(data, v)
 	switch {
 	case err != nil:
