@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
@@ -162,24 +164,40 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 	}
 	badOutcome := "bad outcome (" + strings.Join(d.outcomes, ", ") + ")"
 	withRuns := sum.Runs > 0 || sum.Sessions == 0
+	parallel := d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1
 	writeMetrics := func() error {
-		for i, spec := range d.configs {
+		// The configurations are scored each on its own — seeded alike, reading nothing
+		// of each other — on the workers when there are several, and put in res and
+		// written in their order.
+		type scored struct {
+			part    Result // the configuration's reports
+			metrics []reports.MetricRow
+			curves  []reports.CurveRow
+		}
+		out := make([]scored, len(d.configs))
+		forEach(len(d.configs), d.workers, parallel, func(i int) {
 			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
-			metrics, curves := scoringOf(spec, preds[lo:hi]).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
-			if err := t.metrics.Write(metrics...); err != nil {
+			out[i].metrics, out[i].curves = scoringOf(d.configs[i], preds[lo:hi]).evaluate(&out[i].part, d.evalOpts, d.window, badOutcome, withRuns)
+		})
+		for i := range out {
+			res.Detectors = append(res.Detectors, out[i].part.Detectors...)
+			res.Curves = append(res.Curves, out[i].part.Curves...)
+			res.Moments = append(res.Moments, out[i].part.Moments...)
+			if err := t.metrics.Write(out[i].metrics...); err != nil {
 				return err
 			}
-			if err := t.curves.Write(curves...); err != nil {
+			if err := t.curves.Write(out[i].curves...); err != nil {
 				return err
 			}
+			out[i] = scored{}
 		}
 		return nil
 	}
 	// The metrics and the simulation need nothing of each other: with more than one
 	// worker the metrics are computed while the simulation runs, not before it.
 	metricsErr := make(chan error, 1)
-	if d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1 {
+	if parallel {
 		go func() { metricsErr <- writeMetrics() }()
 	} else {
 		metricsErr <- writeMetrics()
@@ -199,6 +217,30 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 	}
 	res.Struggle, res.Assess = d.struggle, d.assess
 	return nil
+}
+
+// forEach calls do(i) for i in [0, n): on up to workers goroutines (≤ 0: GOMAXPROCS)
+// when parallel, else one after the other; it returns when every call has.
+func forEach(n, workers int, parallel bool, do func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if !parallel || workers == 1 || n < 2 {
+		for i := range n {
+			do(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // simulate runs the fix-loop simulation over the cases, in the order of their file's
