@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"unicode/utf8"
 )
 
 // FirstObject returns the top-level keys of the first JSON object in head, the opening
@@ -20,6 +21,40 @@ func FirstObject(head []byte) map[string]string {
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
+	if keys, ok := firstObjectScan(head); ok {
+		return keys
+	}
+	return firstObjectDecode(head)
+}
+
+// firstObjectScan is FirstObject's fast path, for a head whose first object is whole,
+// valid JSON and valid UTF-8: one pass of a [Scanner]. It reports false for anything
+// else (a cut-off object, a syntax error, a key that is not plainly a key), left to
+// firstObjectDecode; on what it accepts it yields firstObjectDecode's keys
+// (FuzzFirstObjectScan holds it to that).
+func firstObjectScan(head []byte) (map[string]string, bool) {
+	if !utf8.Valid(head) {
+		return nil, false
+	}
+	s := NewScanner(head)
+	keys := map[string]string{}
+	ok := s.Object(true, func(key []byte) bool {
+		var v string
+		if s.Peek() == '"' {
+			if !s.String(&v) {
+				return false
+			}
+		} else if !s.Skip() {
+			return false
+		}
+		keys[string(key)] = v
+		return true
+	})
+	return keys, ok
+}
+
+// firstObjectDecode is FirstObject by encoding/json's tokens, for any head.
+func firstObjectDecode(head []byte) map[string]string {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil

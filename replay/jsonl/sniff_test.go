@@ -38,6 +38,24 @@ func FuzzFirstObject(f *testing.F) {
 	})
 }
 
+// FuzzFirstObjectScan holds FirstObject's fast path to the decoder's keys: on every
+// head it accepts, it yields what firstObjectDecode yields.
+func FuzzFirstObjectScan(f *testing.F) {
+	for _, s := range []string{`{"kind":"x","ts":"2026-01-01T00:00:00Z","data":{"a":[1,null]}}`, `{"a":"1","a":2}`,
+		`{"typ\u0065":"\u00e9\n"} trailing`, `{"a":`, `{"\u212a":"k"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		fast, ok := firstObjectScan(head)
+		if !ok {
+			return
+		}
+		if slow := firstObjectDecode(head); !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("firstObjectScan(%q) = %v, firstObjectDecode %v", head, fast, slow)
+		}
+	})
+}
+
 func TestHeadObjects(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, 20000)
 	tests := []struct {
