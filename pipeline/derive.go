@@ -168,29 +168,50 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 	writeMetrics := func() error {
 		// The configurations are scored each on its own — seeded alike, reading nothing
 		// of each other — on the workers when there are several, and put in res and
-		// written in their order.
+		// written in their order as soon as the ones before are.
 		type scored struct {
 			part    Result // the configuration's reports
 			metrics []reports.MetricRow
 			curves  []reports.CurveRow
 		}
 		out := make([]scored, len(d.configs))
-		forEach(len(d.configs), d.workers, parallel, func(i int) {
+		score := func(i int) {
 			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 			out[i].metrics, out[i].curves = scoringOf(d.configs[i], preds[lo:hi]).evaluate(&out[i].part, d.evalOpts, d.window, badOutcome, withRuns)
-		})
-		for i := range out {
+		}
+		emit := func(i int) error {
 			res.Detectors = append(res.Detectors, out[i].part.Detectors...)
 			res.Curves = append(res.Curves, out[i].part.Curves...)
 			res.Moments = append(res.Moments, out[i].part.Moments...)
 			if err := t.metrics.Write(out[i].metrics...); err != nil {
 				return err
 			}
-			if err := t.curves.Write(out[i].curves...); err != nil {
+			err := t.curves.Write(out[i].curves...)
+			out[i] = scored{}
+			return err
+		}
+		if !parallel {
+			for i := range out {
+				score(i)
+				if err := emit(i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		ready := make([]chan struct{}, len(out))
+		for i := range ready {
+			ready[i] = make(chan struct{})
+		}
+		var scoring sync.WaitGroup
+		defer scoring.Wait()
+		scoring.Go(func() { forEach(len(out), d.workers, func(i int) { score(i); close(ready[i]) }) })
+		for i := range out {
+			<-ready[i]
+			if err := emit(i); err != nil {
 				return err
 			}
-			out[i] = scored{}
 		}
 		return nil
 	}
@@ -219,17 +240,11 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 	return nil
 }
 
-// forEach calls do(i) for i in [0, n): on up to workers goroutines (≤ 0: GOMAXPROCS)
-// when parallel, else one after the other; it returns when every call has.
-func forEach(n, workers int, parallel bool, do func(i int)) {
+// forEach calls do(i) for i in [0, n), in order of i, on up to workers goroutines
+// (≤ 0: GOMAXPROCS); it returns when every call has.
+func forEach(n, workers int, do func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
-	}
-	if !parallel || workers == 1 || n < 2 {
-		for i := range n {
-			do(i)
-		}
-		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
