@@ -81,6 +81,15 @@ type runBuilder struct {
 	times  []time.Time // the stamps' times once clock faults are placed
 	// callStamps and checkStamps are the stamps of run.Calls and run.Checks.
 	callStamps, checkStamps []int
+	// tmp holds each kind's payload as it is decoded, so that decoding one (its address
+	// goes to encoding/json) does not allocate it.
+	tmp struct {
+		agent      AgentDone
+		filter     FilterResult
+		fixAttempt FilterFixAttempt
+		fixResult  FilterFixResult
+		cycle      CycleDone
+	}
 }
 
 // Read reads the runs of one trace file. file is the name used in problems and in
@@ -136,7 +145,8 @@ type traceReader struct {
 	probs    []input.Problem
 	builders map[string]*runBuilder
 	strings  stringCache
-	key      []byte // the run key of a line, reused
+	key      []byte   // the run key of a line, reused
+	env      envelope // the envelope of a line, reused
 }
 
 func (tr *traceReader) report(line int, kind input.ProblemKind, format string, args ...any) {
@@ -146,13 +156,14 @@ func (tr *traceReader) report(line int, kind input.ProblemKind, format string, a
 // line reads one line: one event, or the records of a line that holds several. valid
 // says that the line is valid UTF-8: then the fast decoder reads what it can.
 func (tr *traceReader) line(l jsonl.Line, valid bool) {
-	var env envelope
+	env := &tr.env // reused, not allocated per line: a line's records are read once it is done with it
+	*env = envelope{}
 	var bad []jsonl.FieldError
 	var err error
-	if !valid || !decodeEnvelope(l.Bytes, &env, &tr.strings) {
-		env = envelope{}
+	if !valid || !decodeEnvelope(l.Bytes, env, &tr.strings) {
+		*env = envelope{}
 		valid = false // an odd line: its payload is decoded as before too
-		bad, err = jsonl.DecodeObject(l.Bytes, &env)
+		bad, err = jsonl.DecodeObject(l.Bytes, env)
 	}
 	if err != nil {
 		if recs, detail, ok := l.Split(); ok {
@@ -221,8 +232,9 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 			r.Title, r.Phase = b.start.Title, b.start.Phase
 		}
 	case KindAgentDone:
-		var a AgentDone
-		msg, _, ok := decode(data, valid, &a)
+		a := &b.tmp.agent
+		*a = AgentDone{}
+		msg, _, ok := decode(data, valid, a)
 		note(msg)
 		switch {
 		case !ok:
@@ -237,31 +249,35 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 			}
 		}
 	case KindFilterResult:
-		var f FilterResult
-		msg, _, ok := decode(data, valid, &f)
+		f := &b.tmp.filter
+		*f = FilterResult{}
+		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 		}
 	case KindFilterFixAttempt:
-		var f FilterFixAttempt
-		msg, _, ok := decode(data, valid, &f)
+		f := &b.tmp.fixAttempt
+		*f = FilterFixAttempt{}
+		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
 				Attempt: f.Attempt, CostUSD: f.CostUSD, Time: ts})
 		}
 	case KindFilterFixResult:
-		var f FilterFixResult
-		msg, _, ok := decode(data, valid, &f)
+		f := &b.tmp.fixResult
+		*f = FilterFixResult{}
+		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
 				Attempt: f.Attempts, CostUSD: f.CostUSD, Time: ts})
 		}
 	case KindCycleDone:
-		var c CycleDone
-		msg, bad, ok := decode(data, valid, &c)
+		c := &b.tmp.cycle
+		*c = CycleDone{}
+		msg, bad, ok := decode(data, valid, c)
 		note(msg)
 		if !ok {
 			break
@@ -280,7 +296,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 			note(fmt.Sprintf("cycle %d is not a 1-based cycle number; skipped", c.Cycle))
 			break
 		}
-		b.cycles = append(b.cycles, cycleAt{line: line, c: c, stamp: si, inferred: inferred})
+		b.cycles = append(b.cycles, cycleAt{line: line, c: *c, stamp: si, inferred: inferred})
 	case KindTaskState:
 		var st TaskState
 		msg, _, ok := decode(data, valid, &st)
