@@ -144,8 +144,9 @@ type derivedTables struct {
 // workers, and one a split replay's merge can rebuild. The bootstrap resamples units
 // in that order and the simulation sums runs in it. It writes them into t and fills
 // res; sum is the whole replay's summary.
-func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []keptCase, sum *replay.Summary,
+func (d *derivation) run(ctx context.Context, kept *keptPredictions, cases []keptCase, sum *replay.Summary,
 	t *derivedTables, res *Result) error {
+	preds := kept.preds
 	slices.SortFunc(preds, func(a, b keptPrediction) int {
 		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.key, b.key))
 	})
@@ -166,7 +167,7 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 		for i, spec := range d.configs {
 			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
-			metrics, curves := scoringOf(spec, preds[lo:hi]).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
+			metrics, curves := scoringOf(spec, preds[lo:hi], kept).evaluate(res, d.evalOpts, d.window, badOutcome, withRuns)
 			if err := t.metrics.Write(metrics...); err != nil {
 				return err
 			}

@@ -81,8 +81,9 @@ type scoring struct {
 	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
 }
 
-// scoringOf gathers a configuration's rows, in the order given.
-func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
+// scoringOf gathers a configuration's rows, in the order given; kept holds their
+// event-level scores.
+func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *scoring {
 	c := &scoring{configSpec: spec}
 	for i := range preds {
 		p := &preds[i]
@@ -101,10 +102,8 @@ func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 			c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
 				Score: p.outcomeScore})
 		}
-		if m := p.moments; m != nil {
-			c.moments = append(c.moments, eval.SessionMoments{Key: p.key, Moments: int(m.moments), Caught: int(m.caught),
-				Interventions: int(m.interventions), TruePositives: int(m.truePositives), FalseAlarms: int(m.falseAlarms),
-				HumanTurns: int(m.humanTurns), DelaySeconds: m.delaySeconds, DelayEvents: m.delayEvents})
+		if p.moments > 0 {
+			c.moments = append(c.moments, kept.sessionMoments(p))
 		}
 	}
 	return c
@@ -112,14 +111,14 @@ func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 
 // keptPrediction is what the metrics read of one predictions row — its sort keys and
 // its observations, taken with the row's own methods — kept for the whole replay in
-// place of the row: 64 bytes (a labelled session's event-level score beside them),
-// sharing the row's key and file strings, so a replay's memory grows by little more
-// than that per unit and configuration.
+// place of the row: 64 bytes (a labelled session's event-level score beside them, in
+// keptPredictions), sharing the row's key and file strings, so a replay's memory grows
+// by little more than that per unit and configuration.
 type keptPrediction struct {
 	key, file    string
-	score        float64      // struggle (a run) or breaker (a session); NaN when none
-	outcomeScore float64      // a session's outcome score, with keptOutcome
-	moments      *keptMoments // a labelled session's event-level score; nil otherwise
+	score        float64 // struggle (a run) or breaker (a session); NaN when none
+	outcomeScore float64 // a session's outcome score, with keptOutcome
+	moments      int32   // a labelled session's event-level score: 1 + its index in keptPredictions.moments; 0 otherwise
 	configIndex  int32
 	label        labelCode
 	flags        uint8 // keptSession, keptPredicted, …
@@ -142,10 +141,40 @@ func (p *keptPrediction) kind() string {
 	return "quasar_run"
 }
 
-// keptMoments is [eval.SessionMoments] without its key, its counts in 32 bits.
+// keptPredictions is what the metrics read of the predictions rows: a keptPrediction a
+// row, and the labelled sessions' event-level scores beside them — their counts in a
+// slice of their own and their delays in one slice they all share, so that keeping
+// them allocates nothing per row.
+type keptPredictions struct {
+	preds   []keptPrediction
+	moments []keptMoments
+	delays  []float64
+}
+
+// keptMoments is [eval.SessionMoments] without its key, its counts in 32 bits and its
+// delays kept in keptPredictions.delays: nSeconds delays in seconds from index delays,
+// then nEvents in events.
 type keptMoments struct {
 	moments, caught, interventions, truePositives, falseAlarms, humanTurns int32
-	delaySeconds, delayEvents                                              []float64
+	delays, nSeconds, nEvents                                              uint32
+}
+
+// sessionMoments returns p's event-level score.
+func (k *keptPredictions) sessionMoments(p *keptPrediction) eval.SessionMoments {
+	m := &k.moments[p.moments-1]
+	sm := eval.SessionMoments{Key: p.key, Moments: int(m.moments), Caught: int(m.caught),
+		Interventions: int(m.interventions), TruePositives: int(m.truePositives), FalseAlarms: int(m.falseAlarms),
+		HumanTurns: int(m.humanTurns)}
+	if m.nSeconds > 0 {
+		end := m.delays + m.nSeconds
+		sm.DelaySeconds = k.delays[m.delays:end:end]
+	}
+	if m.nEvents > 0 {
+		start := m.delays + m.nSeconds
+		end := start + m.nEvents
+		sm.DelayEvents = k.delays[start:end:end]
+	}
+	return sm
 }
 
 // labelCode is an [eval.Label] the metrics tell apart, in a byte: any label that is
@@ -174,8 +203,8 @@ func labelCodeOf(l eval.Label) labelCode {
 
 func (c labelCode) label() eval.Label { return codeLabels[c] }
 
-// keep returns what the metrics read of r.
-func keep(r *reports.PredictionRow) keptPrediction {
+// keep keeps what the metrics read of r.
+func (kept *keptPredictions) keep(r *reports.PredictionRow) {
 	k := keptPrediction{configIndex: r.ConfigIndex, file: r.File}
 	var obs eval.Observation
 	if r.Kind != "session" {
@@ -194,16 +223,19 @@ func keep(r *reports.PredictionRow) keptPrediction {
 			}
 		}
 		if m, ok := r.SessionMoments(); ok {
-			k.moments = &keptMoments{moments: int32(m.Moments), caught: int32(m.Caught), interventions: int32(m.Interventions),
-				truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms), humanTurns: int32(m.HumanTurns),
-				delaySeconds: m.DelaySeconds, delayEvents: m.DelayEvents}
+			kept.moments = append(kept.moments, keptMoments{moments: int32(m.Moments), caught: int32(m.Caught),
+				interventions: int32(m.Interventions), truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms),
+				humanTurns: int32(m.HumanTurns), delays: uint32(len(kept.delays)), nSeconds: uint32(len(m.DelaySeconds)),
+				nEvents: uint32(len(m.DelayEvents))})
+			kept.delays = append(append(kept.delays, m.DelaySeconds...), m.DelayEvents...)
+			k.moments = int32(len(kept.moments))
 		}
 	}
 	k.key, k.label, k.score = obs.Key, labelCodeOf(obs.Label), obs.Score
 	if obs.Predicted {
 		k.flags |= keptPredicted
 	}
-	return k
+	kept.preds = append(kept.preds, k)
 }
 
 // momentSession returns a session's friction moments and interventions (event
