@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
@@ -42,9 +44,9 @@ func runPrediction(r *input.Run, label eval.Label, i int, spec configSpec, out r
 // the breaker (did it intervene, ranked by the peak frustration), the outcome
 // prediction (ranked by its confidence that the outcome is bad) and, for a labelled
 // session, its interventions scored against its friction moments.
-func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
+func sessionPrediction(s *input.Session, rec eval.LabelRecord, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
 	o replay.SessionOutcome, outcomes eval.OutcomeClass, window time.Duration) reports.PredictionRow {
-	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(label),
+	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(rec.Label),
 		BreakerPredicted: reports.Ptr(len(o.Interventions) > 0), BreakerScore: reports.Score(o.PeakFrustration),
 		Interventions: reports.Ptr(int32(len(o.Interventions))), AnalysisFailed: reports.Ptr(o.AnalysisFailed)}
 	if !spec.NoOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
@@ -57,6 +59,12 @@ func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moment
 			}
 		}
 		row.OutcomePredicted, row.OutcomeScore = &predicted, reports.Score(score)
+		if a := o.Analysis; a != nil {
+			row.PredictedOutcome, row.OutcomeConfidence = reports.Ptr(string(a.Outcome)), reports.Score(a.Confidence)
+		}
+	}
+	if labelled && rec.Outcome != "" {
+		row.LabelledOutcome = &rec.Outcome
 	}
 	if labelled {
 		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
@@ -76,6 +84,7 @@ func labelPtr(l eval.Label) *string {
 type scoring struct {
 	configSpec
 	runs, breaker, outcome []eval.Observation
+	byOutcome              []eval.OutcomePrediction // every session's, for the outcome accuracy
 	moments                []eval.SessionMoments
 	hasRuns, hasSessions   bool
 	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
@@ -99,6 +108,7 @@ func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 		if p.session.outcomeOK {
 			c.outcome = append(c.outcome, p.session.outcome)
 		}
+		c.byOutcome = append(c.byOutcome, p.session.byOutcome.prediction(p.obs.Key))
 		if p.session.momentsOK {
 			c.moments = append(c.moments, p.session.moments)
 		}
@@ -122,6 +132,33 @@ type keptSession struct {
 	outcome              eval.Observation
 	outcomeOK, momentsOK bool
 	moments              eval.SessionMoments
+	byOutcome            keptOutcome
+}
+
+// keptOutcome is a session row's predicted and labelled outcome, each as its index
+// in [eval.OutcomeOrder] (−1 for null or not an outcome: how eval.EvaluateOutcomes
+// reads either), and the prediction's confidence.
+type keptOutcome struct {
+	label, predicted int8
+	confidence       float64
+}
+
+func keepOutcome(p eval.OutcomePrediction) keptOutcome {
+	index := func(o string) int8 {
+		return int8(slices.Index(eval.OutcomeOrder(), strings.ToLower(strings.TrimSpace(o))))
+	}
+	return keptOutcome{label: index(p.Label), predicted: index(p.Predicted), confidence: p.Confidence}
+}
+
+// prediction returns the session's outcome prediction again.
+func (k keptOutcome) prediction(key string) eval.OutcomePrediction {
+	name := func(i int8) string {
+		if i < 0 {
+			return ""
+		}
+		return eval.OutcomeOrder()[i]
+	}
+	return eval.OutcomePrediction{Key: key, Label: name(k.label), Predicted: name(k.predicted), Confidence: k.confidence}
 }
 
 // keep returns what the metrics read of r.
@@ -135,6 +172,7 @@ func keep(r *reports.PredictionRow) keptPrediction {
 	k.session = &keptSession{analysisFailed: r.AnalysisFailed != nil && *r.AnalysisFailed}
 	k.session.outcome, k.session.outcomeOK = r.OutcomeObservation()
 	k.session.moments, k.session.momentsOK = r.SessionMoments()
+	k.session.byOutcome = keepOutcome(r.OutcomePrediction())
 	return k
 }
 
@@ -182,6 +220,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 				rep := res.Detectors[len(res.Detectors)-1].Report
 				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 			}
+			rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
+			res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
+			metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
 		}
 		if len(c.moments) > 0 {
 			rep := eval.EvaluateSessionMoments(c.moments, window, opts)
