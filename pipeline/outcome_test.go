@@ -30,7 +30,7 @@ func TestOutcomeByClassFromPredictionRows(t *testing.T) {
 		labelled  bool
 		out       replay.SessionOutcome
 		predicted string // the row's predicted_outcome ("" null)
-		labelOut  string // the row's labelled_outcome ("" null)
+		labelOut  string // the row's label_outcome ("" null)
 	}
 	for _, tt := range []struct {
 		name     string
@@ -64,11 +64,11 @@ func TestOutcomeByClassFromPredictionRows(t *testing.T) {
 				if got := deref(row.PredictedOutcome); got != s.predicted {
 					t.Errorf("%s: predicted_outcome %q, want %q", s.label.Key, got, s.predicted)
 				}
-				if got := deref(row.LabelledOutcome); got != s.labelOut {
-					t.Errorf("%s: labelled_outcome %q, want %q", s.label.Key, got, s.labelOut)
+				if got := deref(row.LabelOutcome); got != s.labelOut {
+					t.Errorf("%s: label_outcome %q, want %q", s.label.Key, got, s.labelOut)
 				}
-				if a := s.out.Analysis; a != nil && s.predicted != "" && (row.OutcomeConfidence == nil || *row.OutcomeConfidence != a.Confidence) {
-					t.Errorf("%s: outcome_confidence %v, want %v", s.label.Key, row.OutcomeConfidence, a.Confidence)
+				if a := s.out.Analysis; a != nil && s.predicted != "" && (row.PredictedConfidence == nil || *row.PredictedConfidence != a.Confidence) {
+					t.Errorf("%s: predicted_confidence %v, want %v", s.label.Key, row.PredictedConfidence, a.Confidence)
 				}
 				k := keep(&row)
 				got, want := k.session.byOutcome.prediction(k.obs.Key), row.OutcomePrediction()

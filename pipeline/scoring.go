@@ -60,11 +60,11 @@ func sessionPrediction(s *input.Session, rec eval.LabelRecord, labelled bool, mo
 		}
 		row.OutcomePredicted, row.OutcomeScore = &predicted, reports.Score(score)
 		if a := o.Analysis; a != nil {
-			row.PredictedOutcome, row.OutcomeConfidence = reports.Ptr(string(a.Outcome)), reports.Score(a.Confidence)
+			row.PredictedOutcome, row.PredictedConfidence = reports.Ptr(string(a.Outcome)), reports.Score(a.Confidence)
 		}
 	}
 	if labelled && rec.Outcome != "" {
-		row.LabelledOutcome = &rec.Outcome
+		row.LabelOutcome = &rec.Outcome
 	}
 	if labelled {
 		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
