@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/loopwatch/loopwatch/eval"
@@ -64,17 +62,7 @@ func TestWriteOutcomeSummary(t *testing.T) {
 	if err := WriteOutcomeSummary(&buf, results); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "outcome_summary.golden")
-	if *update {
-		os.WriteFile(golden, buf.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if buf.String() != string(want) {
-		t.Errorf("summary differs from %s (go test ./reports -update):\n%s", golden, buf.String())
-	}
+	checkGolden(t, "outcome_summary.golden", buf.String())
 	for _, results := range [][]OutcomeResult{nil, {{"loopwatch", eval.EvaluateOutcomes([]eval.OutcomePrediction{{Key: "a", Predicted: "success"}}, opts)}}} {
 		buf.Reset()
 		if err := WriteOutcomeSummary(&buf, results); err != nil || buf.Len() > 0 {
