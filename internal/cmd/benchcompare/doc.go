@@ -16,7 +16,8 @@
 // a notice when the corpus is absent).
 //
 // On each workload the variants — old, new, new with --workers 1, and the anchors (a
-// bare json.Valid pass over the same files on one core; DuckDB's read_json → COPY …
+// bare json.Valid pass over the same files on one core, held to new with --workers 1;
+// DuckDB's read_json → COPY …
 // TO parquet from interop/node_modules, skipped with a notice when not installed) —
 // run after --warmup warm-ups in --reps repetitions, old and new always next to each
 // other and alternating, the rest rotating (internal/benchcmp.Schedule). Each run is

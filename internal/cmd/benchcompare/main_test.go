@@ -393,7 +393,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"old: " + mustGit(t, root, "rev-parse", "--short=12", "HEAD") + " (HEAD), built from a clean export",
-		"New against old", "WALL NEW/OLD", "sample ", "New with --workers 2 against --workers 1", "New against a bare json.Valid pass"} {
+		"New against old", "WALL NEW/OLD", "sample ", "New with --workers 2 against --workers 1", "New with --workers 1 against a bare json.Valid pass"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
