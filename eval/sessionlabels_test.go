@@ -89,6 +89,41 @@ func TestReadSessionLabels(t *testing.T) {
 	}
 }
 
+// TestReadLabelsNoText: NoText leaves out a record's notes and file and nothing else,
+// from CSV and JSON Lines alike.
+func TestReadLabelsNoText(t *testing.T) {
+	jsonLines := `{"session_id":"s-1","outcome":"success","confidence":"medium","human_msgs":18,"file":"a/s-1.jsonl","notes":"Done.","friction_uuids":["u-4","u-9"]}` + "\n"
+	for _, tt := range []struct{ name, in string }{{"csv", sessionCSV}, {"jsonl", jsonLines}} {
+		t.Run(tt.name, func(t *testing.T) {
+			full, _, err := ReadLabels(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lean, _, err := ReadLabelsWith(strings.NewReader(tt.in), LabelOptions{NoText: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(full.Keys()) != fmt.Sprint(lean.Keys()) {
+				t.Fatalf("keys %v, want %v", lean.Keys(), full.Keys())
+			}
+			for _, k := range full.Keys() {
+				want, _ := full.Get(k)
+				got, _ := lean.Get(k)
+				if got.Notes != "" || got.Path != "" {
+					t.Errorf("%s: notes %q and file %q kept", k, got.Notes, got.Path)
+				}
+				want.Notes, want.Path = "", ""
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: %+v, want %+v", k, got, want)
+				}
+			}
+			if r, _ := full.Get("s-1"); r.Notes == "" || r.Path == "" {
+				t.Errorf("without NoText the notes and file are kept: %+v", r)
+			}
+		})
+	}
+}
+
 func TestReadSessionLabelsMoments(t *testing.T) {
 	in := "session_id,outcome,friction_uuids,friction_times,moments\n" +
 		"s-1,failure,u-1,2026-03-01T10:00:00+01:00;yesterday,u-2;2026-03-01T11:00:00Z\n"

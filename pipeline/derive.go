@@ -147,15 +147,15 @@ type derivedTables struct {
 func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []keptCase, sum *replay.Summary,
 	t *derivedTables, res *Result) error {
 	slices.SortFunc(preds, func(a, b keptPrediction) int {
-		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.obs.Key, b.obs.Key))
+		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.key, b.key))
 	})
 	seen := map[[2]string]bool{}
 	for _, r := range preds {
 		if r.configIndex != 0 {
 			break
 		}
-		if k := [2]string{r.kind, r.obs.Key}; seen[k] {
-			return fmt.Errorf("predictions: %s %s appears twice", r.kind, r.obs.Key)
+		if k := [2]string{r.kind(), r.key}; seen[k] {
+			return fmt.Errorf("predictions: %s %s appears twice", r.kind(), r.key)
 		} else {
 			seen[k] = true
 		}
@@ -192,7 +192,7 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 		return err
 	}
 	if n := len(preds); n > 0 && int(preds[n-1].configIndex) >= len(d.configs) {
-		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].configIndex, preds[n-1].obs.Key, len(d.configs))
+		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].configIndex, preds[n-1].key, len(d.configs))
 	}
 	if sum.Runs > 0 {
 		res.FixTotals = totals

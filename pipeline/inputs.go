@@ -91,7 +91,7 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
 	set := labelSet{labels: all, explicit: true}
 	var notes, ids []string
 	for _, f := range files {
-		ls, probs, err := eval.ReadLabelsWith(bytes.NewReader(f.data), eval.LabelOptions{Outcomes: outcomes})
+		ls, probs, err := eval.ReadLabelsWith(bytes.NewReader(f.data), eval.LabelOptions{Outcomes: outcomes, NoText: true})
 		if err != nil {
 			return labelSet{}, fmt.Errorf("--labels %s: %w", f.name, err)
 		}

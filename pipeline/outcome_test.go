@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/eval"
@@ -71,12 +72,15 @@ func TestOutcomeByClassFromPredictionRows(t *testing.T) {
 					t.Errorf("%s: predicted_confidence %v, want %v", s.label.Key, row.PredictedConfidence, a.Confidence)
 				}
 				k := keep(&row)
-				got, want := k.session.byOutcome.prediction(k.obs.Key), row.OutcomePrediction()
+				got, want := k.outcomePrediction(), row.OutcomePrediction()
 				if got.Key != want.Key || got.Label != strings.ToLower(strings.TrimSpace(want.Label)) || got.Predicted != want.Predicted ||
 					!(got.Confidence == want.Confidence || math.IsNaN(got.Confidence) && math.IsNaN(want.Confidence)) {
 					t.Errorf("%s: kept %+v, the row's %+v", s.label.Key, got, want)
 				}
 				kept = append(kept, k)
+			}
+			if size := unsafe.Sizeof(keptPrediction{}); size != 64 {
+				t.Errorf("a kept prediction is %d bytes, not 64", size)
 			}
 			res := &Result{}
 			metrics, _ := scoringOf(tt.spec, kept).evaluate(res, eval.Options{Seed: 1, Resamples: 50}, time.Minute, "bad", false)

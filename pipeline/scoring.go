@@ -95,84 +95,162 @@ func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 	c := &scoring{configSpec: spec}
 	for i := range preds {
 		p := &preds[i]
-		if p.session == nil {
+		obs := eval.Observation{Key: p.key, Label: p.label.label(), Predicted: p.flags&keptPredicted != 0, Score: p.score}
+		if p.flags&keptSession == 0 {
 			c.hasRuns = true
-			c.runs = append(c.runs, p.obs)
+			c.runs = append(c.runs, obs)
 			continue
 		}
 		c.hasSessions = true
-		c.breaker = append(c.breaker, p.obs)
-		if p.session.analysisFailed {
+		c.breaker = append(c.breaker, obs)
+		if p.flags&keptAnalysisFailed != 0 {
 			c.failedAnalyses++
 		}
-		if p.session.outcomeOK {
-			c.outcome = append(c.outcome, p.session.outcome)
+		if p.flags&keptOutcome != 0 {
+			c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
+				Score: p.outcomeScore})
 		}
-		c.byOutcome = append(c.byOutcome, p.session.byOutcome.prediction(p.obs.Key))
-		if p.session.momentsOK {
-			c.moments = append(c.moments, p.session.moments)
+		if m := p.moments; m != nil {
+			c.moments = append(c.moments, eval.SessionMoments{Key: p.key, Moments: int(m.moments), Caught: int(m.caught),
+				Interventions: int(m.interventions), TruePositives: int(m.truePositives), FalseAlarms: int(m.falseAlarms),
+				HumanTurns: int(m.humanTurns), DelaySeconds: m.delaySeconds, DelayEvents: m.delayEvents})
 		}
+		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
 	}
 	return c
 }
 
 // keptPrediction is what the metrics read of one predictions row — its sort keys and
 // its observations, taken with the row's own methods — kept for the whole replay in
-// place of the row, a third of its size and none of its allocations.
+// place of the row: 64 bytes (a labelled session's event-level score beside them),
+// sharing the row's key and file strings, so a replay's memory grows by little more
+// than that per unit and configuration.
 type keptPrediction struct {
-	configIndex int32
-	kind, file  string
-	obs         eval.Observation // struggle (a run) or breaker (a session); obs.Key is the row's key
-	session     *keptSession     // nil for a run
+	key, file    string
+	score        float64      // struggle (a run) or breaker (a session); NaN when none
+	outcomeScore float64      // a session's outcome score, with keptOutcome
+	moments      *keptMoments // a labelled session's event-level score; nil otherwise
+	configIndex  int32
+	label        labelCode
+	flags        uint8 // keptSession, keptPredicted, …
+	// A session's labelled and predicted outcome, by outcome (in the struct's
+	// padding: it stays 64 bytes).
+	labelOutcome, predictedOutcome outcomeCode
 }
 
-// keptSession is what the metrics read of a session's row beside its breaker.
-type keptSession struct {
-	analysisFailed       bool
-	outcome              eval.Observation
-	outcomeOK, momentsOK bool
-	moments              eval.SessionMoments
-	byOutcome            keptOutcome
+// outcomeCode is a session outcome in a byte: 1 + its index in [eval.OutcomeOrder],
+// 0 for null or a string that is not an outcome (which eval.EvaluateOutcomes reads
+// as null too).
+type outcomeCode uint8
+
+func outcomeCodeOf(o string) outcomeCode {
+	return outcomeCode(1 + slices.Index(eval.OutcomeOrder(), strings.ToLower(strings.TrimSpace(o))))
 }
 
-// keptOutcome is a session row's predicted and labelled outcome, each as its index
-// in [eval.OutcomeOrder] (−1 for null or not an outcome: how eval.EvaluateOutcomes
-// reads either), and the prediction's confidence.
-type keptOutcome struct {
-	label, predicted int8
-	confidence       float64
-}
-
-func keepOutcome(p eval.OutcomePrediction) keptOutcome {
-	index := func(o string) int8 {
-		return int8(slices.Index(eval.OutcomeOrder(), strings.ToLower(strings.TrimSpace(o))))
+func (c outcomeCode) outcome() string {
+	if c == 0 {
+		return ""
 	}
-	return keptOutcome{label: index(p.Label), predicted: index(p.Predicted), confidence: p.Confidence}
+	return eval.OutcomeOrder()[c-1]
 }
 
-// prediction returns the session's outcome prediction again.
-func (k keptOutcome) prediction(key string) eval.OutcomePrediction {
-	name := func(i int8) string {
-		if i < 0 {
-			return ""
+// outcomePrediction returns a session's outcome prediction, by outcome. Its
+// confidence is taken back from the outcome score (the confidence, or 1 − it when the
+// predicted outcome is not bad; exact for a confidence of at least 0.5, within a
+// rounding below that), which the row's predicted_confidence equals.
+func (p *keptPrediction) outcomePrediction() eval.OutcomePrediction {
+	conf := math.NaN()
+	if p.predictedOutcome != 0 && p.flags&keptOutcome != 0 {
+		conf = p.outcomeScore
+		if p.flags&keptOutcomePredicted == 0 {
+			conf = 1 - p.outcomeScore
 		}
-		return eval.OutcomeOrder()[i]
 	}
-	return eval.OutcomePrediction{Key: key, Label: name(k.label), Predicted: name(k.predicted), Confidence: k.confidence}
+	return eval.OutcomePrediction{Key: p.key, Label: p.labelOutcome.outcome(), Predicted: p.predictedOutcome.outcome(), Confidence: conf}
 }
+
+// The flags of a keptPrediction.
+const (
+	keptSession          = 1 << iota // a session's row (else a run's)
+	keptPredicted                    // the struggle or breaker prediction
+	keptAnalysisFailed               // the session's analysis failed
+	keptOutcome                      // the session is scored for its outcome
+	keptOutcomePredicted             // its outcome prediction
+)
+
+// kind is the row's kind, as the predictions table names it.
+func (p *keptPrediction) kind() string {
+	if p.flags&keptSession != 0 {
+		return "session"
+	}
+	return "quasar_run"
+}
+
+// keptMoments is [eval.SessionMoments] without its key, its counts in 32 bits.
+type keptMoments struct {
+	moments, caught, interventions, truePositives, falseAlarms, humanTurns int32
+	delaySeconds, delayEvents                                              []float64
+}
+
+// labelCode is an [eval.Label] the metrics tell apart, in a byte: any label that is
+// not one of the four is scored as unlabelled, as eval scores it.
+type labelCode uint8
+
+const (
+	codeUnlabelled labelCode = iota
+	codePositive
+	codeNegative
+	codeAmbiguous
+	codeExcluded
+)
+
+var codeLabels = [...]eval.Label{codeUnlabelled: eval.Unlabelled, codePositive: eval.Positive, codeNegative: eval.Negative,
+	codeAmbiguous: eval.Ambiguous, codeExcluded: eval.Excluded}
+
+func labelCodeOf(l eval.Label) labelCode {
+	for c, known := range codeLabels {
+		if l == known {
+			return labelCode(c)
+		}
+	}
+	return codeUnlabelled
+}
+
+func (c labelCode) label() eval.Label { return codeLabels[c] }
 
 // keep returns what the metrics read of r.
 func keep(r *reports.PredictionRow) keptPrediction {
-	k := keptPrediction{configIndex: r.ConfigIndex, kind: r.Kind, file: r.File}
+	k := keptPrediction{configIndex: r.ConfigIndex, file: r.File}
+	var obs eval.Observation
 	if r.Kind != "session" {
-		k.obs = r.StruggleObservation()
-		return k
+		obs = r.StruggleObservation()
+	} else {
+		k.flags |= keptSession
+		obs = r.BreakerObservation()
+		if r.AnalysisFailed != nil && *r.AnalysisFailed {
+			k.flags |= keptAnalysisFailed
+		}
+		if o, ok := r.OutcomeObservation(); ok {
+			k.flags |= keptOutcome
+			k.outcomeScore = o.Score
+			if o.Predicted {
+				k.flags |= keptOutcomePredicted
+			}
+		}
+		if m, ok := r.SessionMoments(); ok {
+			k.moments = &keptMoments{moments: int32(m.Moments), caught: int32(m.Caught), interventions: int32(m.Interventions),
+				truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms), humanTurns: int32(m.HumanTurns),
+				delaySeconds: m.DelaySeconds, delayEvents: m.DelayEvents}
+		}
 	}
-	k.obs = r.BreakerObservation()
-	k.session = &keptSession{analysisFailed: r.AnalysisFailed != nil && *r.AnalysisFailed}
-	k.session.outcome, k.session.outcomeOK = r.OutcomeObservation()
-	k.session.moments, k.session.momentsOK = r.SessionMoments()
-	k.session.byOutcome = keepOutcome(r.OutcomePrediction())
+	k.key, k.label, k.score = obs.Key, labelCodeOf(obs.Label), obs.Score
+	if r.Kind == "session" {
+		o := r.OutcomePrediction()
+		k.labelOutcome, k.predictedOutcome = outcomeCodeOf(o.Label), outcomeCodeOf(o.Predicted)
+	}
+	if obs.Predicted {
+		k.flags |= keptPredicted
+	}
 	return k
 }
 

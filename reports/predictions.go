@@ -44,7 +44,7 @@ type PredictionRow struct {
 	// confidence (null without a final analysis: it failed, the final end fell
 	// past the sampler's burn-in, or the configuration has none), and the labelled
 	// outcome (null when the session's label gives none). The outcome accuracy and the
-	// confusion by outcome are computed from these.
+	// confusion by outcome are computed from the two outcomes.
 	PredictedOutcome    *string  `parquet:"predicted_outcome,optional"`
 	PredictedConfidence *float64 `parquet:"predicted_confidence,optional"`
 	LabelOutcome        *string  `parquet:"label_outcome,optional"`
