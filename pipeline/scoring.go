@@ -64,7 +64,7 @@ func sessionPrediction(s *input.Session, rec eval.LabelRecord, labelled bool, mo
 		}
 	}
 	if labelled && rec.Outcome != "" {
-		row.LabelOutcome = &rec.Outcome
+		row.LabelOutcome = reports.Ptr(rec.Outcome)
 	}
 	if labelled {
 		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
