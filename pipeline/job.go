@@ -158,7 +158,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 		}
 	}
 	predict := func(i int, o replay.SessionOutcome) reports.PredictionRow {
-		return sessionPrediction(s, rec.Label, ok, lab.Moments, sr.HumanMessages, i, j.configs[i], o, j.outcomes, j.s.FrictionWindow)
+		return sessionPrediction(s, rec, ok, lab.Moments, sr.HumanMessages, i, j.configs[i], o, j.outcomes, j.s.FrictionWindow)
 	}
 	rows := []reports.PredictionRow{predict(0, sr.Outcome())}
 	for i, o := range sr.Variants {
@@ -435,6 +435,9 @@ type Result struct {
 	// friction moments, the configured breaker's first; empty when no labelled session
 	// was replayed.
 	Moments []reports.MomentResult
+	// Outcomes holds the session analysis's outcome accuracy by outcome, the
+	// configured configuration's first; empty without sessions.
+	Outcomes []reports.OutcomeResult
 	// FixTotals is the inner fix-loop simulation over the runs; nil without runs.
 	FixTotals *fixsim.Totals
 	// UnmatchedLabels are label keys that match no replayed run or session, in key

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
@@ -42,9 +44,9 @@ func runPrediction(r *input.Run, label eval.Label, i int, spec configSpec, out r
 // the breaker (did it intervene, ranked by the peak frustration), the outcome
 // prediction (ranked by its confidence that the outcome is bad) and, for a labelled
 // session, its interventions scored against its friction moments.
-func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
+func sessionPrediction(s *input.Session, rec eval.LabelRecord, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
 	o replay.SessionOutcome, outcomes eval.OutcomeClass, window time.Duration) reports.PredictionRow {
-	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(label),
+	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(rec.Label),
 		BreakerPredicted: reports.Ptr(len(o.Interventions) > 0), BreakerScore: reports.Score(o.PeakFrustration),
 		Interventions: reports.Ptr(int32(len(o.Interventions))), AnalysisFailed: reports.Ptr(o.AnalysisFailed)}
 	if !spec.NoOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
@@ -57,6 +59,12 @@ func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moment
 			}
 		}
 		row.OutcomePredicted, row.OutcomeScore = &predicted, reports.Score(score)
+		if a := o.Analysis; a != nil {
+			row.PredictedOutcome, row.PredictedConfidence = reports.Ptr(string(a.Outcome)), reports.Score(a.Confidence)
+		}
+	}
+	if labelled && rec.Outcome != "" {
+		row.LabelOutcome = reports.Ptr(rec.Outcome)
 	}
 	if labelled {
 		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
@@ -76,6 +84,7 @@ func labelPtr(l eval.Label) *string {
 type scoring struct {
 	configSpec
 	runs, breaker, outcome []eval.Observation
+	byOutcome              []eval.OutcomePrediction // every session's, for the outcome accuracy
 	moments                []eval.SessionMoments
 	hasRuns, hasSessions   bool
 	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
@@ -105,6 +114,7 @@ func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *
 		if p.moments > 0 {
 			c.moments = append(c.moments, kept.sessionMoments(p))
 		}
+		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
 	}
 	return c
 }
@@ -122,6 +132,40 @@ type keptPrediction struct {
 	configIndex  int32
 	label        labelCode
 	flags        uint8 // keptSession, keptPredicted, …
+	// A session's labelled and predicted outcome, by outcome (in the struct's
+	// padding: it stays 64 bytes).
+	labelOutcome, predictedOutcome outcomeCode
+}
+
+// outcomeCode is a session outcome in a byte: 1 + its index in [eval.OutcomeOrder],
+// 0 for null or a string that is not an outcome (which eval.EvaluateOutcomes reads
+// as null too).
+type outcomeCode uint8
+
+func outcomeCodeOf(o string) outcomeCode {
+	return outcomeCode(1 + slices.Index(eval.OutcomeOrder(), strings.ToLower(strings.TrimSpace(o))))
+}
+
+func (c outcomeCode) outcome() string {
+	if c == 0 {
+		return ""
+	}
+	return eval.OutcomeOrder()[c-1]
+}
+
+// outcomePrediction returns a session's outcome prediction, by outcome. Its
+// confidence is taken back from the outcome score (the confidence, or 1 − it when the
+// predicted outcome is not bad; exact for a confidence of at least 0.5, within a
+// rounding below that), which the row's predicted_confidence equals.
+func (p *keptPrediction) outcomePrediction() eval.OutcomePrediction {
+	conf := math.NaN()
+	if p.predictedOutcome != 0 && p.flags&keptOutcome != 0 {
+		conf = p.outcomeScore
+		if p.flags&keptOutcomePredicted == 0 {
+			conf = 1 - p.outcomeScore
+		}
+	}
+	return eval.OutcomePrediction{Key: p.key, Label: p.labelOutcome.outcome(), Predicted: p.predictedOutcome.outcome(), Confidence: conf}
 }
 
 // The flags of a keptPrediction.
@@ -232,6 +276,10 @@ func (kept *keptPredictions) keep(r *reports.PredictionRow) {
 		}
 	}
 	k.key, k.label, k.score = obs.Key, labelCodeOf(obs.Label), obs.Score
+	if r.Kind == "session" {
+		o := r.OutcomePrediction()
+		k.labelOutcome, k.predictedOutcome = outcomeCodeOf(o.Label), outcomeCodeOf(o.Predicted)
+	}
 	if obs.Predicted {
 		k.flags |= keptPredicted
 	}
@@ -282,6 +330,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 				rep := res.Detectors[len(res.Detectors)-1].Report
 				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 			}
+			rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
+			res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
+			metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
 		}
 		if len(c.moments) > 0 {
 			rep := eval.EvaluateSessionMoments(c.moments, window, opts)
