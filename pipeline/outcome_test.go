@@ -58,7 +58,7 @@ func TestOutcomeByClassFromPredictionRows(t *testing.T) {
 		}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var kept []keptPrediction
+			var kept keptPredictions
 			for _, s := range tt.sessions {
 				in := &input.Session{Key: s.label.Key, File: s.label.Key + ".jsonl"}
 				row := sessionPrediction(in, s.label, s.labelled, nil, 0, 0, tt.spec, s.out, eval.DefaultOutcomeClass(), time.Minute)
@@ -71,19 +71,19 @@ func TestOutcomeByClassFromPredictionRows(t *testing.T) {
 				if a := s.out.Analysis; a != nil && s.predicted != "" && (row.PredictedConfidence == nil || *row.PredictedConfidence != a.Confidence) {
 					t.Errorf("%s: predicted_confidence %v, want %v", s.label.Key, row.PredictedConfidence, a.Confidence)
 				}
-				k := keep(&row)
+				kept.keep(&row)
+				k := &kept.preds[len(kept.preds)-1]
 				got, want := k.outcomePrediction(), row.OutcomePrediction()
 				if got.Key != want.Key || got.Label != strings.ToLower(strings.TrimSpace(want.Label)) || got.Predicted != want.Predicted ||
 					!(got.Confidence == want.Confidence || math.IsNaN(got.Confidence) && math.IsNaN(want.Confidence)) {
 					t.Errorf("%s: kept %+v, the row's %+v", s.label.Key, got, want)
 				}
-				kept = append(kept, k)
 			}
 			if size := unsafe.Sizeof(keptPrediction{}); size != 64 {
 				t.Errorf("a kept prediction is %d bytes, not 64", size)
 			}
 			res := &Result{}
-			metrics, _ := scoringOf(tt.spec, kept).evaluate(res, eval.Options{Seed: 1, Resamples: 50}, time.Minute, "bad", false)
+			metrics, _ := scoringOf(tt.spec, kept.preds, &kept).evaluate(res, eval.Options{Seed: 1, Resamples: 50}, time.Minute, "bad", false)
 			var outcomeRows []reports.MetricRow
 			for _, r := range metrics {
 				if r.Target == "session_outcome" {
