@@ -73,39 +73,114 @@ type LabelRecord struct {
 }
 
 // Labels maps run keys to their labels.
+//
+// It holds them compactly, as a replay of 100,000 labelled sessions keeps them all
+// for the whole replay: a key's record is a few indices — its texts (label, outcome,
+// source, rule, confidence) interned, its moments a run of one slice they all share,
+// its notes and file apart and only when given — some 50 bytes beside its key and
+// moments, where a LabelRecord is 168.
 type Labels struct {
-	byKey map[string]LabelRecord
-	// texts interns the fields many records share (outcome, source, rule, confidence),
-	// while a file is read.
-	texts map[string]string
-	File  string // the file they were read from, for messages
+	index   map[string]int32 // key → its record in recs
+	recs    []labelEntry
+	moments []Moment // every record's moments, each record's a run of them
+	// texts are the distinct texts of the records' shared fields (texts[0] is ""),
+	// textIndex their index in it.
+	texts     []string
+	textIndex map[string]uint32
+	extra     map[int32][2]string // a record's Path and Notes, when either is given
+	File      string              // the file they were read from, for messages
 	// Outcomes is the class that turned outcomes into labels for records without an
 	// explicit label.
 	Outcomes OutcomeClass
 }
 
+// labelEntry is a LabelRecord in Labels: its key is the index's, its texts indices in
+// Labels.texts, its moments Labels.moments[moments:moments+nMoments].
+type labelEntry struct {
+	line, humanMsgs                          int
+	moments, nMoments                        uint32
+	label, outcome, source, rule, confidence uint32
+}
+
 // NewLabels returns an empty label set.
-func NewLabels() *Labels { return &Labels{byKey: map[string]LabelRecord{}} }
+func NewLabels() *Labels {
+	return &Labels{index: map[string]int32{}, texts: []string{""}, textIndex: map[string]uint32{"": 0}}
+}
 
 // Len returns the number of labelled keys.
-func (ls *Labels) Len() int { return len(ls.byKey) }
+func (ls *Labels) Len() int { return len(ls.index) }
 
 // Get returns the label record for key.
 func (ls *Labels) Get(key string) (LabelRecord, bool) {
-	r, ok := ls.byKey[key]
-	return r, ok
+	i, ok := ls.index[key]
+	if !ok {
+		return LabelRecord{}, false
+	}
+	e := &ls.recs[i]
+	r := LabelRecord{Key: key, Label: Label(ls.texts[e.label]), Outcome: ls.texts[e.outcome], Source: LabelSource(ls.texts[e.source]),
+		Rule: ls.texts[e.rule], Line: e.line, Confidence: ls.texts[e.confidence], HumanMsgs: e.humanMsgs}
+	if e.nMoments > 0 {
+		r.Moments = ls.moments[e.moments : e.moments+e.nMoments : e.moments+e.nMoments]
+	}
+	if x, ok := ls.extra[i]; ok {
+		r.Path, r.Notes = x[0], x[1]
+	}
+	return r, true
+}
+
+// Index returns the position of key's record among the labels, 0 ≤ i < Len(): a
+// key's for as long as no key is added. ok is false for a key without a label.
+func (ls *Labels) Index(key string) (i int, ok bool) {
+	n, ok := ls.index[key]
+	return int(n), ok
 }
 
 // Set records a label, replacing any label the key had.
-func (ls *Labels) Set(r LabelRecord) { ls.byKey[r.Key] = r }
+func (ls *Labels) Set(r LabelRecord) {
+	e := labelEntry{line: r.Line, humanMsgs: r.HumanMsgs, label: ls.textOf(string(r.Label)), outcome: ls.textOf(r.Outcome),
+		source: ls.textOf(string(r.Source)), rule: ls.textOf(r.Rule), confidence: ls.textOf(r.Confidence)}
+	if len(r.Moments) > 0 {
+		e.moments, e.nMoments = uint32(len(ls.moments)), uint32(len(r.Moments))
+		ls.moments = append(ls.moments, r.Moments...)
+	}
+	i, ok := ls.index[r.Key]
+	if ok {
+		ls.recs[i] = e
+	} else {
+		i = int32(len(ls.recs))
+		ls.recs = append(ls.recs, e)
+		ls.index[r.Key] = i
+	}
+	delete(ls.extra, i)
+	if r.Path != "" || r.Notes != "" {
+		if ls.extra == nil {
+			ls.extra = map[int32][2]string{}
+		}
+		ls.extra[i] = [2]string{r.Path, r.Notes}
+	}
+}
+
+// textOf returns the index of s in ls.texts, adding it when new.
+func (ls *Labels) textOf(s string) uint32 {
+	if i, ok := ls.textIndex[s]; ok {
+		return i
+	}
+	i := uint32(len(ls.texts))
+	ls.texts = append(ls.texts, s)
+	ls.textIndex[s] = i
+	return i
+}
 
 // Moments returns the event-level moments labelled for key (nil when none).
-func (ls *Labels) Moments(key string) []Moment { return ls.byKey[key].Moments }
+func (ls *Labels) Moments(key string) []Moment {
+	r, _ := ls.Get(key)
+	return r.Moments
+}
 
 // Keys returns the labelled keys in sorted order.
 func (ls *Labels) Keys() []string {
-	keys := make([]string, 0, len(ls.byKey))
-	for k := range ls.byKey {
+	keys := make([]string, 0, len(ls.index))
+	for k := range ls.index {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
@@ -158,7 +233,6 @@ func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, er
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
 		ls.Outcomes = opts.Outcomes
-		ls.texts = nil
 	}
 	return ls, probs, err
 }
@@ -195,22 +269,14 @@ type labelRow struct {
 	FrictionIDs, FrictionTimes, Moments []string
 }
 
-// text returns s, trimmed, as a string of its own — not a part of the line it was
+// text returns s trimmed, as a string of its own — not a part of the line it was
 // read from, which would keep the whole line — and the one copy of it when shared.
 func (ls *Labels) text(s string) string {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
+	if i, ok := ls.textIndex[s]; ok {
+		return ls.texts[i]
 	}
-	if t, ok := ls.texts[s]; ok {
-		return t
-	}
-	if ls.texts == nil {
-		ls.texts = map[string]string{}
-	}
-	t := strings.Clone(s)
-	ls.texts[t] = t
-	return t
+	return ls.texts[ls.textOf(strings.Clone(s))]
 }
 
 func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelProblem) {
@@ -273,8 +339,8 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	default:
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("label_source %q is not human, derived or model; read as given", row.Source)})
 	}
-	if prev, dup := ls.byKey[row.Key]; dup {
-		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", row.Key, prev.Line)})
+	if prev, dup := ls.index[row.Key]; dup {
+		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", row.Key, ls.recs[prev].line)})
 	}
 	rec := LabelRecord{Key: strings.Clone(row.Key), Label: lab, Outcome: ls.text(row.Outcome),
 		Source: LabelSource(ls.text(string(src))), Rule: ls.text(rule), Line: line,
@@ -282,7 +348,7 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	if !opts.NoText {
 		rec.Path, rec.Notes = strings.Clone(strings.TrimSpace(row.Path)), strings.Clone(strings.TrimSpace(row.Notes))
 	}
-	ls.byKey[rec.Key] = rec
+	ls.Set(rec)
 }
 
 // stringList is a JSON string or array of strings.

@@ -260,3 +260,52 @@ func corpusLabelsPath(t *testing.T) string {
 	}
 	return filepath.Join(dir, "labels.csv")
 }
+
+// TestLabelsSet: a record set into Labels reads back as it was set, every field,
+// after other keys are added and when its key is set again (its moments, notes and
+// file replaced, not mixed with the earlier record's).
+func TestLabelsSet(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	full := LabelRecord{Key: "s-1", Label: Positive, Outcome: "failure", Source: SourceModel, Rule: "r", Line: 7,
+		Confidence: "high", HumanMsgs: 3, Moments: []Moment{{ID: "u-1"}, {Time: at}}, Path: "a/s-1.jsonl", Notes: "why"}
+	bare := LabelRecord{Key: "s-1", Label: Negative, Line: 9, HumanMsgs: -1}
+	other := LabelRecord{Key: "r-2", Label: Excluded, Source: SourceHuman, Moments: []Moment{{ID: "u-2"}}, HumanMsgs: -1}
+	for _, tt := range []struct {
+		name string
+		set  []LabelRecord
+		want map[string]LabelRecord
+	}{
+		{"one", []LabelRecord{full}, map[string]LabelRecord{"s-1": full}},
+		{"two", []LabelRecord{full, other}, map[string]LabelRecord{"s-1": full, "r-2": other}},
+		{"replaced by a bare record", []LabelRecord{full, other, bare}, map[string]LabelRecord{"s-1": bare, "r-2": other}},
+		{"replacing a bare record", []LabelRecord{bare, other, full}, map[string]LabelRecord{"s-1": full, "r-2": other}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ls := NewLabels()
+			for _, r := range tt.set {
+				ls.Set(r)
+			}
+			if ls.Len() != len(tt.want) {
+				t.Errorf("Len %d, want %d", ls.Len(), len(tt.want))
+			}
+			seen := map[int]bool{}
+			for k, want := range tt.want {
+				got, ok := ls.Get(k)
+				if !ok || fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+					t.Errorf("Get(%s) = %#v, %v; want %#v", k, got, ok, want)
+				}
+				i, ok := ls.Index(k)
+				if !ok || i < 0 || i >= ls.Len() || seen[i] {
+					t.Errorf("Index(%s) = %d, %v: not a position of its own below %d", k, i, ok, ls.Len())
+				}
+				seen[i] = true
+			}
+			if _, ok := ls.Get("none"); ok {
+				t.Error("Get of a key never set found a record")
+			}
+			if _, ok := ls.Index("none"); ok {
+				t.Error("Index of a key never set found one")
+			}
+		})
+	}
+}

@@ -146,8 +146,9 @@ type derivedTables struct {
 // workers, and one a split replay's merge can rebuild. The bootstrap resamples units
 // in that order and the simulation sums runs in it. It writes them into t and fills
 // res; sum is the whole replay's summary.
-func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []keptCase, sum *replay.Summary,
+func (d *derivation) run(ctx context.Context, kept *keptPredictions, cases []keptCase, sum *replay.Summary,
 	t *derivedTables, res *Result) error {
+	preds := kept.preds
 	slices.SortFunc(preds, func(a, b keptPrediction) int {
 		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.key, b.key))
 	})
@@ -178,12 +179,13 @@ func (d *derivation) run(ctx context.Context, preds []keptPrediction, cases []ke
 		score := func(i int) {
 			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
-			out[i].metrics, out[i].curves = scoringOf(d.configs[i], preds[lo:hi]).evaluate(&out[i].part, d.evalOpts, d.window, badOutcome, withRuns)
+			out[i].metrics, out[i].curves = scoringOf(d.configs[i], preds[lo:hi], kept).evaluate(&out[i].part, d.evalOpts, d.window, badOutcome, withRuns)
 		}
 		emit := func(i int) error {
 			res.Detectors = append(res.Detectors, out[i].part.Detectors...)
 			res.Curves = append(res.Curves, out[i].part.Curves...)
 			res.Moments = append(res.Moments, out[i].part.Moments...)
+			res.Outcomes = append(res.Outcomes, out[i].part.Outcomes...)
 			if err := t.metrics.Write(out[i].metrics...); err != nil {
 				return err
 			}

@@ -101,12 +101,16 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
 		for _, p := range probs {
 			set.warnings = append(set.warnings, fmt.Errorf("%s:%d: label: %s", f.name, p.Line, p.Detail))
 		}
-		for _, k := range ls.Keys() {
-			if _, dup := all.Get(k); dup {
-				set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
+		if all.Len() == 0 { // the first labels read are the set's, not a copy of them
+			all, set.labels = ls, ls
+		} else {
+			for _, k := range ls.Keys() {
+				if _, dup := all.Get(k); dup {
+					set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
+				}
+				rec, _ := ls.Get(k)
+				all.Set(rec)
 			}
-			rec, _ := ls.Get(k)
-			all.Set(rec)
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d labelled", f.name, ls.Len()))
 		ids = append(ids, filepath.Base(f.name)+" sha256:"+shortHash(f.data))

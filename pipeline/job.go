@@ -48,10 +48,18 @@ type job struct {
 	// preds and cases keep what the metrics are derived from, of the rows of the
 	// predictions and fix-loop cases tables (a replay to a file; a folder's rows are
 	// read back by the merge).
-	preds []keptPrediction
+	preds keptPredictions
 	cases []keptCase
 	tally tally
-	keys  map[string]bool // run and session keys replayed
+	// matched marks the labels (by eval.Labels.Index) whose key was replayed.
+	matched []bool
+}
+
+// match marks key's label, if it has one, as matched by a replayed run or session.
+func (j *job) match(key string) {
+	if i, ok := j.labels.Index(key); ok {
+		j.matched[i] = true
+	}
 }
 
 // openTables creates every output table; withDerived: the metrics, curves and
@@ -90,7 +98,7 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 func (j *job) predicted(rows ...reports.PredictionRow) error {
 	if j.shard.Count == 0 {
 		for i := range rows {
-			j.preds = append(j.preds, keep(&rows[i]))
+			j.preds.keep(&rows[i])
 		}
 	}
 	return j.predictions.Write(rows...)
@@ -98,7 +106,7 @@ func (j *job) predicted(rows ...reports.PredictionRow) error {
 
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
-	j.keys[res.Run.Key] = true
+	j.match(res.Run.Key)
 	rec, ok, derived := j.in.RunLabel(res.Run)
 	if derived {
 		j.tally.Derived++
@@ -137,7 +145,7 @@ func (j *job) run(res *replay.RunResult) error {
 // session takes one replayed session.
 func (j *job) session(sr *replay.SessionResult) error {
 	s := sr.Session
-	j.keys[s.Key] = true
+	j.match(s.Key)
 	rec, ok, moments, missing := j.in.SessionLabel(s)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
 	for _, m := range missing {
@@ -150,7 +158,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 		}
 	}
 	predict := func(i int, o replay.SessionOutcome) reports.PredictionRow {
-		return sessionPrediction(s, rec.Label, ok, lab.Moments, sr.HumanMessages, i, j.configs[i], o, j.outcomes, j.s.FrictionWindow)
+		return sessionPrediction(s, rec, ok, lab.Moments, sr.HumanMessages, i, j.configs[i], o, j.outcomes, j.s.FrictionWindow)
 	}
 	rows := []reports.PredictionRow{predict(0, sr.Outcome())}
 	for i, o := range sr.Variants {
@@ -170,7 +178,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 // res.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
 	for _, k := range j.labels.Keys() {
-		if !j.keys[k] && j.shard.Owns(k) { // a key of another shard is that shard's to match
+		if i, _ := j.labels.Index(k); !j.matched[i] && j.shard.Owns(k) { // a key of another shard is that shard's to match
 			j.tally.Unmatched = append(j.tally.Unmatched, k)
 		}
 	}
@@ -180,7 +188,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err != nil {
 			return err
 		}
-		if err := d.run(ctx, j.preds, j.cases, sum, &j.derived, res); err != nil {
+		if err := d.run(ctx, &j.preds, j.cases, sum, &j.derived, res); err != nil {
 			return err
 		}
 		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
@@ -236,7 +244,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		return nil, err
 	}
 	labels := in.labels
-	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes, keys: map[string]bool{}}
+	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes,
+		matched: make([]bool, labels.labels.Len())}
 	cfgJSON, _ := json.Marshal(in.Struggle)
 	assessJSON, _ := json.Marshal(in.Assess)
 	j.configs = append(j.configs, configSpec{Struggle: in.StruggleName, Assess: in.AssessName,
@@ -426,6 +435,9 @@ type Result struct {
 	// friction moments, the configured breaker's first; empty when no labelled session
 	// was replayed.
 	Moments []reports.MomentResult
+	// Outcomes holds the session analysis's outcome accuracy by outcome, the
+	// configured configuration's first; empty without sessions.
+	Outcomes []reports.OutcomeResult
 	// FixTotals is the inner fix-loop simulation over the runs; nil without runs.
 	FixTotals *fixsim.Totals
 	// UnmatchedLabels are label keys that match no replayed run or session, in key

@@ -433,9 +433,9 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}
 	tl.apply(res, shard0.DeriveLabel)
-	kept := make([]keptPrediction, len(preds))
+	kept := &keptPredictions{preds: make([]keptPrediction, 0, len(preds))}
 	for i := range preds {
-		kept[i] = keep(&preds[i])
+		kept.keep(&preds[i])
 	}
 	// Consecutive rows of one run make one case: the rows of each run together first.
 	slices.SortStableFunc(cases, func(a, b reports.FixCaseRow) int {

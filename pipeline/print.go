@@ -44,6 +44,9 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 	if err := reports.WriteMomentSummary(stdout, res.Moments); err != nil {
 		return err
 	}
+	if err := reports.WriteOutcomeSummary(stdout, res.Outcomes); err != nil {
+		return err
+	}
 	if res.FixTotals != nil {
 		fmt.Fprintln(stdout)
 		reports.WriteFixSummary(stdout, res.FixTotals)

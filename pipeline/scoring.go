@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
@@ -42,9 +44,9 @@ func runPrediction(r *input.Run, label eval.Label, i int, spec configSpec, out r
 // the breaker (did it intervene, ranked by the peak frustration), the outcome
 // prediction (ranked by its confidence that the outcome is bad) and, for a labelled
 // session, its interventions scored against its friction moments.
-func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
+func sessionPrediction(s *input.Session, rec eval.LabelRecord, labelled bool, moments []int, humanTurns int, i int, spec configSpec,
 	o replay.SessionOutcome, outcomes eval.OutcomeClass, window time.Duration) reports.PredictionRow {
-	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(label),
+	row := reports.PredictionRow{RunKey: s.Key, Kind: "session", File: s.File, Config: spec.Assess, ConfigIndex: int32(i), Label: labelPtr(rec.Label),
 		BreakerPredicted: reports.Ptr(len(o.Interventions) > 0), BreakerScore: reports.Score(o.PeakFrustration),
 		Interventions: reports.Ptr(int32(len(o.Interventions))), AnalysisFailed: reports.Ptr(o.AnalysisFailed)}
 	if !spec.NoOutcome && !o.AnalysisFailed { // a failed analysis predicts nothing: left out, counted as a problem
@@ -57,6 +59,12 @@ func sessionPrediction(s *input.Session, label eval.Label, labelled bool, moment
 			}
 		}
 		row.OutcomePredicted, row.OutcomeScore = &predicted, reports.Score(score)
+		if a := o.Analysis; a != nil {
+			row.PredictedOutcome, row.PredictedConfidence = reports.Ptr(string(a.Outcome)), reports.Score(a.Confidence)
+		}
+	}
+	if labelled && rec.Outcome != "" {
+		row.LabelOutcome = reports.Ptr(rec.Outcome)
 	}
 	if labelled {
 		row.SetMoments(momentSession(s, moments, o.Interventions, humanTurns).Score(window))
@@ -76,13 +84,15 @@ func labelPtr(l eval.Label) *string {
 type scoring struct {
 	configSpec
 	runs, breaker, outcome []eval.Observation
+	byOutcome              []eval.OutcomePrediction // every session's, for the outcome accuracy
 	moments                []eval.SessionMoments
 	hasRuns, hasSessions   bool
 	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
 }
 
-// scoringOf gathers a configuration's rows, in the order given.
-func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
+// scoringOf gathers a configuration's rows, in the order given; kept holds their
+// event-level scores.
+func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *scoring {
 	c := &scoring{configSpec: spec}
 	for i := range preds {
 		p := &preds[i]
@@ -101,28 +111,61 @@ func scoringOf(spec configSpec, preds []keptPrediction) *scoring {
 			c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
 				Score: p.outcomeScore})
 		}
-		if m := p.moments; m != nil {
-			c.moments = append(c.moments, eval.SessionMoments{Key: p.key, Moments: int(m.moments), Caught: int(m.caught),
-				Interventions: int(m.interventions), TruePositives: int(m.truePositives), FalseAlarms: int(m.falseAlarms),
-				HumanTurns: int(m.humanTurns), DelaySeconds: m.delaySeconds, DelayEvents: m.delayEvents})
+		if p.moments > 0 {
+			c.moments = append(c.moments, kept.sessionMoments(p))
 		}
+		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
 	}
 	return c
 }
 
 // keptPrediction is what the metrics read of one predictions row — its sort keys and
 // its observations, taken with the row's own methods — kept for the whole replay in
-// place of the row: 64 bytes (a labelled session's event-level score beside them),
-// sharing the row's key and file strings, so a replay's memory grows by little more
-// than that per unit and configuration.
+// place of the row: 64 bytes (a labelled session's event-level score beside them, in
+// keptPredictions), sharing the row's key and file strings, so a replay's memory grows
+// by little more than that per unit and configuration.
 type keptPrediction struct {
 	key, file    string
-	score        float64      // struggle (a run) or breaker (a session); NaN when none
-	outcomeScore float64      // a session's outcome score, with keptOutcome
-	moments      *keptMoments // a labelled session's event-level score; nil otherwise
+	score        float64 // struggle (a run) or breaker (a session); NaN when none
+	outcomeScore float64 // a session's outcome score, with keptOutcome
+	moments      int32   // a labelled session's event-level score: 1 + its index in keptPredictions.moments; 0 otherwise
 	configIndex  int32
 	label        labelCode
 	flags        uint8 // keptSession, keptPredicted, …
+	// A session's labelled and predicted outcome, by outcome (in the struct's
+	// padding: it stays 64 bytes).
+	labelOutcome, predictedOutcome outcomeCode
+}
+
+// outcomeCode is a session outcome in a byte: 1 + its index in [eval.OutcomeOrder],
+// 0 for null or a string that is not an outcome (which eval.EvaluateOutcomes reads
+// as null too).
+type outcomeCode uint8
+
+func outcomeCodeOf(o string) outcomeCode {
+	return outcomeCode(1 + slices.Index(eval.OutcomeOrder(), strings.ToLower(strings.TrimSpace(o))))
+}
+
+func (c outcomeCode) outcome() string {
+	if c == 0 {
+		return ""
+	}
+	return eval.OutcomeOrder()[c-1]
+}
+
+// outcomePrediction returns a session's outcome prediction, by outcome. Its
+// confidence is taken back from the outcome score (the confidence, or 1 − it when the
+// predicted outcome is not bad; exact for a confidence of at least 0.5, within a
+// rounding below that), which the row's predicted_confidence equals.
+func (p *keptPrediction) outcomePrediction() eval.OutcomePrediction {
+	conf := math.NaN()
+	if p.predictedOutcome != 0 && p.flags&keptOutcome != 0 {
+		conf = p.outcomeScore
+		if p.flags&keptOutcomePredicted == 0 {
+			conf = 1 - p.outcomeScore
+		}
+	}
+	return eval.OutcomePrediction{Key: p.key, Label: p.labelOutcome.outcome(), Predicted: p.predictedOutcome.outcome(), Confidence: conf}
 }
 
 // The flags of a keptPrediction.
@@ -142,10 +185,40 @@ func (p *keptPrediction) kind() string {
 	return "quasar_run"
 }
 
-// keptMoments is [eval.SessionMoments] without its key, its counts in 32 bits.
+// keptPredictions is what the metrics read of the predictions rows: a keptPrediction a
+// row, and the labelled sessions' event-level scores beside them — their counts in a
+// slice of their own and their delays in one slice they all share, so that keeping
+// them allocates nothing per row.
+type keptPredictions struct {
+	preds   []keptPrediction
+	moments []keptMoments
+	delays  []float64
+}
+
+// keptMoments is [eval.SessionMoments] without its key, its counts in 32 bits and its
+// delays kept in keptPredictions.delays: nSeconds delays in seconds from index delays,
+// then nEvents in events.
 type keptMoments struct {
 	moments, caught, interventions, truePositives, falseAlarms, humanTurns int32
-	delaySeconds, delayEvents                                              []float64
+	delays, nSeconds, nEvents                                              uint32
+}
+
+// sessionMoments returns p's event-level score.
+func (k *keptPredictions) sessionMoments(p *keptPrediction) eval.SessionMoments {
+	m := &k.moments[p.moments-1]
+	sm := eval.SessionMoments{Key: p.key, Moments: int(m.moments), Caught: int(m.caught),
+		Interventions: int(m.interventions), TruePositives: int(m.truePositives), FalseAlarms: int(m.falseAlarms),
+		HumanTurns: int(m.humanTurns)}
+	if m.nSeconds > 0 {
+		end := m.delays + m.nSeconds
+		sm.DelaySeconds = k.delays[m.delays:end:end]
+	}
+	if m.nEvents > 0 {
+		start := m.delays + m.nSeconds
+		end := start + m.nEvents
+		sm.DelayEvents = k.delays[start:end:end]
+	}
+	return sm
 }
 
 // labelCode is an [eval.Label] the metrics tell apart, in a byte: any label that is
@@ -174,8 +247,8 @@ func labelCodeOf(l eval.Label) labelCode {
 
 func (c labelCode) label() eval.Label { return codeLabels[c] }
 
-// keep returns what the metrics read of r.
-func keep(r *reports.PredictionRow) keptPrediction {
+// keep keeps what the metrics read of r.
+func (kept *keptPredictions) keep(r *reports.PredictionRow) {
 	k := keptPrediction{configIndex: r.ConfigIndex, file: r.File}
 	var obs eval.Observation
 	if r.Kind != "session" {
@@ -194,16 +267,23 @@ func keep(r *reports.PredictionRow) keptPrediction {
 			}
 		}
 		if m, ok := r.SessionMoments(); ok {
-			k.moments = &keptMoments{moments: int32(m.Moments), caught: int32(m.Caught), interventions: int32(m.Interventions),
-				truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms), humanTurns: int32(m.HumanTurns),
-				delaySeconds: m.DelaySeconds, delayEvents: m.DelayEvents}
+			kept.moments = append(kept.moments, keptMoments{moments: int32(m.Moments), caught: int32(m.Caught),
+				interventions: int32(m.Interventions), truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms),
+				humanTurns: int32(m.HumanTurns), delays: uint32(len(kept.delays)), nSeconds: uint32(len(m.DelaySeconds)),
+				nEvents: uint32(len(m.DelayEvents))})
+			kept.delays = append(append(kept.delays, m.DelaySeconds...), m.DelayEvents...)
+			k.moments = int32(len(kept.moments))
 		}
 	}
 	k.key, k.label, k.score = obs.Key, labelCodeOf(obs.Label), obs.Score
+	if r.Kind == "session" {
+		o := r.OutcomePrediction()
+		k.labelOutcome, k.predictedOutcome = outcomeCodeOf(o.Label), outcomeCodeOf(o.Predicted)
+	}
 	if obs.Predicted {
 		k.flags |= keptPredicted
 	}
-	return k
+	kept.preds = append(kept.preds, k)
 }
 
 // momentSession returns a session's friction moments and interventions (event
@@ -250,6 +330,9 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 				rep := res.Detectors[len(res.Detectors)-1].Report
 				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 			}
+			rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
+			res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
+			metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
 		}
 		if len(c.moments) > 0 {
 			rep := eval.EvaluateSessionMoments(c.moments, window, opts)

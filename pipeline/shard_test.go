@@ -132,6 +132,20 @@ func TestShardsGiveTheSingleReplaysMetrics(t *testing.T) {
 				// the replay id differs, as it names the set of tables committed together.
 				rowsEqual(t, table, whole.Out.Path(table), filepath.Join(out, "split", table, "part-0.parquet"))
 			}
+			if tt.name != "sample" { // the session analysis's outcome accuracy by outcome is among the rows compared
+				n := 0
+				for _, r := range readRows[reports.MetricRow](t, filepath.Join(out, "split", "metrics", "part-0.parquet")) {
+					if r.Target == "session_outcome" && strings.HasPrefix(r.Metric, "confusion.") {
+						n++
+					}
+				}
+				if want := 25 * len(whole.Outcomes); n != want || len(whole.Outcomes) < 2 || whole.Outcomes[0].Report.Scored == 0 {
+					t.Errorf("%d confusion rows by outcome of %d configurations, want %d of at least 2 that score sessions", n, len(whole.Outcomes), want)
+				}
+				if p := printed(t, whole); !strings.Contains(p, "\noutcome by class") {
+					t.Errorf("the summary prints no outcome accuracy by outcome:\n%s", p)
+				}
+			}
 			want := printed(t, whole)
 			if got := printed(t, single); got != want {
 				t.Errorf("one shard prints\n%s\nthe replay to a file\n%s", got, want)

@@ -2,16 +2,19 @@ package reports
 
 import "github.com/loopwatch/loopwatch/eval"
 
-// OutcomeMetricRows converts an outcome evaluation into metric rows (target
-// "session_outcome", positive class "predicted outcome = labelled outcome"):
+// OutcomeMetricRows converts an outcome evaluation of the configuration config into
+// metric rows (target "session_outcome", positive class "predicted outcome =
+// labelled outcome"; runs counts the sessions given, scored those labelled with an
+// outcome other than none that have a final analysis, excluded those labelled none,
+// unlabelled those whose label gives no outcome):
 // accuracy with its intervals, the majority baseline, balanced accuracy, macro F1,
 // mean confidence and Brier score, per outcome its support, precision and recall
 // ("recall.abandoned"), and every cell of the confusion matrix
 // ("confusion.success.abandoned": labelled success, predicted abandoned; column
 // "none" counts sessions without a prediction).
-func OutcomeMetricRows(detector, configHash string, rep *eval.OutcomeReport) []MetricRow {
+func OutcomeMetricRows(detector, config, configHash string, rep *eval.OutcomeReport) []MetricRow {
 	opts := rep.Options
-	b := metricRows{base: MetricRow{Detector: detector, Target: "session_outcome", PositiveClass: "predicted outcome = labelled outcome",
+	b := metricRows{base: MetricRow{Detector: detector, Config: config, Target: "session_outcome", PositiveClass: "predicted outcome = labelled outcome",
 		CILevel: opts.Level, Resamples: int32(max(opts.Resamples, 0)), Seed: int64(opts.Seed), Runs: int32(rep.Sessions),
 		Scored: int32(rep.Scored), Excluded: int32(rep.Excluded), Unlabelled: int32(rep.Unlabelled), ConfigHash: configHash}}
 	b.value("correct", float64(rep.Correct))

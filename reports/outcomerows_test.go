@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"testing"
 
@@ -14,10 +16,10 @@ func TestOutcomeMetricRows(t *testing.T) {
 		{Key: "c", Label: "none", Predicted: "success", Confidence: 0.6},
 		{Key: "d", Label: "partial", Confidence: math.NaN()},
 	}, eval.Options{Resamples: 50, Seed: 3})
-	rows := OutcomeMetricRows("outcome", "h", rep)
+	rows := OutcomeMetricRows("outcome", "loopwatch", "h", rep)
 	got := map[string]*float64{}
 	for _, r := range rows {
-		if r.Target != "session_outcome" || r.Detector != "outcome" || r.ConfigHash != "h" || r.Runs != 4 || r.Scored != 2 || r.Excluded != 1 {
+		if r.Target != "session_outcome" || r.Detector != "outcome" || r.Config != "loopwatch" || r.ConfigHash != "h" || r.Runs != 4 || r.Scored != 2 || r.Excluded != 1 {
 			t.Fatalf("row %+v", r)
 		}
 		got[r.Metric] = r.Value
@@ -36,5 +38,35 @@ func TestOutcomeMetricRows(t *testing.T) {
 	}
 	if len(rows) != 8+3*4+25 {
 		t.Errorf("%d rows", len(rows))
+	}
+}
+
+// TestWriteOutcomeSummary: the summary's lines on the outcome by class — one line per
+// configuration, the first's confusion by outcome — against a golden file (go test
+// ./reports -update rewrites it); nothing when no session is labelled with an outcome.
+func TestWriteOutcomeSummary(t *testing.T) {
+	preds := func(predicted ...string) []eval.OutcomePrediction {
+		labels := []string{"success", "success", "success", "partial", "failure", "abandoned", "abandoned", "none", ""}
+		var out []eval.OutcomePrediction
+		for i, l := range labels {
+			out = append(out, eval.OutcomePrediction{Key: fmt.Sprint(i), Label: l, Predicted: predicted[i], Confidence: 0.7})
+		}
+		return out
+	}
+	opts := eval.Options{Resamples: 200, Seed: 1}
+	results := []OutcomeResult{
+		{"loopwatch", eval.EvaluateOutcomes(preds("success", "success", "partial", "partial", "abandoned", "abandoned", "", "success", "success"), opts)},
+		{"seed", eval.EvaluateOutcomes(preds("success", "", "", "success", "success", "success", "success", "", "failure"), opts)},
+	}
+	var buf bytes.Buffer
+	if err := WriteOutcomeSummary(&buf, results); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "outcome_summary.golden", buf.String())
+	for _, results := range [][]OutcomeResult{nil, {{"loopwatch", eval.EvaluateOutcomes([]eval.OutcomePrediction{{Key: "a", Predicted: "success"}}, opts)}}} {
+		buf.Reset()
+		if err := WriteOutcomeSummary(&buf, results); err != nil || buf.Len() > 0 {
+			t.Errorf("no session labelled with an outcome: printed %q, %v", buf.String(), err)
+		}
 	}
 }

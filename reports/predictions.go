@@ -40,6 +40,15 @@ type PredictionRow struct {
 	OutcomeScore     *float64 `parquet:"outcome_score,optional"`
 	AnalysisFailed   *bool    `parquet:"analysis_failed,optional"`
 
+	// Sessions, by outcome: the outcome the final analysis predicted and its
+	// confidence (null without a final analysis: it failed, the final end fell
+	// past the sampler's burn-in, or the configuration has none), and the labelled
+	// outcome (null when the session's label gives none). The outcome accuracy and the
+	// confusion by outcome are computed from the two outcomes.
+	PredictedOutcome    *string  `parquet:"predicted_outcome,optional"`
+	PredictedConfidence *float64 `parquet:"predicted_confidence,optional"`
+	LabelOutcome        *string  `parquet:"label_outcome,optional"`
+
 	// Labelled sessions: the interventions scored against the labelled friction
 	// moments (eval.ScoreSession), null otherwise. DelaySeconds and DelayEvents hold,
 	// for each caught moment in moment order, the time and events to the intervention
@@ -85,6 +94,13 @@ func (r *PredictionRow) OutcomeObservation() (obs eval.Observation, ok bool) {
 		return eval.Observation{}, false
 	}
 	return eval.Observation{Key: r.RunKey, Label: r.scoredLabel(), Predicted: *r.OutcomePredicted, Score: score(r.OutcomeScore)}, true
+}
+
+// OutcomePrediction returns a session row's predicted and labelled outcome, as
+// [eval.EvaluateOutcomes] scores them ("" where null, NaN without a confidence).
+func (r *PredictionRow) OutcomePrediction() eval.OutcomePrediction {
+	return eval.OutcomePrediction{Key: r.RunKey, Label: deref(r.LabelOutcome), Predicted: deref(r.PredictedOutcome),
+		Confidence: score(r.PredictedConfidence)}
 }
 
 // SessionMoments returns a labelled session row's event-level score; ok is false for

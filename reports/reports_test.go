@@ -184,16 +184,22 @@ func TestSampleSummaryGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	WriteSummary(&buf, sum, "sample labels", []DetectorReport{{"struggle", "loopwatch", eval.Evaluate(obs, eval.Options{Seed: 1})}})
-	golden := filepath.Join("testdata", "sample_summary.golden")
+	checkGolden(t, "sample_summary.golden", buf.String())
+}
+
+// checkGolden compares got with the golden file testdata/name; -update rewrites it.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		os.WriteFile(golden, buf.Bytes(), 0o644)
+		os.WriteFile(golden, []byte(got), 0o644)
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if buf.String() != string(want) {
-		t.Errorf("summary differs from %s (go test ./reports -update):\n%s", golden, buf.String())
+	if got != string(want) {
+		t.Errorf("summary differs from %s (go test ./reports -update):\n%s", golden, got)
 	}
 }
 

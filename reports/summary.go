@@ -211,3 +211,51 @@ func FormatRate(e eval.Estimate) string {
 	}
 	return fmt.Sprintf("%.1f [%.1f, %.1f]", e.Value, e.Low, e.High)
 }
+
+// OutcomeResult names the outcome evaluation, by outcome, of one configuration's
+// session analysis.
+type OutcomeResult struct {
+	Config string
+	Report *eval.OutcomeReport
+}
+
+// WriteOutcomeSummary prints the session analysis's outcome accuracy when some
+// session is labelled with an outcome: one line per configuration (accuracy with its
+// interval, correct of scored, the majority baseline, balanced accuracy, macro F1,
+// sessions left out for having no final analysis), then the first configuration's
+// confusion by outcome, rows labelled, columns predicted. Sessions labelled none and
+// sessions without a final analysis are not scored; the matrix shows them in its row
+// and column "none".
+func WriteOutcomeSummary(w io.Writer, results []OutcomeResult) error {
+	if len(results) == 0 || results[0].Report.Sessions == results[0].Report.Unlabelled {
+		return nil
+	}
+	first := results[0].Report
+	fmt.Fprintf(w, "\noutcome by class (the final analysis's outcome against the labelled one): %d of %d sessions labelled success, partial, failure or abandoned (%d labelled none, %d without an outcome label: not scored)\n",
+		first.Scored+first.Unpredicted, first.Sessions, first.Excluded, first.Unlabelled)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFIG\tACCURACY\tCORRECT\tMAJORITY\tBALANCED\tMACRO F1\tNO ANALYSIS")
+	for _, o := range results {
+		r := o.Report
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%d\n", o.Config, FormatEstimate(r.Accuracy), r.Correct, r.Scored, value(r.Majority),
+			value(r.BalancedAccuracy), value(r.MacroF1), r.Unpredicted)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s by outcome (rows labelled, columns predicted; predicted none: no final analysis):\n", results[0].Config)
+	order := eval.OutcomeOrder()
+	fmt.Fprint(tw, "LABELLED")
+	for _, o := range order {
+		fmt.Fprintf(tw, "\t%s", strings.ToUpper(o))
+	}
+	fmt.Fprintln(tw)
+	for i, label := range order {
+		fmt.Fprint(tw, label)
+		for j := range order {
+			fmt.Fprintf(tw, "\t%d", first.Matrix[i][j])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

@@ -518,7 +518,10 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
 // corpus: the defaults, and the seed's literal tool reading and failure side
-// (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config.
+// (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config —
+// among them the session analysis's outcome accuracy by outcome, the seed preset's
+// beside it, which must agree with the README's preset table (loopwatch 70/72, seed
+// 50/69).
 func TestCorpusClaudeCode(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
@@ -534,14 +537,21 @@ func TestCorpusClaudeCode(t *testing.T) {
 		args  []string
 		want  string
 		types string // interventions by type; how many within the window after a moment; sessions with an approach_pivot
+		// outcome: the configured session analysis's outcome accuracy by outcome (the
+		// summary's line, its confusion by outcome, correct of scored in the metrics
+		// table), the same figures as the README's preset table.
+		outcome, matrix string
+		correct, scored int
 	}{
 		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.235 \[0\.12, 0\.50\]\s+21\.1 \[7\.2, 41\.9\]`,
-			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7"},
+			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7",
+			`(?m)^configured\s+0\.861 \[0\.78, 0\.94\]\s+62/72\s+0\.903\s+0\.564\s+0\.466\s+0$`, "58 0 0 7 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 62, 72},
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.
 		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.689 \[0\.52, 0\.86\]\s+2\.9 \[1\.2, 5\.0\]`,
-			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2"},
+			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2",
+			`(?m)^loopwatch\s+0\.972 \[0\.93, 1\.00\]\s+70/72\s+0\.903\s+0\.767\s+0\.847\s+0$`, "65 0 0 0 0|1 1 0 0 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 70, 72},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)
 		code, stdout, stderr := runCLI(t, args...)
@@ -552,6 +562,54 @@ func TestCorpusClaudeCode(t *testing.T) {
 			!regexp.MustCompile(tt.want).MatchString(stdout) ||
 			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
+		}
+		// The seed preset scored beside it: three sessions get no final analysis.
+		if !regexp.MustCompile(tt.outcome).MatchString(stdout) ||
+			!regexp.MustCompile(`(?m)^seed\s+0\.725 \[0\.62, 0\.83\]\s+50/69\s+0\.913\s+0\.510\s+0\.390\s+3$`).MatchString(stdout) {
+			t.Errorf("%v: the outcome accuracy by outcome is not %q (and the seed's 50/69):\n%s", tt.args, tt.outcome, stdout)
+		}
+		_, matrix, _ := strings.Cut(stdout, "by outcome (rows labelled, columns predicted")
+		var cells []string
+		for _, line := range strings.Split(matrix+"\n\n\n\n\n\n", "\n")[2:7] {
+			f := strings.Fields(line)
+			cells = append(cells, strings.Join(f[min(1, len(f)):], " "))
+		}
+		if got := strings.Join(cells, "|"); got != tt.matrix {
+			t.Errorf("%v: confusion by outcome %s, want %s", tt.args, got, tt.matrix)
+		}
+		if tt.args == nil { // the README quotes the defaults' lines
+			readme, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, block, _ := strings.Cut(stdout, "\noutcome by class")
+			block, _, _ = strings.Cut("outcome by class"+block, "\n\n")
+			if block += "\n"; !strings.Contains(string(readme), "```\n"+block+"```\n") {
+				t.Errorf("README does not quote the summary's outcome accuracy by outcome; the replay prints:\n%s", block)
+			}
+		}
+		metrics, err := parquet.ReadFile[reports.MetricRow](filepath.Join(out, "cc.metrics.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, m := range metrics {
+			// The calibration the README quotes (mean confidence 0.66, Brier 0.127).
+			if want := map[string]string{"mean_confidence": "0.66", "brier": "0.127"}[m.Metric]; tt.args == nil && want != "" &&
+				m.Target == "session_outcome" && m.Config == metrics[0].Config {
+				if m.Value == nil || strconv.FormatFloat(*m.Value, 'f', len(want)-2, 64) != want {
+					t.Errorf("the metrics table's %s %v, the README says %s", m.Metric, m.Value, want)
+				}
+			}
+			if m.Target == "session_outcome" && m.Metric == "accuracy" && m.Config == metrics[0].Config {
+				found++
+				if m.Value == nil || *m.Value != float64(tt.correct)/float64(tt.scored) || m.Scored != int32(tt.scored) || m.Runs != 73 || m.Excluded != 1 {
+					t.Errorf("%v: the metrics table's outcome accuracy %+v, want %d/%d", tt.args, m, tt.correct, tt.scored)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("%v: %d rows of the configured outcome accuracy in the metrics table", tt.args, found)
 		}
 		ivs, err := parquet.ReadFile[reports.InterventionRow](filepath.Join(out, "cc.interventions.parquet"))
 		if err != nil {
