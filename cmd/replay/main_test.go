@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,6 +20,7 @@ import (
 	"github.com/loopwatch/loopwatch/internal/browser"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
+	"github.com/loopwatch/loopwatch/internal/duckdb"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
@@ -323,19 +321,7 @@ func TestCancelledReplayLeavesNoFile(t *testing.T) {
 // TestInteropDuckDB reads the replay's Parquet files with DuckDB, an independent
 // reader, the way an analyst would, and checks them against what replay printed.
 func TestInteropDuckDB(t *testing.T) {
-	root := moduleRoot(t)
-	script := filepath.Join(root, "interop", "duckdb.mjs")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(root, "interop", "node_modules", "@duckdb", "node-api"))
-	}
-	if err != nil {
-		msg := "DuckDB interop test needs node and interop/node_modules (run: make interop-deps): " + err.Error()
-		if os.Getenv("LOOPWATCH_INTEROP") == "required" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	duckdb.Require(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.parquet")
 	code, stdout, stderr := runCLI(t, "--out", out)
@@ -353,23 +339,7 @@ func TestInteropDuckDB(t *testing.T) {
 	cyclesLine := regexp.MustCompile(`cycles \((\d+)\)`).FindStringSubmatch(stdout)
 
 	stem := strings.TrimSuffix(out, ".parquet")
-	q := func(sql ...string) [][]map[string]any {
-		cmd := exec.Command(node, append([]string{script}, sql...)...)
-		cmd.Dir = filepath.Join(root, "interop")
-		b, err := cmd.Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Fatalf("duckdb: %v\n%s", err, ee.Stderr)
-			}
-			t.Fatalf("duckdb: %v", err)
-		}
-		var res [][]map[string]any
-		if err := json.Unmarshal(b, &res); err != nil {
-			t.Fatalf("duckdb output: %v\n%s", err, b)
-		}
-		return res
-	}
+	q := func(sql ...string) [][]map[string]any { return duckdb.Maps(t, dir, sql...) }
 	res := q(
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.parquet') WHERE kind = 'quasar_run'`, stem),
 		fmt.Sprintf(`SELECT count(*) AS n FROM read_parquet('%s.cycles.parquet')`, stem),

@@ -24,16 +24,22 @@ type Result struct {
 	Rows    [][]any // JSON values: DuckDB writes BIGINT as strings
 }
 
-// Query runs the statements in one DuckDB, working in dir, and returns each one's
-// result.
-func Query(t testing.TB, dir string, sql ...string) []Result {
+// Require skips t — or fails it when LOOPWATCH_INTEROP=required — unless node and
+// interop/node_modules are there to run DuckDB. A test calls it before costly set-up.
+func Require(t testing.TB) {
+	t.Helper()
+	tool(t)
+}
+
+// tool returns node's path and interop/duckdb.mjs's, or skips or fails t as Require says.
+func tool(t testing.TB) (node, script string) {
 	t.Helper()
 	root, err := corpus.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(root, "interop", "duckdb.mjs")
-	node, err := exec.LookPath("node")
+	script = filepath.Join(root, "interop", "duckdb.mjs")
+	node, err = exec.LookPath("node")
 	if err == nil {
 		_, err = os.Stat(filepath.Join(root, "interop", "node_modules", "@duckdb", "node-api"))
 	}
@@ -44,6 +50,14 @@ func Query(t testing.TB, dir string, sql ...string) []Result {
 		}
 		t.Skip(msg)
 	}
+	return node, script
+}
+
+// run runs the statements in one DuckDB (starting it is the slow part), working in
+// dir, and returns duckdb.mjs's output.
+func run(t testing.TB, dir string, sql []string) []byte {
+	t.Helper()
+	node, script := tool(t)
 	cmd := exec.Command(node, append([]string{script}, sql...)...)
 	cmd.Dir = dir // relative paths in the statements; node finds DuckDB beside the script
 	b, err := cmd.Output()
@@ -54,8 +68,28 @@ func Query(t testing.TB, dir string, sql ...string) []Result {
 		}
 		t.Fatalf("duckdb: %v", err)
 	}
+	return b
+}
+
+// Query runs the statements in one DuckDB, working in dir, and returns each one's
+// result.
+func Query(t testing.TB, dir string, sql ...string) []Result {
+	t.Helper()
+	b := run(t, dir, sql)
 	res, err := decode(b)
 	if err != nil || len(res) != len(sql) {
+		t.Fatalf("duckdb output %s: %v", b, err)
+	}
+	return res
+}
+
+// Maps runs the statements as Query does and returns each one's rows as maps from
+// column to value (encoding/json's: numbers as float64, BIGINT as strings).
+func Maps(t testing.TB, dir string, sql ...string) [][]map[string]any {
+	t.Helper()
+	b := run(t, dir, sql)
+	var res [][]map[string]any
+	if err := json.Unmarshal(b, &res); err != nil || len(res) != len(sql) {
 		t.Fatalf("duckdb output %s: %v", b, err)
 	}
 	return res

@@ -3,17 +3,15 @@ package notebooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/internal/duckdb"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/tune"
 )
@@ -52,22 +50,7 @@ func notebookSQL(t *testing.T, path string) map[string]string {
 // statement of loopwatch.ipynb with DuckDB (through interop/duckdb.mjs), checking each
 // returns rows with the columns the notebook's plotting code uses.
 func TestNotebookSQL(t *testing.T) {
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(root, "interop", "duckdb.mjs")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(root, "interop", "node_modules", "@duckdb", "node-api"))
-	}
-	if err != nil {
-		msg := "the notebook test runs DuckDB through node and interop/node_modules (run: make interop-deps): " + err.Error()
-		if os.Getenv("LOOPWATCH_INTEROP") == "required" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	duckdb.Require(t)
 	dir := t.TempDir()
 	s := pipeline.DefaultSettings()
 	s.Out = filepath.Join(dir, "results.parquet")
@@ -100,25 +83,12 @@ func TestNotebookSQL(t *testing.T) {
 		}
 	}
 	names := slices.Sorted(maps.Keys(stmts))
-	args := []string{script}
-	for _, name := range names {
-		sql := strings.ReplaceAll(stmts[name], "{results}", filepath.Join(dir, "results"))
-		args = append(args, strings.ReplaceAll(sql, "{sweep}", filepath.Join(dir, "sweep")))
+	sql := make([]string, len(names))
+	for i, name := range names {
+		q := strings.ReplaceAll(stmts[name], "{results}", filepath.Join(dir, "results"))
+		sql[i] = strings.ReplaceAll(q, "{sweep}", filepath.Join(dir, "sweep"))
 	}
-	cmd := exec.Command(node, args...) // one DuckDB for every statement: starting it is the slow part
-	cmd.Dir = filepath.Join(root, "interop")
-	b, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("DuckDB: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatal(err)
-	}
-	var res [][]map[string]any
-	if err := json.Unmarshal(b, &res); err != nil || len(res) != len(names) {
-		t.Fatalf("DuckDB output %s: %v", b, err)
-	}
+	res := duckdb.Maps(t, dir, sql...)
 	for i, name := range names {
 		rows := res[i]
 		if len(rows) == 0 {
