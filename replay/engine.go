@@ -277,28 +277,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan fileResult, opts.Workers)
-	jobs := make(chan int)
-	window := make(chan struct{}, 4*opts.Workers) // bounds results held for reordering
-	go func() {
-		defer close(jobs)
-		for k := range runFiles {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- k:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	win := newWindow(ctx, len(runFiles), windowFiles*opts.Workers, windowBytes, func(k int) int64 { return sniffed[runFiles[k]].size })
+	results := make(chan fileResult, windowFiles*opts.Workers) // never full: it holds at most the window's files
 	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
-			for k := range jobs {
+			for k, ok := win.claim(); ok; k, ok = win.claim() {
 				i := runFiles[k]
 				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh, plans)
 				res.index = k
@@ -336,8 +320,8 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 		digests[runFiles[next]] = res.digest
 		foldDigests(runFiles[next] + 1)
+		win.delivered(next)
 		next++
-		<-window
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
 			return nil, err
 		}
@@ -480,6 +464,8 @@ type sniffedFile struct {
 	// key is the key of the session a Claude Code transcript holds, when its opening
 	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
 	key string
+	// size is a regular file's size when it was recognised, for the delivery window.
+	size int64
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
@@ -529,9 +515,12 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	if err != nil {
 		return sniffedFile{problem: readProblem(name, err)}
 	}
-	size := int64(sniffSize)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
-		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
+	size, fileSize := int64(sniffSize), int64(0)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		fileSize = fi.Size()
+		if fileSize < size {
+			size = fileSize + 1 // +1: a file that grew since Stat still reads whole
+		}
 	}
 	head, err := readHead(f, scratch[:0], int(size))
 	fm := detectFormat(name, head)
@@ -544,7 +533,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		return sniffedFile{problem: readProblem(name, err)}
 	}
 	if fm != nil {
-		sn := sniffedFile{format: fm}
+		sn := sniffedFile{format: fm, size: fileSize}
 		if keys && fm.name == claudecode.SourceName {
 			sn.key, _ = claudecode.KeyFromHead(name, head)
 		}
