@@ -702,8 +702,11 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		return res
 	}
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(f, h))
-	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
+	src := &eofReader{r: f}
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h))
+	if !src.eof {
+		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+	}
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.subDigests = hfs.digests
 	res.problems = append(res.problems, sh.fileProblems(probs)...)
