@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -287,5 +288,86 @@ func TestSimulateAll(t *testing.T) {
 	cancel()
 	if _, err := plan.SimulateAll(ctx, cases, 2, func(RunResult, []FailureResult) error { return nil }); err == nil {
 		t.Error("cancelled SimulateAll succeeded")
+	}
+}
+
+// TestSimulateSeq: a sequence of cases gives SimulateAll's results over the slice, in
+// order, taking a case only when fewer than a window of them are out (simulated or
+// waiting to be emitted); an error of the sequence stops it.
+func TestSimulateSeq(t *testing.T) {
+	var cases []*Case
+	h := NewHistory()
+	for i := range 60 {
+		checks := []string{"test", "build", "", "lint", "test", "vet"}[i%6:]
+		var cycles []input.Cycle
+		for k, c := range checks {
+			cycles = append(cycles, cyc(c, float64(k+1)))
+		}
+		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
+		if c != nil {
+			cases = append(cases, c)
+			h.Add(c)
+		}
+	}
+	plan := NewPlan(Config{Seed: 7, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
+	var want []RunResult
+	var wantFails [][]FailureResult
+	wantTot, err := plan.SimulateAll(context.Background(), cases, 1, func(r RunResult, fs []FailureResult) error {
+		want, wantFails = append(want, r), append(wantFails, fs)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 3} {
+		var emitted atomic.Int64
+		var taken, most int64
+		seq := func(yield func(*Case, error) bool) {
+			for _, c := range cases {
+				taken++
+				most = max(most, taken-emitted.Load())
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		var got []RunResult
+		var gotFails [][]FailureResult
+		tot, err := plan.SimulateSeq(context.Background(), seq, workers, func(r RunResult, fs []FailureResult) error {
+			emitted.Add(1)
+			got, gotFails = append(got, r), append(gotFails, fs)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotFails, wantFails) || !reflect.DeepEqual(tot.perDraw, wantTot.perDraw) ||
+			tot.Runs != wantTot.Runs || tot.Failures != wantTot.Failures {
+			t.Errorf("workers %d: the sequence's results differ from the slice's", workers)
+		}
+		// The feeder takes a case after the window lets it in: one more than the window
+		// may have been taken from the sequence (read) while the window is full.
+		if most > int64(4*workers+1) {
+			t.Errorf("workers %d: %d cases out at once, the window is %d", workers, most, 4*workers)
+		}
+	}
+	bad := errors.New("unreadable case")
+	seq := func(yield func(*Case, error) bool) {
+		for i, c := range cases {
+			if i == 10 {
+				yield(nil, bad)
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	if _, err := plan.SimulateSeq(context.Background(), seq, 2, func(RunResult, []FailureResult) error { return nil }); !errors.Is(err, bad) {
+		t.Errorf("a sequence's error: %v", err)
+	}
+	empty := func(func(*Case, error) bool) {}
+	if tot, err := plan.SimulateSeq(context.Background(), empty, 2, func(RunResult, []FailureResult) error { return nil }); err != nil || tot.Runs != 0 {
+		t.Errorf("an empty sequence: %v, %+v", err, tot)
 	}
 }
