@@ -170,6 +170,7 @@ func (d *derivation) run(ctx context.Context, preds predictionSource, cases case
 		score := func(k int) {
 			i, tg := k/int(numTargets), target(k%int(numTargets))
 			c := &scoring{configSpec: d.configs[i]}
+			c.reserve(tg, preds.counts(i))
 			if out[k].err = preds.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { c.add(p, sm, tg) }); out[k].err != nil {
 				return
 			}

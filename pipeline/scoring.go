@@ -121,6 +121,25 @@ func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *
 	return c
 }
 
+// reserve allocates the observations of target only for n predictions, so that
+// gathering them allocates nothing more.
+func (c *scoring) reserve(only target, n predCounts) {
+	switch only {
+	case targetStruggle:
+		c.runs = make([]eval.Observation, 0, n.runs)
+	case targetBreaker:
+		c.breaker = make([]eval.Observation, 0, n.sessions)
+	case targetOutcome:
+		if !c.NoOutcome {
+			c.outcome = make([]eval.Observation, 0, n.sessions)
+		}
+	case targetOutcomeAccuracy:
+		c.byOutcome = make([]eval.OutcomePrediction, 0, n.sessions)
+	case targetMoments:
+		c.moments = make([]eval.SessionMoments, 0, n.moments)
+	}
+}
+
 // add gathers one prediction (sm: its event-level score, nil when none) into the
 // observations of target only (allTargets: of every target); what the evaluation asks
 // of the others — whether there were runs, sessions, failed analyses, event-level
@@ -268,6 +287,12 @@ func (k *keptPredictions) sort(n int) error {
 		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", p.configIndex, p.key, n)
 	}
 	return nil
+}
+
+func (k *keptPredictions) counts(i int) predCounts {
+	var n predCounts
+	k.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { n.add(p, sm != nil) })
+	return n
 }
 
 // each calls f with the predictions of configuration i, sorted (see sort).

@@ -31,6 +31,26 @@ import (
 // event-level score (sm, nil when it has none), which f must not keep.
 type predictionSource interface {
 	each(config int, f func(p *keptPrediction, sm *eval.SessionMoments)) error
+	// counts returns how many predictions of configuration i are of runs, of
+	// sessions and of labelled sessions with an event-level score, for the
+	// observations to be allocated once.
+	counts(config int) predCounts
+}
+
+// predCounts counts a configuration's predictions by what they are scored for.
+type predCounts struct{ runs, sessions, moments int }
+
+// add counts one prediction.
+func (n *predCounts) add(p *keptPrediction, hasMoments bool) {
+	switch {
+	case p.flags&keptSession == 0:
+		n.runs++
+	case hasMoments:
+		n.moments++
+		fallthrough
+	default:
+		n.sessions++
+	}
 }
 
 // caseSource gives a derivation the fix-loop cases: the per-check counts of all of them,
@@ -64,6 +84,7 @@ func (o *unitOrder) next(kind, file, key string) error {
 type predSpill struct {
 	files []*os.File
 	w     []*bufio.Writer
+	n     []predCounts
 	buf   []byte
 }
 
@@ -84,6 +105,7 @@ func newPredSpill(out *reports.Output, n int) (*predSpill, error) {
 		s.files = append(s.files, f)
 		s.w = append(s.w, bufio.NewWriterSize(f, spillBufferBytes))
 	}
+	s.n = make([]predCounts, n)
 	return s, nil
 }
 
@@ -94,6 +116,7 @@ func (s *predSpill) write(r *reports.PredictionRow) error {
 		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", i, r.RunKey, len(s.w))
 	}
 	k, m, hasMoments := keptOf(r)
+	s.n[i].add(&k, hasMoments)
 	b := append(s.buf[:0], k.flags, uint8(k.label), uint8(k.labelOutcome), uint8(k.predictedOutcome), b2u(hasMoments))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(k.score))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(k.outcomeScore))
@@ -123,6 +146,8 @@ func (s *predSpill) flush() error {
 	}
 	return nil
 }
+
+func (s *predSpill) counts(i int) predCounts { return s.n[i] }
 
 // each reads configuration i's predictions back, in the order written. Any number of
 // calls may read at once.

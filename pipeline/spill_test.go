@@ -145,11 +145,15 @@ func TestSpilledPredictionsScoreAsKept(t *testing.T) {
 		var gotCurves []reports.CurveRow
 		for tg := range numTargets {
 			c := &scoring{configSpec: spec}
+			c.reserve(tg, spill.counts(i))
 			if err := spill.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { c.add(p, sm, tg) }); err != nil {
 				t.Fatal(err)
 			}
 			m, cv := c.evaluateTarget(tg, got, opts, time.Minute, "bad", true)
 			gotMetrics, gotCurves = append(gotMetrics, m...), append(gotCurves, cv...)
+		}
+		if n, want := spill.counts(i), kept.counts(i); n != want || n.runs != 100 || n.sessions != 200 || n.moments == 0 {
+			t.Errorf("config %d: counted %+v, kept %+v", i, n, want)
 		}
 		if len(wantMetrics) == 0 || len(want.Detectors) < 2 || i < 2 && (len(want.Outcomes) != 1 || len(want.Moments) != 1) {
 			t.Fatalf("config %d: too little scored to compare: %d metric rows, %d reports", i, len(wantMetrics), len(want.Detectors))
