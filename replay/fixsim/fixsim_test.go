@@ -235,15 +235,15 @@ func BenchmarkSimulate(b *testing.B) {
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/failures, "allocs/failure")
 }
 
-// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
-// same totals whatever the number of workers; an error from emit stops it.
-func TestSimulateAll(t *testing.T) {
+// observedCases observes n runs, run i failing the checks from i % len(checks) on,
+// one a cycle ("" passes), its outcome alternating between the cycle limit and
+// approved, and returns the cases and their history.
+func observedCases(n int, checks ...string) ([]*Case, *History) {
 	var cases []*Case
 	h := NewHistory()
-	for i := range 40 {
-		checks := []string{"test", "build", "", "lint", "test"}[i%5:]
+	for i := range n {
 		var cycles []input.Cycle
-		for k, c := range checks {
+		for k, c := range checks[i%len(checks):] {
 			cycles = append(cycles, cyc(c, float64(k+1)))
 		}
 		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
@@ -252,6 +252,13 @@ func TestSimulateAll(t *testing.T) {
 			h.Add(c)
 		}
 	}
+	return cases, h
+}
+
+// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
+// same totals whatever the number of workers; an error from emit stops it.
+func TestSimulateAll(t *testing.T) {
+	cases, h := observedCases(40, "test", "build", "", "lint", "test")
 	plan := NewPlan(Config{Seed: 5, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
 	want := plan.NewTotals()
 	var wantRuns []RunResult
@@ -295,20 +302,7 @@ func TestSimulateAll(t *testing.T) {
 // order, taking a case only when fewer than a window of them are out (simulated or
 // waiting to be emitted); an error of the sequence stops it.
 func TestSimulateSeq(t *testing.T) {
-	var cases []*Case
-	h := NewHistory()
-	for i := range 60 {
-		checks := []string{"test", "build", "", "lint", "test", "vet"}[i%6:]
-		var cycles []input.Cycle
-		for k, c := range checks {
-			cycles = append(cycles, cyc(c, float64(k+1)))
-		}
-		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
-		if c != nil {
-			cases = append(cases, c)
-			h.Add(c)
-		}
-	}
+	cases, h := observedCases(60, "test", "build", "", "lint", "test", "vet")
 	plan := NewPlan(Config{Seed: 7, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
 	var want []RunResult
 	var wantFails [][]FailureResult
