@@ -177,10 +177,11 @@ func (c *scoring) add(p *keptPrediction, sm *eval.SessionMoments, only target) {
 }
 
 // keptPrediction is what the metrics read of one predictions row — its sort keys and
-// its observations, taken with the row's own methods — kept for the whole replay in
-// place of the row: 64 bytes (a labelled session's event-level score beside them, in
-// keptPredictions), sharing the row's key and file strings, so a replay's memory grows
-// by little more than that per unit and configuration.
+// its observations, taken with the row's own methods: 64 bytes (a labelled session's
+// event-level score beside them, in keptPredictions), sharing the row's key and file
+// strings. The merge keeps one per row of every shard in place of the row; a replay to
+// a file writes its fields but the strings to a scratch file (predSpill), and reads
+// them back into one at a time (key and file empty).
 type keptPrediction struct {
 	key, file    string
 	score        float64 // struggle (a run) or breaker (a session); NaN when none
