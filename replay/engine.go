@@ -311,7 +311,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}()
 	}
 
-	seen := map[string]string{} // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files[runFiles[k]] }) // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
@@ -374,7 +374,7 @@ func (j *joinedCounts) counts(jc *join.Context) JoinCounts {
 }
 
 // absorb folds one file's results into the summary and hands its runs to the sink.
-func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedCounts, problem func(input.Problem), sink Sink) error {
+func (s *Summary) absorb(res fileResult, seen *firstReads, joined *joinedCounts, problem func(input.Problem), sink Sink) error {
 	for _, p := range res.problems {
 		problem(p)
 	}
@@ -389,12 +389,11 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 	s.Files++
 	s.FilesByFmt[res.format]++
 	for _, rr := range res.runs {
-		if first, dup := seen[rr.Run.Key]; dup {
+		if first, dup := seen.add(rr.Run.Key, int32(res.index)); dup {
 			problem(input.Problem{File: res.name, Line: rr.Run.Line, Kind: input.ProblemDuplicate,
 				Detail: fmt.Sprintf("run %s was already read from %s; this one is skipped", rr.Run.Key, first)})
 			continue
 		}
-		seen[rr.Run.Key] = res.name
 		s.Runs++
 		joined.add(rr.Run)
 		if err := sink.Run(rr); err != nil {
@@ -403,12 +402,11 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 	}
 	for _, sr := range res.sessions {
 		key := sr.Session.Key
-		if first, dup := seen[key]; dup {
+		if first, dup := seen.add(key, int32(res.index)); dup {
 			problem(input.Problem{File: res.name, Line: sr.Session.Line, Kind: input.ProblemDuplicate,
 				Detail: fmt.Sprintf("session %s was already read from %s; this one is skipped", key, first)})
 			continue
 		}
-		seen[key] = res.name
 		for _, p := range analysisProblems(sr) {
 			problem(p)
 		}
