@@ -462,22 +462,50 @@ func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sh
 	r.digest = d
 }
 
-// sniffedFile is what recognising a file found.
+// sniffedFile is what recognising a file found. The replay keeps one per file to its
+// end, so what only a few files have is apart (rare).
 type sniffedFile struct {
 	format  *format
-	ignored bool           // documentation or repository furniture
-	problem *input.Problem // it could not be read, or no format recognises it
-	// note is a counted fact about an ignored file (a label file among the inputs).
-	note string
+	ignored bool // documentation or repository furniture
+	// labels marks an ignored file that looks like a label file among the inputs (a
+	// counted note).
+	labels bool
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
+	rare               *sniffedRare
+}
+
+// sniffedRare is what recognising a file found that few files have.
+type sniffedRare struct {
+	problem *input.Problem // it could not be read, or no format recognises it
 	// stream holds a special file (a named pipe, a device) open from its sniffing to
 	// its one read: such a file cannot be read twice.
 	stream *stream
 	// key is the key of the session a Claude Code transcript holds, when its opening
 	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
 	key string
+}
+
+func (sn *sniffedFile) problem() *input.Problem {
+	if sn.rare == nil {
+		return nil
+	}
+	return sn.rare.problem
+}
+
+func (sn *sniffedFile) stream() *stream {
+	if sn.rare == nil {
+		return nil
+	}
+	return sn.rare.stream
+}
+
+func (sn *sniffedFile) key() string {
+	if sn.rare == nil {
+		return ""
+	}
+	return sn.rare.key
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
@@ -525,7 +553,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		f, err = fsys.Open(name)
 	}
 	if err != nil {
-		return sniffedFile{problem: readProblem(name, err)}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	size := int64(sniffSize)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
@@ -539,15 +567,20 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	}
 	if err != nil {
 		f.Close()
-		return sniffedFile{problem: readProblem(name, err)}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	if fm != nil {
 		sn := sniffedFile{format: fm}
 		if keys && fm.name == claudecode.SourceName {
-			sn.key, _ = claudecode.KeyFromHead(name, head)
+			if key, _ := claudecode.KeyFromHead(name, head); key != "" {
+				sn.rare = &sniffedRare{key: key}
+			}
 		}
 		if special {
-			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
+			if sn.rare == nil {
+				sn.rare = &sniffedRare{}
+			}
+			sn.rare.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
 			return sn
 		}
 		f.Close()
@@ -558,13 +591,13 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		return sniffedFile{ignored: true}
 	}
 	if looksLikeLabels(head) {
-		return sniffedFile{ignored: true, note: labelsNote}
+		return sniffedFile{ignored: true, labels: true}
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
-	return sniffedFile{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}
+	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}
 }
 
 // readHead reads from r until buf holds n bytes or r ends.
@@ -603,11 +636,11 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
-	if sn.problem != nil {
-		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*sn.problem})...)
+	if p := sn.problem(); p != nil {
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*p})...)
 	}
-	if sn.note != "" && sh.ownsFile(name) {
-		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
+	if sn.labels && sh.ownsFile(name) {
+		res.notes = append(res.notes, input.Note{What: labelsNote, Count: 1})
 	}
 	if sn.format == nil {
 		return res
