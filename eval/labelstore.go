@@ -14,7 +14,7 @@ type span uint64
 const (
 	spanLenBits = 24
 	spanOffMask = 1<<(64-spanLenBits) - 1
-	spanLong    = 1<<spanLenBits - 1 // a text of spanLong bytes or more, kept apart
+	spanLong    = 1<<spanLenBits - 1 // a text kept apart: of spanTime bytes (16 MiB) or more
 	spanTime    = 1<<spanLenBits - 2 // a moment's time, not a text
 )
 
@@ -27,7 +27,7 @@ func timeSpan(i int) span      { return makeSpan(i, spanTime) }
 // textArena holds texts back to back in one growing buffer instead of one allocation
 // each. The texts it returns are parts of the buffer, never copied: the buffer only
 // grows at its end, and a grown buffer is a new one, so a returned text never
-// changes. Texts of spanLong bytes or more are kept apart, one allocation each.
+// changes. Texts of spanTime bytes (16 MiB) or more are kept apart, one allocation each.
 type textArena struct {
 	buf  strings.Builder
 	long []string
@@ -35,7 +35,7 @@ type textArena struct {
 
 // put copies s into the arena and returns where it is.
 func (a *textArena) put(s string) span {
-	if len(s) >= spanLong-1 || a.buf.Len()+len(s) > spanOffMask {
+	if len(s) >= spanTime || a.buf.Len()+len(s) > spanOffMask {
 		a.long = append(a.long, strings.Clone(s))
 		return makeSpan(len(a.long)-1, spanLong)
 	}

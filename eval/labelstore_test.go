@@ -36,8 +36,8 @@ func checkAgainstReference(t testing.TB, ls *Labels, ref *referenceLabels, keys 
 func TestLabelsMatchReference(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 5, time.UTC)
 	est := time.FixedZone("EST", -5*3600)
-	inArena := strings.Repeat("k", spanLong-2) // the longest key the arena holds
-	long := strings.Repeat("k", spanLong-1)    // the shortest kept apart
+	inArena := strings.Repeat("k", spanTime-1) // the longest key the arena holds
+	long := strings.Repeat("k", spanTime)      // the shortest kept apart
 	rec := func(key string, lab Label, line int, moments ...Moment) LabelRecord {
 		return LabelRecord{Key: key, Label: lab, Outcome: "failure", Source: SourceHuman, Line: line, HumanMsgs: -1, Moments: moments}
 	}
