@@ -44,18 +44,19 @@ func TestLabelsMatchReference(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		set  []LabelRecord
+		long int // texts kept apart from the arena
 	}{
-		{"empty", nil},
-		{"keys that differ in a byte", []LabelRecord{rec("q-1", Positive, 2), rec("q-2", Negative, 3), rec("q-1 ", Negative, 4), rec("Q-1", Excluded, 5)}},
+		{"empty", nil, 0},
+		{"keys that differ in a byte", []LabelRecord{rec("q-1", Positive, 2), rec("q-2", Negative, 3), rec("q-1 ", Negative, 4), rec("Q-1", Excluded, 5)}, 0},
 		{"a key set again keeps its position and takes the later record",
-			[]LabelRecord{rec("a", Positive, 2, Moment{ID: "m1"}), rec("b", Negative, 3), rec("a", Negative, 4), rec("c", Ambiguous, 5), rec("b", Positive, 6, Moment{ID: "m2"}, Moment{Time: at})}},
-		{"Unicode keys and moment ids", []LabelRecord{rec("séance-é", Positive, 2, Moment{ID: "ü-1"}, Moment{ID: "日本"}), rec("日本語", Negative, 3), rec("\u00e9", Positive, 4), rec("e\u0301", Negative, 5)}},
-		{"the empty key", []LabelRecord{rec("", Positive, 2), rec("x", Negative, 3)}},
-		{"times keep their zone", []LabelRecord{rec("t", Positive, 2, Moment{Time: at.In(est)}, Moment{ID: "x"}, Moment{Time: at})}},
+			[]LabelRecord{rec("a", Positive, 2, Moment{ID: "m1"}), rec("b", Negative, 3), rec("a", Negative, 4), rec("c", Ambiguous, 5), rec("b", Positive, 6, Moment{ID: "m2"}, Moment{Time: at})}, 0},
+		{"Unicode keys and moment ids", []LabelRecord{rec("séance-é", Positive, 2, Moment{ID: "ü-1"}, Moment{ID: "日本"}), rec("日本語", Negative, 3), rec("\u00e9", Positive, 4), rec("e\u0301", Negative, 5)}, 0},
+		{"the empty key", []LabelRecord{rec("", Positive, 2), rec("x", Negative, 3)}, 0},
+		{"times keep their zone", []LabelRecord{rec("t", Positive, 2, Moment{Time: at.In(est)}, Moment{ID: "x"}, Moment{Time: at})}, 0},
 		{"every field", []LabelRecord{{Key: "s-1", Label: Positive, Outcome: "success", Source: SourceModel, Rule: "r", Line: 7, Confidence: "high",
-			HumanMsgs: 1 << 40, Path: "a/s-1.jsonl", Notes: "why", Moments: []Moment{{ID: "u"}}}, {Key: "s-2", Label: Negative, Line: 1 << 40, Notes: "n"}}},
+			HumanMsgs: 1 << 40, Path: "a/s-1.jsonl", Notes: "why", Moments: []Moment{{ID: "u"}}}, {Key: "s-2", Label: Negative, Line: 1 << 40, Notes: "n"}}, 0},
 		{"huge keys, in the arena and apart", []LabelRecord{rec(inArena, Positive, 2, Moment{ID: long}), rec("x", Negative, 3), rec(long, Negative, 4, Moment{ID: inArena}),
-			rec(long+"x", Positive, 5), rec(long, Positive, 6)}},
+			rec(long+"x", Positive, 5), rec(long, Positive, 6)}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ls, ref := NewLabels(), newReferenceLabels()
@@ -66,6 +67,9 @@ func TestLabelsMatchReference(t *testing.T) {
 				keys = append(keys, r.Key)
 			}
 			checkAgainstReference(t, ls, ref, keys)
+			if len(ls.arena.long) != tt.long {
+				t.Errorf("%d texts kept apart, want %d", len(ls.arena.long), tt.long)
+			}
 		})
 	}
 }
