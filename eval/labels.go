@@ -273,6 +273,7 @@ func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, er
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
 		ls.Outcomes = opts.Outcomes
+		ls.clip()
 	}
 	return ls, probs, err
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,26 @@ func (a *textArena) put(s string) span {
 	off := a.buf.Len()
 	a.buf.WriteString(s)
 	return makeSpan(off, len(s))
+}
+
+// clip copies what the arena holds into a buffer of its size, letting go of the room
+// its growth left at the end: a returned text stays a part of the old buffer.
+func (a *textArena) clip() {
+	if a.buf.Cap() == a.buf.Len() {
+		return
+	}
+	old := a.buf.String()
+	a.buf = strings.Builder{}
+	a.buf.Grow(len(old))
+	a.buf.WriteString(old)
+}
+
+// clip lets go of the room that growing left at the end of the records, moments and
+// arena, once all labels are read (the arena doubles as it grows: up to half its size).
+func (ls *Labels) clip() {
+	ls.arena.clip()
+	ls.recs = slices.Clip(slices.Clone(ls.recs))
+	ls.moments = slices.Clip(slices.Clone(ls.moments))
 }
 
 // text returns the text at s (not a time).
