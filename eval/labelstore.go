@@ -74,11 +74,12 @@ func (a *textArena) text(s span) string {
 }
 
 // keyIndex finds a key's record among Labels.recs without holding a string per key:
-// an open-addressed hash table (linear probing, at most half full) of record indices
-// plus one (0: an empty slot), each candidate verified against its key in the arena,
-// so that a hash collision costs a probe, never a wrong record.
+// an open-addressed hash table (linear probing, at most half full) whose slots hold a
+// record's index plus one (0: an empty slot) in their low 32 bits and the high 32 bits
+// of its key's hash in their high 32; a slot whose hash bits match is verified against
+// its key in the arena, so that a hash collision costs a probe, never a wrong record.
 type keyIndex struct {
-	slots []uint32
+	slots []uint64
 	seed  maphash.Seed
 }
 
@@ -93,13 +94,14 @@ func (ls *Labels) find(key string) (slot int, rec uint32, ok bool) {
 		return -1, 0, false
 	}
 	mask := len(x.slots) - 1
-	for i := int(maphash.String(x.seed, key)) & mask; ; i = (i + 1) & mask {
-		r := x.slots[i]
-		if r == 0 {
+	h := maphash.String(x.seed, key)
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		v := x.slots[i]
+		if v == 0 {
 			return i, 0, false
 		}
-		if ls.keyOf(r-1) == key {
-			return i, r - 1, true
+		if v>>32 == h>>32 && ls.keyOf(uint32(v)-1) == key {
+			return i, uint32(v) - 1, true
 		}
 	}
 }
@@ -111,7 +113,7 @@ func (ls *Labels) insert(key string, rec uint32, slot int) {
 		ls.grow(int(rec))
 		slot, _, _ = ls.find(key)
 	}
-	ls.keys.slots[slot] = rec + 1
+	ls.keys.slots[slot] = maphash.String(ls.keys.seed, key)>>32<<32 | uint64(rec+1)
 }
 
 // grow makes room in the index for more than n records, reindexing the first n.
@@ -124,13 +126,14 @@ func (ls *Labels) grow(n int) {
 	for 2*(n+1) > size {
 		size *= 2
 	}
-	x.slots = make([]uint32, size)
+	x.slots = make([]uint64, size)
 	mask := size - 1
 	for r := range uint32(n) {
-		i := int(maphash.String(x.seed, ls.keyOf(r))) & mask
+		h := maphash.String(x.seed, ls.keyOf(r))
+		i := int(h) & mask
 		for x.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		x.slots[i] = r + 1
+		x.slots[i] = h>>32<<32 | uint64(r+1)
 	}
 }
