@@ -201,7 +201,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	files, special, err := walk(fsys, opts, func(p input.Problem) {
+	paths, special, err := walk(fsys, opts, func(p input.Problem) {
 		if opts.Shard.Owns(p.File) { // found walking: reported by the shard of the path
 			problem(p)
 		}
@@ -214,13 +214,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers, opts.Shard.Split())
+	sniffed, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard.Split())
 	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
-	attachSubagents(files, sniffed)
-	sh := newSharding(opts.Shard, files, sniffed)
+	attachSubagents(paths, sniffed)
+	sh := newSharding(opts.Shard, paths, sniffed)
+	files := newFileNames(paths)           // kept to the end, where paths is not
 	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
 		if sh.ownsFile(p.File) {
 			problem(p)
@@ -228,12 +229,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 	// The fingerprint folds in every file's digest in path order as soon as the files
 	// before it are done, so that no digest is kept for the whole replay.
-	digests := make([]string, len(files))
+	digests := make([]string, files.len())
 	fp, folded := sha256.New(), 0
 	foldDigests := func(upTo int) {
 		for ; folded < upTo; folded++ {
 			if d := digests[folded]; d != "" {
-				fmt.Fprintf(fp, "%s\x00%s\n", files[folded], d)
+				fmt.Fprintf(fp, "%s\x00%s\n", files.at(folded), d)
 				digests[folded] = ""
 			}
 		}
@@ -242,12 +243,13 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	// Step 2: the context files, in path order, into one join context.
 	jc := join.New()
 	var runFiles []int
-	for i, name := range files {
+	for i := range files.len() {
 		fm := sniffed[i].format
 		if fm == nil || fm.role != roleContext {
 			runFiles = append(runFiles, i)
 			continue
 		}
+		name := files.at(i)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -300,7 +302,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k := range jobs {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh, plans)
+				res := replayFile(ctx, fsys, files.at(i), &sniffed[i], jc, opts, sh, plans)
 				res.index = k
 				select {
 				case results <- res:
@@ -311,7 +313,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}()
 	}
 
-	seen := newFirstReads(func(k int32) string { return files[runFiles[k]] }) // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files.at(runFiles[k]) }) // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
@@ -348,7 +350,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	sum.Joins = joined.counts(jc)
 	sum.note(sum.Joins.Notes())
 
-	foldDigests(len(files))
+	foldDigests(files.len())
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
 	return sum, ctx.Err()
 }
