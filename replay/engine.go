@@ -228,14 +228,17 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 	}
 	// The fingerprint folds in every file's digest in path order as soon as the files
-	// before it are done, so that no digest is kept for the whole replay.
-	digests := make([]string, files.len())
+	// before it are done, so that no digest is kept for the whole replay: digests holds
+	// those not folded yet, by file (the context files' past the last run file
+	// delivered).
+	digests := map[int]string{}
 	fp, folded := sha256.New(), 0
 	foldDigests := func(upTo int) {
 		for ; folded < upTo; folded++ {
-			if d := digests[folded]; d != "" {
+			d := digests[folded]
+			delete(digests, folded)
+			if d != "" {
 				fmt.Fprintf(fp, "%s\x00%s\n", files.at(folded), d)
-				digests[folded] = ""
 			}
 		}
 	}
