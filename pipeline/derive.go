@@ -141,77 +141,75 @@ type derivedTables struct {
 }
 
 // run derives the metrics, curves and fix-loop simulation of a whole replay from its
-// predictions rows and fix-loop cases, in any order: both are first put in the order
-// of their file's path, then key — the order a replay delivers units in, whatever the
-// workers, and one a split replay's merge can rebuild. The bootstrap resamples units
-// in that order and the simulation sums runs in it. It writes them into t and fills
-// res; sum is the whole replay's summary.
-func (d *derivation) run(ctx context.Context, kept *keptPredictions, cases []keptCase, sum *replay.Summary,
+// predictions and fix-loop cases, which preds and cases give in the order of their
+// file's path, then key — the order a replay delivers units in, whatever the workers,
+// and one a split replay's merge can rebuild. The bootstrap resamples units in that
+// order and the simulation sums runs in it. It writes them into t and fills res; sum
+// is the whole replay's summary.
+//
+// A configuration's targets (struggle, breaker, outcome, outcome accuracy, event-level)
+// are scored each on its own, from the configuration's predictions read for it alone:
+// what is in memory at once is a target's observations per worker, not every
+// configuration's.
+func (d *derivation) run(ctx context.Context, preds predictionSource, cases caseSource, sum *replay.Summary,
 	t *derivedTables, res *Result) error {
-	preds := kept.preds
-	slices.SortFunc(preds, func(a, b keptPrediction) int {
-		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.key, b.key))
-	})
-	seen := map[[2]string]bool{}
-	for _, r := range preds {
-		if r.configIndex != 0 {
-			break
-		}
-		if k := [2]string{r.kind(), r.key}; seen[k] {
-			return fmt.Errorf("predictions: %s %s appears twice", r.kind(), r.key)
-		} else {
-			seen[k] = true
-		}
-	}
 	badOutcome := "bad outcome (" + strings.Join(d.outcomes, ", ") + ")"
 	withRuns := sum.Runs > 0 || sum.Sessions == 0
 	parallel := d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1
 	writeMetrics := func() error {
-		// The configurations are scored each on its own — seeded alike, reading nothing
-		// of each other — on the workers when there are several, and put in res and
-		// written in their order as soon as the ones before are.
+		// The targets are scored each on its own — seeded alike, reading nothing of each
+		// other — on the workers when there are several, and put in res and written in
+		// their order as soon as the ones before are.
 		type scored struct {
-			part    Result // the configuration's reports
+			part    Result // the target's reports
 			metrics []reports.MetricRow
 			curves  []reports.CurveRow
+			err     error
 		}
-		out := make([]scored, len(d.configs))
-		score := func(i int) {
-			lo, _ := slices.BinarySearchFunc(preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
-			hi, _ := slices.BinarySearchFunc(preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
-			out[i].metrics, out[i].curves = scoringOf(d.configs[i], preds[lo:hi], kept).evaluate(&out[i].part, d.evalOpts, d.window, badOutcome, withRuns)
+		out := make([]scored, len(d.configs)*int(numTargets))
+		score := func(k int) {
+			i, tg := k/int(numTargets), target(k%int(numTargets))
+			c := &scoring{configSpec: d.configs[i]}
+			c.reserve(tg, preds.counts(i))
+			if out[k].err = preds.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { c.add(p, sm, tg) }); out[k].err != nil {
+				return
+			}
+			out[k].metrics, out[k].curves = c.evaluateTarget(tg, &out[k].part, d.evalOpts, d.window, badOutcome, withRuns)
 		}
-		emit := func(i int) error {
-			res.Detectors = append(res.Detectors, out[i].part.Detectors...)
-			res.Curves = append(res.Curves, out[i].part.Curves...)
-			res.Moments = append(res.Moments, out[i].part.Moments...)
-			res.Outcomes = append(res.Outcomes, out[i].part.Outcomes...)
-			if err := t.metrics.Write(out[i].metrics...); err != nil {
+		emit := func(k int) error {
+			if err := out[k].err; err != nil {
 				return err
 			}
-			err := t.curves.Write(out[i].curves...)
-			out[i] = scored{}
+			res.Detectors = append(res.Detectors, out[k].part.Detectors...)
+			res.Curves = append(res.Curves, out[k].part.Curves...)
+			res.Moments = append(res.Moments, out[k].part.Moments...)
+			res.Outcomes = append(res.Outcomes, out[k].part.Outcomes...)
+			if err := t.metrics.Write(out[k].metrics...); err != nil {
+				return err
+			}
+			err := t.curves.Write(out[k].curves...)
+			out[k] = scored{}
 			return err
 		}
 		if !parallel {
-			for i := range out {
-				score(i)
-				if err := emit(i); err != nil {
+			for k := range out {
+				score(k)
+				if err := emit(k); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
 		ready := make([]chan struct{}, len(out))
-		for i := range ready {
-			ready[i] = make(chan struct{})
+		for k := range ready {
+			ready[k] = make(chan struct{})
 		}
 		var scoring sync.WaitGroup
 		defer scoring.Wait()
-		scoring.Go(func() { forEach(len(out), d.workers, func(i int) { score(i); close(ready[i]) }) })
-		for i := range out {
-			<-ready[i]
-			if err := emit(i); err != nil {
+		scoring.Go(func() { forEach(len(out), d.workers, func(k int) { score(k); close(ready[k]) }) })
+		for k := range out {
+			<-ready[k]
+			if err := emit(k); err != nil {
 				return err
 			}
 		}
@@ -225,15 +223,12 @@ func (d *derivation) run(ctx context.Context, kept *keptPredictions, cases []kep
 	} else {
 		metricsErr <- writeMetrics()
 	}
-	totals, err := d.simulate(ctx, cases, t)
+	totals, err := simulateFixLoop(ctx, cases, d.fix, d.fixGiven, d.workers, t.fixRuns, t.fixFailures)
 	if merr := <-metricsErr; merr != nil {
 		return merr
 	}
 	if err != nil {
 		return err
-	}
-	if n := len(preds); n > 0 && int(preds[n-1].configIndex) >= len(d.configs) {
-		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", preds[n-1].configIndex, preds[n-1].key, len(d.configs))
 	}
 	if sum.Runs > 0 {
 		res.FixTotals = totals
@@ -260,19 +255,6 @@ func forEach(n, workers int, do func(i int)) {
 	wg.Wait()
 }
 
-// simulate runs the fix-loop simulation over the cases, in the order of their file's
-// path, then key.
-func (d *derivation) simulate(ctx context.Context, cases []keptCase, t *derivedTables) (*fixsim.Totals, error) {
-	slices.SortStableFunc(cases, func(a, b keptCase) int {
-		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.c.Key, b.c.Key))
-	})
-	fixCases := make([]*fixsim.Case, len(cases))
-	for i, c := range cases {
-		fixCases[i] = c.c
-	}
-	return simulateFixLoop(ctx, fixCases, d.fix, d.fixGiven, d.workers, t.fixRuns, t.fixFailures)
-}
-
 // keptCase is a run's recorded filter failures as the simulation reads them, with the
 // run's input file.
 type keptCase struct {
@@ -296,4 +278,23 @@ func keepCases(rows []reports.FixCaseRow) ([]keptCase, error) {
 		}
 	}
 	return out, nil
+}
+
+// keptSource returns the cases as a derivation reads them: sorted by their file's
+// path, then key, with their per-check counts.
+func keptSource(cases []keptCase) caseSource {
+	slices.SortStableFunc(cases, func(a, b keptCase) int {
+		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.c.Key, b.c.Key))
+	})
+	history := fixsim.NewHistory()
+	for _, c := range cases {
+		history.Add(c.c)
+	}
+	return caseSource{history: history, cases: func(yield func(*fixsim.Case, error) bool) {
+		for _, c := range cases {
+			if !yield(c.c, nil) {
+				return
+			}
+		}
+	}}
 }

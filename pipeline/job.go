@@ -45,11 +45,13 @@ type job struct {
 	fixCases      *reports.Table[reports.FixCaseRow]
 	derived       derivedTables // a whole replay to a file only: a folder's are the merge's
 
-	// preds and cases keep what the metrics are derived from, of the rows of the
-	// predictions and fix-loop cases tables (a replay to a file; a folder's rows are
-	// read back by the merge).
-	preds keptPredictions
-	cases []keptCase
+	// preds and cases hold what the metrics and the simulation are derived from, of the
+	// rows of the predictions and fix-loop cases tables, in scratch files (a replay to a
+	// file; a folder's rows are read back by the merge); order checks that units arrive
+	// in the order the derivation reads them in.
+	preds *predSpill
+	cases *caseSpill
+	order unitOrder
 	tally tally
 	// matched marks the labels (by eval.Labels.Index) whose key was replayed.
 	matched []bool
@@ -94,18 +96,42 @@ func openTable[T any](out *reports.Output, name string, dst **reports.Table[T], 
 	}
 }
 
-// predicted writes rows of the predictions table and keeps them for the metrics.
+// predicted writes rows of the predictions table and spills them for the metrics.
 func (j *job) predicted(rows ...reports.PredictionRow) error {
-	if j.shard.Count == 0 {
+	if j.preds != nil {
 		for i := range rows {
-			j.preds.keep(&rows[i])
+			if err := j.preds.write(&rows[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return j.predictions.Write(rows...)
 }
 
+// spill creates the scratch files a replay to a file derives the metrics and the
+// simulation from.
+func (j *job) spill() error {
+	var err error
+	if j.preds, err = newPredSpill(j.out, len(j.configs)); err != nil {
+		return err
+	}
+	j.cases, err = newCaseSpill(j.out)
+	return err
+}
+
+// inOrder checks, in a replay to a file, that a unit comes after the last one.
+func (j *job) inOrder(kind, file, key string) error {
+	if j.preds == nil {
+		return nil
+	}
+	return j.order.next(kind, file, key)
+}
+
 // run takes one replayed quasar run.
 func (j *job) run(res *replay.RunResult) error {
+	if err := j.inOrder("run", res.Run.File, res.Run.Key); err != nil {
+		return err
+	}
 	j.match(res.Run.Key)
 	rec, ok, derived := j.in.RunLabel(res.Run)
 	if derived {
@@ -130,12 +156,16 @@ func (j *job) run(res *replay.RunResult) error {
 	}
 	if res.FixCase != nil {
 		cases := reports.FixCaseRows(res.FixCase, res.Run.File)
-		if j.shard.Count == 0 {
+		if j.cases != nil {
 			kept, err := keepCases(cases) // the case the merge reads back from these rows
 			if err != nil {
 				return err
 			}
-			j.cases = append(j.cases, kept...)
+			for _, k := range kept {
+				if err := j.cases.add(k.c); err != nil {
+					return err
+				}
+			}
 		}
 		return j.fixCases.Write(cases...)
 	}
@@ -145,6 +175,9 @@ func (j *job) run(res *replay.RunResult) error {
 // session takes one replayed session.
 func (j *job) session(sr *replay.SessionResult) error {
 	s := sr.Session
+	if err := j.inOrder("session", s.File, s.Key); err != nil {
+		return err
+	}
 	j.match(s.Key)
 	rec, ok, moments, missing := j.in.SessionLabel(s)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
@@ -188,7 +221,14 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err != nil {
 			return err
 		}
-		if err := d.run(ctx, &j.preds, j.cases, sum, &j.derived, res); err != nil {
+		if err := j.preds.flush(); err != nil {
+			return err
+		}
+		cases, err := j.cases.source()
+		if err != nil {
+			return err
+		}
+		if err := d.run(ctx, j.preds, cases, sum, &j.derived, res); err != nil {
 			return err
 		}
 		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
@@ -210,15 +250,12 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 }
 
 // simulateFixLoop runs the inner fix-loop simulation over the runs with recorded
-// filter failures, in parallel, and writes its rows in run order as they come.
-func simulateFixLoop(ctx context.Context, cases []*fixsim.Case, cfg fixsim.Config, given map[string]float64, workers int,
+// filter failures, in parallel, and writes its rows in run order as they come: the
+// cases are read as they are simulated, a window of them at a time.
+func simulateFixLoop(ctx context.Context, cases caseSource, cfg fixsim.Config, given map[string]float64, workers int,
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
-	history := fixsim.NewHistory()
-	for _, c := range cases {
-		history.Add(c)
-	}
-	plan := fixsim.NewPlan(cfg, history.Rates(given))
-	return plan.SimulateAll(ctx, cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
+	plan := fixsim.NewPlan(cfg, cases.history.Rates(given))
+	return plan.SimulateSeq(ctx, cases.cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
 		runRow, failureRows := reports.FixRows(run, fails)
 		if err := runs.Write(runRow); err != nil {
 			return err
@@ -283,6 +320,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	defer j.out.Abort()
 	if err := j.openTables(!folder); err != nil {
 		return nil, err
+	}
+	if j.shard.Count == 0 {
+		if err := j.spill(); err != nil {
+			return nil, err
+		}
 	}
 	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() {
 		in.Exclude = replay.ExcludeWithin(s.In, j.out.Files())

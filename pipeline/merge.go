@@ -445,7 +445,10 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.run(ctx, kept, keptCases, sum, &t, res); err != nil {
+	if err := kept.sort(len(d.configs)); err != nil {
+		return nil, err
+	}
+	if err := d.run(ctx, kept, keptSource(keptCases), sum, &t, res); err != nil {
 		return nil, err
 	}
 	var ids []string

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -80,15 +81,29 @@ func labelPtr(l eval.Label) *string {
 }
 
 // scoring is one configuration's predictions, gathered from its rows of the
-// predictions table for evaluation.
+// predictions table for evaluation: every target's, or one target's (see add).
 type scoring struct {
 	configSpec
 	runs, breaker, outcome []eval.Observation
 	byOutcome              []eval.OutcomePrediction // every session's, for the outcome accuracy
 	moments                []eval.SessionMoments
 	hasRuns, hasSessions   bool
-	failedAnalyses         int // sessions whose analysis failed: left out of the outcome scores
+	hasMoments             bool // a labelled session's event-level score was among them
+	failedAnalyses         int  // sessions whose analysis failed: left out of the outcome scores
 }
+
+// target is one of the evaluations of a configuration, in the order they are reported.
+type target int
+
+const (
+	targetStruggle        target = iota // runs: struggle detection
+	targetBreaker                       // sessions: the breaker
+	targetOutcome                       // sessions: the outcome prediction, bad or not
+	targetOutcomeAccuracy               // sessions: the outcome prediction, by outcome
+	targetMoments                       // labelled sessions: event-level
+	numTargets
+	allTargets target = -1
+)
 
 // scoringOf gathers a configuration's rows, in the order given; kept holds their
 // event-level scores.
@@ -96,34 +111,77 @@ func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *
 	c := &scoring{configSpec: spec}
 	for i := range preds {
 		p := &preds[i]
-		obs := eval.Observation{Key: p.key, Label: p.label.label(), Predicted: p.flags&keptPredicted != 0, Score: p.score}
-		if p.flags&keptSession == 0 {
-			c.hasRuns = true
-			c.runs = append(c.runs, obs)
-			continue
-		}
-		c.hasSessions = true
-		c.breaker = append(c.breaker, obs)
-		if p.flags&keptAnalysisFailed != 0 {
-			c.failedAnalyses++
-		}
-		if p.flags&keptOutcome != 0 {
-			c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
-				Score: p.outcomeScore})
-		}
+		var sm *eval.SessionMoments
 		if p.moments > 0 {
-			c.moments = append(c.moments, kept.sessionMoments(p))
+			m := kept.sessionMoments(p)
+			sm = &m
 		}
-		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
+		c.add(p, sm, allTargets)
 	}
 	return c
 }
 
+// reserve allocates the observations of target only for n predictions, so that
+// gathering them allocates nothing more.
+func (c *scoring) reserve(only target, n predCounts) {
+	switch only {
+	case targetStruggle:
+		c.runs = make([]eval.Observation, 0, n.runs)
+	case targetBreaker:
+		c.breaker = make([]eval.Observation, 0, n.sessions)
+	case targetOutcome:
+		if !c.NoOutcome {
+			c.outcome = make([]eval.Observation, 0, n.sessions)
+		}
+	case targetOutcomeAccuracy:
+		c.byOutcome = make([]eval.OutcomePrediction, 0, n.sessions)
+	case targetMoments:
+		c.moments = make([]eval.SessionMoments, 0, n.moments)
+	}
+}
+
+// add gathers one prediction (sm: its event-level score, nil when none) into the
+// observations of target only (allTargets: of every target); what the evaluation asks
+// of the others — whether there were runs, sessions, failed analyses, event-level
+// scores — it counts whatever only is.
+func (c *scoring) add(p *keptPrediction, sm *eval.SessionMoments, only target) {
+	want := func(t target) bool { return only == allTargets || only == t }
+	obs := eval.Observation{Key: p.key, Label: p.label.label(), Predicted: p.flags&keptPredicted != 0, Score: p.score}
+	if p.flags&keptSession == 0 {
+		c.hasRuns = true
+		if want(targetStruggle) {
+			c.runs = append(c.runs, obs)
+		}
+		return
+	}
+	c.hasSessions = true
+	if want(targetBreaker) {
+		c.breaker = append(c.breaker, obs)
+	}
+	if p.flags&keptAnalysisFailed != 0 {
+		c.failedAnalyses++
+	}
+	if p.flags&keptOutcome != 0 && want(targetOutcome) {
+		c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
+			Score: p.outcomeScore})
+	}
+	if sm != nil {
+		c.hasMoments = true
+		if want(targetMoments) {
+			c.moments = append(c.moments, *sm)
+		}
+	}
+	if want(targetOutcomeAccuracy) {
+		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
+	}
+}
+
 // keptPrediction is what the metrics read of one predictions row — its sort keys and
-// its observations, taken with the row's own methods — kept for the whole replay in
-// place of the row: 64 bytes (a labelled session's event-level score beside them, in
-// keptPredictions), sharing the row's key and file strings, so a replay's memory grows
-// by little more than that per unit and configuration.
+// its observations, taken with the row's own methods: 64 bytes (a labelled session's
+// event-level score beside them, in keptPredictions), sharing the row's key and file
+// strings. The merge keeps one per row of every shard in place of the row; a replay to
+// a file writes its fields but the strings to a scratch file (predSpill), and reads
+// them back into one at a time (key and file empty).
 type keptPrediction struct {
 	key, file    string
 	score        float64 // struggle (a run) or breaker (a session); NaN when none
@@ -203,6 +261,57 @@ type keptMoments struct {
 	delays, nSeconds, nEvents                                              uint32
 }
 
+// sort puts the predictions in the order a derivation reads them — configuration,
+// then file path, then key — and checks that no unit is there twice and that each is
+// of one of the n configurations scored.
+func (k *keptPredictions) sort(n int) error {
+	preds := k.preds
+	slices.SortFunc(preds, func(a, b keptPrediction) int {
+		return cmp.Or(cmp.Compare(a.configIndex, b.configIndex), strings.Compare(a.file, b.file), strings.Compare(a.key, b.key))
+	})
+	seen := map[[2]string]bool{}
+	for _, r := range preds {
+		if r.configIndex != 0 {
+			break
+		}
+		if k := [2]string{r.kind(), r.key}; seen[k] {
+			return fmt.Errorf("predictions: %s %s appears twice", r.kind(), r.key)
+		} else {
+			seen[k] = true
+		}
+	}
+	if last := len(preds) - 1; last >= 0 && (int(preds[last].configIndex) >= n || preds[0].configIndex < 0) {
+		p := preds[last]
+		if preds[0].configIndex < 0 {
+			p = preds[0]
+		}
+		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", p.configIndex, p.key, n)
+	}
+	return nil
+}
+
+func (k *keptPredictions) counts(i int) predCounts {
+	var n predCounts
+	k.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { n.add(p, sm != nil) })
+	return n
+}
+
+// each calls f with the predictions of configuration i, sorted (see sort).
+func (k *keptPredictions) each(i int, f func(p *keptPrediction, sm *eval.SessionMoments)) error {
+	lo, _ := slices.BinarySearchFunc(k.preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+	hi, _ := slices.BinarySearchFunc(k.preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+	for j := lo; j < hi; j++ {
+		p := &k.preds[j]
+		if p.moments == 0 {
+			f(p, nil)
+			continue
+		}
+		sm := k.sessionMoments(p)
+		f(p, &sm)
+	}
+	return nil
+}
+
 // sessionMoments returns p's event-level score.
 func (k *keptPredictions) sessionMoments(p *keptPrediction) eval.SessionMoments {
 	m := &k.moments[p.moments-1]
@@ -249,7 +358,22 @@ func (c labelCode) label() eval.Label { return codeLabels[c] }
 
 // keep keeps what the metrics read of r.
 func (kept *keptPredictions) keep(r *reports.PredictionRow) {
-	k := keptPrediction{configIndex: r.ConfigIndex, file: r.File}
+	k, m, ok := keptOf(r)
+	if ok {
+		kept.moments = append(kept.moments, keptMoments{moments: int32(m.Moments), caught: int32(m.Caught),
+			interventions: int32(m.Interventions), truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms),
+			humanTurns: int32(m.HumanTurns), delays: uint32(len(kept.delays)), nSeconds: uint32(len(m.DelaySeconds)),
+			nEvents: uint32(len(m.DelayEvents))})
+		kept.delays = append(append(kept.delays, m.DelaySeconds...), m.DelayEvents...)
+		k.moments = int32(len(kept.moments))
+	}
+	kept.preds = append(kept.preds, k)
+}
+
+// keptOf returns what the metrics read of r — but its event-level score, which it
+// returns beside (hasMoments: r has one), the keptPrediction's moments left 0.
+func keptOf(r *reports.PredictionRow) (k keptPrediction, sm eval.SessionMoments, hasMoments bool) {
+	k = keptPrediction{configIndex: r.ConfigIndex, file: r.File}
 	var obs eval.Observation
 	if r.Kind != "session" {
 		obs = r.StruggleObservation()
@@ -266,14 +390,7 @@ func (kept *keptPredictions) keep(r *reports.PredictionRow) {
 				k.flags |= keptOutcomePredicted
 			}
 		}
-		if m, ok := r.SessionMoments(); ok {
-			kept.moments = append(kept.moments, keptMoments{moments: int32(m.Moments), caught: int32(m.Caught),
-				interventions: int32(m.Interventions), truePositives: int32(m.TruePositives), falseAlarms: int32(m.FalseAlarms),
-				humanTurns: int32(m.HumanTurns), delays: uint32(len(kept.delays)), nSeconds: uint32(len(m.DelaySeconds)),
-				nEvents: uint32(len(m.DelayEvents))})
-			kept.delays = append(append(kept.delays, m.DelaySeconds...), m.DelayEvents...)
-			k.moments = int32(len(kept.moments))
-		}
+		sm, hasMoments = r.SessionMoments()
 	}
 	k.key, k.label, k.score = obs.Key, labelCodeOf(obs.Label), obs.Score
 	if r.Kind == "session" {
@@ -283,7 +400,7 @@ func (kept *keptPredictions) keep(r *reports.PredictionRow) {
 	if obs.Predicted {
 		k.flags |= keptPredicted
 	}
-	kept.preds = append(kept.preds, k)
+	return k, sm, hasMoments
 }
 
 // momentSession returns a session's friction moments and interventions (event
@@ -305,6 +422,17 @@ func momentSession(s *input.Session, moments, interventions []int, humanTurns in
 func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) ([]reports.MetricRow, []reports.CurveRow) {
 	var metrics []reports.MetricRow
 	var curves []reports.CurveRow
+	for t := range numTargets {
+		m, cv := c.evaluateTarget(t, res, opts, window, badOutcome, withRuns)
+		metrics, curves = append(metrics, m...), append(curves, cv...)
+	}
+	return metrics, curves
+}
+
+// evaluateTarget is evaluate of one target, which c must have gathered: scoring the
+// targets in order, each into res, gives evaluate's reports and rows.
+func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) (
+	metrics []reports.MetricRow, curves []reports.CurveRow) {
 	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
 		rep := eval.Evaluate(obs, o)
 		name, hash := c.Assess, c.AssessHash
@@ -317,28 +445,30 @@ func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration,
 		res.Curves = append(res.Curves, CurveResult{Detector: detector, Config: name, Curve: curve})
 		curves = append(curves, reports.CurveRows(detector, name, curve)...)
 	}
-	if withRuns && (c.hasRuns || c.Configured && !c.hasSessions) {
-		add("struggle", "run", "struggled", c.runs, opts)
-	}
-	if c.hasSessions {
-		sessionOpts := opts
-		sessionOpts.Unit = "sessions"
+	sessionOpts := opts
+	sessionOpts.Unit = "sessions"
+	switch {
+	case t == targetStruggle:
+		if withRuns && (c.hasRuns || c.Configured && !c.hasSessions) {
+			add("struggle", "run", "struggled", c.runs, opts)
+		}
+	case !c.hasSessions:
+	case t == targetBreaker:
 		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
-		if !c.NoOutcome {
-			add("outcome", "session", badOutcome, c.outcome, sessionOpts)
-			if c.failedAnalyses > 0 {
-				rep := res.Detectors[len(res.Detectors)-1].Report
-				rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
-			}
-			rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
-			res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
-			metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
+	case t == targetOutcome && !c.NoOutcome:
+		add("outcome", "session", badOutcome, c.outcome, sessionOpts)
+		if c.failedAnalyses > 0 {
+			rep := res.Detectors[len(res.Detectors)-1].Report
+			rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 		}
-		if len(c.moments) > 0 {
-			rep := eval.EvaluateSessionMoments(c.moments, window, opts)
-			res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.Assess, Report: rep})
-			metrics = append(metrics, reports.MomentMetricRows("breaker", c.Assess, c.AssessHash, rep, opts)...)
-		}
+	case t == targetOutcomeAccuracy && !c.NoOutcome:
+		rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
+		res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
+		metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
+	case t == targetMoments && c.hasMoments:
+		rep := eval.EvaluateSessionMoments(c.moments, window, opts)
+		res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.Assess, Report: rep})
+		metrics = append(metrics, reports.MomentMetricRows("breaker", c.Assess, c.AssessHash, rep, opts)...)
 	}
 	return metrics, curves
 }

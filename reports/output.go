@@ -54,6 +54,7 @@ type Output struct {
 	done                bool
 	cleaned             []string
 	codec               *zstdCodec // shared by the tables, made with the first
+	scratch             []*os.File // see Scratch
 }
 
 type committer interface {
@@ -258,6 +259,33 @@ func (o *Output) Files() []string {
 		files = append(files, t.finalName())
 	}
 	return append(files, o.ManifestPath())
+}
+
+// Scratch creates a scratch file of the output, for what a replay writes aside while it
+// runs and reads back before Commit (what the metrics need of each row, say): a
+// temporary of the manifest, beside it, named
+// ".<manifest>.tmp-<pid>-scratch.<name>-<random>", so that a later replay of the same
+// output removes it if this one is killed (see [Output.Cleaned]). It is never put in
+// place: Commit and Abort close and remove it, whether they succeed or not.
+func (o *Output) Scratch(name string) (*os.File, error) {
+	if o.done {
+		return nil, errors.New("output already committed or aborted")
+	}
+	f, err := tmpname.CreateLabelled(o.ManifestPath(), "scratch."+name)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: a scratch file: %w", o.ManifestPath(), unwrapPathError(err))
+	}
+	o.scratch = append(o.scratch, f)
+	return f, nil
+}
+
+// removeScratch closes and removes the scratch files.
+func (o *Output) removeScratch() {
+	for _, f := range o.scratch {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	o.scratch = nil
 }
 
 // Table is one Parquet table being written.
@@ -488,6 +516,7 @@ func (o *Output) Commit() error {
 	if o.done {
 		return errors.New("output already committed or aborted")
 	}
+	defer o.removeScratch()
 	names := make([]string, len(o.tables))
 	for i, t := range o.tables {
 		names[i] = t.tableName()
@@ -582,9 +611,11 @@ func writeManifestTemp(dest string, m *Manifest) (string, error) {
 	return f.Name(), nil
 }
 
-// Abort removes every temporary file; no destination file is touched. It is safe to
+// Abort removes every temporary file, scratch files included; no destination file is
+// touched. It is safe to
 // call after Commit (it does nothing then).
 func (o *Output) Abort() {
+	o.removeScratch()
 	if o.done {
 		return
 	}

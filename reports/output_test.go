@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopwatch/loopwatch/internal/tmpname"
 )
 
 // TestStaleTemporariesAreCleaned: a killed replay's temporaries (its process gone, or
@@ -37,6 +39,7 @@ func TestStaleTemporariesAreCleaned(t *testing.T) {
 		fmt.Sprintf(".res.parquet.tmp-%d-111", deadPID),
 		fmt.Sprintf(".res.events.parquet.tmp-%d-222", deadPID),
 		fmt.Sprintf(".res.manifest.json.tmp-%d-333", deadPID),
+		fmt.Sprintf(".res.manifest.json.tmp-%d-scratch.predictions.0-334", deadPID), // a killed replay's scratch file
 		fmt.Sprintf(".loopwatch-probe-%d-444", deadPID),
 		".res.cycles.parquet.tmp-555", // the naming before pids, two days old
 	}
@@ -151,4 +154,62 @@ func TestFailedCommitLeavesNoManifest(t *testing.T) {
 			t.Errorf("temporary %s left behind", e)
 		}
 	}
+}
+
+// TestScratchFilesAreRemoved: an output's scratch files are temporaries beside it,
+// removed by Commit — also when it fails — and by Abort.
+func TestScratchFilesAreRemoved(t *testing.T) {
+	scratch := func(out *Output) string {
+		t.Helper()
+		f, err := out.Scratch("predictions.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("records"); err != nil {
+			t.Fatal(err)
+		}
+		if dest, pid, ok := tmpname.Parse(filepath.Base(f.Name())); !ok || pid != os.Getpid() || dest != "res.manifest.json" {
+			t.Errorf("scratch file %s: a temporary of %q, pid %d, %v", f.Name(), dest, pid, ok)
+		}
+		return f.Name()
+	}
+	left := func(dir, when string) {
+		t.Helper()
+		for _, e := range entries(t, dir) {
+			if strings.Contains(e, ".tmp-") {
+				t.Errorf("%s: temporary %s left behind", when, e)
+			}
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "res.parquet")
+	out := writeOutput(t, path, "fp", 3)
+	name := scratch(out)
+	if _, err := os.Stat(name); err != nil {
+		t.Fatalf("scratch file not there before the commit: %v", err)
+	}
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	left(dir, "committed")
+	if _, err := out.Scratch("late"); err == nil {
+		t.Error("a scratch file of a committed output")
+	}
+
+	out = writeOutput(t, path, "fp", 3)
+	scratch(out)
+	out.Abort()
+	left(dir, "aborted")
+
+	// A commit that fails (a table's destination is a folder that is not empty).
+	events := filepath.Join(dir, "res.events.parquet")
+	os.Remove(events)
+	os.MkdirAll(filepath.Join(events, "x"), 0o755)
+	out = writeOutput(t, path, "fp", 3)
+	scratch(out)
+	if err := out.Commit(); err == nil {
+		t.Fatal("commit succeeded")
+	}
+	out.Abort()
+	left(dir, "failed commit")
 }

@@ -25,6 +25,14 @@ func Create(dest string) (*os.File, error) {
 	return os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 }
 
+// CreateLabelled is [Create] with a label between the pid and the random part,
+// ".<base>.tmp-<pid>-<label>-<random>", for a temporary that is never renamed into
+// place (a scratch file): [Parse] reads it as Create's. label must not contain a
+// path separator.
+func CreateLabelled(dest, label string) (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+label+"-*")
+}
+
 // CreateProbe creates a writability probe in dir.
 func CreateProbe(dir string) (*os.File, error) {
 	return os.CreateTemp(dir, probePrefix+strconv.Itoa(os.Getpid())+"-*")

@@ -40,12 +40,20 @@ func TestCreateNamesParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	l, err := CreateLabelled(filepath.Join(dir, "out.manifest.json"), "scratch.predictions.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if dest, _, _ := Parse(filepath.Base(l.Name())); dest != "out.manifest.json" {
+		t.Errorf("labelled: dest %q", dest)
+	}
 	p, err := CreateProbe(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Close()
-	for _, name := range []string{f.Name(), p.Name()} {
+	for _, name := range []string{f.Name(), l.Name(), p.Name()} {
 		dest, pid, ok := Parse(filepath.Base(name))
 		if !ok || pid != os.Getpid() {
 			t.Errorf("%s: parsed %q pid %d ok %v, want pid %s", name, dest, pid, ok, strconv.Itoa(os.Getpid()))

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -234,15 +235,15 @@ func BenchmarkSimulate(b *testing.B) {
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/failures, "allocs/failure")
 }
 
-// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
-// same totals whatever the number of workers; an error from emit stops it.
-func TestSimulateAll(t *testing.T) {
+// observedCases observes n runs, run i failing the checks from i % len(checks) on,
+// one a cycle ("" passes), its outcome alternating between the cycle limit and
+// approved, and returns the cases and their history.
+func observedCases(n int, checks ...string) ([]*Case, *History) {
 	var cases []*Case
 	h := NewHistory()
-	for i := range 40 {
-		checks := []string{"test", "build", "", "lint", "test"}[i%5:]
+	for i := range n {
 		var cycles []input.Cycle
-		for k, c := range checks {
+		for k, c := range checks[i%len(checks):] {
 			cycles = append(cycles, cyc(c, float64(k+1)))
 		}
 		c, _ := Observe(mkRun(fmt.Sprintf("r%02d", i), []input.Outcome{input.OutcomeMaxCycles, input.OutcomeApproved}[i%2], cycles...))
@@ -251,6 +252,13 @@ func TestSimulateAll(t *testing.T) {
 			h.Add(c)
 		}
 	}
+	return cases, h
+}
+
+// TestSimulateAll: the results of every case in order, equal to Simulate's, and the
+// same totals whatever the number of workers; an error from emit stops it.
+func TestSimulateAll(t *testing.T) {
+	cases, h := observedCases(40, "test", "build", "", "lint", "test")
 	plan := NewPlan(Config{Seed: 5, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
 	want := plan.NewTotals()
 	var wantRuns []RunResult
@@ -287,5 +295,73 @@ func TestSimulateAll(t *testing.T) {
 	cancel()
 	if _, err := plan.SimulateAll(ctx, cases, 2, func(RunResult, []FailureResult) error { return nil }); err == nil {
 		t.Error("cancelled SimulateAll succeeded")
+	}
+}
+
+// TestSimulateSeq: a sequence of cases gives SimulateAll's results over the slice, in
+// order, taking a case only when fewer than a window of them are out (simulated or
+// waiting to be emitted); an error of the sequence stops it.
+func TestSimulateSeq(t *testing.T) {
+	cases, h := observedCases(60, "test", "build", "", "lint", "test", "vet")
+	plan := NewPlan(Config{Seed: 7, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
+	var want []RunResult
+	var wantFails [][]FailureResult
+	wantTot, err := plan.SimulateAll(context.Background(), cases, 1, func(r RunResult, fs []FailureResult) error {
+		want, wantFails = append(want, r), append(wantFails, fs)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 3} {
+		var emitted atomic.Int64
+		var taken, most int64
+		seq := func(yield func(*Case, error) bool) {
+			for _, c := range cases {
+				taken++
+				most = max(most, taken-emitted.Load())
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		var got []RunResult
+		var gotFails [][]FailureResult
+		tot, err := plan.SimulateSeq(context.Background(), seq, workers, func(r RunResult, fs []FailureResult) error {
+			emitted.Add(1)
+			got, gotFails = append(got, r), append(gotFails, fs)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotFails, wantFails) || !reflect.DeepEqual(tot.perDraw, wantTot.perDraw) ||
+			tot.Runs != wantTot.Runs || tot.Failures != wantTot.Failures {
+			t.Errorf("workers %d: the sequence's results differ from the slice's", workers)
+		}
+		// The feeder takes a case after the window lets it in: one more than the window
+		// may have been taken from the sequence (read) while the window is full.
+		if most > int64(4*workers+1) {
+			t.Errorf("workers %d: %d cases out at once, the window is %d", workers, most, 4*workers)
+		}
+	}
+	bad := errors.New("unreadable case")
+	seq := func(yield func(*Case, error) bool) {
+		for i, c := range cases {
+			if i == 10 {
+				yield(nil, bad)
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	if _, err := plan.SimulateSeq(context.Background(), seq, 2, func(RunResult, []FailureResult) error { return nil }); !errors.Is(err, bad) {
+		t.Errorf("a sequence's error: %v", err)
+	}
+	empty := func(func(*Case, error) bool) {}
+	if tot, err := plan.SimulateSeq(context.Background(), empty, 2, func(RunResult, []FailureResult) error { return nil }); err != nil || tot.Runs != 0 {
+		t.Errorf("an empty sequence: %v, %+v", err, tot)
 	}
 }

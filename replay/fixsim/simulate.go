@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -384,13 +385,32 @@ func b2f(b bool) float64 {
 
 // SimulateAll simulates every case on workers goroutines (≤ 0: GOMAXPROCS) and hands
 // each run's results to emit in the order of cases, from the calling goroutine, adding
-// them to the totals it returns. A run's results are dropped once emitted, and at most
-// a few per worker wait for an earlier run to finish, so memory does not grow with the
-// number of cases. The results are those of Simulate, whatever workers is. An error
-// from a simulation or from emit stops it and is returned.
+// them to the totals it returns: [Plan.SimulateSeq] over the slice.
 func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit func(RunResult, []FailureResult) error) (*Totals, error) {
+	return p.SimulateSeq(ctx, func(yield func(*Case, error) bool) {
+		for _, c := range cases {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}, workers, emit)
+}
+
+// SimulateSeq simulates the cases of a sequence — read from a file as they are
+// simulated, say — on workers goroutines (≤ 0: GOMAXPROCS) and hands each run's
+// results to emit in the order of the sequence, from the calling goroutine, adding them
+// to the totals it returns. A case is taken from the sequence only when fewer than a
+// few per worker are being simulated or wait for an earlier run to finish, and a run's
+// results are dropped once emitted, so memory does not grow with the number of cases.
+// The results are those of Simulate, whatever workers is. An error from the sequence,
+// a simulation or emit stops it and is returned.
+func (p *Plan) SimulateSeq(ctx context.Context, cases iter.Seq2[*Case, error], workers int, emit func(RunResult, []FailureResult) error) (*Totals, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		index int
+		c     *Case
 	}
 	type result struct {
 		index    int
@@ -400,29 +420,39 @@ func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan int)
+	jobs := make(chan job)
 	results := make(chan result, workers)
-	window := make(chan struct{}, 4*workers) // bounds the results held for reordering
+	window := make(chan struct{}, 4*workers) // bounds the cases taken and not yet emitted
+	fed := make(chan struct{})               // closed when the sequence is done: total or feedErr set
+	total, feedErr := -1, error(nil)
 	go func() {
 		defer close(jobs)
-		for i := range cases {
+		defer close(fed)
+		n := 0
+		for c, err := range cases {
+			if err != nil {
+				feedErr = err
+				return
+			}
 			select {
 			case window <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 			select {
-			case jobs <- i:
+			case jobs <- job{n, c}:
 			case <-ctx.Done():
 				return
 			}
+			n++
 		}
+		total = n
 	}()
 	for range workers {
 		go func() {
-			for i := range jobs {
-				r := result{index: i}
-				r.run, r.failures, r.err = p.Simulate(ctx, cases[i])
+			for j := range jobs {
+				r := result{index: j.index}
+				r.run, r.failures, r.err = p.Simulate(ctx, j.c)
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -433,12 +463,21 @@ func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit
 	}
 	totals := p.NewTotals()
 	pending := map[int]result{}
-	for next := 0; next < len(cases); {
+	done := fed
+	for next := 0; ; {
 		r, ok := pending[next]
 		if !ok {
+			if done == nil && next == total {
+				return totals, nil
+			}
 			select {
 			case r := <-results:
 				pending[r.index] = r
+			case <-done:
+				done = nil
+				if feedErr != nil {
+					return nil, feedErr
+				}
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -455,5 +494,4 @@ func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit
 			return nil, err
 		}
 	}
-	return totals, nil
 }
