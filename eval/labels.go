@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
@@ -75,55 +76,82 @@ type LabelRecord struct {
 // Labels maps run keys to their labels.
 //
 // It holds them compactly, as a replay of 100,000 labelled sessions keeps them all
-// for the whole replay: a key's record is a few indices — its texts (label, outcome,
-// source, rule, confidence) interned, its moments a run of one slice they all share,
-// its notes and file apart and only when given — some 50 bytes beside its key and
-// moments, where a LabelRecord is 168.
+// for the whole replay: keys and moments' ids are bytes in one arena, found through
+// an index of record numbers (no Go string per key); a record is its key's place, its
+// line, its moments' run in one slice of 8-byte places they all share, and the index
+// of its shared fields (label, outcome, source, rule, confidence, human messages:
+// few distinct sets of them in a file), interned; its notes and file apart and only
+// when given. Get builds a LabelRecord from these: its texts are parts of the arena,
+// not copies.
 type Labels struct {
-	index   map[string]int32 // key → its record in recs
-	recs    []labelEntry
-	moments []Moment // every record's moments, each record's a run of them
-	// texts are the distinct texts of the records' shared fields (texts[0] is ""),
-	// textIndex their index in it.
-	texts     []string
-	textIndex map[string]uint32
-	extra     map[int32][2]string // a record's Path and Notes, when either is given
-	File      string              // the file they were read from, for messages
+	arena textArena // every key and moment id
+	keys  keyIndex
+	recs  []labelEntry
+	// moments are every record's moments, each record's a run of them: an id's place
+	// in the arena, or a time's index in times.
+	moments []span
+	times   []time.Time
+	// fields are the distinct shared fields of the records (fields[0] is the zero
+	// value), fieldIndex their index in it.
+	fields     []labelFields
+	fieldIndex map[labelFields]uint32
+	extra      map[int32][2]string // a record's Path and Notes, when either is given
+	File       string              // the file they were read from, for messages
 	// Outcomes is the class that turned outcomes into labels for records without an
 	// explicit label.
 	Outcomes OutcomeClass
 }
 
-// labelEntry is a LabelRecord in Labels: its key is the index's, its texts indices in
-// Labels.texts, its moments Labels.moments[moments:moments+nMoments].
+// labelEntry is a LabelRecord in Labels: its key a place in Labels.arena, its moments
+// Labels.moments[moments:moments+nMoments], its other fields Labels.fields[fields].
 type labelEntry struct {
-	line, humanMsgs                          int
-	moments, nMoments                        uint32
-	label, outcome, source, rule, confidence uint32
+	key               span
+	line              int
+	moments, nMoments uint32
+	fields            uint32
+}
+
+// labelFields are the fields of a LabelRecord that many records share.
+type labelFields struct {
+	label            Label
+	outcome          string
+	source           LabelSource
+	rule, confidence string
+	humanMsgs        int
 }
 
 // NewLabels returns an empty label set.
 func NewLabels() *Labels {
-	return &Labels{index: map[string]int32{}, texts: []string{""}, textIndex: map[string]uint32{"": 0}}
+	return &Labels{fields: []labelFields{{}}, fieldIndex: map[labelFields]uint32{{}: 0}}
 }
 
 // Len returns the number of labelled keys.
-func (ls *Labels) Len() int { return len(ls.index) }
+func (ls *Labels) Len() int { return len(ls.recs) }
 
-// Get returns the label record for key.
+// Get returns the label record for key. Its Moments are its own (a copy).
 func (ls *Labels) Get(key string) (LabelRecord, bool) {
-	i, ok := ls.index[key]
+	_, i, ok := ls.find(key)
 	if !ok {
 		return LabelRecord{}, false
 	}
 	e := &ls.recs[i]
-	r := LabelRecord{Key: key, Label: Label(ls.texts[e.label]), Outcome: ls.texts[e.outcome], Source: LabelSource(ls.texts[e.source]),
-		Rule: ls.texts[e.rule], Line: e.line, Confidence: ls.texts[e.confidence], HumanMsgs: e.humanMsgs}
+	f := &ls.fields[e.fields]
+	r := LabelRecord{Key: key, Label: f.label, Outcome: f.outcome, Source: f.source,
+		Rule: f.rule, Line: e.line, Confidence: f.confidence, HumanMsgs: f.humanMsgs}
 	if e.nMoments > 0 {
-		r.Moments = ls.moments[e.moments : e.moments+e.nMoments : e.moments+e.nMoments]
+		r.Moments = make([]Moment, e.nMoments)
+		for j, sp := range ls.moments[e.moments : e.moments+e.nMoments] {
+			if sp.isTime() {
+				r.Moments[j].Time = ls.times[sp.off()]
+			} else {
+				r.Moments[j].ID = ls.arena.text(sp)
+			}
+		}
 	}
-	if x, ok := ls.extra[i]; ok {
-		r.Path, r.Notes = x[0], x[1]
+	if ls.extra != nil {
+		if x, ok := ls.extra[int32(i)]; ok {
+			r.Path, r.Notes = x[0], x[1]
+		}
 	}
 	return r, true
 }
@@ -131,43 +159,55 @@ func (ls *Labels) Get(key string) (LabelRecord, bool) {
 // Index returns the position of key's record among the labels, 0 ≤ i < Len(): a
 // key's for as long as no key is added. ok is false for a key without a label.
 func (ls *Labels) Index(key string) (i int, ok bool) {
-	n, ok := ls.index[key]
+	_, n, ok := ls.find(key)
 	return int(n), ok
 }
 
 // Set records a label, replacing any label the key had.
 func (ls *Labels) Set(r LabelRecord) {
-	e := labelEntry{line: r.Line, humanMsgs: r.HumanMsgs, label: ls.textOf(string(r.Label)), outcome: ls.textOf(r.Outcome),
-		source: ls.textOf(string(r.Source)), rule: ls.textOf(r.Rule), confidence: ls.textOf(r.Confidence)}
+	e := labelEntry{line: r.Line, fields: ls.fieldsOf(labelFields{label: r.Label, outcome: r.Outcome, source: r.Source,
+		rule: r.Rule, confidence: r.Confidence, humanMsgs: r.HumanMsgs})}
 	if len(r.Moments) > 0 {
 		e.moments, e.nMoments = uint32(len(ls.moments)), uint32(len(r.Moments))
-		ls.moments = append(ls.moments, r.Moments...)
+		for _, m := range r.Moments {
+			if m.ID != "" {
+				ls.moments = append(ls.moments, ls.arena.put(m.ID))
+			} else {
+				ls.moments = append(ls.moments, timeSpan(len(ls.times)))
+				ls.times = append(ls.times, m.Time)
+			}
+		}
 	}
-	i, ok := ls.index[r.Key]
+	slot, i, ok := ls.find(r.Key)
 	if ok {
+		e.key = ls.recs[i].key
 		ls.recs[i] = e
 	} else {
-		i = int32(len(ls.recs))
+		i = uint32(len(ls.recs))
+		e.key = ls.arena.put(r.Key)
 		ls.recs = append(ls.recs, e)
-		ls.index[r.Key] = i
+		ls.insert(r.Key, i, slot)
 	}
-	delete(ls.extra, i)
+	delete(ls.extra, int32(i))
 	if r.Path != "" || r.Notes != "" {
 		if ls.extra == nil {
 			ls.extra = map[int32][2]string{}
 		}
-		ls.extra[i] = [2]string{r.Path, r.Notes}
+		ls.extra[int32(i)] = [2]string{r.Path, r.Notes}
 	}
 }
 
-// textOf returns the index of s in ls.texts, adding it when new.
-func (ls *Labels) textOf(s string) uint32 {
-	if i, ok := ls.textIndex[s]; ok {
+// fieldsOf returns the index of f in ls.fields, adding it — its texts copied, not
+// parts of the line they were read from, which would keep the whole line — when new.
+func (ls *Labels) fieldsOf(f labelFields) uint32 {
+	if i, ok := ls.fieldIndex[f]; ok {
 		return i
 	}
-	i := uint32(len(ls.texts))
-	ls.texts = append(ls.texts, s)
-	ls.textIndex[s] = i
+	f.label, f.outcome, f.source = Label(strings.Clone(string(f.label))), strings.Clone(f.outcome), LabelSource(strings.Clone(string(f.source)))
+	f.rule, f.confidence = strings.Clone(f.rule), strings.Clone(f.confidence)
+	i := uint32(len(ls.fields))
+	ls.fields = append(ls.fields, f)
+	ls.fieldIndex[f] = i
 	return i
 }
 
@@ -179,9 +219,9 @@ func (ls *Labels) Moments(key string) []Moment {
 
 // Keys returns the labelled keys in sorted order.
 func (ls *Labels) Keys() []string {
-	keys := make([]string, 0, len(ls.index))
-	for k := range ls.index {
-		keys = append(keys, k)
+	keys := make([]string, len(ls.recs))
+	for i := range ls.recs {
+		keys[i] = ls.keyOf(uint32(i))
 	}
 	slices.Sort(keys)
 	return keys
@@ -233,6 +273,7 @@ func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, er
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
 		ls.Outcomes = opts.Outcomes
+		ls.clip()
 	}
 	return ls, probs, err
 }
@@ -267,16 +308,6 @@ type labelRow struct {
 
 	Confidence, HumanMsgs, Notes, Path  string
 	FrictionIDs, FrictionTimes, Moments []string
-}
-
-// text returns s trimmed, as a string of its own — not a part of the line it was
-// read from, which would keep the whole line — and the one copy of it when shared.
-func (ls *Labels) text(s string) string {
-	s = strings.TrimSpace(s)
-	if i, ok := ls.textIndex[s]; ok {
-		return ls.texts[i]
-	}
-	return ls.texts[ls.textOf(strings.Clone(s))]
 }
 
 func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelProblem) {
@@ -327,10 +358,7 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	for _, b := range bad {
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("friction time %q is not an RFC 3339 time; ignored", b)})
 	}
-	moments = append(append(moments, times...), mixed...)
-	for i := range moments {
-		moments[i].ID = strings.Clone(moments[i].ID) // not the line it is part of
-	}
+	moments = append(append(moments, times...), mixed...) // Set copies their ids
 	src := LabelSource(strings.ToLower(strings.TrimSpace(row.Source)))
 	switch src {
 	case "":
@@ -339,12 +367,13 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	default:
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("label_source %q is not human, derived or model; read as given", row.Source)})
 	}
-	if prev, dup := ls.index[row.Key]; dup {
+	if _, prev, dup := ls.find(row.Key); dup {
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", row.Key, ls.recs[prev].line)})
 	}
-	rec := LabelRecord{Key: strings.Clone(row.Key), Label: lab, Outcome: ls.text(row.Outcome),
-		Source: LabelSource(ls.text(string(src))), Rule: ls.text(rule), Line: line,
-		Confidence: ls.text(row.Confidence), HumanMsgs: humans, Moments: moments}
+	// Set copies the key and the fields it keeps: none of them keeps the line.
+	rec := LabelRecord{Key: row.Key, Label: lab, Outcome: strings.TrimSpace(row.Outcome),
+		Source: src, Rule: rule, Line: line,
+		Confidence: strings.TrimSpace(row.Confidence), HumanMsgs: humans, Moments: moments}
 	if !opts.NoText {
 		rec.Path, rec.Notes = strings.Clone(strings.TrimSpace(row.Path)), strings.Clone(strings.TrimSpace(row.Notes))
 	}

@@ -201,7 +201,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 			sinkErr = psink.Problem(p)
 		}
 	}
-	files, special, err := walk(fsys, opts, func(p input.Problem) {
+	paths, special, err := walk(fsys, opts, func(p input.Problem) {
 		if opts.Shard.Owns(p.File) { // found walking: reported by the shard of the path
 			problem(p)
 		}
@@ -214,27 +214,31 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 
 	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, files, special, opts.Workers, opts.Shard.Split())
+	sniffed, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard.Split())
 	defer closeStreams(sniffed)
 	if err != nil {
 		return nil, err
 	}
-	attachSubagents(files, sniffed)
-	sh := newSharding(opts.Shard, files, sniffed)
+	attachSubagents(paths, sniffed)
+	sh := newSharding(opts.Shard, paths, sniffed)
+	files := newFileNames(paths)           // kept to the end, where paths is not
 	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
 		if sh.ownsFile(p.File) {
 			problem(p)
 		}
 	}
 	// The fingerprint folds in every file's digest in path order as soon as the files
-	// before it are done, so that no digest is kept for the whole replay.
-	digests := make([]string, len(files))
+	// before it are done, so that no digest is kept for the whole replay: digests holds
+	// those not folded yet, by file (the context files' past the last run file
+	// delivered).
+	digests := map[int]string{}
 	fp, folded := sha256.New(), 0
 	foldDigests := func(upTo int) {
 		for ; folded < upTo; folded++ {
-			if d := digests[folded]; d != "" {
-				fmt.Fprintf(fp, "%s\x00%s\n", files[folded], d)
-				digests[folded] = ""
+			d := digests[folded]
+			delete(digests, folded)
+			if d != "" {
+				fmt.Fprintf(fp, "%s\x00%s\n", files.at(folded), d)
 			}
 		}
 	}
@@ -242,12 +246,13 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	// Step 2: the context files, in path order, into one join context.
 	jc := join.New()
 	var runFiles []int
-	for i, name := range files {
+	for i := range files.len() {
 		fm := sniffed[i].format
 		if fm == nil || fm.role != roleContext {
 			runFiles = append(runFiles, i)
 			continue
 		}
+		name := files.at(i)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -284,7 +289,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		go func() {
 			for k, ok := win.claim(); ok; k, ok = win.claim() {
 				i := runFiles[k]
-				res := replayFile(ctx, fsys, files[i], &sniffed[i], jc, opts, sh, plans)
+				res := replayFile(ctx, fsys, files.at(i), &sniffed[i], jc, opts, sh, plans)
 				res.index = k
 				select {
 				case results <- res:
@@ -295,7 +300,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}()
 	}
 
-	seen := map[string]string{} // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files.at(runFiles[k]) }) // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
@@ -332,7 +337,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	sum.Joins = joined.counts(jc)
 	sum.note(sum.Joins.Notes())
 
-	foldDigests(len(files))
+	foldDigests(files.len())
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
 	return sum, ctx.Err()
 }
@@ -358,7 +363,7 @@ func (j *joinedCounts) counts(jc *join.Context) JoinCounts {
 }
 
 // absorb folds one file's results into the summary and hands its runs to the sink.
-func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedCounts, problem func(input.Problem), sink Sink) error {
+func (s *Summary) absorb(res fileResult, seen *firstReads, joined *joinedCounts, problem func(input.Problem), sink Sink) error {
 	for _, p := range res.problems {
 		problem(p)
 	}
@@ -373,12 +378,11 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 	s.Files++
 	s.FilesByFmt[res.format]++
 	for _, rr := range res.runs {
-		if first, dup := seen[rr.Run.Key]; dup {
+		if first, dup := seen.add(rr.Run.Key, int32(res.index)); dup {
 			problem(input.Problem{File: res.name, Line: rr.Run.Line, Kind: input.ProblemDuplicate,
 				Detail: fmt.Sprintf("run %s was already read from %s; this one is skipped", rr.Run.Key, first)})
 			continue
 		}
-		seen[rr.Run.Key] = res.name
 		s.Runs++
 		joined.add(rr.Run)
 		if err := sink.Run(rr); err != nil {
@@ -387,12 +391,11 @@ func (s *Summary) absorb(res fileResult, seen map[string]string, joined *joinedC
 	}
 	for _, sr := range res.sessions {
 		key := sr.Session.Key
-		if first, dup := seen[key]; dup {
+		if first, dup := seen.add(key, int32(res.index)); dup {
 			problem(input.Problem{File: res.name, Line: sr.Session.Line, Kind: input.ProblemDuplicate,
 				Detail: fmt.Sprintf("session %s was already read from %s; this one is skipped", key, first)})
 			continue
 		}
-		seen[key] = res.name
 		for _, p := range analysisProblems(sr) {
 			problem(p)
 		}
@@ -448,16 +451,23 @@ func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sh
 	r.digest = d
 }
 
-// sniffedFile is what recognising a file found.
+// sniffedFile is what recognising a file found. The replay keeps one per file to its
+// end, so what only a few files have is apart (rare).
 type sniffedFile struct {
 	format  *format
-	ignored bool           // documentation or repository furniture
-	problem *input.Problem // it could not be read, or no format recognises it
-	// note is a counted fact about an ignored file (a label file among the inputs).
-	note string
+	ignored bool // documentation or repository furniture
+	// labels marks an ignored file that looks like a label file among the inputs (a
+	// counted note).
+	labels bool
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
+	rare               *sniffedRare
+}
+
+// sniffedRare is what recognising a file found that few files have.
+type sniffedRare struct {
+	problem *input.Problem // it could not be read, or no format recognises it
 	// stream holds a special file (a named pipe, a device) open from its sniffing to
 	// its one read: such a file cannot be read twice.
 	stream *stream
@@ -466,6 +476,27 @@ type sniffedFile struct {
 	key string
 	// size is a regular file's size when it was recognised, for the delivery window.
 	size int64
+}
+
+func (sn *sniffedFile) problem() *input.Problem {
+	if sn.rare == nil {
+		return nil
+	}
+	return sn.rare.problem
+}
+
+func (sn *sniffedFile) stream() *stream {
+	if sn.rare == nil {
+		return nil
+	}
+	return sn.rare.stream
+}
+
+func (sn *sniffedFile) key() string {
+	if sn.rare == nil {
+		return ""
+	}
+	return sn.rare.key
 }
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
@@ -513,7 +544,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		f, err = fsys.Open(name)
 	}
 	if err != nil {
-		return sniffedFile{problem: readProblem(name, err)}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	size, fileSize := int64(sniffSize), int64(0)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -530,15 +561,20 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	}
 	if err != nil {
 		f.Close()
-		return sniffedFile{problem: readProblem(name, err)}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	if fm != nil {
 		sn := sniffedFile{format: fm, size: fileSize}
 		if keys && fm.name == claudecode.SourceName {
-			sn.key, _ = claudecode.KeyFromHead(name, head)
+			if key, _ := claudecode.KeyFromHead(name, head); key != "" {
+				sn.rare = &sniffedRare{key: key}
+			}
 		}
 		if special {
-			sn.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
+			if sn.rare == nil {
+				sn.rare = &sniffedRare{}
+			}
+			sn.rare.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
 			return sn
 		}
 		f.Close()
@@ -549,13 +585,13 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		return sniffedFile{ignored: true}
 	}
 	if looksLikeLabels(head) {
-		return sniffedFile{ignored: true, note: labelsNote}
+		return sniffedFile{ignored: true, labels: true}
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
-	return sniffedFile{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}
+	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}
 }
 
 // readHead reads from r until buf holds n bytes or r ends.
@@ -594,11 +630,11 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored}
-	if sn.problem != nil {
-		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*sn.problem})...)
+	if p := sn.problem(); p != nil {
+		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*p})...)
 	}
-	if sn.note != "" && sh.ownsFile(name) {
-		res.notes = append(res.notes, input.Note{What: sn.note, Count: 1})
+	if sn.labels && sh.ownsFile(name) {
+		res.notes = append(res.notes, input.Note{What: labelsNote, Count: 1})
 	}
 	if sn.format == nil {
 		return res

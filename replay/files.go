@@ -171,7 +171,7 @@ type stream struct {
 // open opens the file for its full read: the stream sniffing began, once, or the
 // file again.
 func (sn *sniffedFile) open(fsys fs.FS, name string) (io.ReadCloser, error) {
-	st := sn.stream
+	st := sn.stream()
 	if st == nil {
 		return fsys.Open(name)
 	}
@@ -188,7 +188,7 @@ func (sn *sniffedFile) open(fsys fs.FS, name string) (io.ReadCloser, error) {
 // closeStreams closes the streams no read took.
 func closeStreams(sniffed []sniffedFile) {
 	for i := range sniffed {
-		if st := sniffed[i].stream; st != nil && !st.used {
+		if st := sniffed[i].stream(); st != nil && !st.used {
 			st.f.Close()
 		}
 	}

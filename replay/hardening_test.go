@@ -251,3 +251,40 @@ func TestResumedSessionKeepsItsOwnKey(t *testing.T) {
 		t.Errorf("the continuation is not noted: %v", sum.Notes)
 	}
 }
+
+// TestDuplicateKeysAcrossFiles: a run or session read from a second file is skipped
+// and reported with both files, the first named exactly.
+func TestDuplicateKeysAcrossFiles(t *testing.T) {
+	session := claudeUser + "\n" + claudeAssistant + "\n"
+	const id = "5a5a0000-0000-4000-8000-000000000001"
+	for _, tt := range []struct {
+		name           string
+		fsys           fstest.MapFS
+		runs, sessions int
+		problems       []string // file: detail
+	}{
+		{"distinct runs", fstest.MapFS{"a/run.jsonl": {Data: []byte(traceLine("q-1", 1) + "\n")}, "b/run.jsonl": {Data: []byte(traceLine("q-2", 1) + "\n")}},
+			2, 0, nil},
+		{"a run in two files", fstest.MapFS{
+			"a/run.jsonl":   {Data: []byte(traceLine("q-1", 1) + "\n" + traceLine("q-2", 1) + "\n")},
+			"b/run.jsonl":   {Data: []byte(traceLine("q-2", 1) + "\n")},
+			"c/é/run.jsonl": {Data: []byte(traceLine("q-1", 1) + "\n" + traceLine("q-3", 1) + "\n")}},
+			3, 0, []string{"b/run.jsonl: run q-2 was already read from a/run.jsonl; this one is skipped",
+				"c/é/run.jsonl: run q-1 was already read from a/run.jsonl; this one is skipped"}},
+		{"a session in two folders", fstest.MapFS{"p/" + id + ".jsonl": {Data: []byte(session)}, "q/" + id + ".jsonl": {Data: []byte(session)}},
+			0, 1, []string{"q/" + id + ".jsonl: session " + id + " was already read from p/" + id + ".jsonl; this one is skipped"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := replayOnce(t, tt.fsys, replay.Options{})
+			var got []string
+			for _, p := range o.sum.Problems {
+				if p.Kind == input.ProblemDuplicate {
+					got = append(got, p.File+": "+p.Detail)
+				}
+			}
+			if o.runs != tt.runs || o.sessions != tt.sessions || fmt.Sprint(got) != fmt.Sprint(tt.problems) {
+				t.Errorf("%d runs, %d sessions, duplicates %q; want %d, %d, %q", o.runs, o.sessions, got, tt.runs, tt.sessions, tt.problems)
+			}
+		})
+	}
+}

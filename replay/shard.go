@@ -95,8 +95,8 @@ func newSharding(s Shard, files []string, sniffed []sniffedFile) *sharding {
 	}
 	sh.owners = map[string]string{}
 	for i, name := range files {
-		if sniffed[i].key != "" && !sniffed[i].subagent {
-			sh.owners[name] = sniffed[i].key
+		if key := sniffed[i].key(); key != "" && !sniffed[i].subagent {
+			sh.owners[name] = key
 		}
 	}
 	for i, name := range files {
@@ -120,7 +120,9 @@ func (s *sharding) ownsFile(path string) bool {
 
 // skips reports whether s leaves a session file unread: its session is known, and
 // another shard's. It is still fingerprinted and counted.
-func (s *sharding) skips(sn *sniffedFile) bool { return s.Split() && sn.key != "" && !s.Owns(sn.key) }
+func (s *sharding) skips(sn *sniffedFile) bool {
+	return s.Split() && sn.key() != "" && !s.Owns(sn.key())
+}
 
 // fileProblems returns those of problems, found while reading files, that s reports.
 func (s *sharding) fileProblems(problems []input.Problem) []input.Problem {
