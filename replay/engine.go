@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -282,7 +283,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	win := newWindow(ctx, len(runFiles), windowFiles*opts.Workers, windowBytes, func(k int) int64 { return sniffed[runFiles[k]].size })
+	win := newWindow(ctx, len(runFiles), windowFiles*opts.Workers, windowBytes, func(k int) int64 { return sniffed[runFiles[k]].size() })
 	results := make(chan fileResult, windowFiles*opts.Workers) // never full: it holds at most the window's files
 	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
@@ -462,8 +463,14 @@ type sniffedFile struct {
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
-	rare               *sniffedRare
+	// kib is a recognised regular file's size in KiB, rounded up (in the struct's
+	// padding), for the delivery window.
+	kib  uint32
+	rare *sniffedRare
 }
+
+// size is the file's size as the delivery window weighs it.
+func (sn *sniffedFile) size() int64 { return int64(sn.kib) << 10 }
 
 // sniffedRare is what recognising a file found that few files have.
 type sniffedRare struct {
@@ -474,8 +481,6 @@ type sniffedRare struct {
 	// key is the key of the session a Claude Code transcript holds, when its opening
 	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
 	key string
-	// size is a regular file's size when it was recognised, for the delivery window.
-	size int64
 }
 
 func (sn *sniffedFile) problem() *input.Problem {
@@ -564,7 +569,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	if fm != nil {
-		sn := sniffedFile{format: fm, size: fileSize}
+		sn := sniffedFile{format: fm, kib: uint32(min((fileSize+1023)>>10, math.MaxUint32))}
 		if keys && fm.name == claudecode.SourceName {
 			if key, _ := claudecode.KeyFromHead(name, head); key != "" {
 				sn.rare = &sniffedRare{key: key}
