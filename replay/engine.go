@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -282,28 +283,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan fileResult, opts.Workers)
-	jobs := make(chan int)
-	window := make(chan struct{}, 4*opts.Workers) // bounds results held for reordering
-	go func() {
-		defer close(jobs)
-		for k := range runFiles {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- k:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	win := newWindow(ctx, len(runFiles), windowFiles*opts.Workers, windowBytes, func(k int) int64 { return sniffed[runFiles[k]].size() })
+	results := make(chan fileResult, windowFiles*opts.Workers) // never full: it holds at most the window's files
 	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
-			for k := range jobs {
+			for k, ok := win.claim(); ok; k, ok = win.claim() {
 				i := runFiles[k]
 				res := replayFile(ctx, fsys, files.at(i), &sniffed[i], jc, opts, sh, plans)
 				res.index = k
@@ -341,8 +326,8 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 		}
 		digests[runFiles[next]] = res.digest
 		foldDigests(runFiles[next] + 1)
+		win.delivered(next)
 		next++
-		<-window
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
 			return nil, err
 		}
@@ -478,8 +463,14 @@ type sniffedFile struct {
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
-	rare               *sniffedRare
+	// kib is a recognised regular file's size in KiB, rounded up (in the struct's
+	// padding), for the delivery window.
+	kib  uint32
+	rare *sniffedRare
 }
+
+// size is the file's size as the delivery window weighs it.
+func (sn *sniffedFile) size() int64 { return int64(sn.kib) << 10 }
 
 // sniffedRare is what recognising a file found that few files have.
 type sniffedRare struct {
@@ -560,9 +551,12 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	if err != nil {
 		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
-	size := int64(sniffSize)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < size {
-		size = fi.Size() + 1 // +1: a file that grew since Stat still reads whole
+	size, fileSize := int64(sniffSize), int64(0)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		fileSize = fi.Size()
+		if fileSize < size {
+			size = fileSize + 1 // +1: a file that grew since Stat still reads whole
+		}
 	}
 	head, err := readHead(f, scratch[:0], int(size))
 	fm := detectFormat(name, head)
@@ -575,7 +569,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
 	}
 	if fm != nil {
-		sn := sniffedFile{format: fm}
+		sn := sniffedFile{format: fm, kib: uint32(min((fileSize+1023)>>10, math.MaxUint32))}
 		if keys && fm.name == claudecode.SourceName {
 			if key, _ := claudecode.KeyFromHead(name, head); key != "" {
 				sn.rare = &sniffedRare{key: key}
@@ -749,8 +743,11 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		return res
 	}
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(f, h))
-	io.Copy(h, f) // a reader that stopped early still fingerprints the whole file
+	src := &eofReader{r: f}
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h))
+	if !src.eof {
+		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+	}
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.subDigests = hfs.digests
 	res.problems = append(res.problems, sh.fileProblems(probs)...)

@@ -209,6 +209,7 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 		}
 		b.readLine(fst, l, valid)
 	}
+	rd.Close() // its buffers serve the next file's read
 	b.placeTimes(fst)
 }
 

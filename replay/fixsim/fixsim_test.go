@@ -341,8 +341,8 @@ func TestSimulateSeq(t *testing.T) {
 		}
 		// The feeder takes a case after the window lets it in: one more than the window
 		// may have been taken from the sequence (read) while the window is full.
-		if most > int64(4*workers+1) {
-			t.Errorf("workers %d: %d cases out at once, the window is %d", workers, most, 4*workers)
+		if most > int64(windowPerWorker*workers+1) {
+			t.Errorf("workers %d: %d cases out at once, the window is %d", workers, most, windowPerWorker*workers)
 		}
 	}
 	bad := errors.New("unreadable case")

@@ -234,11 +234,11 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
 	trials := float64(cfg.TrialsPerDraw)
 	for d := 0; d < cfg.Draws; d++ {
+		if err := ctx.Err(); err != nil { // once a draw: a check a trial cost 7% of the simulation
+			return RunResult{}, nil, err
+		}
 		within := 0
 		for range cfg.TrialsPerDraw {
-			if err := ctx.Err(); err != nil {
-				return RunResult{}, nil, err
-			}
 			fixedAny := false
 			for i := range paths {
 				// Re-run k+1 is drawn when the loop, its first k re-runs having failed, asks
@@ -396,11 +396,14 @@ func (p *Plan) SimulateAll(ctx context.Context, cases []*Case, workers int, emit
 	}, workers, emit)
 }
 
+// windowPerWorker is SimulateSeq's reorder window, in cases per worker.
+const windowPerWorker = 16
+
 // SimulateSeq simulates the cases of a sequence — read from a file as they are
 // simulated, say — on workers goroutines (≤ 0: GOMAXPROCS) and hands each run's
 // results to emit in the order of the sequence, from the calling goroutine, adding them
 // to the totals it returns. A case is taken from the sequence only when fewer than a
-// few per worker are being simulated or wait for an earlier run to finish, and a run's
+// windowPerWorker per worker are being simulated or wait for an earlier run to finish, and a run's
 // results are dropped once emitted, so memory does not grow with the number of cases.
 // The results are those of Simulate, whatever workers is. An error from the sequence,
 // a simulation or emit stops it and is returned.
@@ -420,10 +423,14 @@ func (p *Plan) SimulateSeq(ctx context.Context, cases iter.Seq2[*Case, error], w
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan job)
-	results := make(chan result, workers)
-	window := make(chan struct{}, 4*workers) // bounds the cases taken and not yet emitted
-	fed := make(chan struct{})               // closed when the sequence is done: total or feedErr set
+	// The window bounds the cases taken and not yet emitted: sixteen a worker, so the
+	// workers go on while a long case is simulated or emit writes rows. Neither channel
+	// makes the feeder or a worker wait for the other's turn on a core: jobs holds a
+	// case a worker, results every case the window lets in.
+	jobs := make(chan job, workers)
+	results := make(chan result, windowPerWorker*workers)
+	window := make(chan struct{}, windowPerWorker*workers)
+	fed := make(chan struct{}) // closed when the sequence is done: total or feedErr set
 	total, feedErr := -1, error(nil)
 	go func() {
 		defer close(jobs)

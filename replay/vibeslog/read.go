@@ -149,6 +149,7 @@ func ReadLog(name string, r io.Reader) *Log {
 		}
 		lr.line(l, valid)
 	}
+	rd.Close() // its buffers serve the next log's read
 	return lr.finish()
 }
 
