@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 	"syscall"
 
@@ -20,8 +23,9 @@ import (
 
 // memoryLimit is the replay's soft memory limit unless GOMEMLIMIT sets one: near it the
 // Go runtime collects garbage more often rather than let the heap grow to twice its
-// live data, which keeps a replay of 100,000 runs or sessions under 300 MB. It is no
-// cap: a replay whose live data needs more goes on, collecting more often.
+// live data. A replay of 100,000 runs or sessions peaks well below it; it holds back a
+// larger one's heap. It is no cap: a replay whose live data needs more goes on,
+// collecting more often.
 const memoryLimit = 256 << 20
 
 func main() {
@@ -34,7 +38,7 @@ func main() {
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	s := pipeline.DefaultSettings()
 	var strict bool
 	var showProblems int
@@ -66,6 +70,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
 	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
+	var prof profiles
+	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
+	fs.StringVar(&prof.mem, "memprofile", "", "write a memory profile to this file at the end: what was allocated (alloc_space) and what is still held (inuse_space)")
+	fs.StringVar(&prof.trace, "trace", "", "write an execution trace of the replay to this file (go tool trace reads it: which goroutine ran, waited or blocked, when)")
 	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
 	fs.Float64Var(&s.Fix.CostFraction, "fix-cost-fraction", s.Fix.CostFraction, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call (≥ 0)")
 	fs.IntVar(&s.Fix.Draws, "fix-draws", s.Fix.Draws, "fix-loop simulation: draws of each check's pass probability (for intervals; ≥ 1)")
@@ -116,6 +124,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2
 	}
+	stopProfiles, err := prof.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 2
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil { // a profile asked for and not written fails the command
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			code = max(code, 1)
+		}
+	}()
 	var progress sync.Mutex // calls run on several workers at once
 	s.Progress = func(msg string) {
 		progress.Lock()
@@ -172,6 +191,7 @@ Examples:
   replay --in runs/ --out results.parquet
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
+  replay --in runs/ --out results.parquet --cpuprofile cpu.out --memprofile mem.out --trace trace.out
   replay --in sessions/ --labels labels.csv --assess-config seed --out seed.parquet
   replay --print-config=assess --assess-config seed
   replay --in sessions/ --labels labels.csv --out s.parquet --report s.html
@@ -190,4 +210,83 @@ func checkReportFlag(path string) error {
 		return nil
 	}
 	return htmlreport.CheckPath(path)
+}
+
+// profiles are the profiles a replay writes of itself: where its time goes, what it
+// allocates, how its goroutines share the cores.
+type profiles struct{ cpu, mem, trace string }
+
+// start creates the profile files and starts the CPU profile and the trace; the
+// function it returns stops them and writes the memory profile. A file that cannot be
+// created is an error before the replay starts.
+func (p profiles) start() (func() error, error) {
+	var files []*os.File
+	create := func(path string) (*os.File, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		files = append(files, f)
+		return f, nil
+	}
+	var cpu, mem, tr *os.File
+	var err error
+	if p.cpu != "" {
+		if cpu, err = create(p.cpu); err != nil {
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+	}
+	if p.mem != "" {
+		if mem, err = create(p.mem); err != nil {
+			return nil, fmt.Errorf("--memprofile: %w", err)
+		}
+	}
+	if p.trace != "" {
+		if tr, err = create(p.trace); err != nil {
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+	}
+	if cpu != nil {
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			closeAll(files)
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+	}
+	if tr != nil {
+		if err := trace.Start(tr); err != nil {
+			if cpu != nil {
+				pprof.StopCPUProfile()
+			}
+			closeAll(files)
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+	}
+	return func() error {
+		var errs []error
+		if cpu != nil {
+			pprof.StopCPUProfile()
+		}
+		if tr != nil {
+			trace.Stop()
+		}
+		if mem != nil {
+			runtime.GC() // what is still held, up to date
+			if err := pprof.Lookup("allocs").WriteTo(mem, 0); err != nil {
+				errs = append(errs, fmt.Errorf("--memprofile: %w", err))
+			}
+		}
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }

@@ -950,3 +950,34 @@ func metadata(t *testing.T, path string) map[string]string {
 	}
 	return out
 }
+
+// TestProfiles: --cpuprofile, --memprofile and --trace write what go tool pprof and go
+// tool trace read; a profile file that cannot be created stops the replay before it
+// writes anything.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	t.Chdir(dir)
+	code, _, stderr := runCLI(t, "--in", "runs/", "--out", "r.parquet", "--cpuprofile", "cpu.out", "--memprofile", "mem.out", "--trace", "trace.out")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, tt := range []struct{ file, magic string }{{"cpu.out", "\x1f\x8b"}, {"mem.out", "\x1f\x8b"}, {"trace.out", "go 1."}} {
+		b, err := os.ReadFile(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), tt.magic) {
+			t.Errorf("%s begins %q, want %q (a gzipped profile, a Go execution trace)", tt.file, b[:min(len(b), 8)], tt.magic)
+		}
+	}
+	for _, flag := range []string{"--cpuprofile", "--memprofile", "--trace"} {
+		code, _, stderr := runCLI(t, "--in", "runs/", "--out", "bad.parquet", flag, filepath.Join("missing", "p.out"))
+		if code != 2 || !strings.Contains(stderr, flag) {
+			t.Errorf("%s in a missing folder: exit %d, %q; want exit 2 naming the flag", flag, code, stderr)
+		}
+		if _, err := os.Stat("bad.parquet"); err == nil {
+			t.Errorf("%s in a missing folder: the replay wrote its output", flag)
+		}
+	}
+}
