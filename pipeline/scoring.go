@@ -81,7 +81,7 @@ func labelPtr(l eval.Label) *string {
 }
 
 // scoring is one configuration's predictions, gathered from its rows of the
-// predictions table for evaluation: every target's, or one target's (see add).
+// predictions table for the evaluation of one target (see add).
 type scoring struct {
 	configSpec
 	runs, breaker, outcome []eval.Observation
@@ -102,24 +102,7 @@ const (
 	targetOutcomeAccuracy               // sessions: the outcome prediction, by outcome
 	targetMoments                       // labelled sessions: event-level
 	numTargets
-	allTargets target = -1
 )
-
-// scoringOf gathers a configuration's rows, in the order given; kept holds their
-// event-level scores.
-func scoringOf(spec configSpec, preds []keptPrediction, kept *keptPredictions) *scoring {
-	c := &scoring{configSpec: spec}
-	for i := range preds {
-		p := &preds[i]
-		var sm *eval.SessionMoments
-		if p.moments > 0 {
-			m := kept.sessionMoments(p)
-			sm = &m
-		}
-		c.add(p, sm, allTargets)
-	}
-	return c
-}
 
 // reserve allocates the observations of target only for n predictions, so that
 // gathering them allocates nothing more.
@@ -141,11 +124,10 @@ func (c *scoring) reserve(only target, n predCounts) {
 }
 
 // add gathers one prediction (sm: its event-level score, nil when none) into the
-// observations of target only (allTargets: of every target); what the evaluation asks
-// of the others — whether there were runs, sessions, failed analyses, event-level
-// scores — it counts whatever only is.
+// observations of target only; what the evaluation asks of the others — whether there
+// were runs, sessions, failed analyses, event-level scores — it counts whatever only is.
 func (c *scoring) add(p *keptPrediction, sm *eval.SessionMoments, only target) {
-	want := func(t target) bool { return only == allTargets || only == t }
+	want := func(t target) bool { return only == t }
 	obs := eval.Observation{Key: p.key, Label: p.label.label(), Predicted: p.flags&keptPredicted != 0, Score: p.score}
 	if p.flags&keptSession == 0 {
 		c.hasRuns = true
@@ -416,21 +398,10 @@ func momentSession(s *input.Session, moments, interventions []int, humanTurns in
 	return ms
 }
 
-// evaluate scores the configuration's predictions into res (summary reports, in the
-// order detectors appear) and returns its metric and curve rows. withRuns says
-// whether struggle is reported (runs were replayed, or nothing was).
-func (c *scoring) evaluate(res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) ([]reports.MetricRow, []reports.CurveRow) {
-	var metrics []reports.MetricRow
-	var curves []reports.CurveRow
-	for t := range numTargets {
-		m, cv := c.evaluateTarget(t, res, opts, window, badOutcome, withRuns)
-		metrics, curves = append(metrics, m...), append(curves, cv...)
-	}
-	return metrics, curves
-}
-
-// evaluateTarget is evaluate of one target, which c must have gathered: scoring the
-// targets in order, each into res, gives evaluate's reports and rows.
+// evaluateTarget scores target t of the configuration, whose predictions c gathered
+// for it (add), into res (summary reports, in the order detectors appear) and returns
+// its metric and curve rows; the targets scored in order give a configuration's. withRuns
+// says whether struggle is reported (runs were replayed, or nothing was).
 func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) (
 	metrics []reports.MetricRow, curves []reports.CurveRow) {
 	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
