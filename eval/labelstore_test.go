@@ -67,8 +67,8 @@ func TestLabelsMatchReference(t *testing.T) {
 				keys = append(keys, r.Key)
 			}
 			checkAgainstReference(t, ls, ref, keys)
-			if len(ls.arena.long) != tt.long {
-				t.Errorf("%d texts kept apart, want %d", len(ls.arena.long), tt.long)
+			if len(ls.mem.arena.long) != tt.long {
+				t.Errorf("%d texts kept apart, want %d", len(ls.mem.arena.long), tt.long)
 			}
 		})
 	}
