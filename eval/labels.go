@@ -316,6 +316,7 @@ func (ls *Labels) EachKey(fn func(i int, key string)) error {
 	}
 	return ls.eachSourced(fn)
 }
+
 // LabelProblem is a label-file line that could not be used.
 type LabelProblem struct {
 	Line   int

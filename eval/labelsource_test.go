@@ -231,7 +231,9 @@ func TestSourcedLabelsChanged(t *testing.T) {
 		{"cut short", func(s *changingSource) { s.b = s.b[:len(s.b)-8] }, []string{"q-3"}, "cut short"},
 		{"another label, the same length", func(s *changingSource) { s.b = bytes.Replace(s.b, []byte("q-2,negative"), []byte("q-2,positive"), 1) }, []string{"q-2"}, "changed since it was read"},
 		{"another key", func(s *changingSource) { s.b = bytes.Replace(s.b, []byte("q-2"), []byte("q-9"), 1) }, []string{"q-2"}, "changed since it was read"},
-		{"shifted", func(s *changingSource) { s.b = append([]byte("run_key,label\nq-0,negative\n"), s.b[len("run_key,label\n"):]...) }, []string{"q-1", "q-2", "q-3"}, "changed since it was read"},
+		{"shifted", func(s *changingSource) {
+			s.b = append([]byte("run_key,label\nq-0,negative\n"), s.b[len("run_key,label\n"):]...)
+		}, []string{"q-1", "q-2", "q-3"}, "changed since it was read"},
 		{"emptied", func(s *changingSource) { s.b = nil }, []string{"q-1", "q-2", "q-3"}, "cut short"},
 		{"a read error", func(s *changingSource) { s.err = errors.New("disk on fire") }, []string{"q-1", "q-2", "q-3"}, "disk on fire"},
 	} {
