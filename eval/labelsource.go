@@ -295,12 +295,39 @@ func (ls *Labels) verify(n uint32, key string, want bool) (LabelRecord, bool) {
 // reread reads the record at ref again from its source.
 func (ls *Labels) reread(ref labelRef) (LabelRecord, error) {
 	src := ls.src.sourceOf(ref.off())
-	b := make([]byte, ref.len())
-	n, err := src.at.ReadAt(b, ref.off()-src.base)
-	if n < len(b) {
+	p := rereaders.Get().(*rereader)
+	defer rereaders.Put(p)
+	p.buf = slices.Grow(p.buf[:0], ref.len())[:ref.len()]
+	n, err := src.at.ReadAt(p.buf, ref.off()-src.base)
+	if n < len(p.buf) {
 		return LabelRecord{}, src.readErr(ref, err)
 	}
-	return src.check(ref, b)
+	return src.checkWith(ref, p.buf, p)
+}
+
+// rereader is what reading a record again needs: a buffer for its bytes and a CSV
+// reader to parse them (which a record's strings are not parts of), kept for the next
+// read.
+type rereader struct {
+	buf []byte
+	rd  bytes.Reader
+	br  *bufio.Reader
+	cr  *csv.Reader
+}
+
+// rereaders are the rereaders Get uses, from several goroutines at once.
+var rereaders = sync.Pool{New: func() any {
+	p := &rereader{br: bufio.NewReaderSize(nil, 4096)}
+	p.cr = csv.NewReader(p.br) // it reads p.br itself: a bufio.Reader of its size
+	p.cr.FieldsPerRecord = -1
+	return p
+}}
+
+// csvRecord parses b, a CSV record, as the first reading did.
+func (p *rereader) csvRecord(b []byte) ([]string, error) {
+	p.rd.Reset(b)
+	p.br.Reset(&p.rd)
+	return p.cr.Read()
 }
 
 // readErr is the error of a record of src that could not be read again.
@@ -321,7 +348,13 @@ func (src *labelSource) label() string {
 // check parses b, the bytes of ref's record, and returns the record, or
 // ErrLabelsChanged when it is not the record ref was read as.
 func (src *labelSource) check(ref labelRef, b []byte) (LabelRecord, error) {
-	r, ok := src.record(b, int(ref.line))
+	p := rereaders.Get().(*rereader)
+	defer rereaders.Put(p)
+	return src.checkWith(ref, b, p)
+}
+
+func (src *labelSource) checkWith(ref labelRef, b []byte, p *rereader) (LabelRecord, error) {
+	r, ok := src.record(b, int(ref.line), p)
 	if !ok || recordSum(&r) != ref.sum {
 		return LabelRecord{}, fmt.Errorf("%s:%d: %w", src.label(), ref.line, ErrLabelsChanged)
 	}
@@ -330,7 +363,7 @@ func (src *labelSource) check(ref labelRef, b []byte) (LabelRecord, error) {
 
 // record parses b, the bytes of a record read at line, as the first reading did;
 // ok is false when they are no record.
-func (src *labelSource) record(b []byte, line int) (LabelRecord, bool) {
+func (src *labelSource) record(b []byte, line int, p *rereader) (LabelRecord, bool) {
 	var row labelRow
 	if src.csv == nil {
 		b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r")) // as jsonl.Reader trims a line
@@ -339,9 +372,7 @@ func (src *labelSource) record(b []byte, line int) (LabelRecord, bool) {
 			return LabelRecord{}, false
 		}
 	} else {
-		cr := csv.NewReader(bytes.NewReader(b))
-		cr.FieldsPerRecord = -1
-		rec, err := cr.Read()
+		rec, err := p.csvRecord(b)
 		if err != nil {
 			return LabelRecord{}, false
 		}
