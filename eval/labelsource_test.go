@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
 )
@@ -347,4 +349,38 @@ func mustOutcomes(s string) OutcomeClass {
 		panic(err)
 	}
 	return c
+}
+
+// TestSourcedLabelsBytesPerLabel holds labels kept in their source to at most 32
+// bytes a label of live heap, index included, whatever their text: 50,000 session
+// labels with moments and notes.
+func TestSourcedLabelsBytesPerLabel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap: not under the race detector")
+	}
+	const n = 50_000
+	in := syntheticSessionLabels(n, 3)
+	src := bytes.NewReader(in)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	ls, _, err := ReadLabelsWith(bytes.NewReader(in), LabelOptions{Source: src, NoText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := heap()
+	per := float64(int64(after)-int64(before)) / float64(ls.Len())
+	t.Logf("%d labels from a %d-byte file: %.1f bytes a label", ls.Len(), len(in), per)
+	if per > 32 {
+		t.Errorf("%.1f bytes a label, want at most 32", per)
+	}
+	if unsafe.Sizeof(labelRef{}) != 24 {
+		t.Errorf("a labelRef is %d bytes, want 24", unsafe.Sizeof(labelRef{}))
+	}
+	runtime.KeepAlive(ls)
+	runtime.KeepAlive(in)
 }
