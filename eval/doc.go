@@ -17,6 +17,13 @@
 // and a session label may carry event-level [Moment]s — the record ids or times of
 // the human messages that show friction.
 //
+// Labels read from a source that can be read again ([LabelOptions.Source]: a regular
+// file, bytes in memory) stay in it: about 28 bytes a label whatever its text, and a
+// lookup reads the label's record again and checks it. A source that changes or fails
+// afterwards never yields a wrong label: the label is not found and [Labels.Err] says
+// why, for the caller to fail on. Labels read from a stream, or set, are kept in
+// memory.
+//
 // The package reads label files (CSV, JSONL) but knows nothing of replay, Parquet or
-// the detectors' internals.
+// the detectors' internals; it neither opens nor closes files.
 package eval

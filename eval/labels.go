@@ -76,16 +76,45 @@ type LabelRecord struct {
 // Labels maps run keys to their labels.
 //
 // It holds them compactly, as a replay of 100,000 labelled sessions keeps them all
-// for the whole replay: keys and moments' ids are bytes in one arena, found through
-// an index of record numbers (no Go string per key); a record is its key's place, its
-// line, its moments' run in one slice of 8-byte places they all share, and the index
-// of its shared fields (label, outcome, source, rule, confidence, human messages:
-// few distinct sets of them in a file), interned; its notes and file apart and only
-// when given. Get builds a LabelRecord from these: its texts are parts of the arena,
-// not copies.
+// for the whole replay, in one of two ways.
+//
+// Labels read from a source that can be read again ([LabelOptions.Source]: a regular
+// file, bytes in memory) stay there: a label is 28 bytes whatever its text — a 64-bit
+// hash of its key, the place of its record in the source (offset and length), its
+// line, a 32-bit checksum of what the record read as, and its place in an index of
+// the records sorted by hash. Get reads the record again (one ReadAt), parses it with
+// the code that read it the first time and checks it: its checksum must be the one
+// it had (else the source changed since it was read), and its key the one asked for
+// (else it is another key with the same hash, and the search goes on: a collision
+// costs a read, never a wrong record). A source that fails or changes after it was
+// read makes Get and Index find nothing and is recorded: [Labels.Err] says so, and a
+// caller that reads labels again must check it before it trusts what it found.
+//
+// Labels read from a stream, and labels given by Set, are kept in memory: keys and
+// moments' ids are bytes in one arena, found through an index of record numbers (no
+// Go string per key); a record is its key's place, its line, its moments' run in one
+// slice of 8-byte places they all share, and the index of its shared fields (label,
+// outcome, source, rule, confidence, human messages: few distinct sets of them in a
+// file), interned; its notes and file apart and only when given. Get builds a
+// LabelRecord from these: its texts are parts of the arena, not copies.
+//
+// Get, Index, Len, Keys and Moments may be called from several goroutines at once;
+// Set and Merge may not run with any other method.
 type Labels struct {
+	mem memLabels // the records kept in memory
+	// src holds the records kept in their sources, and refers to those of mem: nil
+	// when every record is in mem (then indexed by mem).
+	src  *sourced
+	File string // the file they were read from, for messages
+	// Outcomes is the class that turned outcomes into labels for records without an
+	// explicit label.
+	Outcomes OutcomeClass
+}
+
+// memLabels are labels kept in memory.
+type memLabels struct {
 	arena textArena // every key and moment id
-	keys  keyIndex
+	keys  keyIndex  // empty when the Labels have sources: their index finds the records
 	recs  []labelEntry
 	// moments are every record's moments, each record's a run of them: an id's place
 	// in the arena, or a time's index in times.
@@ -96,14 +125,10 @@ type Labels struct {
 	fields     []labelFields
 	fieldIndex map[labelFields]uint32
 	extra      map[int32][2]string // a record's Path and Notes, when either is given
-	File       string              // the file they were read from, for messages
-	// Outcomes is the class that turned outcomes into labels for records without an
-	// explicit label.
-	Outcomes OutcomeClass
 }
 
-// labelEntry is a LabelRecord in Labels: its key a place in Labels.arena, its moments
-// Labels.moments[moments:moments+nMoments], its other fields Labels.fields[fields].
+// labelEntry is a LabelRecord in memLabels: its key a place in the arena, its moments
+// moments[moments:moments+nMoments], its other fields fields[fields].
 type labelEntry struct {
 	key               span
 	line              int
@@ -122,21 +147,39 @@ type labelFields struct {
 
 // NewLabels returns an empty label set.
 func NewLabels() *Labels {
-	return &Labels{fields: []labelFields{{}}, fieldIndex: map[labelFields]uint32{{}: 0}}
+	return &Labels{mem: memLabels{fields: []labelFields{{}}, fieldIndex: map[labelFields]uint32{{}: 0}}}
 }
 
 // Len returns the number of labelled keys.
-func (ls *Labels) Len() int { return len(ls.recs) }
+func (ls *Labels) Len() int {
+	if ls.src != nil {
+		return len(ls.src.refs)
+	}
+	return len(ls.mem.recs)
+}
 
-// Get returns the label record for key. Its Moments are its own (a copy).
+// Get returns the label record for key. Its Moments are its own (a copy). ok is false
+// for a key without a label, and for one whose record could not be read again
+// ([Labels.Err]).
 func (ls *Labels) Get(key string) (LabelRecord, bool) {
-	_, i, ok := ls.find(key)
+	if ls.src != nil {
+		_, r, ok := ls.lookup(key, true)
+		return r, ok
+	}
+	_, i, ok := ls.mem.find(key)
 	if !ok {
 		return LabelRecord{}, false
 	}
+	r := ls.mem.record(i)
+	r.Key = key
+	return r, true
+}
+
+// record returns record i, its key a part of the arena.
+func (ls *memLabels) record(i uint32) LabelRecord {
 	e := &ls.recs[i]
 	f := &ls.fields[e.fields]
-	r := LabelRecord{Key: key, Label: f.label, Outcome: f.outcome, Source: f.source,
+	r := LabelRecord{Key: ls.keyOf(i), Label: f.label, Outcome: f.outcome, Source: f.source,
 		Rule: f.rule, Line: e.line, Confidence: f.confidence, HumanMsgs: f.humanMsgs}
 	if e.nMoments > 0 {
 		r.Moments = make([]Moment, e.nMoments)
@@ -153,18 +196,57 @@ func (ls *Labels) Get(key string) (LabelRecord, bool) {
 			r.Path, r.Notes = x[0], x[1]
 		}
 	}
-	return r, true
+	return r
 }
 
 // Index returns the position of key's record among the labels, 0 ≤ i < Len(): a
-// key's for as long as no key is added. ok is false for a key without a label.
+// key's for as long as no key is added. ok is false for a key without a label, and
+// for one whose record could not be read again ([Labels.Err]).
 func (ls *Labels) Index(key string) (i int, ok bool) {
-	_, n, ok := ls.find(key)
+	if ls.src != nil {
+		n, _, ok := ls.lookup(key, false)
+		return int(n), ok
+	}
+	_, n, ok := ls.mem.find(key)
 	return int(n), ok
 }
 
-// Set records a label, replacing any label the key had.
+// Set records a label, replacing any label the key had. The record is kept in memory.
 func (ls *Labels) Set(r LabelRecord) {
+	if ls.src != nil {
+		ls.setInMemory(r)
+		return
+	}
+	m := &ls.mem
+	slot, i, ok := m.find(r.Key)
+	if ok {
+		m.replace(i, r)
+		return
+	}
+	i = m.put(r)
+	m.insert(r.Key, i, slot)
+}
+
+// put adds r as a new record, not indexed, and returns its number.
+func (ls *memLabels) put(r LabelRecord) uint32 {
+	e := ls.entry(r)
+	e.key = ls.arena.put(r.Key)
+	i := uint32(len(ls.recs))
+	ls.recs = append(ls.recs, e)
+	ls.setExtra(i, r)
+	return i
+}
+
+// replace makes r record i's, which has r's key.
+func (ls *memLabels) replace(i uint32, r LabelRecord) {
+	e := ls.entry(r)
+	e.key = ls.recs[i].key
+	ls.recs[i] = e
+	ls.setExtra(i, r)
+}
+
+// entry returns r's entry, without its key, its moments and fields added.
+func (ls *memLabels) entry(r LabelRecord) labelEntry {
 	e := labelEntry{line: r.Line, fields: ls.fieldsOf(labelFields{label: r.Label, outcome: r.Outcome, source: r.Source,
 		rule: r.Rule, confidence: r.Confidence, humanMsgs: r.HumanMsgs})}
 	if len(r.Moments) > 0 {
@@ -178,16 +260,10 @@ func (ls *Labels) Set(r LabelRecord) {
 			}
 		}
 	}
-	slot, i, ok := ls.find(r.Key)
-	if ok {
-		e.key = ls.recs[i].key
-		ls.recs[i] = e
-	} else {
-		i = uint32(len(ls.recs))
-		e.key = ls.arena.put(r.Key)
-		ls.recs = append(ls.recs, e)
-		ls.insert(r.Key, i, slot)
-	}
+	return e
+}
+
+func (ls *memLabels) setExtra(i uint32, r LabelRecord) {
 	delete(ls.extra, int32(i))
 	if r.Path != "" || r.Notes != "" {
 		if ls.extra == nil {
@@ -199,7 +275,7 @@ func (ls *Labels) Set(r LabelRecord) {
 
 // fieldsOf returns the index of f in ls.fields, adding it — its texts copied, not
 // parts of the line they were read from, which would keep the whole line — when new.
-func (ls *Labels) fieldsOf(f labelFields) uint32 {
+func (ls *memLabels) fieldsOf(f labelFields) uint32 {
 	if i, ok := ls.fieldIndex[f]; ok {
 		return i
 	}
@@ -217,14 +293,28 @@ func (ls *Labels) Moments(key string) []Moment {
 	return r.Moments
 }
 
-// Keys returns the labelled keys in sorted order.
+// Keys returns the labelled keys in sorted order. Labels kept in their sources are
+// read again, in the sources' order; a key whose record cannot be read is missing,
+// and [Labels.Err] says why.
 func (ls *Labels) Keys() []string {
-	keys := make([]string, len(ls.recs))
-	for i := range ls.recs {
-		keys[i] = ls.keyOf(uint32(i))
-	}
+	keys := make([]string, 0, ls.Len())
+	ls.EachKey(func(_ int, k string) { keys = append(keys, k) })
 	slices.Sort(keys)
 	return keys
+}
+
+// EachKey calls fn with every labelled key and its Index, in an order of its own
+// (for labels kept in their sources, the sources' order, each read through once). It
+// stops at the first record that cannot be read again and returns why (recorded in
+// [Labels.Err] too).
+func (ls *Labels) EachKey(fn func(i int, key string)) error {
+	if ls.src == nil {
+		for i := range ls.mem.recs {
+			fn(i, ls.mem.keyOf(uint32(i)))
+		}
+		return nil
+	}
+	return ls.eachSourced(fn)
 }
 
 // LabelProblem is a label-file line that could not be used.
@@ -241,6 +331,14 @@ type LabelOptions struct {
 	// NoText leaves out of each record what only a reader of the file reads, its Notes
 	// and Path: a replay holding 100,000 labels keeps about 150 bytes less a label.
 	NoText bool
+	// Source, when set, holds the bytes the reader reads, at the same offsets (the
+	// reader reads Source from offset 0): a regular file, bytes in memory. The labels
+	// then stay in it — a label is 28 bytes whatever its text — and Get reads a label
+	// again from it (see [Labels]). Source must stay readable, and unchanged, for as
+	// long as the labels are used; what the caller opened it is the caller's to close.
+	Source io.ReaderAt
+	// Name names the file in messages (Labels.File).
+	Name string
 }
 
 // ReadLabels reads a label file with the default options; see [ReadLabelsWith].
@@ -268,20 +366,26 @@ func ReadLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 // outcome (or label). A line that cannot
 // be used is returned as a problem and skipped; a key labelled twice keeps its last
 // label and is reported. ReadLabelsWith fails only when the file has no usable header
-// or cannot be read.
+// or cannot be read. With opts.Source the labels stay in it (see [LabelOptions]).
 func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
-		ls.Outcomes = opts.Outcomes
-		ls.clip()
+		ls.Outcomes, ls.File = opts.Outcomes, opts.Name
+		ls.mem.clip()
+		ls.seal()
+		if err == nil {
+			err = ls.Err()
+		}
 	}
 	return ls, probs, err
 }
 
 func readLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	br := bufio.NewReader(r)
+	var skipped int64 // bytes before the first line
 	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
 		br.Discard(3) // a UTF-8 byte order mark, which some editors write
+		skipped = 3
 	}
 	for {
 		b, err := br.Peek(1)
@@ -294,11 +398,21 @@ func readLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error)
 		switch b[0] {
 		case ' ', '\t', '\r', '\n':
 			br.ReadByte()
+			skipped++
 			continue
-		case '{':
-			return readJSONLabels(jsonl.NewReader(br, 1<<20), opts)
 		}
-		return readCSVLabels(br, opts)
+		ls := NewLabels()
+		var src *labelSource
+		if opts.Source != nil {
+			o := opts
+			o.Source = nil
+			src = &labelSource{at: opts.Source, start: skipped, name: opts.Name, opts: o}
+			ls.src = &sourced{}
+		}
+		if b[0] == '{' {
+			return ls.readJSON(jsonl.NewReader(br, 1<<20), src, opts)
+		}
+		return ls.readCSV(br, src, opts)
 	}
 }
 
@@ -310,7 +424,26 @@ type labelRow struct {
 	FrictionIDs, FrictionTimes, Moments []string
 }
 
-func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelProblem) {
+// add adds the record of row, read at line; at is where its bytes are in the source
+// being read (nil when the labels have no source).
+func (ls *Labels) add(row labelRow, line int, at *recordPlace, opts LabelOptions, probs *[]LabelProblem) {
+	rec, ok := recordOf(row, line, opts, probs)
+	if !ok {
+		return
+	}
+	if prev, dup := ls.Get(rec.Key); dup {
+		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", rec.Key, prev.Line)})
+	}
+	if at != nil && ls.setSourced(&rec, *at) {
+		return
+	}
+	ls.Set(rec) // it copies the key and the fields it keeps: none of them keeps the line
+}
+
+// recordOf returns the record of row, read at line — what the labels hold of it —
+// and adds its problems to probs; ok is false when the row is skipped. Reading a label
+// again from its source parses its row with it too.
+func recordOf(row labelRow, line int, opts LabelOptions, probs *[]LabelProblem) (rec LabelRecord, ok bool) {
 	class := opts.Outcomes
 	row.Key = strings.TrimSpace(row.Key)
 	if row.Key == "" {
@@ -319,7 +452,7 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 		} else {
 			*probs = append(*probs, LabelProblem{line, "no run_key; skipped"})
 		}
-		return
+		return rec, false
 	}
 	var lab Label
 	var err error
@@ -329,18 +462,18 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 		if lab = class.Label(outcome); lab == Unlabelled {
 			*probs = append(*probs, LabelProblem{line, fmt.Sprintf("no label, and outcome %q is not a session outcome (%s); skipped",
 				outcome, strings.Join(SessionOutcomes(), ", "))})
-			return
+			return rec, false
 		}
 		if rule == "" {
 			rule = fmt.Sprintf("outcome %s; positive outcomes: %s", strings.ToLower(outcome), class)
 		}
 	case row.Session && strings.TrimSpace(row.Label) == "" && outcome == "":
 		*probs = append(*probs, LabelProblem{line, "no label and no outcome; skipped"})
-		return
+		return rec, false
 	default:
 		if lab, err = ParseLabel(row.Label); err != nil {
 			*probs = append(*probs, LabelProblem{line, err.Error() + "; skipped"})
-			return
+			return rec, false
 		}
 	}
 	humans := -1
@@ -358,7 +491,7 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	for _, b := range bad {
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("friction time %q is not an RFC 3339 time; ignored", b)})
 	}
-	moments = append(append(moments, times...), mixed...) // Set copies their ids
+	moments = append(append(moments, times...), mixed...)
 	src := LabelSource(strings.ToLower(strings.TrimSpace(row.Source)))
 	switch src {
 	case "":
@@ -367,17 +500,13 @@ func (ls *Labels) add(row labelRow, line int, opts LabelOptions, probs *[]LabelP
 	default:
 		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("label_source %q is not human, derived or model; read as given", row.Source)})
 	}
-	if _, prev, dup := ls.find(row.Key); dup {
-		*probs = append(*probs, LabelProblem{line, fmt.Sprintf("run %s already labelled on line %d; the later label counts", row.Key, ls.recs[prev].line)})
-	}
-	// Set copies the key and the fields it keeps: none of them keeps the line.
-	rec := LabelRecord{Key: row.Key, Label: lab, Outcome: strings.TrimSpace(row.Outcome),
+	rec = LabelRecord{Key: row.Key, Label: lab, Outcome: strings.TrimSpace(row.Outcome),
 		Source: src, Rule: rule, Line: line,
 		Confidence: strings.TrimSpace(row.Confidence), HumanMsgs: humans, Moments: moments}
 	if !opts.NoText {
 		rec.Path, rec.Notes = strings.Clone(strings.TrimSpace(row.Path)), strings.Clone(strings.TrimSpace(row.Notes))
 	}
-	ls.Set(rec)
+	return rec, true
 }
 
 // stringList is a JSON string or array of strings.
@@ -398,10 +527,15 @@ func (s *stringList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readJSONLabels(rd *jsonl.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
-	ls := NewLabels()
+func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	var probs []LabelProblem
+	var at *recordPlace
+	if src != nil {
+		ls.addSource(*src)
+		at = &recordPlace{}
+	}
 	for {
+		start := rd.InputOffset()
 		l, err := rd.Next()
 		if err == io.EOF {
 			break
@@ -416,41 +550,112 @@ func readJSONLabels(rd *jsonl.Reader, opts LabelOptions) (*Labels, []LabelProble
 		if l.Blank() {
 			continue
 		}
-		var obj struct {
-			RunKey        string          `json:"run_key"`
-			Key           string          `json:"key"`
-			SessionID     string          `json:"session_id"`
-			Label         string          `json:"label"`
-			Outcome       string          `json:"outcome"`
-			Source        string          `json:"label_source"`
-			Rule          string          `json:"rule"`
-			LabelRule     string          `json:"label_rule"`
-			Confidence    string          `json:"confidence"`
-			HumanMsgs     json.RawMessage `json:"human_msgs"`
-			Notes         string          `json:"notes"`
-			File          string          `json:"file"`
-			FrictionUUIDs stringList      `json:"friction_uuids"`
-			FrictionTimes stringList      `json:"friction_times"`
-			Moments       stringList      `json:"moments"`
-		}
-		if err := json.Unmarshal(l.Bytes, &obj); err != nil {
+		row, err := jsonRow(l.Bytes)
+		if err != nil {
 			probs = append(probs, LabelProblem{l.Num, "not a JSON object: " + err.Error() + "; skipped"})
 			continue
 		}
-		humans := strings.Trim(string(obj.HumanMsgs), `"`)
-		if humans == "null" {
-			humans = ""
+		if at != nil {
+			*at = recordPlace{src.start + start, rd.InputOffset() - start}
 		}
-		key := firstNonEmpty(obj.RunKey, obj.Key)
-		ls.add(labelRow{Key: firstNonEmpty(key, obj.SessionID), Session: key == "" && obj.SessionID != "", Label: obj.Label, Outcome: obj.Outcome,
-			Source: obj.Source, Rule: firstNonEmpty(obj.Rule, obj.LabelRule),
-			Confidence: obj.Confidence, HumanMsgs: humans, Notes: obj.Notes, Path: obj.File,
-			FrictionIDs: obj.FrictionUUIDs, FrictionTimes: obj.FrictionTimes, Moments: obj.Moments}, l.Num, opts, &probs)
+		ls.add(row, l.Num, at, opts, &probs)
+	}
+	if src != nil {
+		ls.src.end += src.start + rd.InputOffset()
 	}
 	return ls, probs, nil
 }
 
-func readCSVLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
+// jsonRow parses a line of a JSON Lines label file.
+func jsonRow(line []byte) (labelRow, error) {
+	var obj struct {
+		RunKey        string          `json:"run_key"`
+		Key           string          `json:"key"`
+		SessionID     string          `json:"session_id"`
+		Label         string          `json:"label"`
+		Outcome       string          `json:"outcome"`
+		Source        string          `json:"label_source"`
+		Rule          string          `json:"rule"`
+		LabelRule     string          `json:"label_rule"`
+		Confidence    string          `json:"confidence"`
+		HumanMsgs     json.RawMessage `json:"human_msgs"`
+		Notes         string          `json:"notes"`
+		File          string          `json:"file"`
+		FrictionUUIDs stringList      `json:"friction_uuids"`
+		FrictionTimes stringList      `json:"friction_times"`
+		Moments       stringList      `json:"moments"`
+	}
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return labelRow{}, err
+	}
+	humans := strings.Trim(string(obj.HumanMsgs), `"`)
+	if humans == "null" {
+		humans = ""
+	}
+	key := firstNonEmpty(obj.RunKey, obj.Key)
+	return labelRow{Key: firstNonEmpty(key, obj.SessionID), Session: key == "" && obj.SessionID != "", Label: obj.Label, Outcome: obj.Outcome,
+		Source: obj.Source, Rule: firstNonEmpty(obj.Rule, obj.LabelRule),
+		Confidence: obj.Confidence, HumanMsgs: humans, Notes: obj.Notes, Path: obj.File,
+		FrictionIDs: obj.FrictionUUIDs, FrictionTimes: obj.FrictionTimes, Moments: obj.Moments}, nil
+}
+
+// csvColumns are the columns of a CSV label file, from its header.
+type csvColumns struct {
+	col     map[string]int
+	key     int
+	session bool // keyed by session_id
+}
+
+// csvHeader reads a CSV label file's header.
+func csvHeader(header []string) (*csvColumns, error) {
+	c := &csvColumns{col: map[string]int{}}
+	for i, h := range header {
+		c.col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	keyCol, ok := c.col["run_key"]
+	if !ok {
+		keyCol, ok = c.col["key"]
+	}
+	_, hasLabel := c.col["label"]
+	_, hasOutcome := c.col["outcome"]
+	sessionCol, session := c.col["session_id"]
+	switch {
+	case ok && hasLabel: // run labels (which may also name a session_id column)
+		c.key = keyCol
+	case ok:
+		return nil, errors.New("the header must name the columns run_key and label (found: " + strings.Join(header, ",") + ")")
+	case session && (hasLabel || hasOutcome):
+		c.key, c.session = sessionCol, true
+	default:
+		return nil, errors.New("the header must name the columns run_key and label, or session_id and outcome (found: " +
+			strings.Join(header, ",") + ")")
+	}
+	return c, nil
+}
+
+// row returns a CSV record's row; ok is false for a blank line.
+func (c *csvColumns) row(rec []string) (row labelRow, ok bool) {
+	if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+		return row, false
+	}
+	get := func(name string) string {
+		if i, ok := c.col[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	key := ""
+	if c.key < len(rec) {
+		key = rec[c.key]
+	}
+	return labelRow{Key: key, Session: c.session, Label: get("label"), Outcome: get("outcome"), Source: get("label_source"),
+		Rule:       firstNonEmpty(get("rule"), get("label_rule")),
+		Confidence: get("confidence"), HumanMsgs: get("human_msgs"), Notes: get("notes"), Path: get("file"),
+		FrictionIDs: []string{get("friction_uuids")}, FrictionTimes: []string{get("friction_times")},
+		Moments: []string{get("moments")}}, true
+}
+
+func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -458,37 +663,19 @@ func readCSVLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the header: %w", err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	cols, err := csvHeader(header)
+	if err != nil {
+		return nil, nil, err
 	}
-	keyCol, ok := col["run_key"]
-	if !ok {
-		keyCol, ok = col["key"]
+	var at *recordPlace
+	if src != nil {
+		src.csv = cols
+		ls.addSource(*src)
+		at = &recordPlace{}
 	}
-	_, hasLabel := col["label"]
-	_, hasOutcome := col["outcome"]
-	sessionCol, session := col["session_id"]
-	switch {
-	case ok && hasLabel: // run labels (which may also name a session_id column)
-		session = false
-	case ok:
-		return nil, nil, errors.New("the header must name the columns run_key and label (found: " + strings.Join(header, ",") + ")")
-	case session && (hasLabel || hasOutcome):
-		keyCol = sessionCol
-	default:
-		return nil, nil, errors.New("the header must name the columns run_key and label, or session_id and outcome (found: " +
-			strings.Join(header, ",") + ")")
-	}
-	get := func(rec []string, name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
-	ls := NewLabels()
 	var probs []LabelProblem
 	for {
+		start := cr.InputOffset()
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -502,18 +689,17 @@ func readCSVLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, err
 			return nil, nil, err
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+		row, ok := cols.row(rec)
+		if !ok {
 			continue
 		}
-		key := ""
-		if keyCol < len(rec) {
-			key = rec[keyCol]
+		if at != nil {
+			*at = recordPlace{src.start + start, cr.InputOffset() - start}
 		}
-		ls.add(labelRow{Key: key, Session: session, Label: get(rec, "label"), Outcome: get(rec, "outcome"), Source: get(rec, "label_source"),
-			Rule:       firstNonEmpty(get(rec, "rule"), get(rec, "label_rule")),
-			Confidence: get(rec, "confidence"), HumanMsgs: get(rec, "human_msgs"), Notes: get(rec, "notes"), Path: get(rec, "file"),
-			FrictionIDs: []string{get(rec, "friction_uuids")}, FrictionTimes: []string{get(rec, "friction_times")},
-			Moments: []string{get(rec, "moments")}}, line, opts, &probs)
+		ls.add(row, line, at, opts, &probs)
+	}
+	if src != nil {
+		ls.src.end += src.start + cr.InputOffset()
 	}
 	return ls, probs, nil
 }

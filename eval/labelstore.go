@@ -9,7 +9,7 @@ import (
 // span locates a text in a textArena: its offset in the low 40 bits, its length in
 // the high 24. Lengths spanLong and spanTime are marks: the text is long (its offset
 // indexes textArena.long) or the span is no text at all but a moment's time (its
-// offset indexes Labels.times).
+// offset indexes memLabels.times).
 type span uint64
 
 const (
@@ -59,7 +59,7 @@ func (a *textArena) clip() {
 
 // clip lets go of the room that growing left at the end of the records, moments and
 // arena, once all labels are read (the arena doubles as it grows: up to half its size).
-func (ls *Labels) clip() {
+func (ls *memLabels) clip() {
 	ls.arena.clip()
 	ls.recs = slices.Clip(slices.Clone(ls.recs))
 	ls.moments = slices.Clip(slices.Clone(ls.moments))
@@ -73,7 +73,7 @@ func (a *textArena) text(s span) string {
 	return a.long[s.off()]
 }
 
-// keyIndex finds a key's record among Labels.recs without holding a string per key:
+// keyIndex finds a key's record among memLabels.recs without holding a string per key:
 // an open-addressed hash table (linear probing, at most half full) whose slots hold a
 // record's index plus one (0: an empty slot) in their low 32 bits and the high 32 bits
 // of its key's hash in their high 32; a slot whose hash bits match is verified against
@@ -84,11 +84,11 @@ type keyIndex struct {
 }
 
 // keyOf returns record i's key.
-func (ls *Labels) keyOf(i uint32) string { return ls.arena.text(ls.recs[i].key) }
+func (ls *memLabels) keyOf(i uint32) string { return ls.arena.text(ls.recs[i].key) }
 
 // find returns key's record (ok) or, when it has none, the empty slot it would go in
 // (-1 when the index is empty).
-func (ls *Labels) find(key string) (slot int, rec uint32, ok bool) {
+func (ls *memLabels) find(key string) (slot int, rec uint32, ok bool) {
 	x := &ls.keys
 	if len(x.slots) == 0 {
 		return -1, 0, false
@@ -108,7 +108,7 @@ func (ls *Labels) find(key string) (slot int, rec uint32, ok bool) {
 
 // insert indexes record rec, the last of ls.recs, keyed key, which has no record yet;
 // slot is find's for key.
-func (ls *Labels) insert(key string, rec uint32, slot int) {
+func (ls *memLabels) insert(key string, rec uint32, slot int) {
 	if x := &ls.keys; 2*(int(rec)+1) > len(x.slots) {
 		ls.grow(int(rec))
 		slot, _, _ = ls.find(key)
@@ -117,7 +117,7 @@ func (ls *Labels) insert(key string, rec uint32, slot int) {
 }
 
 // grow makes room in the index for more than n records, reindexing the first n.
-func (ls *Labels) grow(n int) {
+func (ls *memLabels) grow(n int) {
 	x := &ls.keys
 	if len(x.slots) == 0 {
 		x.seed = maphash.MakeSeed()

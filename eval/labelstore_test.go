@@ -2,7 +2,10 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -67,8 +70,8 @@ func TestLabelsMatchReference(t *testing.T) {
 				keys = append(keys, r.Key)
 			}
 			checkAgainstReference(t, ls, ref, keys)
-			if len(ls.arena.long) != tt.long {
-				t.Errorf("%d texts kept apart, want %d", len(ls.arena.long), tt.long)
+			if len(ls.mem.arena.long) != tt.long {
+				t.Errorf("%d texts kept apart, want %d", len(ls.mem.arena.long), tt.long)
 			}
 		})
 	}
@@ -174,8 +177,9 @@ func FuzzLabelsSet(f *testing.F) {
 
 // BenchmarkLabelLookup measures what a replay reads from its labels for each unit —
 // Get of a labelled session (key, fields, moments), Get of a key without a label,
-// Index — from 100,000 session labels, as Labels holds them (impl=arena) and as they
-// were held before (impl=map). Compare with benchstat:
+// Index — from 100,000 session labels, as Labels holds them in memory (impl=arena),
+// as they were held before the arena (impl=map), and kept in their file, each lookup
+// reading its record again (impl=file). Compare with benchstat:
 //
 //	go test -run '^$' -bench LabelLookup -benchmem -count 6 ./eval > labels.txt
 //	benchstat -col /impl labels.txt
@@ -196,6 +200,30 @@ func BenchmarkLabelLookup(b *testing.B) {
 		ls.Set(r)
 		ref.Set(r)
 	}
+	// The same labels in a session label file, kept in it (impl=file).
+	var csvb strings.Builder
+	csvb.WriteString("session_id,outcome,confidence,human_msgs,friction_uuids\n")
+	for _, k := range keys {
+		r, _ := ls.Get(k)
+		var ids []string
+		for _, m := range r.Moments {
+			ids = append(ids, m.ID)
+		}
+		fmt.Fprintf(&csvb, "%s,success,high,2,%s\n", k, strings.Join(ids, ";"))
+	}
+	name := filepath.Join(b.TempDir(), "sessions.csv")
+	if err := os.WriteFile(name, []byte(csvb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	inFile, _, err := ReadLabelsWith(io.NewSectionReader(f, 0, int64(csvb.Len())), LabelOptions{Source: f, NoText: true})
+	if err != nil || inFile.Len() != n {
+		b.Fatal(err, inFile.Len())
+	}
 	misses := make([]string, n)
 	for i := range misses {
 		misses[i] = uuid()
@@ -204,7 +232,7 @@ func BenchmarkLabelLookup(b *testing.B) {
 		name  string
 		get   func(string) (LabelRecord, bool)
 		index func(string) (int, bool)
-	}{{"arena", ls.Get, ls.Index}, {"map", ref.Get, ref.Index}} {
+	}{{"arena", ls.Get, ls.Index}, {"map", ref.Get, ref.Index}, {"file", inFile.Get, inFile.Index}} {
 		for _, op := range []struct {
 			name string
 			keys []string

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -54,29 +55,77 @@ type labelSet struct {
 	note, id string
 	explicit bool    // read from files (or the sample's), not only derived
 	warnings []error // label problems and keys labelled twice
+	// files are the --labels files the labels stay in (read again for each unit, see
+	// eval.Labels), open until close.
+	files []labelFile
 }
+
+// labelFile is a --labels file the labels stay in, and what it was when read.
+type labelFile struct {
+	f    *os.File
+	info os.FileInfo
+}
+
+// close closes the label files. It fails when a label could not be read again, or a
+// file changed (its size or modification time) after it was read: the labels the
+// replay read are then not the file's, and its results must not stand.
+func (s *labelSet) close() error {
+	var errs []error
+	if s.labels != nil {
+		if err := s.labels.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("--labels: %w", err))
+		}
+	}
+	for _, lf := range s.files {
+		if fi, err := lf.f.Stat(); err == nil && (fi.Size() != lf.info.Size() || !fi.ModTime().Equal(lf.info.ModTime())) {
+			errs = append(errs, fmt.Errorf("--labels %s: %w during the replay", lf.f.Name(), eval.ErrLabelsChanged))
+		}
+		if err := lf.f.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("--labels %s: %w", lf.f.Name(), err))
+		}
+	}
+	s.files = nil
+	return errors.Join(errs...)
+}
+
+// labelsReadHook, when set (by tests), is called with each --labels file once its
+// labels are read.
+var labelsReadHook func(name string)
 
 // loadLabels reads every --labels file (or, replaying the built-in sample, its
 // labels) into one label set: a key labelled in two files keeps the later file's
 // label, and that is a warning. A file none of whose rows is usable is an error.
-func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
+// The labels of a regular file stay in it (eval.LabelOptions.Source): the set holds
+// the file open, for labelSet.close to close.
+func loadLabels(s Settings, outcomes eval.OutcomeClass) (set labelSet, err error) {
+	defer func() {
+		if err != nil {
+			set.close()
+		}
+	}()
 	type file struct {
 		name string
-		data []byte
+		read func(opts eval.LabelOptions) (*eval.Labels, []eval.LabelProblem, string, error) // and the file's hash
 	}
 	var files []file
 	switch {
 	case len(s.Labels) > 0:
 		for _, name := range s.Labels {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				return labelSet{}, fmt.Errorf("--labels %s: %w", name, unwrap(err))
-			}
-			files = append(files, file{name, b})
+			files = append(files, file{name, func(opts eval.LabelOptions) (*eval.Labels, []eval.LabelProblem, string, error) {
+				return set.readFile(name, opts)
+			}})
 		}
 	case s.In == "":
-		files = append(files, file{datasets.SampleName + " run labels", datasets.SampleLabels()},
-			file{datasets.SampleName + " session labels", datasets.SampleSessionLabels()})
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{datasets.SampleName + " run labels", datasets.SampleLabels()}, {datasets.SampleName + " session labels", datasets.SampleSessionLabels()}} {
+			files = append(files, file{f.name, func(opts eval.LabelOptions) (*eval.Labels, []eval.LabelProblem, string, error) {
+				opts.Source = bytes.NewReader(f.data)
+				ls, probs, err := eval.ReadLabelsWith(bytes.NewReader(f.data), opts)
+				return ls, probs, shortHash(f.data), err
+			}})
+		}
 	default:
 		note := "none (pass --labels or --derive-labels to score the detectors)"
 		if s.DeriveLabels {
@@ -88,35 +137,74 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (labelSet, error) {
 	}
 	all := eval.NewLabels()
 	all.Outcomes = outcomes
-	set := labelSet{labels: all, explicit: true}
+	set.labels, set.explicit = all, true
 	var notes, ids []string
 	for _, f := range files {
-		ls, probs, err := eval.ReadLabelsWith(bytes.NewReader(f.data), eval.LabelOptions{Outcomes: outcomes, NoText: true})
+		ls, probs, hash, err := f.read(eval.LabelOptions{Outcomes: outcomes, NoText: true, Name: f.name})
 		if err != nil {
-			return labelSet{}, fmt.Errorf("--labels %s: %w", f.name, err)
+			return set, fmt.Errorf("--labels %s: %w", f.name, err)
 		}
 		if ls.Len() == 0 && len(probs) > 0 {
-			return labelSet{}, fmt.Errorf("--labels %s: none of its %d rows is usable (line %d: %s)", f.name, len(probs), probs[0].Line, probs[0].Detail)
+			return set, fmt.Errorf("--labels %s: none of its %d rows is usable (line %d: %s)", f.name, len(probs), probs[0].Line, probs[0].Detail)
 		}
 		for _, p := range probs {
 			set.warnings = append(set.warnings, fmt.Errorf("%s:%d: label: %s", f.name, p.Line, p.Detail))
 		}
 		if all.Len() == 0 { // the first labels read are the set's, not a copy of them
 			all, set.labels = ls, ls
+			all.Outcomes = outcomes
 		} else {
-			for _, k := range ls.Keys() {
-				if _, dup := all.Get(k); dup {
-					set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
-				}
-				rec, _ := ls.Get(k)
-				all.Set(rec)
+			both, err := all.Merge(ls)
+			if err != nil {
+				return set, fmt.Errorf("--labels %s: %w", f.name, err)
+			}
+			for _, k := range both {
+				set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
 			}
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d labelled", f.name, ls.Len()))
-		ids = append(ids, filepath.Base(f.name)+" sha256:"+shortHash(f.data))
+		ids = append(ids, filepath.Base(f.name)+" sha256:"+hash)
+		if labelsReadHook != nil {
+			labelsReadHook(f.name)
+		}
 	}
 	set.note, set.id = strings.Join(notes, "; "), strings.Join(ids, "; ")
 	return set, nil
+}
+
+// readFile reads the labels of a --labels file and returns them with the hash of its
+// bytes. A regular file's labels stay in it: the file is kept open in set.files. A
+// file of another kind (a pipe, /dev/stdin) is read once, into memory.
+func (set *labelSet) readFile(name string, opts eval.LabelOptions) (*eval.Labels, []eval.LabelProblem, string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, "", unwrap(err)
+	}
+	info, err := f.Stat()
+	if err != nil || info.IsDir() {
+		f.Close()
+		if err == nil {
+			err = errors.New("is a directory")
+		}
+		return nil, nil, "", unwrap(err)
+	}
+	sum := sha256.New()
+	var r io.Reader = io.TeeReader(f, sum)
+	if info.Mode().IsRegular() {
+		set.files = append(set.files, labelFile{f, info})
+		opts.Source = f
+		r = io.TeeReader(io.NewSectionReader(f, 0, info.Size()), sum)
+	} else {
+		defer f.Close()
+	}
+	ls, probs, err := eval.ReadLabelsWith(r, opts)
+	if err == nil {
+		_, err = io.Copy(sum, r) // what the reading left: the hash is of every byte
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return ls, probs, hex.EncodeToString(sum.Sum(nil)[:8]), nil
 }
 
 // parsePassProb reads --fix-pass-prob: "history", one probability for every check, or

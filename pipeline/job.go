@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"slices"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
@@ -210,11 +211,16 @@ func (j *job) session(sr *replay.SessionResult) error {
 // folder, the shard's tables with its summary in the manifest — commits it and fills
 // res.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
-	for _, k := range j.labels.Keys() {
-		if i, _ := j.labels.Index(k); !j.matched[i] && j.shard.Owns(k) { // a key of another shard is that shard's to match
-			j.tally.Unmatched = append(j.tally.Unmatched, k)
+	var unmatched []string
+	if err := j.labels.EachKey(func(i int, k string) {
+		if !j.matched[i] && j.shard.Owns(k) { // a key of another shard is that shard's to match
+			unmatched = append(unmatched, k)
 		}
+	}); err != nil {
+		return fmt.Errorf("--labels: %w", err)
 	}
+	slices.Sort(unmatched)
+	j.tally.Unmatched = append(j.tally.Unmatched, unmatched...)
 	j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
 	if j.shard.Count == 0 {
 		d, err := newDerivation(j.md, j.s.Workers)
@@ -245,6 +251,9 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		j.out.SetInfo(reports.ManifestInfo{Shard: j.shard.String(), Summary: info})
 	}
 	j.tally.apply(res, j.s.DeriveLabels)
+	if err := j.in.Close(); err != nil { // every label the replay read was its file's
+		return err
+	}
 	if err := j.out.Commit(); err != nil {
 		return err
 	}
@@ -296,6 +305,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.Close()
 	labels := in.labels
 	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes,
 		matched: make([]bool, labels.labels.Len())}
@@ -456,6 +466,12 @@ func Prepare(s Settings) (*Inputs, error) {
 	}
 	return in, nil
 }
+
+// Close closes the files the labels stay in (see eval.Labels): Run closes them,
+// another caller of Prepare must once it is done with the labels. It fails when a
+// label could not be read again or a --labels file changed after it was read: what
+// was computed from the labels must then not stand.
+func (in *Inputs) Close() error { return in.labels.close() }
 
 // configName labels a configuration value: the preset it names ("loopwatch" when
 // empty), else "configured".

@@ -180,6 +180,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.Close()
 	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() && opts.Out != "" {
 		in.Exclude = replay.ExcludeWithin(s.In, OutputFiles(opts.Out))
 	}
@@ -250,6 +251,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	d, err := load(ctx, in, caseFold, groups)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.Close(); err != nil { // every label the replay read was its file's
 		return nil, err
 	}
 	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, Space: sp, Objective: opts.Objective, Settings: s, data: d}

@@ -58,6 +58,7 @@ type Reader struct {
 	limit int
 	buf   []byte
 	num   int
+	off   int64 // bytes of input the returned lines took, terminators included
 	err   error
 }
 
@@ -67,7 +68,7 @@ type Reader struct {
 func NewReader(r io.Reader, limit int) *Reader {
 	if rd, ok := closed.Get().(*Reader); ok {
 		rd.r.Reset(r)
-		rd.limit, rd.buf, rd.num, rd.err = limit, rd.buf[:0], 0, nil
+		rd.limit, rd.buf, rd.num, rd.off, rd.err = limit, rd.buf[:0], 0, 0, nil
 		return rd
 	}
 	return &Reader{r: bufio.NewReaderSize(r, 16<<10), limit: limit}
@@ -107,6 +108,7 @@ func (r *Reader) Next() (Line, error) {
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		n += len(chunk)
+		r.off += int64(len(chunk))
 		if !oversize {
 			if r.limit > 0 && n > r.limit+2 { // +2: the terminator is not part of the line
 				oversize = true
@@ -134,6 +136,11 @@ func (r *Reader) Next() (Line, error) {
 		}
 	}
 }
+
+// InputOffset returns the offset in the input of the end of the last line Next returned,
+// its terminator included: a line is the input's bytes from the previous InputOffset to
+// this one (as csv.Reader.InputOffset tells of its records).
+func (r *Reader) InputOffset() int64 { return r.off }
 
 // Line returns the number of the last line returned by Next.
 func (r *Reader) Line() int { return r.num }

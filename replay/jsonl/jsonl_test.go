@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -212,5 +213,23 @@ func TestReaderReuse(t *testing.T) {
 	}
 	if reused == 0 {
 		t.Error("no closed reader was reused")
+	}
+}
+
+// TestReaderInputOffset: each line is the input's bytes between the InputOffset before
+// and after it, terminators included, over a small buffer too.
+func TestReaderInputOffset(t *testing.T) {
+	in := "\xef\xbb\xbf{\"a\":1}\r\n\n" + strings.Repeat("x", 40000) + "\nlast"
+	rd := NewReader(strings.NewReader(in), 100)
+	var ends []int64
+	for {
+		if _, err := rd.Next(); err != nil {
+			break
+		}
+		ends = append(ends, rd.InputOffset())
+	}
+	want := []int64{int64(len("\xef\xbb\xbf{\"a\":1}\r\n")), int64(len("\xef\xbb\xbf{\"a\":1}\r\n\n")), int64(len(in) - len("last")), int64(len(in))}
+	if !slices.Equal(ends, want) {
+		t.Errorf("offsets %v, want %v", ends, want)
 	}
 }
