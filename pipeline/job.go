@@ -228,11 +228,14 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err != nil {
 			return err
 		}
-		if err := d.run(ctx, j.preds, cases, sum, &j.derived, res); err != nil {
-			return err
-		}
 		if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
 			j.out.SetMetadata("loopwatch.input_notes", string(notes))
+		}
+		if err := j.sealReplayed(); err != nil {
+			return err
+		}
+		if err := d.run(ctx, j.preds, cases, sum, &j.derived, res); err != nil {
+			return err
 		}
 	} else {
 		info, err := json.Marshal(newShardSummary(sum, j, j.labelSet))
@@ -246,6 +249,19 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		return err
 	}
 	res.Tables = tableCounts(j.out.Tables())
+	return nil
+}
+
+// sealReplayed writes out the tables the replay has completed — all but the derived
+// ones — before the derivation, so that what their writers hold is not held beside
+// the derivation's observations (the metadata is complete: every table carries it).
+func (j *job) sealReplayed() error {
+	for _, seal := range []func() error{j.runs.Seal, j.cycles.Seal, j.problems.Seal, j.events.Seal, j.checkpoints.Seal,
+		j.interventions.Seal, j.predictions.Seal, j.fixCases.Seal} {
+		if err := seal(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -331,6 +347,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	opts := in.ReplayOptions()
 	opts.Shard = j.shard
+	opts.Scratch = j.out.Scratch // the input's file names, aside
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,
 		Problems: func(p input.Problem) error { return j.problems.Write(reports.ProblemRows([]input.Problem{p})...) }})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -64,6 +65,12 @@ type Options struct {
 	// Found while walking a folder, such a file is reported (read_error) and skipped,
 	// as opening a named pipe nobody writes to would block the replay.
 	ReadSpecialFiles bool
+	// Scratch, when set, creates a scratch file the replay may keep aside what it
+	// would otherwise hold to its end for every input file (the files' names), so that
+	// its memory does not grow with their number. The caller owns the file (it closes
+	// and removes it after Replay returns); a failure to write or read it back fails
+	// the replay. Nil keeps everything in memory.
+	Scratch func(name string) (*os.File, error)
 }
 
 // Variant is a configuration runs and sessions are replayed under beside the
@@ -182,7 +189,7 @@ func (s *Summary) note(notes []input.Note) {
 //
 // Every file is read through the context: cancelling it stops reads under way, a
 // stream's blocked read included.
-func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary, error) {
+func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed *Summary, err error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -222,7 +229,15 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (*Summary,
 	}
 	attachSubagents(paths, sniffed)
 	sh := newSharding(opts.Shard, paths, sniffed)
-	files := newFileNames(paths)           // kept to the end, where paths is not
+	files, err := newFileNames(paths, opts.Scratch) // kept to the end, where paths is not
+	if err != nil {
+		return nil, err
+	}
+	defer func() { // a name that could not be read back is why anything after it failed
+		if ferr := files.failed(); ferr != nil {
+			replayed, err = nil, ferr
+		}
+	}()
 	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
 		if sh.ownsFile(p.File) {
 			problem(p)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -190,5 +191,33 @@ func TestReplayEmptyInput(t *testing.T) {
 	_, err := Replay(context.Background(), fstest.MapFS{}, Options{}, SinkFunc(func(*RunResult) error { return nil }))
 	if err != nil {
 		t.Errorf("empty input: %v", err)
+	}
+}
+
+// TestReplayNamesAside: a replay that keeps the file names in a scratch file delivers
+// the same results, problems and fingerprint as one that holds them; one whose names
+// cannot be read back fails with that, whatever failed after it.
+func TestReplayNamesAside(t *testing.T) {
+	replayed := func(scratch func(string) (*os.File, error)) (string, error) {
+		var b strings.Builder
+		sum, err := Replay(context.Background(), datasets.Sample(), Options{Workers: 2, Struggle: struggle.DefaultStruggleConfig(), Scratch: scratch},
+			Sinks{Runs: func(r *RunResult) error { fmt.Fprintln(&b, r.Run.File, r.Run.Key, r.Struggle.Triggered); return nil },
+				Sessions: func(s *SessionResult) error { fmt.Fprintln(&b, s.Session.File, s.Session.Key); return nil }})
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(&b, sum.Fingerprint, sum.Files, sum.Runs, sum.Sessions, sum.TotalProblems())
+		return b.String(), nil
+	}
+	held, err := replayed(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aside, err := replayed(tempScratch(t, os.O_RDWR))
+	if err != nil || aside != held {
+		t.Errorf("names aside: %v\n%s\nwant\n%s", err, aside, held)
+	}
+	if _, err := replayed(tempScratch(t, os.O_WRONLY)); err == nil || !strings.Contains(err.Error(), "reading back the file names") {
+		t.Errorf("names that cannot be read back: %v", err)
 	}
 }

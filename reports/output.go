@@ -55,6 +55,7 @@ type Output struct {
 	cleaned             []string
 	codec               *zstdCodec // shared by the tables, made with the first
 	scratch             []*os.File // see Scratch
+	sealedID            string     // the replay id the sealed tables carry ("" before a Seal)
 }
 
 type committer interface {
@@ -196,7 +197,18 @@ func cleanStale(dir string, ours func(dest string) bool, now time.Time) []string
 }
 
 // SetMetadata sets a key-value pair written into every table's metadata at Commit.
+// After a table was sealed (see [Table.Seal]) the metadata is fixed: a change makes
+// Commit fail.
 func (o *Output) SetMetadata(key, value string) { o.metadata[key] = value }
+
+// replayID returns the replay id of the output's tables and metadata as they are.
+func (o *Output) replayID() string {
+	names := make([]string, len(o.tables))
+	for i, t := range o.tables {
+		names[i] = t.tableName()
+	}
+	return ReplayID(o.metadata, names)
+}
 
 // Path returns the destination of the table named table ("" for the run table).
 func (o *Output) Path(table string) string {
@@ -298,6 +310,8 @@ type Table[T any] struct {
 	w       *parquet.GenericWriter[T]
 	buf     []T
 	written int64
+	out     *Output
+	sealed  bool // written out by Seal: Commit only puts it in place
 }
 
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
@@ -318,7 +332,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	if table == "" {
 		table = "runs"
 	}
-	t := &Table[T]{name: table, path: path, f: f, h: sha256.New()}
+	t := &Table[T]{name: table, path: path, f: f, h: sha256.New(), out: o}
 	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	o.tables = append(o.tables, t)
 	return t, nil
@@ -347,6 +361,9 @@ func (c countWriter) Write(p []byte) (int, error) {
 
 // Write appends rows to the table.
 func (t *Table[T]) Write(rows ...T) error {
+	if t.sealed {
+		return fmt.Errorf("writing %s: the table was sealed", t.path)
+	}
 	t.buf = append(t.buf, rows...)
 	if len(t.buf) >= 1024 {
 		return t.flush()
@@ -370,7 +387,38 @@ func (t *Table[T]) flush() error {
 // Rows returns the number of rows written so far.
 func (t *Table[T]) Rows() int64 { return t.written + int64(len(t.buf)) }
 
+// Seal writes the table out now, as Commit would — its last rows, then its footer with
+// the output's metadata and replay id — and lets go of what its writer holds (the
+// pages of a row group, a page's worth of values per column), for a table that is
+// complete while the output's others are still being written. Commit then only puts
+// it in place with the others; Abort removes it. The output's metadata and tables are
+// fixed from the first Seal on: Commit fails if either changed after it.
+func (t *Table[T]) Seal() error {
+	o := t.out
+	if o.done {
+		return fmt.Errorf("sealing %s: the output was committed or aborted", t.path)
+	}
+	if t.sealed {
+		return nil
+	}
+	id := o.replayID()
+	if o.sealedID != "" && id != o.sealedID {
+		return fmt.Errorf("sealing %s: the output's metadata or tables changed after a table was sealed", t.path)
+	}
+	o.sealedID = id
+	md := maps.Clone(o.metadata)
+	md[ReplayIDKey] = id
+	if err := t.close(md); err != nil {
+		return err
+	}
+	t.sealed, t.w, t.buf = true, nil, nil
+	return nil
+}
+
 func (t *Table[T]) close(metadata map[string]string) error {
+	if t.sealed {
+		return nil
+	}
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -392,7 +440,9 @@ func (t *Table[T]) close(metadata map[string]string) error {
 }
 
 func (t *Table[T]) abort() {
-	t.w.Close()
+	if t.w != nil {
+		t.w.Close()
+	}
 	t.f.Close()
 	os.Remove(t.f.Name())
 }
@@ -517,11 +567,12 @@ func (o *Output) Commit() error {
 		return errors.New("output already committed or aborted")
 	}
 	defer o.removeScratch()
-	names := make([]string, len(o.tables))
-	for i, t := range o.tables {
-		names[i] = t.tableName()
+	id := o.replayID()
+	if o.sealedID != "" && id != o.sealedID {
+		o.Abort()
+		return errors.New("committing the output: its metadata or tables changed after a table was sealed")
 	}
-	o.metadata[ReplayIDKey] = ReplayID(o.metadata, names)
+	o.metadata[ReplayIDKey] = id
 	for _, t := range o.tables {
 		if err := t.close(o.metadata); err != nil {
 			o.Abort()

@@ -213,3 +213,76 @@ func TestScratchFilesAreRemoved(t *testing.T) {
 	out.Abort()
 	left(dir, "failed commit")
 }
+
+// TestSealedTablesCommitAsTheOthers: a table sealed before the commit is the same file,
+// byte for byte, as one Commit closes, and is put in place with the others; it takes
+// no more rows; a change of the metadata or the tables after a Seal fails the commit
+// and leaves nothing; Abort removes a sealed table's temporary.
+func TestSealedTablesCommitAsTheOthers(t *testing.T) {
+	write := func(dir string, seal bool) (*Output, *Table[ProblemRow], *Table[ProblemRow]) {
+		out, err := NewOutput(filepath.Join(dir, "res.parquet"), map[string]string{"k": "v"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, _ := NewTable[ProblemRow](out, "")
+		events, _ := NewTable[ProblemRow](out, "events")
+		for i := range 3000 {
+			runs.Write(ProblemRow{File: "f", Line: int32(i)})
+		}
+		if seal {
+			if err := runs.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			if err := runs.Write(ProblemRow{File: "late"}); err == nil {
+				t.Error("a sealed table took a row")
+			}
+		}
+		events.Write(ProblemRow{File: "e"})
+		return out, runs, events
+	}
+	plain, sealed := t.TempDir(), t.TempDir()
+	for dir, seal := range map[string]bool{plain: false, sealed: true} {
+		out, _, _ := write(dir, seal)
+		if err := out.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"res.parquet", "res.events.parquet", "res.manifest.json"} {
+		a, _ := os.ReadFile(filepath.Join(plain, name))
+		b, _ := os.ReadFile(filepath.Join(sealed, name))
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s: sealed early, it differs from the one the commit wrote", name)
+		}
+	}
+
+	for _, tc := range []struct {
+		name   string
+		change func(out *Output)
+	}{
+		{"metadata", func(out *Output) { out.SetMetadata("late", "x") }},
+		{"tables", func(out *Output) { NewTable[ProblemRow](out, "more") }},
+	} {
+		dir := t.TempDir()
+		out, _, events := write(dir, true)
+		tc.change(out)
+		if err := events.Seal(); err == nil || !strings.Contains(err.Error(), "changed after") {
+			t.Errorf("%s changed: sealing another table: %v", tc.name, err)
+		}
+		if err := out.Commit(); err == nil || !strings.Contains(err.Error(), "changed after") {
+			t.Errorf("%s changed: commit: %v", tc.name, err)
+		}
+		if got := entries(t, dir); len(got) != 0 {
+			t.Errorf("%s changed: the failed commit left %v", tc.name, got)
+		}
+	}
+
+	dir := t.TempDir()
+	out, runs, _ := write(dir, true)
+	out.Abort()
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("abort left %v", got)
+	}
+	if err := runs.Seal(); err == nil {
+		t.Error("sealed a table of an aborted output")
+	}
+}
