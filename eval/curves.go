@@ -41,41 +41,51 @@ type Curve struct {
 // The rules are gonum's stat.ROC's: sort by score, thresholds descending, a score
 // counts positive when it is ≥ the threshold. Counts are kept as integers, so a
 // point's TP, FP, FN and TN are exact.
-func Curves(obs []Observation) Curve {
-	type scored struct {
-		score    float64
-		positive bool
-	}
-	var s []scored
+func Curves(obs []Observation) Curve { return curves(observationsOf(obs)) }
+
+// curves ranks the scored observations by sorting their indices — 4 bytes each —
+// with the comparison the sort of (score, class) pairs used, so that the sort puts
+// them in the same order and a tie group's threshold is the same value (−0 or +0).
+func curves(obs *Observations) Curve {
 	var c Curve
-	for _, o := range obs {
-		if !o.Label.Scored() {
+	n := 0
+	for i := range obs.Len() {
+		if obs.scored(i) {
+			n++
+		}
+	}
+	s := make([]uint32, 0, n) // the scored observations, ranked below
+	for i := range obs.Len() {
+		if !obs.scored(i) {
 			continue
 		}
-		score := o.Score
-		if math.IsNaN(score) {
-			score = math.Inf(-1)
-		}
-		s = append(s, scored{score, o.Label == Positive})
-		if o.Label == Positive {
+		s = append(s, uint32(i))
+		if obs.label(i) == obsPositive {
 			c.Positives++
 		} else {
 			c.Negatives++
 		}
 	}
-	slices.SortFunc(s, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	score := func(i uint32) float64 {
+		if x := obs.scores[i]; !math.IsNaN(x) {
+			return x
+		}
+		return math.Inf(-1)
+	}
+	slices.SortFunc(s, func(a, b uint32) int { return cmp.Compare(score(b), score(a)) })
 	tp, fp := 0, 0
 	for i := 0; i < len(s); {
 		j := i
-		for ; j < len(s) && s[j].score == s[i].score; j++ {
-			if s[j].positive {
+		top := score(s[i])
+		for ; j < len(s) && score(s[j]) == top; j++ {
+			if obs.label(int(s[j])) == obsPositive {
 				tp++
 			} else {
 				fp++
 			}
 		}
 		c.Points = append(c.Points, CurvePoint{
-			Threshold: s[i].score,
+			Threshold: top,
 			TP:        tp, FP: fp, FN: c.Positives - tp, TN: c.Negatives - fp,
 			Precision: float64(tp) / float64(tp+fp),
 			Recall:    ratio(tp, c.Positives),

@@ -141,16 +141,18 @@ func (r *Report) LeftOut() int { return r.Ambiguous + r.Excluded + r.Unlabelled 
 // precision and recall, from the Jeffreys interval. Its cost is O(n log n) to rank the
 // scores plus O(n + distinct scores) per resample, and it allocates O(n) once: a
 // resample counts runs, it copies none.
-func Evaluate(obs []Observation, opts Options) *Report {
+func Evaluate(obs []Observation, opts Options) *Report { return evaluate(observationsOf(obs), opts) }
+
+func evaluate(obs *Observations, opts Options) *Report {
 	opts = opts.withDefaults()
-	rep := &Report{Options: opts, Runs: len(obs)}
-	for _, o := range obs {
-		switch o.Label {
-		case Positive, Negative:
+	rep := &Report{Options: opts, Runs: obs.Len()}
+	for i := range obs.Len() {
+		switch obs.label(i) {
+		case obsPositive, obsNegative:
 			rep.Scored++
-		case Ambiguous:
+		case obsAmbiguous:
 			rep.Ambiguous++
-		case Excluded:
+		case obsExcluded:
 			rep.Excluded++
 		default:
 			rep.Unlabelled++

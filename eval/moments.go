@@ -164,6 +164,16 @@ func (c *momentCounts) add(o momentCounts) {
 	c.turns += o.turns
 }
 
+// addTimes adds o k times.
+func (c *momentCounts) addTimes(o momentCounts, k int) {
+	c.moments += k * o.moments
+	c.caught += k * o.caught
+	c.interventions += k * o.interventions
+	c.tp += k * o.tp
+	c.fa += k * o.fa
+	c.turns += k * o.turns
+}
+
 func (c momentCounts) precision() float64 { return ratio(c.tp, c.interventions) }
 func (c momentCounts) recall() float64    { return ratio(c.caught, c.moments) }
 func (c momentCounts) faPer100() float64 {
@@ -187,32 +197,90 @@ func EvaluateMoments(sessions []MomentSession, window time.Duration, opts Option
 // the one they were scored with). The bootstrap resamples the sessions in the order
 // given: the same sessions in the same order give the same intervals.
 func EvaluateSessionMoments(sessions []SessionMoments, window time.Duration, opts Options) *MomentReport {
-	opts = opts.withDefaults()
-	rep := &MomentReport{Window: window, Sessions: len(sessions)}
-	per := make([]momentCounts, len(sessions))
-	var total momentCounts
-	var delayEvents []float64
-	for i, s := range sessions {
-		per[i] = momentCounts{moments: s.Moments, caught: s.Caught, interventions: s.Interventions,
-			tp: s.TruePositives, fa: s.FalseAlarms, turns: s.HumanTurns}
-		total.add(per[i])
-		rep.DelaysSeconds = append(rep.DelaysSeconds, s.DelaySeconds...)
-		delayEvents = append(delayEvents, s.DelayEvents...)
+	var t MomentTally
+	for i := range sessions {
+		t.Add(&sessions[i])
 	}
+	return t.Report(window, opts)
+}
+
+// MomentTally gathers sessions' event-level scores one at a time for
+// [MomentTally.Report], which is [EvaluateSessionMoments] of the sessions in the order
+// added, without keeping the sessions: of each it keeps a 4-byte reference to its
+// counts — sessions with the same counts share one copy of them, as they are
+// interchangeable in a resample — and its delays (the report's distribution of them
+// needs every one). The zero value is an empty tally ready to use.
+type MomentTally struct {
+	ids      []uint32               // each session's counts: an index into distinct
+	distinct []momentCounts         // the counts of the sessions, each once
+	index    map[momentCounts]int32 // distinct's index of counts
+	total    momentCounts
+	// Every caught moment's delays, in the order added.
+	delaySeconds, delayEvents []float64
+}
+
+// Grow makes room for sessions more sessions and delays more caught moments, so that
+// adding them allocates nothing but the distinct counts.
+func (t *MomentTally) Grow(sessions, delays int) {
+	if sessions > 0 {
+		t.ids = slices.Grow(t.ids, sessions)
+	}
+	if delays > 0 {
+		t.delaySeconds, t.delayEvents = slices.Grow(t.delaySeconds, delays), slices.Grow(t.delayEvents, delays)
+	}
+}
+
+// Add adds a session's score; s is not kept.
+func (t *MomentTally) Add(s *SessionMoments) {
+	c := momentCounts{moments: s.Moments, caught: s.Caught, interventions: s.Interventions,
+		tp: s.TruePositives, fa: s.FalseAlarms, turns: s.HumanTurns}
+	id, ok := t.index[c]
+	if !ok {
+		if t.index == nil {
+			t.index = map[momentCounts]int32{}
+		}
+		id = int32(len(t.distinct))
+		t.index[c] = id
+		t.distinct = append(t.distinct, c)
+	}
+	t.ids = append(t.ids, uint32(id))
+	t.total.add(c)
+	t.delaySeconds = append(t.delaySeconds, s.DelaySeconds...)
+	t.delayEvents = append(t.delayEvents, s.DelayEvents...)
+}
+
+// Report evaluates the sessions added (window is the one they were scored with). The
+// report takes the tally's delays: the tally is empty after it.
+func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
+	opts = opts.withDefaults()
+	rep := &MomentReport{Window: window, Sessions: len(t.ids)}
+	total := t.total
+	if len(t.delaySeconds) > 0 {
+		rep.DelaysSeconds = t.delaySeconds
+	}
+	delayEvents := t.delayEvents
 	rep.Moments, rep.Caught, rep.Interventions = total.moments, total.caught, total.interventions
 	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
 	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
 	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
 	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TruePositives, rep.Interventions, opts.Level)
 	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
-	if opts.Resamples > 0 && len(per) > 0 {
+	if opts.Resamples > 0 && len(t.ids) > 0 {
+		// A resample draws sessions as rand.Rand.IntN does, counts how often each
+		// distinct counts was drawn and sums them: integer sums, the same whatever the
+		// order they are added in, so the same as adding the drawn sessions one by one.
 		src := rand.NewPCG(opts.Seed, 0x6d6f6d656e7473) // "moments"
 		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
-		n := uint64(len(per))
+		drawn := make([]int, len(t.distinct))
+		n := uint64(len(t.ids))
 		for b := 0; b < opts.Resamples; b++ {
+			clear(drawn)
+			for range n {
+				drawn[t.ids[intN(src, n)]]++ // rand.New(src).IntN(n), without the interface call
+			}
 			var c momentCounts
-			for range per {
-				c.add(per[intN(src, n)]) // rand.New(src).IntN(n), without the interface call
+			for k, m := range drawn {
+				c.addTimes(t.distinct[k], m)
 			}
 			if v := c.precision(); !math.IsNaN(v) {
 				ps = append(ps, v)
@@ -236,6 +304,7 @@ func EvaluateSessionMoments(sessions []SessionMoments, window time.Duration, opt
 		interval(&rep.Recall, rs)
 		interval(&rep.FalseAlarmsPer100, fs)
 	}
+	*t = MomentTally{}
 	rep.MedianDelaySeconds, rep.MeanDelaySeconds, rep.P90DelaySeconds, rep.MedianDelayEvents = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if len(rep.DelaysSeconds) > 0 {
 		slices.Sort(rep.DelaysSeconds)

@@ -3,6 +3,7 @@ package eval
 import (
 	"hash/fnv"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -77,64 +78,92 @@ func outcomeIndex(o string) int {
 // EvaluateOutcomes scores preds by outcome. The accuracy's bootstrap resamples
 // sessions (opts.Resamples, opts.Seed, opts.Level as for [Evaluate]).
 func EvaluateOutcomes(preds []OutcomePrediction, opts Options) *OutcomeReport {
+	var t OutcomeTally
+	for i := range preds {
+		t.Add(&preds[i])
+	}
+	return t.Report(opts)
+}
+
+// OutcomeTally gathers outcome predictions one at a time for [OutcomeTally.Report],
+// which is [EvaluateOutcomes] of the predictions in the order added, without keeping
+// them: of each scored session it keeps a bit (was the prediction right), which the
+// accuracy's bootstrap resamples. The zero value is an empty tally ready to use.
+type OutcomeTally struct {
+	r                 OutcomeReport // its counts and matrix
+	hits              []uint64      // a bit a scored session, in the order added
+	confSum, brierSum float64
+	confN             int
+	labelled          [5]int // scored sessions by labelled outcome (an index in OutcomeOrder)
+}
+
+// Add adds a session's prediction; p is not kept.
+func (t *OutcomeTally) Add(p *OutcomePrediction) {
+	r := &t.r
+	r.Sessions++
+	none := outcomeIndex(OutcomeNone)
+	li := outcomeIndex(p.Label)
+	if li < 0 {
+		r.Unlabelled++
+		return
+	}
+	pi := outcomeIndex(p.Predicted)
+	if pi < 0 || pi == none {
+		pi = none
+	}
+	r.Matrix[li][pi]++
+	switch {
+	case li == none:
+		r.Excluded++
+		return
+	case pi == none:
+		r.Unpredicted++
+		return
+	}
+	k := r.Scored
+	r.Scored++
+	t.labelled[li]++
+	hit := li == pi
+	if k%64 == 0 {
+		t.hits = append(t.hits, 0)
+	}
+	if hit {
+		r.Correct++
+		t.hits[k/64] |= 1 << (k % 64)
+	}
+	if c := p.Confidence; !math.IsNaN(c) {
+		y := 0.0
+		if hit {
+			y = 1
+		}
+		t.confSum += c
+		t.brierSum += (c - y) * (c - y)
+		t.confN++
+	}
+}
+
+// Report scores the predictions added.
+func (t *OutcomeTally) Report(opts Options) *OutcomeReport {
 	opts = opts.withDefaults()
 	if opts.Unit == "runs" {
 		opts.Unit = "sessions"
 	}
-	r := &OutcomeReport{Options: opts, Sessions: len(preds), MeanConfidence: math.NaN(), Brier: math.NaN()}
+	r := new(OutcomeReport)
+	*r = t.r
+	r.Options, r.MeanConfidence, r.Brier = opts, math.NaN(), math.NaN()
+	if t.confN > 0 {
+		r.MeanConfidence, r.Brier = t.confSum/float64(t.confN), t.brierSum/float64(t.confN)
+	}
+	r.Accuracy = accuracyEstimate(t.hits, r.Scored, opts)
 	none := outcomeIndex(OutcomeNone)
-	var hits []bool
-	var confSum, brierSum float64
-	confN := 0
-	labelled := map[int]int{}
-	for _, p := range preds {
-		li := outcomeIndex(p.Label)
-		if li < 0 {
-			r.Unlabelled++
-			continue
-		}
-		pi := outcomeIndex(p.Predicted)
-		if pi < 0 || pi == none {
-			pi = none
-		}
-		r.Matrix[li][pi]++
-		switch {
-		case li == none:
-			r.Excluded++
-			continue
-		case pi == none:
-			r.Unpredicted++
-			continue
-		}
-		r.Scored++
-		labelled[li]++
-		hit := li == pi
-		hits = append(hits, hit)
-		if hit {
-			r.Correct++
-		}
-		if c := p.Confidence; !math.IsNaN(c) {
-			y := 0.0
-			if hit {
-				y = 1
-			}
-			confSum += c
-			brierSum += (c - y) * (c - y)
-			confN++
-		}
-	}
-	if confN > 0 {
-		r.MeanConfidence, r.Brier = confSum/float64(confN), brierSum/float64(confN)
-	}
-	r.Accuracy = accuracyEstimate(hits, opts)
 	maxSupport := 0
-	for _, n := range labelled {
+	for _, n := range t.labelled {
 		maxSupport = max(maxSupport, n)
 	}
 	r.Majority = ratio(maxSupport, r.Scored)
 	var recalls, f1s []float64
 	for i, o := range OutcomeOrder()[:none] {
-		s := OutcomeScore{Outcome: o, Support: labelled[i], Correct: r.Matrix[i][i]}
+		s := OutcomeScore{Outcome: o, Support: t.labelled[i], Correct: r.Matrix[i][i]}
 		for li := 0; li < none; li++ {
 			s.Predicted += r.Matrix[li][i]
 		}
@@ -166,17 +195,16 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// accuracyEstimate is the share of hits with its bootstrap and Jeffreys intervals.
-func accuracyEstimate(hits []bool, opts Options) Estimate {
-	n := len(hits)
+// accuracyEstimate is the share of hits among n sessions (a bit each) with its
+// bootstrap and Jeffreys intervals.
+func accuracyEstimate(hits []uint64, n int, opts Options) Estimate {
 	if n == 0 {
 		return undefined()
 	}
+	hit := func(i int) bool { return hits[i/64]>>(i%64)&1 != 0 }
 	k := 0
-	for _, h := range hits {
-		if h {
-			k++
-		}
+	for _, w := range hits {
+		k += bits.OnesCount64(w)
 	}
 	e := Estimate{Value: float64(k) / float64(n), Low: math.NaN(), High: math.NaN()}
 	e.JeffreysLow, e.JeffreysHigh = jeffreys(k, n, opts.Level)
@@ -186,7 +214,7 @@ func accuracyEstimate(hits []bool, opts Options) Estimate {
 		for b := range vals {
 			c := 0
 			for range n {
-				if hits[rng.IntN(n)] {
+				if hit(rng.IntN(n)) {
 					c++
 				}
 			}

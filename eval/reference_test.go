@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"time"
 
 	"gonum.org/v1/gonum/integrate"
 	"gonum.org/v1/gonum/stat"
@@ -208,4 +209,242 @@ func refBootstrap(scored []Observation, ranked []int, rk refRanking, opts Option
 		highs[m] = stat.Quantile(1-alpha, stat.Empirical, samples[m], nil)
 	}
 	return lows, highs
+}
+
+// The evaluations a replay's derivation runs, as they were before they took
+// observations in columns and tallies (Observations, MomentTally, OutcomeTally): each
+// kept every unit's observation, 48 to 112 bytes and more. They are the references the
+// new paths must reproduce bit for bit (TestObservationsMatchReference,
+// TestMomentTallyMatchesReference, TestOutcomeTallyMatchesReference).
+
+// refCurves is Curves as it was: it sorts (score, class) pairs.
+func refCurves(obs []Observation) Curve {
+	type scored struct {
+		score    float64
+		positive bool
+	}
+	var s []scored
+	var c Curve
+	for _, o := range obs {
+		if !o.Label.Scored() {
+			continue
+		}
+		score := o.Score
+		if math.IsNaN(score) {
+			score = math.Inf(-1)
+		}
+		s = append(s, scored{score, o.Label == Positive})
+		if o.Label == Positive {
+			c.Positives++
+		} else {
+			c.Negatives++
+		}
+	}
+	slices.SortFunc(s, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	tp, fp := 0, 0
+	for i := 0; i < len(s); {
+		j := i
+		for ; j < len(s) && s[j].score == s[i].score; j++ {
+			if s[j].positive {
+				tp++
+			} else {
+				fp++
+			}
+		}
+		c.Points = append(c.Points, CurvePoint{
+			Threshold: s[i].score,
+			TP:        tp, FP: fp, FN: c.Positives - tp, TN: c.Negatives - fp,
+			Precision: float64(tp) / float64(tp+fp),
+			Recall:    ratio(tp, c.Positives),
+			FPR:       ratio(fp, c.Negatives),
+		})
+		i = j
+	}
+	return c
+}
+
+// refEvaluateSessionMoments is EvaluateSessionMoments as it was: it keeps every
+// session's counts and resamples them.
+func refEvaluateSessionMoments(sessions []SessionMoments, window time.Duration, opts Options) *MomentReport {
+	opts = opts.withDefaults()
+	rep := &MomentReport{Window: window, Sessions: len(sessions)}
+	per := make([]momentCounts, len(sessions))
+	var total momentCounts
+	var delayEvents []float64
+	for i, s := range sessions {
+		per[i] = momentCounts{moments: s.Moments, caught: s.Caught, interventions: s.Interventions,
+			tp: s.TruePositives, fa: s.FalseAlarms, turns: s.HumanTurns}
+		total.add(per[i])
+		rep.DelaysSeconds = append(rep.DelaysSeconds, s.DelaySeconds...)
+		delayEvents = append(delayEvents, s.DelayEvents...)
+	}
+	rep.Moments, rep.Caught, rep.Interventions = total.moments, total.caught, total.interventions
+	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
+	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
+	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
+	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TruePositives, rep.Interventions, opts.Level)
+	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
+	if opts.Resamples > 0 && len(per) > 0 {
+		src := rand.NewPCG(opts.Seed, 0x6d6f6d656e7473) // "moments"
+		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
+		n := uint64(len(per))
+		for b := 0; b < opts.Resamples; b++ {
+			var c momentCounts
+			for range per {
+				c.add(per[intN(src, n)]) // rand.New(src).IntN(n), without the interface call
+			}
+			if v := c.precision(); !math.IsNaN(v) {
+				ps = append(ps, v)
+			}
+			if v := c.recall(); !math.IsNaN(v) {
+				rs = append(rs, v)
+			}
+			if v := c.faPer100(); !math.IsNaN(v) {
+				fs = append(fs, v)
+			}
+		}
+		alpha := (1 - opts.Level) / 2
+		interval := func(e *Estimate, xs []float64) {
+			if math.IsNaN(e.Value) || len(xs) < opts.Resamples/2 {
+				return
+			}
+			sort.Float64s(xs)
+			e.Low, e.High = stat.Quantile(alpha, stat.Empirical, xs, nil), stat.Quantile(1-alpha, stat.Empirical, xs, nil)
+		}
+		interval(&rep.Precision, ps)
+		interval(&rep.Recall, rs)
+		interval(&rep.FalseAlarmsPer100, fs)
+	}
+	rep.MedianDelaySeconds, rep.MeanDelaySeconds, rep.P90DelaySeconds, rep.MedianDelayEvents = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if len(rep.DelaysSeconds) > 0 {
+		slices.Sort(rep.DelaysSeconds)
+		slices.Sort(delayEvents)
+		rep.MedianDelaySeconds = median(rep.DelaysSeconds)
+		rep.MeanDelaySeconds = stat.Mean(rep.DelaysSeconds, nil)
+		rep.P90DelaySeconds = stat.Quantile(0.9, stat.Empirical, rep.DelaysSeconds, nil)
+		rep.MedianDelayEvents = median(delayEvents)
+	}
+	if rep.Moments == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("no labelled friction moment: recall undefined"))
+	}
+	if rep.Interventions == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("no intervention in the labelled sessions: precision undefined"))
+	}
+	if rep.HumanTurns == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("no human turn in the labelled sessions: false alarms per 100 turns undefined"))
+	}
+	return rep
+}
+
+// refEvaluateOutcomes is EvaluateOutcomes as it was: it keeps a bool a scored session.
+func refEvaluateOutcomes(preds []OutcomePrediction, opts Options) *OutcomeReport {
+	opts = opts.withDefaults()
+	if opts.Unit == "runs" {
+		opts.Unit = "sessions"
+	}
+	r := &OutcomeReport{Options: opts, Sessions: len(preds), MeanConfidence: math.NaN(), Brier: math.NaN()}
+	none := outcomeIndex(OutcomeNone)
+	var hits []bool
+	var confSum, brierSum float64
+	confN := 0
+	labelled := map[int]int{}
+	for _, p := range preds {
+		li := outcomeIndex(p.Label)
+		if li < 0 {
+			r.Unlabelled++
+			continue
+		}
+		pi := outcomeIndex(p.Predicted)
+		if pi < 0 || pi == none {
+			pi = none
+		}
+		r.Matrix[li][pi]++
+		switch {
+		case li == none:
+			r.Excluded++
+			continue
+		case pi == none:
+			r.Unpredicted++
+			continue
+		}
+		r.Scored++
+		labelled[li]++
+		hit := li == pi
+		hits = append(hits, hit)
+		if hit {
+			r.Correct++
+		}
+		if c := p.Confidence; !math.IsNaN(c) {
+			y := 0.0
+			if hit {
+				y = 1
+			}
+			confSum += c
+			brierSum += (c - y) * (c - y)
+			confN++
+		}
+	}
+	if confN > 0 {
+		r.MeanConfidence, r.Brier = confSum/float64(confN), brierSum/float64(confN)
+	}
+	r.Accuracy = refAccuracyEstimate(hits, opts)
+	maxSupport := 0
+	for _, n := range labelled {
+		maxSupport = max(maxSupport, n)
+	}
+	r.Majority = ratio(maxSupport, r.Scored)
+	var recalls, f1s []float64
+	for i, o := range OutcomeOrder()[:none] {
+		s := OutcomeScore{Outcome: o, Support: labelled[i], Correct: r.Matrix[i][i]}
+		for li := 0; li < none; li++ {
+			s.Predicted += r.Matrix[li][i]
+		}
+		s.Precision, s.Recall = ratio(s.Correct, s.Predicted), ratio(s.Correct, s.Support)
+		r.PerOutcome = append(r.PerOutcome, s)
+		if s.Support > 0 {
+			recalls = append(recalls, s.Recall)
+		}
+		if s.Support > 0 || s.Predicted > 0 {
+			f1 := 0.0
+			if s.Correct > 0 {
+				f1 = 2 * float64(s.Correct) / float64(s.Support+s.Predicted)
+			}
+			f1s = append(f1s, f1)
+		}
+	}
+	r.BalancedAccuracy, r.MacroF1 = mean(recalls), mean(f1s)
+	return r
+}
+
+func refAccuracyEstimate(hits []bool, opts Options) Estimate {
+	n := len(hits)
+	if n == 0 {
+		return undefined()
+	}
+	k := 0
+	for _, h := range hits {
+		if h {
+			k++
+		}
+	}
+	e := Estimate{Value: float64(k) / float64(n), Low: math.NaN(), High: math.NaN()}
+	e.JeffreysLow, e.JeffreysHigh = jeffreys(k, n, opts.Level)
+	if opts.Resamples > 0 {
+		rng := rand.New(rand.NewPCG(opts.Seed, 0x6f7574636f6d65))
+		vals := make([]float64, opts.Resamples)
+		for b := range vals {
+			c := 0
+			for range n {
+				if hits[rng.IntN(n)] {
+					c++
+				}
+			}
+			vals[b] = float64(c) / float64(n)
+		}
+		slices.Sort(vals)
+		alpha := (1 - opts.Level) / 2
+		e.Low = vals[int(math.Floor(alpha*float64(len(vals)-1)))]
+		e.High = vals[int(math.Ceil((1-alpha)*float64(len(vals)-1)))]
+	}
+	return e
 }

@@ -42,40 +42,49 @@ type units struct {
 	ranked int // index in keys of the first key with a finite score (group ≥ 1)
 }
 
-// scoredUnits reduces the observations labelled positive or negative to units.
-func scoredUnits(obs []Observation) units {
-	var scores []float64
-	n := 0
-	for _, o := range obs {
-		if o.Label.Scored() {
+// scoredUnits reduces the observations labelled positive or negative to units. Beside
+// the units it allocates one float a scored unit with a finite score, to rank them.
+func scoredUnits(obs *Observations) units {
+	n, ranked := 0, 0
+	for i := range obs.Len() {
+		if obs.scored(i) {
 			n++
-			if finite(o.Score) {
-				scores = append(scores, o.Score)
+			if finite(obs.scores[i]) {
+				ranked++
 			}
+		}
+	}
+	scores := make([]float64, 0, ranked)
+	for i := range obs.Len() {
+		if obs.scored(i) && finite(obs.scores[i]) {
+			scores = append(scores, obs.scores[i])
 		}
 	}
 	slices.Sort(scores)
 	scores = slices.Compact(scores)
 	u := units{ids: make([]uint32, 0, n), groups: len(scores)}
-	for _, o := range obs {
-		if !o.Label.Scored() {
+	present := make([]uint64, (4*(len(scores)+1)+63)/64) // the keys present, a bit each
+	for i, s := range obs.scores {
+		if !obs.scored(i) {
 			continue
 		}
 		group := 0
-		if finite(o.Score) {
-			i, _ := slices.BinarySearch(scores, o.Score)
-			group = i + 1
+		if finite(s) {
+			k, _ := slices.BinarySearch(scores, s)
+			group = k + 1
 		}
-		cell := 0
-		if o.Label == Positive {
-			cell |= 2
+		key := group<<2 | int(obs.codes[i]&1) // the cell: class<<1 | predicted
+		if obs.label(i) == obsPositive {
+			key |= 2
 		}
-		if o.Predicted {
-			cell |= 1
-		}
-		u.ids = append(u.ids, uint32(group<<2|cell)) // the key, for now
+		present[key/64] |= 1 << (key % 64)
+		u.ids = append(u.ids, uint32(key)) // the key, for now
 	}
-	u.keys = slices.Compact(slices.Sorted(slices.Values(u.ids)))
+	for w, word := range present {
+		for ; word != 0; word &= word - 1 {
+			u.keys = append(u.keys, uint32(w*64+bits.TrailingZeros64(word)))
+		}
+	}
 	for i, key := range u.ids {
 		id, _ := slices.BinarySearch(u.keys, key)
 		u.ids[i] = uint32(id)

@@ -130,7 +130,7 @@ func TestRankingFromCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 200 {
 		obs := randomObservations(rng, 1+rng.IntN(60), []Label{Positive, Negative}, []string{"distinct", "levels"}[trial%2])
-		u := scoredUnits(obs)
+		u := scoredUnits(observationsOf(obs))
 		tl := newTally(u)
 		tl.resample(rand.NewPCG(uint64(trial), 1))
 		ap, auc := tl.ranking()

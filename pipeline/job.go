@@ -508,7 +508,8 @@ type Result struct {
 	Detectors []reports.DetectorReport
 	// Moments holds the event-level evaluations of interventions against labelled
 	// friction moments, the configured breaker's first; empty when no labelled session
-	// was replayed.
+	// was replayed. A report's DelaysSeconds is not kept (nil): a replay keeps nothing
+	// per caught moment once its delays are summarised (median, mean, P90).
 	Moments []reports.MomentResult
 	// Outcomes holds the session analysis's outcome accuracy by outcome, the
 	// configured configuration's first; empty without sessions.

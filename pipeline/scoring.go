@@ -81,15 +81,17 @@ func labelPtr(l eval.Label) *string {
 }
 
 // scoring is one configuration's predictions, gathered from its rows of the
-// predictions table for the evaluation of one target (see add).
+// predictions table for the evaluation of one target (see add): of each unit only what
+// the target's evaluation reads — a score and a byte (eval.Observations), a bit
+// (eval.OutcomeTally), a reference to counts and the delays (eval.MomentTally).
 type scoring struct {
 	configSpec
-	runs, breaker, outcome []eval.Observation
-	byOutcome              []eval.OutcomePrediction // every session's, for the outcome accuracy
-	moments                []eval.SessionMoments
-	hasRuns, hasSessions   bool
-	hasMoments             bool // a labelled session's event-level score was among them
-	failedAnalyses         int  // sessions whose analysis failed: left out of the outcome scores
+	obs                  eval.Observations // the struggle, breaker or outcome target's
+	byOutcome            eval.OutcomeTally // every session's, for the outcome accuracy
+	moments              eval.MomentTally  // the labelled sessions' event-level scores
+	hasRuns, hasSessions bool
+	hasMoments           bool // a labelled session's event-level score was among them
+	failedAnalyses       int  // sessions whose analysis failed: left out of the outcome scores
 }
 
 // target is one of the evaluations of a configuration, in the order they are reported.
@@ -109,17 +111,15 @@ const (
 func (c *scoring) reserve(only target, n predCounts) {
 	switch only {
 	case targetStruggle:
-		c.runs = make([]eval.Observation, 0, n.runs)
+		c.obs.Grow(n.runs)
 	case targetBreaker:
-		c.breaker = make([]eval.Observation, 0, n.sessions)
+		c.obs.Grow(n.sessions)
 	case targetOutcome:
 		if !c.NoOutcome {
-			c.outcome = make([]eval.Observation, 0, n.sessions)
+			c.obs.Grow(n.sessions)
 		}
-	case targetOutcomeAccuracy:
-		c.byOutcome = make([]eval.OutcomePrediction, 0, n.sessions)
 	case targetMoments:
-		c.moments = make([]eval.SessionMoments, 0, n.moments)
+		c.moments.Grow(n.moments, n.delays)
 	}
 }
 
@@ -127,34 +127,30 @@ func (c *scoring) reserve(only target, n predCounts) {
 // observations of target only; what the evaluation asks of the others — whether there
 // were runs, sessions, failed analyses, event-level scores — it counts whatever only is.
 func (c *scoring) add(p *keptPrediction, sm *eval.SessionMoments, only target) {
-	want := func(t target) bool { return only == t }
-	obs := eval.Observation{Key: p.key, Label: p.label.label(), Predicted: p.flags&keptPredicted != 0, Score: p.score}
 	if p.flags&keptSession == 0 {
 		c.hasRuns = true
-		if want(targetStruggle) {
-			c.runs = append(c.runs, obs)
+		if only == targetStruggle {
+			c.obs.Add(p.label.label(), p.flags&keptPredicted != 0, p.score)
 		}
 		return
 	}
 	c.hasSessions = true
-	if want(targetBreaker) {
-		c.breaker = append(c.breaker, obs)
-	}
 	if p.flags&keptAnalysisFailed != 0 {
 		c.failedAnalyses++
 	}
-	if p.flags&keptOutcome != 0 && want(targetOutcome) {
-		c.outcome = append(c.outcome, eval.Observation{Key: p.key, Label: obs.Label, Predicted: p.flags&keptOutcomePredicted != 0,
-			Score: p.outcomeScore})
-	}
 	if sm != nil {
 		c.hasMoments = true
-		if want(targetMoments) {
-			c.moments = append(c.moments, *sm)
-		}
 	}
-	if want(targetOutcomeAccuracy) {
-		c.byOutcome = append(c.byOutcome, p.outcomePrediction())
+	switch {
+	case only == targetBreaker:
+		c.obs.Add(p.label.label(), p.flags&keptPredicted != 0, p.score)
+	case only == targetOutcome && p.flags&keptOutcome != 0:
+		c.obs.Add(p.label.label(), p.flags&keptOutcomePredicted != 0, p.outcomeScore)
+	case only == targetOutcomeAccuracy:
+		op := p.outcomePrediction()
+		c.byOutcome.Add(&op)
+	case only == targetMoments && sm != nil:
+		c.moments.Add(sm)
 	}
 }
 
@@ -274,7 +270,7 @@ func (k *keptPredictions) sort(n int) error {
 
 func (k *keptPredictions) counts(i int) predCounts {
 	var n predCounts
-	k.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { n.add(p, sm != nil) })
+	k.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { n.add(p, sm) })
 	return n
 }
 
@@ -282,13 +278,14 @@ func (k *keptPredictions) counts(i int) predCounts {
 func (k *keptPredictions) each(i int, f func(p *keptPrediction, sm *eval.SessionMoments)) error {
 	lo, _ := slices.BinarySearchFunc(k.preds, int32(i), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
 	hi, _ := slices.BinarySearchFunc(k.preds, int32(i+1), func(r keptPrediction, i int32) int { return cmp.Compare(r.configIndex, i) })
+	var sm eval.SessionMoments
 	for j := lo; j < hi; j++ {
 		p := &k.preds[j]
 		if p.moments == 0 {
 			f(p, nil)
 			continue
 		}
-		sm := k.sessionMoments(p)
+		sm = k.sessionMoments(p)
 		f(p, &sm)
 	}
 	return nil
@@ -404,15 +401,15 @@ func momentSession(s *input.Session, moments, interventions []int, humanTurns in
 // says whether struggle is reported (runs were replayed, or nothing was).
 func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) (
 	metrics []reports.MetricRow, curves []reports.CurveRow) {
-	add := func(detector, target, positive string, obs []eval.Observation, o eval.Options) {
-		rep := eval.Evaluate(obs, o)
+	add := func(detector, target, positive string, obs *eval.Observations, o eval.Options) {
+		rep := obs.Evaluate(o)
 		name, hash := c.Assess, c.AssessHash
 		if detector == "struggle" {
 			name, hash = c.Struggle, c.StruggleHash
 		}
 		res.Detectors = append(res.Detectors, reports.DetectorReport{Detector: detector, Config: name, Report: rep})
 		metrics = append(metrics, reports.MetricRows(detector, name, target, positive, hash, rep)...)
-		curve := eval.Curves(obs)
+		curve := obs.Curves()
 		res.Curves = append(res.Curves, CurveResult{Detector: detector, Config: name, Curve: curve})
 		curves = append(curves, reports.CurveRows(detector, name, curve)...)
 	}
@@ -421,23 +418,24 @@ func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, windo
 	switch {
 	case t == targetStruggle:
 		if withRuns && (c.hasRuns || c.Configured && !c.hasSessions) {
-			add("struggle", "run", "struggled", c.runs, opts)
+			add("struggle", "run", "struggled", &c.obs, opts)
 		}
 	case !c.hasSessions:
 	case t == targetBreaker:
-		add("breaker", "session", badOutcome, c.breaker, sessionOpts)
+		add("breaker", "session", badOutcome, &c.obs, sessionOpts)
 	case t == targetOutcome && !c.NoOutcome:
-		add("outcome", "session", badOutcome, c.outcome, sessionOpts)
+		add("outcome", "session", badOutcome, &c.obs, sessionOpts)
 		if c.failedAnalyses > 0 {
 			rep := res.Detectors[len(res.Detectors)-1].Report
 			rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 		}
 	case t == targetOutcomeAccuracy && !c.NoOutcome:
-		rep := eval.EvaluateOutcomes(c.byOutcome, sessionOpts)
+		rep := c.byOutcome.Report(sessionOpts)
 		res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
 		metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
 	case t == targetMoments && c.hasMoments:
-		rep := eval.EvaluateSessionMoments(c.moments, window, opts)
+		rep := c.moments.Report(window, opts)
+		rep.DelaysSeconds = nil // summarised: not kept for the rest of the replay (Result.Moments)
 		res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.Assess, Report: rep})
 		metrics = append(metrics, reports.MomentMetricRows("breaker", c.Assess, c.AssessHash, rep, opts)...)
 	}

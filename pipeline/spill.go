@@ -9,6 +9,7 @@ import (
 	"iter"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,16 +38,18 @@ type predictionSource interface {
 	counts(config int) predCounts
 }
 
-// predCounts counts a configuration's predictions by what they are scored for.
-type predCounts struct{ runs, sessions, moments int }
+// predCounts counts a configuration's predictions by what they are scored for, and
+// the delays of their event-level scores (caught moments).
+type predCounts struct{ runs, sessions, moments, delays int }
 
-// add counts one prediction.
-func (n *predCounts) add(p *keptPrediction, hasMoments bool) {
+// add counts one prediction; sm is its event-level score, nil when it has none.
+func (n *predCounts) add(p *keptPrediction, sm *eval.SessionMoments) {
 	switch {
 	case p.flags&keptSession == 0:
 		n.runs++
-	case hasMoments:
+	case sm != nil:
 		n.moments++
+		n.delays += max(len(sm.DelaySeconds), len(sm.DelayEvents))
 		fallthrough
 	default:
 		n.sessions++
@@ -116,7 +119,11 @@ func (s *predSpill) write(r *reports.PredictionRow) error {
 		return fmt.Errorf("predictions: configuration %d of %s is not among the %d configurations scored", i, r.RunKey, len(s.w))
 	}
 	k, m, hasMoments := keptOf(r)
-	s.n[i].add(&k, hasMoments)
+	if hasMoments {
+		s.n[i].add(&k, &m)
+	} else {
+		s.n[i].add(&k, nil)
+	}
 	b := append(s.buf[:0], k.flags, uint8(k.label), uint8(k.labelOutcome), uint8(k.predictedOutcome), b2u(hasMoments))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(k.score))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(k.outcomeScore))
@@ -149,8 +156,9 @@ func (s *predSpill) flush() error {
 
 func (s *predSpill) counts(i int) predCounts { return s.n[i] }
 
-// each reads configuration i's predictions back, in the order written. Any number of
-// calls may read at once.
+// each reads configuration i's predictions back, in the order written, into one
+// prediction and one event-level score it reuses (f must not keep them). Any number
+// of calls may read at once.
 func (s *predSpill) each(i int, f func(p *keptPrediction, sm *eval.SessionMoments)) error {
 	r := bufio.NewReaderSize(io.NewSectionReader(s.files[i], 0, math.MaxInt64), spillBufferBytes)
 	var rec [predRecordBytes]byte
@@ -161,13 +169,16 @@ func (s *predSpill) each(i int, f func(p *keptPrediction, sm *eval.SessionMoment
 		}
 		return fmt.Errorf("reading back the predictions of configuration %d (%s): %w", i, s.files[i].Name(), err)
 	}
+	var p keptPrediction
+	var sm eval.SessionMoments
+	var seconds, events []float64 // the delays' buffers
 	for {
 		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
 			return nil
 		} else if err != nil {
 			return fail(err)
 		}
-		p := keptPrediction{configIndex: int32(i), flags: rec[0], label: labelCode(rec[1]), labelOutcome: outcomeCode(rec[2]),
+		p = keptPrediction{configIndex: int32(i), flags: rec[0], label: labelCode(rec[1]), labelOutcome: outcomeCode(rec[2]),
 			predictedOutcome: outcomeCode(rec[3]), score: math.Float64frombits(binary.LittleEndian.Uint64(rec[5:])),
 			outcomeScore: math.Float64frombits(binary.LittleEndian.Uint64(rec[13:]))}
 		if rec[1] > uint8(codeExcluded) || int(rec[2]) > len(eval.OutcomeOrder()) || int(rec[3]) > len(eval.OutcomeOrder()) || rec[4] > 1 {
@@ -181,13 +192,13 @@ func (s *predSpill) each(i int, f func(p *keptPrediction, sm *eval.SessionMoment
 			return fail(err)
 		}
 		n := func(k int) int { return int(int32(binary.LittleEndian.Uint32(mrec[4*k:]))) }
-		sm := eval.SessionMoments{Moments: n(0), Caught: n(1), Interventions: n(2), TruePositives: n(3), FalseAlarms: n(4), HumanTurns: n(5)}
+		sm = eval.SessionMoments{Moments: n(0), Caught: n(1), Interventions: n(2), TruePositives: n(3), FalseAlarms: n(4), HumanTurns: n(5)}
 		nSeconds, nEvents := binary.LittleEndian.Uint32(mrec[24:]), binary.LittleEndian.Uint32(mrec[28:])
 		var err error
-		if sm.DelaySeconds, err = readFloats(r, nSeconds); err != nil {
+		if seconds, sm.DelaySeconds, err = readFloats(r, seconds, nSeconds); err != nil {
 			return fail(err)
 		}
-		if sm.DelayEvents, err = readFloats(r, nEvents); err != nil {
+		if events, sm.DelayEvents, err = readFloats(r, events, nEvents); err != nil {
 			return fail(err)
 		}
 		p.moments = 1 // has an event-level score (in the record, not an index)
@@ -195,23 +206,24 @@ func (s *predSpill) each(i int, f func(p *keptPrediction, sm *eval.SessionMoment
 	}
 }
 
-// readFloats reads n float64s; nil when n is 0, as keptPredictions gives them.
-func readFloats(r *bufio.Reader, n uint32) ([]float64, error) {
+// readFloats reads n float64s into buf, grown as needed, and returns it and them: nil
+// when n is 0, as keptPredictions gives them.
+func readFloats(r *bufio.Reader, buf []float64, n uint32) ([]float64, []float64, error) {
 	if n == 0 {
-		return nil, nil
+		return buf, nil, nil
 	}
 	if n > 1<<24 {
-		return nil, fmt.Errorf("a corrupt record: %d delays", n)
+		return buf, nil, fmt.Errorf("a corrupt record: %d delays", n)
 	}
-	out := make([]float64, n)
+	buf = slices.Grow(buf[:0], int(n))[:n]
 	var b [8]byte
-	for k := range out {
+	for k := range buf {
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, err
+			return buf, nil, err
 		}
-		out[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+		buf[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
 	}
-	return out, nil
+	return buf, buf, nil
 }
 
 func b2u(b bool) uint8 {
