@@ -33,6 +33,9 @@ func checkAgainstReference(t testing.TB, ls *Labels, ref *referenceLabels, keys 
 		if ok != wok || i != wi {
 			t.Fatalf("Index(%.40q) = %d, %v; reference %d, %v", k, i, ok, wi, wok)
 		}
+		if r, li, lok := ls.Lookup(k); lok != wok || !reflect.DeepEqual(r, want) || (lok && li != wi) {
+			t.Fatalf("Lookup(%.40q) = %+v, %d, %v; reference %+v, %d, %v", k, r, li, lok, want, wi, wok)
+		}
 	}
 }
 

@@ -58,9 +58,10 @@ type job struct {
 	matched []bool
 }
 
-// match marks key's label, if it has one, as matched by a replayed run or session.
-func (j *job) match(key string) {
-	if i, ok := j.labels.Index(key); ok {
+// match marks the label at index i (among j.labels; -1 for none) as matched by a
+// replayed run or session.
+func (j *job) match(i int) {
+	if i >= 0 {
 		j.matched[i] = true
 	}
 }
@@ -133,8 +134,8 @@ func (j *job) run(res *replay.RunResult) error {
 	if err := j.inOrder("run", res.Run.File, res.Run.Key); err != nil {
 		return err
 	}
-	j.match(res.Run.Key)
-	rec, ok, derived := j.in.RunLabel(res.Run)
+	rec, index, ok, derived := j.in.runLabel(res.Run)
+	j.match(index)
 	if derived {
 		j.tally.Derived++
 	}
@@ -179,8 +180,8 @@ func (j *job) session(sr *replay.SessionResult) error {
 	if err := j.inOrder("session", s.File, s.Key); err != nil {
 		return err
 	}
-	j.match(s.Key)
-	rec, ok, moments, missing := j.in.SessionLabel(s)
+	rec, index, ok, moments, missing := j.in.sessionLabel(s)
+	j.match(index)
 	lab := reports.SessionLabel{Record: rec, Labelled: ok, Moments: moments}
 	for _, m := range missing {
 		j.tally.momentMissing(fmt.Sprintf("%s in session %s", m, s.Key))

@@ -9,18 +9,38 @@ import (
 // Settings.DeriveLabels — the label its recorded outcome derives (derived is then
 // true). ok is false for a run without a label.
 func (in *Inputs) RunLabel(r *input.Run) (rec eval.LabelRecord, ok, derived bool) {
-	if rec, ok = in.Labels.Get(r.Key); ok || !in.deriveLabels {
-		return rec, ok, false
+	rec, _, ok, derived = in.runLabel(r)
+	return rec, ok, derived
+}
+
+// runLabel is RunLabel with the label's index among in.Labels (-1 when it has none,
+// derived or not).
+func (in *Inputs) runLabel(r *input.Run) (rec eval.LabelRecord, index int, ok, derived bool) {
+	if rec, index, ok = in.Labels.Lookup(r.Key); ok || !in.deriveLabels {
+		return rec, indexOf(index, ok), ok, false
 	}
-	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), true, true
+	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), -1, true, true
+}
+
+func indexOf(i int, ok bool) int {
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // SessionLabel returns a session's label record (ok is false without one) and its
 // labelled friction moments as event indices; missing lists the moments that are not
 // events of the session (left out of the scoring).
 func (in *Inputs) SessionLabel(s *input.Session) (rec eval.LabelRecord, ok bool, moments []int, missing []eval.Moment) {
-	if rec, ok = in.Labels.Get(s.Key); !ok {
-		return rec, false, nil, nil
+	rec, _, ok, moments, missing = in.sessionLabel(s)
+	return rec, ok, moments, missing
+}
+
+// sessionLabel is SessionLabel with the label's index among in.Labels (-1 without one).
+func (in *Inputs) sessionLabel(s *input.Session) (rec eval.LabelRecord, index int, ok bool, moments []int, missing []eval.Moment) {
+	if rec, index, ok = in.Labels.Lookup(s.Key); !ok {
+		return rec, -1, false, nil, nil
 	}
 	for _, m := range rec.Moments {
 		if i := m.Find(s.Events); i >= 0 {
@@ -29,5 +49,5 @@ func (in *Inputs) SessionLabel(s *input.Session) (rec eval.LabelRecord, ok bool,
 			missing = append(missing, m)
 		}
 	}
-	return rec, true, moments, missing
+	return rec, index, true, moments, missing
 }
