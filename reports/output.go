@@ -33,6 +33,16 @@ const RowGroupRows = 64 << 10
 // the writer's memory with the row group.
 const PageBytes = 64 << 10
 
+// RowGroupBytes bounds the encoded pages of a row group that a table's writer holds
+// before it writes them: a row group ends at RowGroupRows rows or once its pages pass
+// RowGroupBytes beside the page each column is filling (checked after each batch of
+// rows the table hands the writer), whichever comes first. Rows alone bounded it only
+// loosely: 65,536 rows of the sessions table are 8 MB of pages.
+const RowGroupBytes = 1 << 20
+
+// writeBatch is how many rows a table gathers before it hands them to the writer.
+const writeBatch = 1024
+
 // ReplayIDKey is the metadata key every table of one committed output carries with the
 // same value (see [Output.Commit]); the manifest records it too.
 const ReplayIDKey = "loopwatch.replay_id"
@@ -312,6 +322,9 @@ type Table[T any] struct {
 	written int64
 	out     *Output
 	sealed  bool // written out by Seal: Commit only puts it in place
+	// pageRoom bounds what the pages being filled hold before they are encoded, a
+	// page per column: the part of the writer's size estimate that is not encoded pages.
+	pageRoom int64
 }
 
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
@@ -334,6 +347,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	}
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New(), out: o}
 	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
+	t.pageRoom = int64(len(t.w.Schema().Columns())) * PageBytes
 	o.tables = append(o.tables, t)
 	return t, nil
 }
@@ -365,7 +379,7 @@ func (t *Table[T]) Write(rows ...T) error {
 		return fmt.Errorf("writing %s: the table was sealed", t.path)
 	}
 	t.buf = append(t.buf, rows...)
-	if len(t.buf) >= 1024 {
+	if len(t.buf) >= writeBatch {
 		return t.flush()
 	}
 	return nil
@@ -378,6 +392,12 @@ func (t *Table[T]) flush() error {
 	n, err := t.w.Write(t.buf)
 	t.written += int64(n)
 	t.buf = t.buf[:0]
+	if err == nil && t.w.Size()-t.size >= RowGroupBytes+t.pageRoom {
+		// The writer's estimate is the file so far — t.size, behind it by what the
+		// writer buffers, at most 32 KiB — and the row group: its encoded pages and
+		// the values of the pages being filled.
+		err = t.w.Flush()
+	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", t.path, err)
 	}

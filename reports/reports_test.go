@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,25 +81,61 @@ func TestOutputCommitAndAbort(t *testing.T) {
 	}
 }
 
+// TestRowGroupsAreBounded: a row group ends at RowGroupRows rows, or once its
+// encoded pages pass RowGroupBytes beside a page a column, whichever comes first; every
+// row is written, in order.
 func TestRowGroupsAreBounded(t *testing.T) {
-	dir := t.TempDir()
-	out, _ := NewOutput(filepath.Join(dir, "r.parquet"), nil)
-	tb, _ := NewTable[ProblemRow](out, "")
-	for i := 0; i < RowGroupRows+10; i++ {
-		tb.Write(ProblemRow{Line: int32(i)})
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := func(n int) string { // incompressible text
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "0123456789abcdef"[rng.IntN(16)]
+		}
+		return string(b)
 	}
-	if err := out.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := os.Open(filepath.Join(dir, "r.parquet"))
-	defer f.Close()
-	fi, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(pf.RowGroups()); n != 2 {
-		t.Errorf("%d row groups, want 2", n)
+	const columns = 4 // of ProblemRow
+	for _, tt := range []struct {
+		name   string
+		rows   int
+		detail func(i int) string
+		groups func(n int) bool
+	}{
+		{"small rows: by rows", RowGroupRows + 10, func(int) string { return "" }, func(n int) bool { return n == 2 }},
+		{"large rows: by bytes", 20000, func(int) string { return noise(400) }, func(n int) bool { return n >= 20000*200/(RowGroupBytes+columns*PageBytes) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, _ := NewOutput(filepath.Join(dir, "r.parquet"), nil)
+			tb, _ := NewTable[ProblemRow](out, "")
+			for i := range tt.rows {
+				if err := tb.Write(ProblemRow{Line: int32(i), Detail: tt.detail(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := out.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := os.Open(filepath.Join(dir, "r.parquet"))
+			defer f.Close()
+			fi, _ := f.Stat()
+			pf, err := parquet.OpenFile(f, fi.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := pf.Metadata().RowGroups
+			if !tt.groups(len(groups)) {
+				t.Errorf("%d row groups", len(groups))
+			}
+			for i, g := range groups {
+				if g.NumRows > RowGroupRows || g.TotalCompressedSize > RowGroupBytes+columns*PageBytes+writeBatch*400 {
+					t.Errorf("row group %d: %d rows, %d bytes", i, g.NumRows, g.TotalCompressedSize)
+				}
+			}
+			rows, err := parquet.ReadFile[ProblemRow](filepath.Join(dir, "r.parquet"))
+			if err != nil || len(rows) != tt.rows || rows[len(rows)-1].Line != int32(tt.rows-1) {
+				t.Fatalf("read back %d rows, %v", len(rows), err)
+			}
+		})
 	}
 }
 
