@@ -168,15 +168,18 @@ func (ls *Labels) Get(key string) (LabelRecord, bool) {
 
 // Lookup returns what Get and Index return for key — its label record and its
 // position among the labels — in one look-up: one read of a label kept in its file
-// where the two would read it twice.
+// where the two would read it twice. i is -1 when ok is false.
 func (ls *Labels) Lookup(key string) (r LabelRecord, i int, ok bool) {
 	if ls.src != nil {
 		n, r, ok := ls.lookup(key, true)
-		return r, int(n), ok
+		if !ok {
+			return r, -1, false
+		}
+		return r, int(n), true
 	}
 	_, n, ok := ls.mem.find(key)
 	if !ok {
-		return LabelRecord{}, 0, false
+		return LabelRecord{}, -1, false
 	}
 	r = ls.mem.record(n)
 	r.Key = key

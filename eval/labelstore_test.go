@@ -33,7 +33,7 @@ func checkAgainstReference(t testing.TB, ls *Labels, ref *referenceLabels, keys 
 		if ok != wok || i != wi {
 			t.Fatalf("Index(%.40q) = %d, %v; reference %d, %v", k, i, ok, wi, wok)
 		}
-		if r, li, lok := ls.Lookup(k); lok != wok || !reflect.DeepEqual(r, want) || (lok && li != wi) {
+		if r, li, lok := ls.Lookup(k); lok != wok || !reflect.DeepEqual(r, want) || (lok && li != wi) || (!lok && li != -1) {
 			t.Fatalf("Lookup(%.40q) = %+v, %d, %v; reference %+v, %d, %v", k, r, li, lok, want, wi, wok)
 		}
 	}

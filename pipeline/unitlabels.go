@@ -17,16 +17,9 @@ func (in *Inputs) RunLabel(r *input.Run) (rec eval.LabelRecord, ok, derived bool
 // derived or not).
 func (in *Inputs) runLabel(r *input.Run) (rec eval.LabelRecord, index int, ok, derived bool) {
 	if rec, index, ok = in.Labels.Lookup(r.Key); ok || !in.deriveLabels {
-		return rec, indexOf(index, ok), ok, false
+		return rec, index, ok, false
 	}
 	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), -1, true, true
-}
-
-func indexOf(i int, ok bool) int {
-	if !ok {
-		return -1
-	}
-	return i
 }
 
 // SessionLabel returns a session's label record (ok is false without one) and its
@@ -40,7 +33,7 @@ func (in *Inputs) SessionLabel(s *input.Session) (rec eval.LabelRecord, ok bool,
 // sessionLabel is SessionLabel with the label's index among in.Labels (-1 without one).
 func (in *Inputs) sessionLabel(s *input.Session) (rec eval.LabelRecord, index int, ok bool, moments []int, missing []eval.Moment) {
 	if rec, index, ok = in.Labels.Lookup(s.Key); !ok {
-		return rec, -1, false, nil, nil
+		return rec, index, false, nil, nil
 	}
 	for _, m := range rec.Moments {
 		if i := m.Find(s.Events); i >= 0 {
