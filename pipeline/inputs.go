@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -204,7 +205,7 @@ func (set *labelSet) readFile(name string, opts eval.LabelOptions) (*eval.Labels
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return ls, probs, hex.EncodeToString(sum.Sum(nil)[:8]), nil
+	return ls, probs, shortSum(sum), nil
 }
 
 // parsePassProb reads --fix-pass-prob: "history", one probability for every check, or
@@ -240,9 +241,13 @@ func parsePassProb(s string) (map[string]float64, error) {
 }
 
 func shortHash(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	h.Write(b)
+	return shortSum(h)
 }
+
+// shortSum is shortHash of what was written to h (a SHA-256).
+func shortSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:8]) }
 
 func unwrap(err error) error {
 	var pe *fs.PathError
