@@ -13,8 +13,11 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
@@ -221,28 +224,19 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		return nil, sinkErr
 	}
 
-	// Step 1: recognise every file.
-	sniffed, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard.Split())
-	defer closeStreams(sniffed)
+	// Step 1: recognise every file, into the table kept to the end (where paths is not).
+	files, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard, opts.Scratch)
+	defer files.closeStreams()
 	if err != nil {
 		return nil, err
 	}
-	attachSubagents(paths, sniffed)
-	sh := newSharding(opts.Shard, paths, sniffed)
-	files, err := newFileNames(paths, opts.Scratch) // kept to the end, where paths is not
-	if err != nil {
-		return nil, err
-	}
-	defer func() { // a name that could not be read back is why anything after it failed
+	paths, special = nil, nil
+	defer func() { // a file that could not be read back is why anything after it failed
 		if ferr := files.failed(); ferr != nil {
 			replayed, err = nil, ferr
 		}
 	}()
-	fileProblem := func(p input.Problem) { // found reading a file: reported by the file's shard
-		if sh.ownsFile(p.File) {
-			problem(p)
-		}
-	}
+	sh := &sharding{Shard: opts.Shard, files: files}
 	// The fingerprint folds in every file's digest in path order as soon as the files
 	// before it are done, so that no digest is kept for the whole replay: digests holds
 	// those not folded yet, by file (the context files' past the last run file
@@ -254,32 +248,33 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			d := digests[folded]
 			delete(digests, folded)
 			if d != "" {
-				fmt.Fprintf(fp, "%s\x00%s\n", files.at(folded), d)
+				fmt.Fprintf(fp, "%s\x00%s\n", files.name(folded), d)
 			}
 		}
 	}
 
 	// Step 2: the context files, in path order, into one join context.
 	jc := join.New()
-	var runFiles []int
+	var contextFiles []int // the few context files; the others are run files
 	for i := range files.len() {
-		fm := sniffed[i].format
+		sn := files.file(i)
+		fm := sn.format
 		if fm == nil || fm.role != roleContext {
-			runFiles = append(runFiles, i)
 			continue
 		}
-		name := files.at(i)
+		contextFiles = append(contextFiles, i)
+		name := files.name(i)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		digest, probs, notes := readContextFile(fsys, name, &sniffed[i], fm, jc)
-		for _, p := range probs {
-			fileProblem(p)
+		digest, probs, notes := readContextFile(fsys, name, &sn, fm, jc)
+		for _, p := range sh.fileProblems(name, sn.owned, probs) {
+			problem(p)
 		}
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
-		if sh.ownsFile(name) {
+		if sn.owned {
 			sum.note(notes)
 		}
 		if digest != "" {
@@ -289,7 +284,9 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		}
 	}
 	for _, p := range jc.Finish() {
-		fileProblem(p)
+		if sh.ownsPath(p.File) { // found reading a file: reported by the file's shard
+			problem(p)
+		}
 	}
 	if sinkErr != nil {
 		return nil, sinkErr
@@ -298,14 +295,21 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	win := newWindow(ctx, len(runFiles), windowFiles*opts.Workers, windowBytes, func(k int) int64 { return sniffed[runFiles[k]].size() })
+	runFile := func(k int) int { // run file k's index: k and the context files before it
+		return k + sort.Search(len(contextFiles), func(j int) bool { return contextFiles[j]-j > k })
+	}
+	runFiles := files.len() - len(contextFiles)
+	win := newWindow(ctx, runFiles, windowFiles*opts.Workers, windowBytes, func(k int) int64 {
+		sn := files.file(runFile(k))
+		return sn.size()
+	})
 	results := make(chan fileResult, windowFiles*opts.Workers) // never full: it holds at most the window's files
 	plans := newSessionPlans(opts)
 	for w := 0; w < opts.Workers; w++ {
 		go func() {
 			for k, ok := win.claim(); ok; k, ok = win.claim() {
-				i := runFiles[k]
-				res := replayFile(ctx, fsys, files.at(i), &sniffed[i], jc, opts, sh, plans)
+				name, sn := files.at(runFile(k))
+				res := replayFile(ctx, fsys, name, &sn, jc, opts, sh, plans)
 				res.index = k
 				select {
 				case results <- res:
@@ -316,11 +320,11 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		}()
 	}
 
-	seen := newFirstReads(func(k int32) string { return files.at(runFiles[k]) }) // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files.name(runFile(int(k))) }) // run key → file that had it first
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
-	for next := 0; next < len(runFiles); {
+	for next := 0; next < runFiles; {
 		res, ok := pending[next]
 		if !ok {
 			select {
@@ -339,8 +343,8 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
 		}
-		digests[runFiles[next]] = res.digest
-		foldDigests(runFiles[next] + 1)
+		digests[runFile(next)] = res.digest
+		foldDigests(runFile(next) + 1)
 		win.delivered(next)
 		next++
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
@@ -440,14 +444,7 @@ type fileResult struct {
 	// is the one the parent's read took (subDigests), delivered before it.
 	attached   bool
 	subDigests map[string]string
-}
-
-// parentReads reports whether an attached subagent transcript is read, and so
-// fingerprinted, by its parent's read: not when its parent is another shard's session,
-// which this shard only fingerprints.
-func (s *sharding) parentReads(name string) bool {
-	key, ok := s.owners[name]
-	return !ok || s.Owns(key)
+	owned      bool // the shard reports the file's problems (sniffedFile.owned)
 }
 
 // settleSubagent gives an attached subagent transcript the digest its parent's read
@@ -460,15 +457,15 @@ func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sh
 		var err error
 		if d, err = hashFile(fsys, r.name); err != nil {
 			r.format = ""
-			r.problems = append(r.problems, sh.fileProblems([]input.Problem{*readProblem(r.name, err)})...)
+			r.problems = append(r.problems, sh.fileProblems(r.name, r.owned, []input.Problem{*readProblem(r.name, err)})...)
 			return
 		}
 	}
 	r.digest = d
 }
 
-// sniffedFile is what recognising a file found. The replay keeps one per file to its
-// end, so what only a few files have is apart (rare).
+// sniffedFile is what recognising a file found, as the replay keeps it for every file
+// to its end (in a fileTable), so what only a few files have is apart (rare).
 type sniffedFile struct {
 	format  *format
 	ignored bool // documentation or repository furniture
@@ -478,8 +475,14 @@ type sniffedFile struct {
 	// subagent marks a Claude Code subagent transcript: attached when its parent
 	// transcript is in the input (the parent's read includes it), else an orphan.
 	subagent, attached bool
-	// kib is a recognised regular file's size in KiB, rounded up (in the struct's
-	// padding), for the delivery window.
+	// In a split replay (see sharding), keyed marks a file whose problems and notes go
+	// by the key of the session it holds rather than by its path — a transcript whose
+	// opening bytes prove its session's key, and its attached subagents — and keyOwned
+	// that this shard owns that session. owned says whether this shard reports the
+	// file's problems and notes (always, unsplit).
+	keyed, keyOwned, owned bool
+	// kib is a recognised regular file's size in KiB, rounded up, for the delivery
+	// window.
 	kib  uint32
 	rare *sniffedRare
 }
@@ -494,7 +497,8 @@ type sniffedRare struct {
 	// its one read: such a file cannot be read twice.
 	stream *stream
 	// key is the key of the session a Claude Code transcript holds, when its opening
-	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards.
+	// bytes prove it (claudecode.KeyFromHead) and the replay is split in shards: only
+	// until sniffAll turns it into the file's keyed and keyOwned.
 	key string
 }
 
@@ -519,36 +523,87 @@ func (sn *sniffedFile) key() string {
 	return sn.rare.key
 }
 
+// sniffChunk is how many files sniffAll recognises at once (in parallel) before it
+// adds them to the table, in order.
+const sniffChunk = 1024
+
 // sniffAll recognises every file's format, reading the opening bytes of several files
-// at once; the result is indexed like files. special marks the files that are no
-// regular files, to be read as streams.
-func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, keys bool) ([]sniffedFile, error) {
-	out := make([]sniffedFile, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			scratch := make([]byte, 0, sniffSize) // each file's opening bytes, in turn
-			for i := range jobs {
-				out[i] = sniffFile(ctx, fsys, files[i], special[files[i]], keys, scratch)
+// at once, and returns what it found in a table indexed like files (kept in scratch
+// files when scratch is not nil). special marks the files that are no regular files,
+// to be read as streams. It marks the Claude Code subagent transcripts and whether
+// their parent transcript is in the input, and, in a split replay, which shard
+// reports each file's problems and notes (see sharding). The table it returns, even
+// with an error, holds the streams it opened (fileTable.closeStreams).
+func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, shard Shard,
+	scratch func(string) (*os.File, error)) (*fileTable, error) {
+	t, err := newFileTable(scratch)
+	if err != nil {
+		return nil, err
+	}
+	// The main transcripts, and their keys' ownership: a subagent transcript sorts
+	// after its parent (<session>.jsonl before <session>/subagents/…), whose bits are
+	// set by then.
+	transcripts, keyed, keyOwned := newBits(len(files)), newBits(len(files)), newBits(len(files))
+	chunk := make([]sniffedFile, min(sniffChunk, len(files)))
+	heads := make([][]byte, workers) // each worker's room for a file's opening bytes
+	for w := range heads {
+		heads[w] = make([]byte, 0, sniffSize)
+	}
+	for start := 0; start < len(files) && ctx.Err() == nil; start += len(chunk) {
+		part := chunk[:min(len(chunk), len(files)-start)]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := int(next.Add(1) - 1); j < len(part) && ctx.Err() == nil; j = int(next.Add(1) - 1) {
+					name := files[start+j]
+					part[j] = sniffFile(ctx, fsys, name, special[name], shard.Split(), heads[w])
+				}
+			}()
+		}
+		wg.Wait()
+		for j := range part {
+			i, name, sn := start+j, files[start+j], part[j]
+			part[j] = sniffedFile{}
+			if fm := sn.format; fm != nil && fm.name == claudecode.SourceName {
+				if claudecode.IsSubagentFile(name) {
+					sn.subagent = true
+					if p, ok := slices.BinarySearch(files, claudecode.ParentOf(name)); ok && transcripts.has(p) {
+						sn.attached = true
+						sn.keyed, sn.keyOwned = keyed.has(p), keyOwned.has(p)
+					}
+				} else {
+					transcripts.set(i)
+					if key := sn.key(); key != "" {
+						keyed.set(i)
+						sn.keyed = true
+						if sn.keyOwned = shard.Owns(key); sn.keyOwned {
+							keyOwned.set(i)
+						}
+					}
+				}
 			}
-		}()
-	}
-	for i := range files {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
+			sn.owned = !shard.Split() || sn.keyed && sn.keyOwned || !sn.keyed && shard.Owns(name)
+			if sn.rare != nil && sn.rare.problem == nil && sn.rare.stream == nil { // only a key
+				sn.rare = nil
+			}
+			t.add(name, sn)
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	return out, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return t, err
+	}
+	return t, t.finish()
 }
+
+// bits is a set of small numbers.
+type bits []uint64
+
+func newBits(n int) bits      { return make(bits, (n+63)/64) }
+func (b bits) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bits) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
 // maxSniff when those do not decide (a garbage or very long first line), read into
@@ -649,11 +704,11 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
-	res := fileResult{name: name, ignored: sn.ignored}
+	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned}
 	if p := sn.problem(); p != nil {
-		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*p})...)
+		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*p})...)
 	}
-	if sn.labels && sh.ownsFile(name) {
+	if sn.labels && sn.owned {
 		res.notes = append(res.notes, input.Note{What: labelsNote, Count: 1})
 	}
 	if sn.format == nil {
@@ -664,7 +719,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
@@ -676,8 +731,8 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}
 	res.digest = hex.EncodeToString(h.Sum(nil))
-	res.problems = append(res.problems, sh.fileProblems(probs)...)
-	if sh.ownsFile(name) {
+	res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
+	if sn.owned {
 		res.notes = notes
 	}
 	for _, r := range runs {
@@ -720,13 +775,13 @@ func (e *eofReader) Read(p []byte) (int, error) {
 func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, plans *sessionPlans, res fileResult) fileResult {
 	if sn.subagent {
 		res.format = subagentFormat
-		if sn.attached && sh.parentReads(name) { // read, and fingerprinted, with its parent (settleSubagent)
+		if sn.attached && sh.parentReads(sn) { // read, and fingerprinted, with its parent (settleSubagent)
 			res.attached = true
 			return res
 		}
 		var probs []input.Problem
 		hfs := newHashingFS(fsys)
-		if !sn.attached && sh.ownsFile(name) {
+		if !sn.attached && sn.owned {
 			probs = claudecode.ReadOrphan(hfs, name)
 		}
 		digest, ok := hfs.digests[name]
@@ -734,7 +789,7 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 			var err error
 			if digest, err = hashFile(fsys, name); err != nil {
 				res.format = ""
-				res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+				res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
 				return res
 			}
 		}
@@ -744,14 +799,14 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
-		res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
 		return res
 	}
 	defer f.Close()
 	h := sha256.New()
 	if sh.skips(sn) { // another shard's session: only fingerprinted
 		if _, err := io.Copy(h, f); err != nil {
-			res.problems = append(res.problems, sh.fileProblems([]input.Problem{*readProblem(name, err)})...)
+			res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
 			return res
 		}
 		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
@@ -765,7 +820,7 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	}
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.subDigests = hfs.digests
-	res.problems = append(res.problems, sh.fileProblems(probs)...)
+	res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
 	for _, s := range sessions {
 		if !opts.Shard.Owns(s.Key) {
 			continue
@@ -789,23 +844,6 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		res.sessions = append(res.sessions, sr)
 	}
 	return res
-}
-
-// attachSubagents marks the Claude Code subagent transcripts and whether their parent
-// transcript is in the input.
-func attachSubagents(files []string, sniffed []sniffedFile) {
-	transcripts := map[string]bool{}
-	for i, name := range files {
-		if fm := sniffed[i].format; fm != nil && fm.name == claudecode.SourceName && !claudecode.IsSubagentFile(name) {
-			transcripts[name] = true
-		}
-	}
-	for i, name := range files {
-		if fm := sniffed[i].format; fm != nil && fm.name == claudecode.SourceName && claudecode.IsSubagentFile(name) {
-			sniffed[i].subagent = true
-			sniffed[i].attached = transcripts[claudecode.ParentOf(name)]
-		}
-	}
 }
 
 // hashFile returns the hex SHA-256 of a file's content.

@@ -194,9 +194,9 @@ func TestReplayEmptyInput(t *testing.T) {
 	}
 }
 
-// TestReplayNamesAside: a replay that keeps the file names in a scratch file delivers
-// the same results, problems and fingerprint as one that holds them; one whose names
-// cannot be read back fails with that, whatever failed after it.
+// TestReplayNamesAside: a replay that keeps its files' names and records in scratch
+// files delivers the same results, problems and fingerprint as one that holds them;
+// one whose files cannot be read back fails with that, whatever failed after it.
 func TestReplayNamesAside(t *testing.T) {
 	replayed := func(scratch func(string) (*os.File, error)) (string, error) {
 		var b strings.Builder
@@ -217,7 +217,7 @@ func TestReplayNamesAside(t *testing.T) {
 	if err != nil || aside != held {
 		t.Errorf("names aside: %v\n%s\nwant\n%s", err, aside, held)
 	}
-	if _, err := replayed(tempScratch(t, os.O_WRONLY)); err == nil || !strings.Contains(err.Error(), "reading back the file names") {
-		t.Errorf("names that cannot be read back: %v", err)
+	if _, err := replayed(tempScratch(t, os.O_WRONLY)); err == nil || !strings.Contains(err.Error(), "reading back the file records") {
+		t.Errorf("files that cannot be read back: %v", err)
 	}
 }

@@ -185,15 +185,6 @@ func (sn *sniffedFile) open(fsys fs.FS, name string) (io.ReadCloser, error) {
 	}{st.r, st.f}, nil
 }
 
-// closeStreams closes the streams no read took.
-func closeStreams(sniffed []sniffedFile) {
-	for i := range sniffed {
-		if st := sniffed[i].stream(); st != nil && !st.used {
-			st.f.Close()
-		}
-	}
-}
-
 // analysisProblems reports a session whose analysis or checkpoint summaries failed:
 // the analyzer (claude --print, say) erred, timed out or answered nonsense. A failed
 // final analysis leaves the session's outcome unknown — never "good" — and the

@@ -174,3 +174,13 @@ func looksLikeLabels(head []byte) bool {
 	}
 	return (cols["run_key"] || cols["session_id"]) && (cols["label"] || cols["outcome"])
 }
+
+// index returns the format's place in formats.
+func (f *format) index() int {
+	for i := range formats {
+		if &formats[i] == f {
+			return i
+		}
+	}
+	panic("replay: a format not in formats")
+}

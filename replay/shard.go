@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopwatch/loopwatch/replay/claudecode"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -82,56 +81,50 @@ func (s Shard) Owns(key string) bool { return !s.Split() || ShardOf(key, s.Count
 // problems and notes belong to the shard of the session they hold rather than to the
 // shard of their path — a Claude Code transcript whose opening bytes prove its
 // session's key, and its subagents — so that the shards that do not own the session
-// need not read it.
+// need not read it. sniffAll decides it once per file (sniffedFile.keyed, keyOwned,
+// owned, in the file's record); sharding holds no string per file.
 type sharding struct {
 	Shard
-	owners map[string]string // file → the key its problems and notes go by (default: its path)
+	files *fileTable // to look a file up by its path (ownsPath)
 }
 
-func newSharding(s Shard, files []string, sniffed []sniffedFile) *sharding {
-	sh := &sharding{Shard: s}
+// ownsPath reports whether s reports what reading the file at this path (slash
+// separated, relative to the input root) finds: its problems and notes. A file of the
+// input is looked up (when some file goes by its session's key); another path goes by
+// itself.
+func (s *sharding) ownsPath(path string) bool {
 	if !s.Split() {
-		return sh
+		return true
 	}
-	sh.owners = map[string]string{}
-	for i, name := range files {
-		if key := sniffed[i].key(); key != "" && !sniffed[i].subagent {
-			sh.owners[name] = key
+	if s.files != nil && s.files.keyed > 0 {
+		if sn, ok := s.files.find(path); ok {
+			return sn.owned
 		}
-	}
-	for i, name := range files {
-		if sniffed[i].attached {
-			if key, ok := sh.owners[claudecode.ParentOf(name)]; ok {
-				sh.owners[name] = key
-			}
-		}
-	}
-	return sh
-}
-
-// ownsFile reports whether s reports what reading the file at this path (slash
-// separated, relative to the input root) finds: its problems and notes.
-func (s *sharding) ownsFile(path string) bool {
-	if key, ok := s.owners[path]; ok {
-		return s.Owns(key)
 	}
 	return s.Owns(path)
 }
 
+// parentReads reports whether an attached subagent transcript is read, and so
+// fingerprinted, by its parent's read: not when its parent is another shard's session,
+// which this shard only fingerprints.
+func (s *sharding) parentReads(sn *sniffedFile) bool { return !sn.keyed || sn.keyOwned }
+
 // skips reports whether s leaves a session file unread: its session is known, and
 // another shard's. It is still fingerprinted and counted.
 func (s *sharding) skips(sn *sniffedFile) bool {
-	return s.Split() && sn.key() != "" && !s.Owns(sn.key())
+	return s.Split() && sn.keyed && !sn.keyOwned
 }
 
-// fileProblems returns those of problems, found while reading files, that s reports.
-func (s *sharding) fileProblems(problems []input.Problem) []input.Problem {
+// fileProblems returns those of problems, found while reading the file at path name,
+// that s reports: owned says whether s reports the file's own (sniffedFile.owned);
+// those about other files go by ownsPath.
+func (s *sharding) fileProblems(name string, owned bool, problems []input.Problem) []input.Problem {
 	if !s.Split() {
 		return problems
 	}
 	var out []input.Problem
 	for _, p := range problems {
-		if s.ownsFile(p.File) {
+		if p.File == name && owned || p.File != name && s.ownsPath(p.File) {
 			out = append(out, p)
 		}
 	}
