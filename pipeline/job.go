@@ -358,7 +358,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	opts := in.ReplayOptions()
 	opts.Shard = j.shard
-	opts.Scratch = j.out.Scratch // the input's file names, aside
+	opts.Scratch = j.out.Scratch // the input's file paths and records, aside
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,
 		Problems: func(p input.Problem) error { return j.problems.Write(reports.ProblemRows([]input.Problem{p})...) }})
 	if err != nil {

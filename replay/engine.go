@@ -69,8 +69,9 @@ type Options struct {
 	// as opening a named pipe nobody writes to would block the replay.
 	ReadSpecialFiles bool
 	// Scratch, when set, creates a scratch file the replay may keep aside what it
-	// would otherwise hold to its end for every input file (the files' names), so that
-	// its memory does not grow with their number. The caller owns the file (it closes
+	// would otherwise hold to its end for every input file (the files' paths, and a
+	// record of each file's format, size and flags), so that its memory does not grow
+	// with their number. The caller owns the file (it closes
 	// and removes it after Replay returns); a failure to write or read it back fails
 	// the replay. Nil keeps everything in memory.
 	Scratch func(name string) (*os.File, error)

@@ -1,12 +1,14 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/loopwatch/loopwatch/replay/input"
 )
@@ -214,5 +216,65 @@ func TestFileNamesAside(t *testing.T) {
 	}
 	if err := tab.finish(); err == nil || !strings.Contains(err.Error(), "aside") {
 		t.Errorf("a scratch that cannot be written: %v", err)
+	}
+}
+
+// TestSniffAllAcrossChunks: a subagent transcript recognised in a later chunk than its
+// parent's is attached to it and goes by its session's key, in every shard, whether
+// the table is kept aside or not.
+func TestSniffAllAcrossChunks(t *testing.T) {
+	line := func(id, uuid string, side bool) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"isSidechain":%v,"timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}`+"\n", uuid, id, side)
+	}
+	fsys := fstest.MapFS{
+		"p/s-key.jsonl":                     {Data: []byte(line("s-key", "u1", false))},
+		"p/s-key/subagents/agent-a.jsonl":   {Data: []byte(line("s-key", "u2", true))},
+		"p/renamed.jsonl":                   {Data: []byte(line("other", "u3", false))},
+		"p/renamed/subagents/agent-b.jsonl": {Data: []byte(line("other", "u4", true))},
+		"q/x/subagents/agent-c.jsonl":       {Data: []byte(line("orphan", "u5", true))},
+	}
+	for i := range sniffChunk + 10 { // between the keyed parent and its subagent
+		fsys[fmt.Sprintf("p/s-key.notes%04d.md", i)] = &fstest.MapFile{Data: []byte("notes")}
+	}
+	var paths []string
+	for p := range fsys {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, tt := range []struct {
+		shard Shard
+		aside bool
+	}{{Shard{}, false}, {Shard{}, true}, {Shard{0, 3}, true}, {Shard{1, 3}, false}, {Shard{2, 3}, true}} {
+		t.Run(fmt.Sprintf("%v/aside=%v", tt.shard, tt.aside), func(t *testing.T) {
+			var scratch func(string) (*os.File, error)
+			if tt.aside {
+				scratch = tempScratch(t, os.O_RDWR)
+			}
+			tab, err := sniffAll(context.Background(), fsys, paths, nil, 2, tt.shard, scratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			split, keyOwned := tt.shard.Split(), tt.shard.Owns("s-key")
+			for _, want := range []struct {
+				path                                   string
+				subagent, attached, keyed, owned, rare bool
+			}{
+				{"p/s-key.jsonl", false, false, split, keyOwned, false},
+				{"p/s-key/subagents/agent-a.jsonl", true, true, split, keyOwned, false},
+				{"p/renamed.jsonl", false, false, false, tt.shard.Owns("p/renamed.jsonl"), false},
+				{"p/renamed/subagents/agent-b.jsonl", true, true, false, tt.shard.Owns("p/renamed/subagents/agent-b.jsonl"), false},
+				{"q/x/subagents/agent-c.jsonl", true, false, false, tt.shard.Owns("q/x/subagents/agent-c.jsonl"), false},
+			} {
+				i, _ := slices.BinarySearch(paths, want.path)
+				name, sn := tab.at(i)
+				if name != want.path || sn.format == nil || sn.subagent != want.subagent || sn.attached != want.attached ||
+					sn.keyed != want.keyed || sn.keyed && sn.keyOwned != keyOwned || sn.owned != want.owned || (sn.rare != nil) != want.rare {
+					t.Errorf("%s: %q %+v, want %+v", want.path, name, sn, want)
+				}
+			}
+			if len(tab.rare) != 0 || tab.len() != len(paths) || tab.failed() != nil {
+				t.Errorf("%d rare of %d files, failed %v", len(tab.rare), tab.len(), tab.failed())
+			}
+		})
 	}
 }
