@@ -71,9 +71,9 @@ type Options struct {
 	// Scratch, when set, creates a scratch file the replay may keep aside what it
 	// would otherwise hold to its end for every input file (the files' paths, and a
 	// record of each file's format, size and flags), so that its memory does not grow
-	// with their number. The caller owns the file (it closes
-	// and removes it after Replay returns); a failure to write or read it back fails
-	// the replay. Nil keeps everything in memory.
+	// with their number. The caller owns the file (it closes and removes it after
+	// Replay returns); a failure to write or read it back fails the replay. Nil keeps
+	// everything in memory.
 	Scratch func(name string) (*os.File, error)
 }
 
@@ -301,7 +301,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	}
 	runFiles := files.len() - len(contextFiles)
 	win := newWindow(ctx, runFiles, windowFiles*opts.Workers, windowBytes, func(k int) int64 {
-		sn := files.file(runFile(k))
+		sn := files.file(runFile(k)) // in the part of the records read last: the window is small
 		return sn.size()
 	})
 	results := make(chan fileResult, windowFiles*opts.Workers) // never full: it holds at most the window's files
