@@ -526,7 +526,7 @@ func (sn *sniffedFile) key() string {
 
 // sniffChunk is how many files sniffAll recognises at once (in parallel) before it
 // adds them to the table, in order.
-const sniffChunk = 1024
+const sniffChunk = 4096
 
 // sniffAll recognises every file's format, reading the opening bytes of several files
 // at once, and returns what it found in a table indexed like files (kept in scratch
