@@ -153,6 +153,9 @@ func NewLabels() *Labels {
 // Len returns the number of labelled keys.
 func (ls *Labels) Len() int {
 	if ls.src != nil {
+		if ls.src.disk != nil {
+			return ls.src.disk.n
+		}
 		return len(ls.src.refs)
 	}
 	return len(ls.mem.recs)

@@ -340,6 +340,14 @@ func FuzzLabelsReread(f *testing.F) {
 			return
 		}
 		checkSourced(t, mem, src)
+		// The index moved into a scratch file: the same labels.
+		if err := src.MoveIndex((&memScratch{}).open); err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstReference(t, src, referenceOf(t, mem), append(mem.Keys(), "missing"))
+		if err := src.Err(); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
