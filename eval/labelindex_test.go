@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -346,5 +349,48 @@ func TestMovedIndexMerge(t *testing.T) {
 			}
 			checkAgainstReference(t, la, referenceOf(t, want), append(want.Keys(), "missing"))
 		})
+	}
+}
+
+// TestMovedIndexConcurrent: Index and Lookup of labels whose index was moved
+// into a file, from several goroutines at once (run under the race detector), find
+// every label.
+func TestMovedIndexConcurrent(t *testing.T) {
+	in := syntheticSessionLabels(2000, 7)
+	ls, _, err := ReadLabelsWith(bytes.NewReader(in), LabelOptions{Source: writeTemp(t, in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := os.Create(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer scratch.Close()
+	if err := ls.MoveIndex(func() (IndexScratch, error) { return scratch, nil }); err != nil {
+		t.Fatal(err)
+	}
+	keys := ls.Keys()
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(keys); i += 4 {
+				r, j, ok := ls.Lookup(keys[i])
+				if k, kok := ls.Index(keys[i]); !ok || !kok || r.Key != keys[i] || j != k {
+					errs <- fmt.Sprintf("Lookup(%s) = %v, %d, %v; Index %d", keys[i], r.Key, j, ok, k)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if err := ls.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
