@@ -492,7 +492,6 @@ func (p *Plan) SimulateSeq(ctx context.Context, cases iter.Seq2[*Case, error], w
 		}
 		delete(pending, next)
 		next++
-		<-window
 		if r.err != nil {
 			return nil, r.err
 		}
@@ -500,5 +499,6 @@ func (p *Plan) SimulateSeq(ctx context.Context, cases iter.Seq2[*Case, error], w
 		if err := emit(r.run, r.failures); err != nil {
 			return nil, err
 		}
+		<-window // only once emitted: the window bounds the cases taken and not yet emitted
 	}
 }
