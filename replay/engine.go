@@ -66,10 +66,11 @@ type Options struct {
 	// as opening a named pipe nobody writes to would block the replay.
 	ReadSpecialFiles bool
 	// Scratch, when set, creates a scratch file the replay may keep aside what it
-	// would otherwise hold to its end for every input file (the files' names), so that
-	// its memory does not grow with their number. The caller owns the file (it closes
-	// and removes it after Replay returns); a failure to write or read it back fails
-	// the replay. Nil keeps everything in memory.
+	// would otherwise hold to its end for every input file and key (the files' names,
+	// the run and session keys read), so that its memory does not grow with their
+	// number. The caller owns the file (it closes and removes it after Replay
+	// returns); a failure to write or read it back fails the replay. Nil keeps
+	// everything in memory.
 	Scratch func(name string) (*os.File, error)
 }
 
@@ -316,7 +317,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		}()
 	}
 
-	seen := newFirstReads(func(k int32) string { return files.at(runFiles[k]) }) // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files.at(runFiles[k]) }, opts.Scratch) // run key → file that had it first
+	defer func() {                                                                             // a key that could not be kept aside or looked up fails the replay
+		if serr := seen.failed(); serr != nil {
+			replayed, err = nil, serr
+		}
+	}()
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
