@@ -122,10 +122,8 @@ func (f *firstReads) addTag(t tag, file int32) (first int32, dup bool) {
 		if f.err != nil {
 			return 0, false
 		}
-		for s := 0; s < len(slots); s += slotSize {
-			if tag(slots[s:s+tagSize]) == t {
-				return int32(binary.LittleEndian.Uint32(slots[s+tagSize:])), true
-			}
+		if s := find(slots, &t); s >= 0 {
+			return int32(binary.LittleEndian.Uint32(slots[s+tagSize:])), true
 		}
 		if used := int(f.pages[p].used); used < pageSlots {
 			var slot [slotSize]byte
@@ -142,6 +140,18 @@ func (f *firstReads) addTag(t tag, file int32) (first int32, dup bool) {
 			return 0, false
 		}
 	}
+}
+
+// find returns where t is among slots, -1 if it is not.
+func find(slots []byte, t *tag) int {
+	head, tail := binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint32(t[8:])
+	for s := 0; s+slotSize <= len(slots); s += slotSize {
+		slot := slots[s : s+slotSize]
+		if binary.LittleEndian.Uint64(slot) == head && binary.LittleEndian.Uint32(slot[8:]) == tail {
+			return s
+		}
+	}
+	return -1
 }
 
 // split splits page p, full of slots (read from it), on the next bit of its hashes
