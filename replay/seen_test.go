@@ -1,14 +1,22 @@
 package replay
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/replay/input"
 )
 
 // seenStores are the ways a firstReads keeps its pages the tests try: in memory, in a
@@ -265,6 +273,62 @@ func TestFirstReadsLikeAMap(t *testing.T) {
 				t.Error("the pages were not moved aside")
 			}
 		})
+	}
+}
+
+// TestReplayKeysAside: a replay of more runs than the duplicate-key set holds in
+// memory keeps it in a scratch file, finds the duplicate and delivers what a replay
+// holding it delivers (not with -short: a third replay); one whose keys cannot be
+// read back fails with that.
+func TestReplayKeysAside(t *testing.T) {
+	plan := make([]synth.Scenario, 15000) // some 80 pages of keys: moved aside past 64
+	for i := range plan {
+		plan[i] = synth.Converge1 // one cycle: the cheapest run to replay
+	}
+	runs := synth.Generate(synth.Config{Plan: plan, Seed: 3})
+	fsys := fstest.MapFS{}
+	for name, data := range synth.Files(runs) {
+		fsys[name] = &fstest.MapFile{Data: data}
+	}
+	fsys["zz-again.jsonl"] = fsys[runs[7].File]
+	replayed := func(scratch func(string) (*os.File, error)) (string, error) {
+		h := sha256.New()
+		var problems []string
+		sum, err := Replay(context.Background(), fsys, Options{Workers: 2, Struggle: struggle.DefaultStruggleConfig(), Scratch: scratch},
+			Sinks{Runs: func(r *RunResult) error { fmt.Fprintln(h, r.Run.File, r.Run.Key, r.Struggle.Triggered); return nil },
+				Problems: func(p input.Problem) error { problems = append(problems, p.String()); return nil }})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintln(hex.EncodeToString(h.Sum(nil)), sum.Fingerprint, sum.Runs, problems), nil
+	}
+	var created []string
+	aside := tempScratch(t, os.O_RDWR)
+	got, err := replayed(func(name string) (*os.File, error) { created = append(created, name); return aside(name) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(created, "seen") {
+		t.Errorf("scratch files %v: the keys were not kept aside", created)
+	}
+	dup := fmt.Sprintf(" 15000 [zz-again.jsonl:1: duplicate_run: run %s was already read from %s; this one is skipped]\n", runs[7].Key, runs[7].File)
+	if !strings.HasSuffix(got, dup) {
+		t.Errorf("keys aside: %s, want the duplicate%s", got, dup)
+	}
+	if !testing.Short() {
+		if held, err := replayed(nil); err != nil || got != held {
+			t.Errorf("keys aside: %v\n%s\nheld:\n%s", err, got, held)
+		}
+	}
+	names, unreadable := tempScratch(t, os.O_RDWR), tempScratch(t, os.O_WRONLY)
+	_, err = replayed(func(name string) (*os.File, error) {
+		if name == "seen" {
+			return unreadable(name)
+		}
+		return names(name)
+	})
+	if err == nil || !strings.Contains(err.Error(), "reading back the run and session keys") {
+		t.Errorf("keys that cannot be read back: %v", err)
 	}
 }
 
