@@ -34,7 +34,8 @@ const RowGroupRows = 64 << 10
 const PageBytes = 64 << 10
 
 // RowGroupBytes bounds the encoded pages of a row group that a table's writer holds
-// before it writes them: a row group ends at RowGroupRows rows, or once the writer's
+// before it writes them — in the output's page store, a scratch file, not in memory
+// (see pageStore): a row group ends at RowGroupRows rows, or once the writer's
 // estimate of it — its encoded pages and the values of the page each column is filling,
 // which it counts as they are before encoding — passes RowGroupBytes beside a page a
 // column (checked after each batch of rows the table hands the writer), whichever comes
@@ -66,9 +67,10 @@ type Output struct {
 	tables              []committer
 	done                bool
 	cleaned             []string
-	codec               *zstdCodec // shared by the tables, made with the first
-	scratch             []*os.File // see Scratch
-	sealedID            string     // the replay id the sealed tables carry ("" before a Seal)
+	codec               *zstdCodec         // shared by the tables, made with the first
+	pages               parquet.BufferPool // the row groups' pages (a pageStore), shared by the tables, made with the first
+	scratch             []*os.File         // see Scratch
+	sealedID            string             // the replay id the sealed tables carry ("" before a Seal)
 }
 
 type committer interface {
@@ -356,13 +358,18 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 }
 
 // writerOptions are the Parquet writer options of every table of o: zstd through the
-// output's shared codec, bounded row groups and pages, loopwatch as the creator.
+// output's shared codec, bounded row groups and pages, the row groups' encoded pages
+// kept in a scratch file (see pageStore), loopwatch as the creator.
 func (o *Output) writerOptions() []parquet.WriterOption {
 	if o.codec == nil {
 		o.codec = newZstdCodec()
 	}
+	if o.pages == nil {
+		o.pages = newPageStore(func() (*os.File, error) { return o.Scratch("pages") })
+	}
 	return []parquet.WriterOption{
 		parquet.Compression(o.codec),
+		parquet.ColumnPageBuffers(o.pages),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.PageBufferSize(PageBytes),
 		parquet.CreatedBy("loopwatch", loopwatch.Version, ""),
