@@ -89,6 +89,8 @@ type LabelRecord struct {
 // costs a read, never a wrong record). A source that fails or changes after it was
 // read makes Get and Index find nothing and is recorded: [Labels.Err] says so, and a
 // caller that reads labels again must check it before it trusts what it found.
+// [Labels.MoveIndex] moves these 28 bytes a label into a scratch file, where a lookup
+// reads them (a 4 KiB block of the index, found through the first hash of each block).
 //
 // Labels read from a stream, and labels given by Set, are kept in memory: keys and
 // moments' ids are bytes in one arena, found through an index of record numbers (no
@@ -99,7 +101,7 @@ type LabelRecord struct {
 // LabelRecord from these: its texts are parts of the arena, not copies.
 //
 // Get, Index, Len, Keys and Moments may be called from several goroutines at once;
-// Set and Merge may not run with any other method.
+// Set, Merge and MoveIndex may not run with any other method.
 type Labels struct {
 	mem memLabels // the records kept in memory
 	// src holds the records kept in their sources, and refers to those of mem: nil
@@ -153,6 +155,9 @@ func NewLabels() *Labels {
 // Len returns the number of labelled keys.
 func (ls *Labels) Len() int {
 	if ls.src != nil {
+		if ls.src.disk != nil {
+			return ls.src.disk.n
+		}
 		return len(ls.src.refs)
 	}
 	return len(ls.mem.recs)

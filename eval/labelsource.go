@@ -68,6 +68,9 @@ type sourced struct {
 	sorted, tail []uint32
 	srcs         []labelSource // by base
 	end          int64         // the end of the last source among them: the next one's base
+	// disk, when the index was moved into a scratch file (Labels.MoveIndex), holds
+	// it: refs, sorted and tail are then nil.
+	disk *diskIndex
 
 	mu  sync.Mutex
 	err error // the first read that failed
@@ -158,6 +161,9 @@ func (ls *Labels) setSourced(rec *LabelRecord, at recordPlace) bool {
 
 // setRef makes ref key's record.
 func (ls *Labels) setRef(key string, ref labelRef) {
+	if ls.src.restore() != nil {
+		return
+	}
 	if n, _, ok := ls.lookup(key, false); ok {
 		ls.src.refs[n] = ref
 		return
@@ -168,6 +174,9 @@ func (ls *Labels) setRef(key string, ref labelRef) {
 // setInMemory is Set for Labels that have sources.
 func (ls *Labels) setInMemory(r LabelRecord) {
 	s := ls.src
+	if s.restore() != nil {
+		return
+	}
 	n, _, ok := ls.lookup(r.Key, false)
 	if ok && s.refs[n].inMem() {
 		ls.mem.replace(s.refs[n].line, r)
@@ -249,10 +258,13 @@ func (ls *Labels) toSourced() {
 // lookup finds key's record: its number and, when want, the record.
 func (ls *Labels) lookup(key string, want bool) (uint32, LabelRecord, bool) {
 	s := ls.src
+	if s.disk != nil {
+		return ls.lookupDisk(key, want)
+	}
 	h := keyHash(key)
 	lo := sort.Search(len(s.sorted), func(p int) bool { return s.refs[s.sorted[p]].hash >= h })
 	for p := lo; p < len(s.sorted) && s.refs[s.sorted[p]].hash == h; p++ {
-		if r, ok := ls.verify(s.sorted[p], key, want); ok {
+		if r, ok := ls.verify(s.refs[s.sorted[p]], key, want); ok {
 			return s.sorted[p], r, true
 		}
 	}
@@ -260,7 +272,7 @@ func (ls *Labels) lookup(key string, want bool) (uint32, LabelRecord, bool) {
 		mask := len(s.tail) - 1
 		for i := int(h) & mask; s.tail[i] != 0; i = (i + 1) & mask {
 			if n := s.tail[i] - 1; s.refs[n].hash == h {
-				if r, ok := ls.verify(n, key, want); ok {
+				if r, ok := ls.verify(s.refs[n], key, want); ok {
 					return n, r, true
 				}
 			}
@@ -269,10 +281,9 @@ func (ls *Labels) lookup(key string, want bool) (uint32, LabelRecord, bool) {
 	return 0, LabelRecord{}, false
 }
 
-// verify reports whether record n, whose key has key's hash, is key's, and returns
-// it when want (always, when it was read again).
-func (ls *Labels) verify(n uint32, key string, want bool) (LabelRecord, bool) {
-	ref := ls.src.refs[n]
+// verify reports whether the record at ref, whose key has key's hash, is key's, and
+// returns it when want (always, when it was read again).
+func (ls *Labels) verify(ref labelRef, key string, want bool) (LabelRecord, bool) {
 	if ref.inMem() {
 		if ls.mem.keyOf(ref.line) != key {
 			return LabelRecord{}, false
@@ -389,6 +400,25 @@ func (src *labelSource) record(b []byte, line int, p *rereader) (LabelRecord, bo
 // then the others in the order of their places, each source read through once.
 func (ls *Labels) eachSourced(fn func(i int, key string)) error {
 	s := ls.src
+	if s.disk != nil {
+		var sc sourceScan
+		err := s.disk.each(func(ref labelRef, n uint32) error {
+			if ref.inMem() {
+				fn(int(n), ls.mem.keyOf(ref.line))
+				return nil
+			}
+			r, err := sc.read(s, ref)
+			if err != nil {
+				return err
+			}
+			fn(int(n), r.Key)
+			return nil
+		})
+		if err != nil {
+			return s.fail(err)
+		}
+		return nil
+	}
 	order := make([]uint32, 0, len(s.refs))
 	for n, ref := range s.refs {
 		if ref.inMem() {
@@ -458,7 +488,13 @@ func (ls *Labels) Merge(o *Labels) (both []string, err error) {
 	slices.SortFunc(keys, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	var shift int64
 	if o.src != nil {
+		if err := o.src.restore(); err != nil {
+			return nil, err
+		}
 		ls.toSourced()
+		if err := ls.src.restore(); err != nil {
+			return nil, err
+		}
 		shift = ls.src.end
 		for _, src := range o.src.srcs {
 			src.base += shift

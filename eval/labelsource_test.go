@@ -340,6 +340,14 @@ func FuzzLabelsReread(f *testing.F) {
 			return
 		}
 		checkSourced(t, mem, src)
+		// The index moved into a scratch file: the same labels.
+		if err := src.MoveIndex((&memScratch{}).open); err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstReference(t, src, referenceOf(t, mem), append(mem.Keys(), "missing"))
+		if err := src.Err(); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
@@ -353,7 +361,8 @@ func mustOutcomes(s string) OutcomeClass {
 
 // TestSourcedLabelsBytesPerLabel holds labels kept in their source to at most 32
 // bytes a label of live heap, index included, whatever their text: 50,000 session
-// labels with moments and notes.
+// labels with moments and notes; and to at most a byte a label once their index is
+// moved into a scratch file.
 func TestSourcedLabelsBytesPerLabel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures the heap: not under the race detector")
@@ -381,6 +390,19 @@ func TestSourcedLabelsBytesPerLabel(t *testing.T) {
 	if unsafe.Sizeof(labelRef{}) != 24 {
 		t.Errorf("a labelRef is %d bytes, want 24", unsafe.Sizeof(labelRef{}))
 	}
+	// The index moved into a scratch file (itself on the heap here, not counted): at
+	// most a byte a label stays.
+	scratch := &memScratch{}
+	if err := ls.MoveIndex(scratch.open); err != nil {
+		t.Fatal(err)
+	}
+	scratchHeap := uint64(cap(scratch.b))
+	moved := float64(int64(heap()-scratchHeap)-int64(before)) / float64(ls.Len())
+	t.Logf("the index moved: %.2f bytes a label", moved)
+	if moved > 1 {
+		t.Errorf("the index moved: %.2f bytes a label, want at most 1", moved)
+	}
+	runtime.KeepAlive(scratch)
 	runtime.KeepAlive(ls)
 	runtime.KeepAlive(in)
 }

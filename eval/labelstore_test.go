@@ -181,8 +181,10 @@ func FuzzLabelsSet(f *testing.F) {
 // BenchmarkLabelLookup measures what a replay reads from its labels for each unit —
 // Get of a labelled session (key, fields, moments), Get of a key without a label,
 // Index — from 100,000 session labels, as Labels holds them in memory (impl=arena),
-// as they were held before the arena (impl=map), and kept in their file, each lookup
-// reading its record again (impl=file). Compare with benchstat:
+// as they were held before the arena (impl=map), kept in their file, each lookup
+// reading its record again (impl=file), and kept in their file with their index moved
+// into a scratch file, each lookup reading a block of the index too (impl=fileindex;
+// a miss reads the block only). Compare with benchstat:
 //
 //	go test -run '^$' -bench LabelLookup -benchmem -count 6 ./eval > labels.txt
 //	benchstat -col /impl labels.txt
@@ -227,6 +229,19 @@ func BenchmarkLabelLookup(b *testing.B) {
 	if err != nil || inFile.Len() != n {
 		b.Fatal(err, inFile.Len())
 	}
+	// The same, the index moved into a scratch file (impl=fileindex).
+	movedIndex, _, err := ReadLabelsWith(io.NewSectionReader(f, 0, int64(csvb.Len())), LabelOptions{Source: f, NoText: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	scratch, err := os.Create(filepath.Join(b.TempDir(), "index"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer scratch.Close()
+	if err := movedIndex.MoveIndex(func() (IndexScratch, error) { return scratch, nil }); err != nil {
+		b.Fatal(err)
+	}
 	misses := make([]string, n)
 	for i := range misses {
 		misses[i] = uuid()
@@ -235,7 +250,7 @@ func BenchmarkLabelLookup(b *testing.B) {
 		name  string
 		get   func(string) (LabelRecord, bool)
 		index func(string) (int, bool)
-	}{{"arena", ls.Get, ls.Index}, {"map", ref.Get, ref.Index}, {"file", inFile.Get, inFile.Index}} {
+	}{{"arena", ls.Get, ls.Index}, {"map", ref.Get, ref.Index}, {"file", inFile.Get, inFile.Index}, {"fileindex", movedIndex.Get, movedIndex.Index}} {
 		for _, op := range []struct {
 			name string
 			keys []string

@@ -54,17 +54,21 @@ type job struct {
 	cases *caseSpill
 	order unitOrder
 	tally tally
-	// matched marks the labels (by eval.Labels.Index) whose key was replayed.
-	matched []bool
+	// matched marks the labels (by eval.Labels.Index) whose key was replayed: a bit
+	// a label.
+	matched []uint64
 }
 
 // match marks the label at index i (among j.labels; -1 for none) as matched by a
 // replayed run or session.
 func (j *job) match(i int) {
 	if i >= 0 {
-		j.matched[i] = true
+		j.matched[i/64] |= 1 << (i % 64)
 	}
 }
+
+// isMatched reports whether the label at index i was matched.
+func (j *job) isMatched(i int) bool { return j.matched[i/64]&(1<<(i%64)) != 0 }
 
 // openTables creates every output table; withDerived: the metrics, curves and
 // fix-loop simulation's too.
@@ -214,7 +218,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
 	var unmatched []string
 	if err := j.labels.EachKey(func(i int, k string) {
-		if !j.matched[i] && j.shard.Owns(k) { // a key of another shard is that shard's to match
+		if !j.isMatched(i) && j.shard.Owns(k) { // a key of another shard is that shard's to match
 			unmatched = append(unmatched, k)
 		}
 	}); err != nil {
@@ -309,7 +313,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	defer in.Close()
 	labels := in.labels
 	j := &job{s: s, in: in, labelSet: labels, labels: labels.labels, outcomes: in.Outcomes,
-		matched: make([]bool, labels.labels.Len())}
+		matched: make([]uint64, (labels.labels.Len()+63)/64)}
 	cfgJSON, _ := json.Marshal(in.Struggle)
 	assessJSON, _ := json.Marshal(in.Assess)
 	j.configs = append(j.configs, configSpec{Struggle: in.StruggleName, Assess: in.AssessName,
@@ -345,6 +349,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		return nil, UsageError{err}
 	}
 	defer j.out.Abort()
+	// The labels' index, kept aside in a scratch file for the replay.
+	if err := labels.labels.MoveIndex(func() (eval.IndexScratch, error) { return j.out.Scratch("labels") }); err != nil {
+		return nil, fmt.Errorf("--labels: %w", err)
+	}
 	if err := j.openTables(!folder); err != nil {
 		return nil, err
 	}
