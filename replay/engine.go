@@ -69,12 +69,17 @@ type Options struct {
 	// as opening a named pipe nobody writes to would block the replay.
 	ReadSpecialFiles bool
 	// Scratch, when set, creates a scratch file the replay may keep aside what it
-	// would otherwise hold to its end for every input file (the files' paths, and a
-	// record of each file's format, size and flags), so that its memory does not grow
-	// with their number. The caller owns the file (it closes and removes it after
-	// Replay returns); a failure to write or read it back fails the replay. Nil keeps
+	// would otherwise hold to its end for every input file and key (the files' paths,
+	// a record of each file's format, size and flags, and the run and session keys
+	// read), so that its memory does not grow with their number. The caller owns the
+	// file (it closes and removes it after Replay returns); a failure to write or read
+	// it back fails the replay. Nil keeps
 	// everything in memory.
 	Scratch func(name string) (*os.File, error)
+
+	// keyPages, in tests, is how many pages of the run and session keys a replay holds
+	// before it moves them to Scratch (0: seenMemPages).
+	keyPages int
 }
 
 // Variant is a configuration runs and sessions are replayed under beside the
@@ -321,7 +326,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		}()
 	}
 
-	seen := newFirstReads(func(k int32) string { return files.name(runFile(int(k))) }) // run key → file that had it first
+	seen := newFirstReads(func(k int32) string { return files.name(runFile(int(k))) }, opts.Scratch, opts.keyPages) // run key → file that had it first
+	defer func() {                                                                                                  // a key that could not be kept aside or looked up fails the replay
+		if serr := seen.failed(); serr != nil {
+			replayed, err = nil, serr
+		}
+	}()
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
@@ -599,12 +609,12 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 	return t, t.finish()
 }
 
-// bits is a set of small numbers.
-type bits []uint64
+// bitset is a set of small numbers.
+type bitset []uint64
 
-func newBits(n int) bits      { return make(bits, (n+63)/64) }
-func (b bits) set(i int)      { b[i/64] |= 1 << (i % 64) }
-func (b bits) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func newBits(n int) bitset      { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
 // maxSniff when those do not decide (a garbage or very long first line), read into

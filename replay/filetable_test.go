@@ -22,7 +22,7 @@ func seq(n int) []int {
 }
 
 // tempScratch returns a Scratch that creates files in a test folder, opened with flag.
-func tempScratch(t *testing.T, flag int) func(string) (*os.File, error) {
+func tempScratch(t testing.TB, flag int) func(string) (*os.File, error) {
 	dir := t.TempDir()
 	return func(name string) (*os.File, error) {
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|flag, 0o600)
