@@ -45,7 +45,13 @@ func TestHarnessScriptFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := NewHarnessLLM(HarnessConfig{Binary: fakeScript(t, tt.body), Timeout: duration.Duration(300 * time.Millisecond)})
+			// Only the hanging claude is to time out: the others get long enough to start
+			// and exit on a loaded machine (300 ms was not always).
+			timeout := 30 * time.Second
+			if tt.want == "timed out" {
+				timeout = 300 * time.Millisecond
+			}
+			h := NewHarnessLLM(HarnessConfig{Binary: fakeScript(t, tt.body), Timeout: duration.Duration(timeout)})
 			a, err := h.AnalyzeSession(context.Background(), transcript())
 			if tt.want == "" {
 				if err != nil || a.Outcome != OutcomeSuccess {
