@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -70,6 +71,7 @@ type Output struct {
 	codec               *zstdCodec         // shared by the tables, made with the first
 	pages               parquet.BufferPool // the row groups' pages (a pageStore), shared by the tables, made with the first
 	scratch             []*os.File         // see Scratch
+	scratchMu           sync.Mutex         // guards scratch: Scratch may run on several goroutines
 	sealedID            string             // the replay id the sealed tables carry ("" before a Seal)
 }
 
@@ -293,7 +295,9 @@ func (o *Output) Files() []string {
 // temporary of the manifest, beside it, named
 // ".<manifest>.tmp-<pid>-scratch.<name>-<random>", so that a later replay of the same
 // output removes it if this one is killed (see [Output.Cleaned]). It is never put in
-// place: Commit and Abort close and remove it, whether they succeed or not.
+// place: Commit and Abort close and remove it, whether they succeed or not. Several
+// goroutines may call Scratch at once (a table's first row group, on whichever
+// goroutine writes it, makes the output's page store), but not with Commit or Abort.
 func (o *Output) Scratch(name string) (*os.File, error) {
 	if o.done {
 		return nil, errors.New("output already committed or aborted")
@@ -302,7 +306,9 @@ func (o *Output) Scratch(name string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output %s: a scratch file: %w", o.ManifestPath(), unwrapPathError(err))
 	}
+	o.scratchMu.Lock()
 	o.scratch = append(o.scratch, f)
+	o.scratchMu.Unlock()
 	return f, nil
 }
 
