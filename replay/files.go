@@ -1,13 +1,16 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,54 +26,192 @@ const specialMode = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCh
 // folders, Options.Exclude and loopwatch's temporary output files. It reports special
 // files and skips them, unless Options.ReadSpecialFiles: then they are returned and
 // marked in special.
+//
+// It visits what fs.WalkDir would, in the same order, but reads a folder walkBatch
+// entries at a time and keeps of each entry only its name (in one byte sequence per
+// folder) and its type, so that a folder of many files costs no more than their
+// paths. A cancelled context (ctxFS) ends the walk with the context's error.
 func walk(fsys fs.FS, opts Options, problem func(input.Problem)) (files []string, special map[string]bool, err error) {
-	exclude := map[string]bool{}
+	w := &walker{fsys: fsys, opts: opts, problem: problem, exclude: map[string]bool{}, special: map[string]bool{}}
 	for _, e := range opts.Exclude {
-		exclude[path.Clean(e)] = true
+		w.exclude[path.Clean(e)] = true
 	}
-	special = map[string]bool{}
-	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if name == "." {
+	info, err := fs.Stat(fsys, ".")
+	switch {
+	case err != nil:
+	case !info.IsDir():
+		w.file(".", info.Name(), info.Mode().Type())
+	case info.Name() == ".git": // as fs.WalkDir's callback sees the root: a .git folder it skips
+	default:
+		err = w.dir(".", 0)
+	}
+	sort.Strings(w.files) // the walk is lexical per folder; make the order global and explicit
+	return w.files, w.special, err
+}
+
+// walkBatch is how many entries of a folder walk reads at a time.
+const walkBatch = 1024
+
+// walker is one walk's state.
+type walker struct {
+	fsys    fs.FS
+	opts    Options
+	problem func(input.Problem)
+	exclude map[string]bool
+	files   []string
+	special map[string]bool
+	lists   []dirList // by depth: the folder listed there, its room reused by the next
+	path    []byte    // room to make an entry's path in
+}
+
+// dirList is a folder's entries: their names back to back in names.
+type dirList struct {
+	names   []byte
+	entries []dirEntry
+}
+
+type dirEntry struct {
+	off, len uint32 // the name, in dirList.names
+	typ      fs.FileMode
+}
+
+func (l *dirList) name(e dirEntry) []byte { return l.names[e.off : e.off+e.len] }
+
+// add adds an entry, unless its name would take the names past 4 GiB.
+func (l *dirList) add(name string, typ fs.FileMode) bool {
+	if uint64(len(l.names))+uint64(len(name)) > math.MaxUint32 {
+		return false
+	}
+	l.entries = append(l.entries, dirEntry{off: uint32(len(l.names)), len: uint32(len(name)), typ: typ})
+	l.names = append(l.names, name...)
+	return true
+}
+
+// dir walks the folder name, at depth below the root (whose error is the walk's; a
+// folder below that cannot be read is a problem, and the walk goes on).
+func (w *walker) dir(name string, depth int) error {
+	if depth == len(w.lists) {
+		w.lists = append(w.lists, dirList{})
+	}
+	l := &w.lists[depth]
+	if err := w.list(name, l); err != nil {
+		if cerr := w.cancelled(); cerr != nil {
+			return cerr
+		}
+		if name == "." {
+			return err
+		}
+		w.problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
+	}
+	for i := range l.entries {
+		l := &w.lists[depth] // a deeper folder may have grown w.lists
+		e := l.entries[i]
+		if name == "." {
+			w.path = append(w.path[:0], l.name(e)...)
+		} else {
+			w.path = append(append(append(w.path[:0], name...), '/'), l.name(e)...)
+		}
+		if w.exclude[string(w.path)] {
+			continue
+		}
+		p := string(w.path)
+		base := p[len(p)-int(e.len):]
+		if e.typ.IsDir() {
+			if base == ".git" {
+				continue
+			}
+			if err := w.dir(p, depth+1); err != nil {
 				return err
 			}
-			problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
-			return nil
+			continue
 		}
-		if exclude[name] && name != "." {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+		w.file(p, base, e.typ)
+	}
+	return nil
+}
+
+// file takes the file p whose base name is base and type typ, unless it is one of
+// loopwatch's temporary files or a special file the options leave out.
+func (w *walker) file(p, base string, typ fs.FileMode) {
+	if _, _, ours := tmpname.Parse(base); ours {
+		return
+	}
+	if typ&fs.ModeSymlink != 0 {
+		if fi, err := fs.Stat(w.fsys, p); err == nil {
+			typ = fi.Mode().Type()
 		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
+	}
+	if typ&specialMode != 0 {
+		if !w.opts.ReadSpecialFiles {
+			w.problem(input.Problem{File: p, Kind: input.ProblemRead,
+				Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", modeName(typ))})
+			return
 		}
-		if _, _, ours := tmpname.Parse(d.Name()); ours {
-			return nil
-		}
-		mode := d.Type()
-		if mode&fs.ModeSymlink != 0 {
-			if fi, err := fs.Stat(fsys, name); err == nil {
-				mode = fi.Mode().Type()
-			}
-		}
-		if mode&specialMode != 0 {
-			if !opts.ReadSpecialFiles {
-				problem(input.Problem{File: name, Kind: input.ProblemRead,
-					Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", modeName(mode))})
-				return nil
-			}
-			special[name] = true
-		}
-		files = append(files, name)
+		w.special[p] = true
+	}
+	w.files = append(w.files, p)
+}
+
+// list lists the folder name into l, sorted by name, in batches when the open folder
+// reads so. When it does not, or a batch fails, fs.ReadDir lists the folder instead,
+// so that what the walk finds, and the error of a folder that cannot be read, are
+// exactly fs.WalkDir's (which lists with fs.ReadDir).
+func (w *walker) list(name string, l *dirList) error {
+	l.names, l.entries = l.names[:0], l.entries[:0]
+	if err := w.cancelled(); err != nil {
+		return err
+	}
+	if w.listBatches(name, l) {
+		slices.SortFunc(l.entries, func(a, b dirEntry) int { return bytes.Compare(l.name(a), l.name(b)) })
 		return nil
-	})
-	sort.Strings(files) // WalkDir is lexical per directory; make the order global and explicit
-	return files, special, err
+	}
+	l.names, l.entries = l.names[:0], l.entries[:0]
+	if err := w.cancelled(); err != nil {
+		return err
+	}
+	list, err := fs.ReadDir(w.fsys, name) // sorted
+	for _, e := range list {
+		if !l.add(e.Name(), e.Type()) {
+			return fmt.Errorf("listing %s: more than 4 GiB of names", name)
+		}
+	}
+	return err
+}
+
+// listBatches lists the folder name into l batch by batch, and reports whether it
+// could.
+func (w *walker) listBatches(name string, l *dirList) bool {
+	f, err := w.fsys.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return false
+	}
+	for {
+		batch, err := d.ReadDir(walkBatch)
+		for _, e := range batch {
+			if !l.add(e.Name(), e.Type()) {
+				return false
+			}
+		}
+		switch {
+		case err == io.EOF:
+			return true
+		case err != nil || len(batch) == 0:
+			return false
+		}
+	}
+}
+
+// cancelled returns the error of the walk's context, if it is done.
+func (w *walker) cancelled() error {
+	if c, ok := w.fsys.(ctxFS); ok {
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 func modeName(m fs.FileMode) string {
@@ -100,6 +241,9 @@ func (c ctxFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d, ok := f.(fs.ReadDirFile); ok {
+		return ctxDir{ctxFile: ctxFile{File: f, ctx: c.ctx}, dir: d}, nil
+	}
 	return ctxFile{File: f, ctx: c.ctx}, nil
 }
 
@@ -116,6 +260,19 @@ func (f ctxFile) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return f.File.Read(p)
+}
+
+// ctxDir is a folder ctxFS opened: every ReadDir first checks the context too.
+type ctxDir struct {
+	ctxFile
+	dir fs.ReadDirFile
+}
+
+func (f ctxDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if err := f.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.dir.ReadDir(n)
 }
 
 // openSpecial opens a special file without letting a blocking open (a named pipe
