@@ -1,13 +1,11 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,9 +26,9 @@ const specialMode = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCh
 // marked in special.
 //
 // It visits what fs.WalkDir would, in the same order, but reads a folder walkBatch
-// entries at a time and keeps of each entry only its name (in one byte sequence per
-// folder) and its type, so that a folder of many files costs no more than their
-// paths. A cancelled context (ctxFS) ends the walk with the context's error.
+// entries at a time and keeps of each entry only its path, made once from the
+// folder's and its name and returned as is, and its type: never a whole folder's
+// []fs.DirEntry. A cancelled context (ctxFS) ends the walk with the context's error.
 func walk(fsys fs.FS, opts Options, problem func(input.Problem)) (files []string, special map[string]bool, err error) {
 	w := &walker{fsys: fsys, opts: opts, problem: problem, exclude: map[string]bool{}, special: map[string]bool{}}
 	for _, e := range opts.Exclude {
@@ -40,13 +38,19 @@ func walk(fsys fs.FS, opts Options, problem func(input.Problem)) (files []string
 	switch {
 	case err != nil:
 	case !info.IsDir():
-		w.file(".", info.Name(), info.Mode().Type())
+		w.files = append(w.files, ".")
+		if !w.keep(".", info.Name(), info.Mode().Type()) {
+			w.files[0] = ""
+		}
 	case info.Name() == ".git": // as fs.WalkDir's callback sees the root: a .git folder it skips
 	default:
 		err = w.dir(".", 0)
 	}
-	sort.Strings(w.files) // the walk is lexical per folder; make the order global and explicit
-	return w.files, w.special, err
+	if files = slices.DeleteFunc(w.files, func(p string) bool { return p == "" }); len(files) == 0 {
+		files = nil
+	}
+	sort.Strings(files) // the walk is lexical per folder; make the order global and explicit
+	return files, w.special, err
 }
 
 // walkBatch is how many entries of a folder walk reads at a time.
@@ -58,43 +62,23 @@ type walker struct {
 	opts    Options
 	problem func(input.Problem)
 	exclude map[string]bool
-	files   []string
 	special map[string]bool
-	lists   []dirList // by depth: the folder listed there, its room reused by the next
-	path    []byte    // room to make an entry's path in
-}
-
-// dirList is a folder's entries: their names back to back in names.
-type dirList struct {
-	names   []byte
-	entries []dirEntry
-}
-
-type dirEntry struct {
-	off, len uint32 // the name, in dirList.names
-	typ      fs.FileMode
-}
-
-func (l *dirList) name(e dirEntry) []byte { return l.names[e.off : e.off+e.len] }
-
-// add adds an entry, unless its name would take the names past 4 GiB.
-func (l *dirList) add(name string, typ fs.FileMode) bool {
-	if uint64(len(l.names))+uint64(len(name)) > math.MaxUint32 {
-		return false
-	}
-	l.entries = append(l.entries, dirEntry{off: uint32(len(l.names)), len: uint32(len(name)), typ: typ})
-	l.names = append(l.names, name...)
-	return true
+	// files holds the paths of the entries of the folders listed so far: a folder
+	// lists its entries at the end, then keeps its files' there and clears the others
+	// ("") as it visits them in order, going down into its folders, which list theirs
+	// after it.
+	files []string
+	types [][]fs.FileMode // by depth: the types of the entries of the folder listed there
 }
 
 // dir walks the folder name, at depth below the root (whose error is the walk's; a
 // folder below that cannot be read is a problem, and the walk goes on).
 func (w *walker) dir(name string, depth int) error {
-	if depth == len(w.lists) {
-		w.lists = append(w.lists, dirList{})
+	if depth == len(w.types) {
+		w.types = append(w.types, nil)
 	}
-	l := &w.lists[depth]
-	if err := w.list(name, l); err != nil {
+	start := len(w.files)
+	if err := w.list(name, depth); err != nil {
 		if cerr := w.cancelled(); cerr != nil {
 			return cerr
 		}
@@ -103,21 +87,18 @@ func (w *walker) dir(name string, depth int) error {
 		}
 		w.problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
 	}
-	for i := range l.entries {
-		l := &w.lists[depth] // a deeper folder may have grown w.lists
-		e := l.entries[i]
-		if name == "." {
-			w.path = append(w.path[:0], l.name(e)...)
-		} else {
-			w.path = append(append(append(w.path[:0], name...), '/'), l.name(e)...)
-		}
-		if w.exclude[string(w.path)] {
+	prefix := len(name) + 1 // the path's part before the entry's name
+	if name == "." {
+		prefix = 0
+	}
+	for i := start; i < start+len(w.types[depth]); i++ {
+		p, typ := w.files[i], w.types[depth][i-start]
+		w.files[i] = ""
+		if w.exclude[p] {
 			continue
 		}
-		p := string(w.path)
-		base := p[len(p)-int(e.len):]
-		if e.typ.IsDir() {
-			if base == ".git" {
+		if typ.IsDir() {
+			if p[prefix:] == ".git" {
 				continue
 			}
 			if err := w.dir(p, depth+1); err != nil {
@@ -125,16 +106,19 @@ func (w *walker) dir(name string, depth int) error {
 			}
 			continue
 		}
-		w.file(p, base, e.typ)
+		if w.keep(p, p[prefix:], typ) {
+			w.files[i] = p
+		}
 	}
 	return nil
 }
 
-// file takes the file p whose base name is base and type typ, unless it is one of
-// loopwatch's temporary files or a special file the options leave out.
-func (w *walker) file(p, base string, typ fs.FileMode) {
+// keep reports whether the walk returns the file p, whose base name is base and type
+// typ: not one of loopwatch's temporary files, nor a special file the options leave
+// out.
+func (w *walker) keep(p, base string, typ fs.FileMode) bool {
 	if _, _, ours := tmpname.Parse(base); ours {
-		return
+		return false
 	}
 	if typ&fs.ModeSymlink != 0 {
 		if fi, err := fs.Stat(w.fsys, p); err == nil {
@@ -145,42 +129,42 @@ func (w *walker) file(p, base string, typ fs.FileMode) {
 		if !w.opts.ReadSpecialFiles {
 			w.problem(input.Problem{File: p, Kind: input.ProblemRead,
 				Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", modeName(typ))})
-			return
+			return false
 		}
 		w.special[p] = true
 	}
-	w.files = append(w.files, p)
+	return true
 }
 
-// list lists the folder name into l, sorted by name, in batches when the open folder
-// reads so. When it does not, or a batch fails, fs.ReadDir lists the folder instead,
-// so that what the walk finds, and the error of a folder that cannot be read, are
-// exactly fs.WalkDir's (which lists with fs.ReadDir).
-func (w *walker) list(name string, l *dirList) error {
-	l.names, l.entries = l.names[:0], l.entries[:0]
+// list lists the folder name, sorted by name: its entries' paths at the end of
+// w.files, their types in w.types[depth]. It reads the folder in batches when the
+// open folder reads so. When it does not, or a batch fails, fs.ReadDir lists the
+// folder instead, so that what the walk finds, and the error of a folder that cannot
+// be read, are exactly fs.WalkDir's (which lists with fs.ReadDir).
+func (w *walker) list(name string, depth int) error {
+	start := len(w.files)
+	w.types[depth] = w.types[depth][:0]
 	if err := w.cancelled(); err != nil {
 		return err
 	}
-	if w.listBatches(name, l) {
-		slices.SortFunc(l.entries, func(a, b dirEntry) int { return bytes.Compare(l.name(a), l.name(b)) })
+	if w.listBatches(name, depth) {
+		sort.Sort(listing{w.files[start:], w.types[depth]})
 		return nil
 	}
-	l.names, l.entries = l.names[:0], l.entries[:0]
+	clear(w.files[start:])
+	w.files, w.types[depth] = w.files[:start], w.types[depth][:0]
 	if err := w.cancelled(); err != nil {
 		return err
 	}
 	list, err := fs.ReadDir(w.fsys, name) // sorted
 	for _, e := range list {
-		if !l.add(e.Name(), e.Type()) {
-			return fmt.Errorf("listing %s: more than 4 GiB of names", name)
-		}
+		w.add(name, e, depth)
 	}
 	return err
 }
 
-// listBatches lists the folder name into l batch by batch, and reports whether it
-// could.
-func (w *walker) listBatches(name string, l *dirList) bool {
+// listBatches lists the folder name batch by batch, and reports whether it could.
+func (w *walker) listBatches(name string, depth int) bool {
 	f, err := w.fsys.Open(name)
 	if err != nil {
 		return false
@@ -193,9 +177,7 @@ func (w *walker) listBatches(name string, l *dirList) bool {
 	for {
 		batch, err := d.ReadDir(walkBatch)
 		for _, e := range batch {
-			if !l.add(e.Name(), e.Type()) {
-				return false
-			}
+			w.add(name, e, depth)
 		}
 		switch {
 		case err == io.EOF:
@@ -204,6 +186,29 @@ func (w *walker) listBatches(name string, l *dirList) bool {
 			return false
 		}
 	}
+}
+
+// add adds the entry e of the folder name to the listing.
+func (w *walker) add(name string, e fs.DirEntry, depth int) {
+	p := e.Name()
+	if name != "." {
+		p = name + "/" + p
+	}
+	w.files = append(w.files, p)
+	w.types[depth] = append(w.types[depth], e.Type())
+}
+
+// listing sorts a folder's entries by path, which is by name.
+type listing struct {
+	paths []string
+	types []fs.FileMode
+}
+
+func (l listing) Len() int           { return len(l.paths) }
+func (l listing) Less(i, j int) bool { return l.paths[i] < l.paths[j] }
+func (l listing) Swap(i, j int) {
+	l.paths[i], l.paths[j] = l.paths[j], l.paths[i]
+	l.types[i], l.types[j] = l.types[j], l.types[i]
 }
 
 // cancelled returns the error of the walk's context, if it is done.
