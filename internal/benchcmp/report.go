@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -56,6 +57,16 @@ func (v Variant) Seconds(cpu bool) []float64 {
 	return xs
 }
 
+// Cores returns the cores each sample kept busy on average: its CPU time over its wall
+// time.
+func (v Variant) Cores() []float64 {
+	xs := make([]float64, len(v.Samples))
+	for i, m := range v.Samples {
+		xs[i] = float64(m.User+m.System) / float64(m.Wall)
+	}
+	return xs
+}
+
 // RSS returns the peak RSS of each sample, in bytes.
 func (v Variant) RSS() []float64 {
 	xs := make([]float64, len(v.Samples))
@@ -77,10 +88,18 @@ type Comparison struct {
 	OtherWall float64 `json:"other_wall_s"`
 	BaseRSS   float64 `json:"base_rss_bytes"`
 	OtherRSS  float64 `json:"other_rss_bytes"`
-	Wall      Ratio   `json:"wall_ratio"`
-	CPU       Ratio   `json:"cpu_ratio"`
+	// BaseCores and OtherCores are the median cores each kept busy (CPU over wall time).
+	BaseCores  float64 `json:"base_cores"`
+	OtherCores float64 `json:"other_cores"`
+	Wall       Ratio   `json:"wall_ratio"`
+	CPU        Ratio   `json:"cpu_ratio"`
 	// RSS is the ratio of peak RSS; zero (no pairs) where RSS is not reported.
 	RSS Ratio `json:"rss_ratio"`
+	// Floor, set by SetFloor, is the lowest wall ratio Other could reach on the cores it
+	// was given, paired: its CPU time spread over every one of them, against Base's wall
+	// time. A wall ratio near its floor means Other kept the cores busy, and only less
+	// CPU would make it faster; zero (no pairs) where not set.
+	Floor Ratio `json:"floor_ratio"`
 	// Outputs says how the two variants' outputs compare ("identical", "differ: …"),
 	// or is empty where they are not comparable.
 	Outputs string `json:"outputs,omitempty"`
@@ -104,7 +123,26 @@ func Compare(name string, base, other Variant) (Comparison, error) {
 	}
 	c.BaseWall, c.OtherWall = Median(base.Seconds(false)), Median(other.Seconds(false))
 	c.BaseRSS, c.OtherRSS = Median(base.RSS()), Median(other.RSS())
+	c.BaseCores, c.OtherCores = Median(base.Cores()), Median(other.Cores())
 	return c, nil
+}
+
+// SetFloor sets c.Floor for other given cores cores, from the same variants c was
+// built from: the paired ratios other's CPU time / (cores × base's wall time).
+func (c *Comparison) SetFloor(base, other Variant, cores int) error {
+	if cores < 1 {
+		return fmt.Errorf("%s: floor on %d cores", c.Name, cores)
+	}
+	spread := other.Seconds(true)
+	for i := range spread {
+		spread[i] /= float64(cores)
+	}
+	f, err := PairedRatio(base.Seconds(false), spread)
+	if err != nil {
+		return fmt.Errorf("%s (%s vs %s), floor: %w", c.Name, other.Name, base.Name, err)
+	}
+	c.Floor = f
+	return nil
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -114,16 +152,25 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// row is one workload's line of a comparison table.
-func row(name string, c Comparison) []string {
-	return []string{name, Seconds(c.BaseWall), Seconds(c.OtherWall), c.Wall.String(), c.CPU.String(),
-		Bytes(c.BaseRSS), Bytes(c.OtherRSS), c.RSS.String(), orDash(c.Outputs)}
+// row is one workload's line of a comparison table; floor adds the wall ratio's floor
+// after the wall ratio.
+func row(name string, c Comparison, floor bool) []string {
+	r := []string{name, Seconds(c.BaseWall), Seconds(c.OtherWall), c.Wall.String()}
+	if floor {
+		r = append(r, c.Floor.String())
+	}
+	return append(r, c.CPU.String(), Cores(c.BaseCores), Cores(c.OtherCores),
+		Bytes(c.BaseRSS), Bytes(c.OtherRSS), c.RSS.String(), orDash(c.Outputs))
 }
 
-func header(c Comparison) []string {
+func header(c Comparison, floor bool) []string {
 	ratio := c.Other + "/" + c.Base
-	return []string{"workload", "wall " + c.Base, "wall " + c.Other, "wall " + ratio, "cpu " + ratio,
-		"rss " + c.Base, "rss " + c.Other, "rss " + ratio, "outputs"}
+	h := []string{"workload", "wall " + c.Base, "wall " + c.Other, "wall " + ratio}
+	if floor {
+		h = append(h, "floor "+ratio)
+	}
+	return append(h, "cpu "+ratio, "cores "+c.Base, "cores "+c.Other,
+		"rss "+c.Base, "rss "+c.Other, "rss "+ratio, "outputs")
 }
 
 // table is one of the report's tables, laid out.
@@ -145,15 +192,21 @@ func (r *Report) tables() []table {
 	var out []table
 	for _, t := range r.Tables {
 		tab := table{caption: t.Caption}
+		floor := false // a column for the floor where a workload has one
+		for _, w := range r.Workloads {
+			for _, c := range w.Comparisons {
+				floor = floor || c.Name == t.Comparison && c.Floor.Pairs > 0
+			}
+		}
 		for _, w := range r.Workloads {
 			for _, c := range w.Comparisons {
 				if c.Name != t.Comparison {
 					continue
 				}
 				if tab.header == nil {
-					tab.header, tab.level, tab.pairs = header(c), c.Wall.Level, c.Wall.Pairs
+					tab.header, tab.level, tab.pairs = header(c, floor), c.Wall.Level, c.Wall.Pairs
 				}
-				tab.rows = append(tab.rows, row(w.Name, c))
+				tab.rows = append(tab.rows, row(w.Name, c, floor))
 			}
 		}
 		if tab.rows != nil {
@@ -242,6 +295,14 @@ func Bytes(n float64) string {
 		return fmt.Sprintf("%.0f KiB", n/(1<<10))
 	}
 	return fmt.Sprintf("%.0f MiB", n/(1<<20))
+}
+
+// Cores renders a number of busy cores: "1.26"; "—" when unknown.
+func Cores(n float64) string {
+	if !(n > 0) || math.IsInf(n, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", n)
 }
 
 // Percent renders a coverage level: "94%".

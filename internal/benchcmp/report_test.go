@@ -44,6 +44,23 @@ func TestCompare(t *testing.T) {
 	if _, err := Compare("new/old", old, short); err == nil || !strings.Contains(err.Error(), "3 base values but 1 others") {
 		t.Errorf("unequal repetitions: %v", err)
 	}
+	// Cores: cpu/wall per sample, median — old 0.9, 0.75, 0.818; new 0.9, 0.643, 0.818.
+	if c.BaseCores != 9.0/11 || c.OtherCores != 4.5/5.5 {
+		t.Errorf("cores: %v %v", c.BaseCores, c.OtherCores)
+	}
+	if c.Floor.Pairs != 0 || c.Floor.String() != "—" {
+		t.Errorf("a floor that was not set: %+v", c.Floor)
+	}
+	// The floor on 2 cores: new's CPU halved over old's wall — 2.25/10, 2.25/12, 2.25/11.
+	if err := c.SetFloor(old, neu, 2); err != nil || c.Floor.Median != 2.25/11 || c.Floor.Low != 2.25/12 || c.Floor.High != 2.25/10 {
+		t.Errorf("floor: %+v, %v", c.Floor, err)
+	}
+	if err := c.SetFloor(old, neu, 0); err == nil {
+		t.Error("a floor on 0 cores")
+	}
+	if err := c.SetFloor(old, short, 2); err == nil {
+		t.Error("a floor over unequal repetitions")
+	}
 	noRSS := variant("new", []float64{5, 7, 5.5}, []float64{4.5, 4.5, 4.5}, []float64{0, 0, 0})
 	if c, err := Compare("x", noRSS, noRSS); err != nil || c.RSS.Pairs != 0 || c.RSS.String() != "—" {
 		t.Errorf("no RSS reported: %+v, %v", c.RSS, err)
@@ -69,8 +86,13 @@ func testReport(t *testing.T) *Report {
 	a.Comparisons = []Comparison{must(Compare("new/old", oldA, newA)), must(Compare("anchor", jsonA, newA))}
 	a.Comparisons[0].Outputs = "identical"
 	b := Workload{Name: "runs-10k", About: "10000 synthetic runs", Variants: []Variant{oldB, newB}}
-	b.Comparisons = []Comparison{must(Compare("new/old", oldB, newB))}
+	w1B := variant("new-w1", []float64{100, 98, 104, 101, 99}, []float64{90, 89, 92, 90, 91}, []float64{190, 190, 191, 190, 190})
+	b.Variants = append(b.Variants, w1B)
+	b.Comparisons = []Comparison{must(Compare("new/old", oldB, newB)), must(Compare("workers", w1B, newB))}
 	b.Comparisons[0].Outputs = "differ: results.metrics.parquet"
+	if err := b.Comparisons[1].SetFloor(w1B, newB, 2); err != nil {
+		t.Fatal(err)
+	}
 	return &Report{
 		Title:     "bench-compare: test",
 		Setup:     []string{"old: abc", "new: def"},
@@ -78,7 +100,8 @@ func testReport(t *testing.T) *Report {
 		Workloads: []Workload{a, b},
 		Tables: []Table{
 			{Comparison: "new/old", Caption: "New against old"},
-			{Comparison: "workers", Caption: "No workload has this: left out"},
+			{Comparison: "workers", Caption: "New with --workers 2 against --workers 1"},
+			{Comparison: "cpu", Caption: "No workload has this: left out"},
 			{Comparison: "anchor", Caption: "New against json.Valid"},
 		},
 	}

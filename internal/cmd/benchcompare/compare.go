@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/loopwatch/loopwatch/internal/benchcmp"
@@ -151,6 +152,10 @@ func runCompare(ctx context.Context, s settings) error {
 		if err := errors.Join(add("new/old", varOld, varNew, oldNew), add("workers", varNewW1, varNew, w1)); err != nil {
 			return err
 		}
+		workers := &bw.Comparisons[len(bw.Comparisons)-1]
+		if err := workers.SetFloor(m.variants[varNewW1], m.variants[varNew], min(s.workers, runtime.NumCPU())); err != nil {
+			return err
+		}
 		for i := varNewW1 + 1; i < len(vs); i++ {
 			// json.Valid runs on one core: the replay it is held to is --workers 1.
 			other := varNew
@@ -171,7 +176,7 @@ func runCompare(ctx context.Context, s settings) error {
 	rep.Setup = append(rep.Setup, "intervals: order statistics of the paired ratios (the sign test's interval for their median); cpu is user + system time, rss the peak resident set size (wait4)")
 	rep.Tables = []benchcmp.Table{
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
-		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help)", s.workers)},
+		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
 		{Comparison: "anchor json.Valid", Caption: "New with --workers 1 against a bare json.Valid pass over the same files, both on one core (how many times that floor)"},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}

@@ -25,7 +25,11 @@
 // child's rusage (wait4). The report gives per workload the median wall time of old
 // and new, the median of the paired ratios new/old of wall and CPU time and peak RSS
 // with the sign test's interval, and the same for --workers N against --workers 1 and
-// for new against each anchor.
+// for new against each anchor; each variant's median busy cores (CPU over wall time);
+// and for --workers N its floor, the wall ratio it would have if its CPU time were
+// spread evenly over its N cores (at most the machine's): a wall ratio near its floor
+// kept the cores busy, and what stands between it and 1/N is CPU spent beside the
+// workers — what --workers 1 runs on another core while its worker works.
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

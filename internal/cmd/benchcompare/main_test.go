@@ -393,7 +393,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"old: " + mustGit(t, root, "rev-parse", "--short=12", "HEAD") + " (HEAD), built from a clean export",
-		"New against old", "WALL NEW/OLD", "sample ", "New with --workers 2 against --workers 1", "New with --workers 1 against a bare json.Valid pass"} {
+		"New against old", "WALL NEW/OLD", "sample ", "New with --workers 2 against --workers 1", "FLOOR NEW/NEW-W1", "CORES NEW-W1", "New with --workers 1 against a bare json.Valid pass"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -411,6 +411,8 @@ func TestEndToEnd(t *testing.T) {
 			Comparisons []struct {
 				Name    string
 				Outputs string
+				Floor   struct{ Median, Low, High float64 } `json:"floor_ratio"`
+				Cores   float64                             `json:"base_cores"`
 			}
 		}
 	}
@@ -432,6 +434,16 @@ func TestEndToEnd(t *testing.T) {
 	for _, c := range rep.Workloads[0].Comparisons {
 		if c.Name == "workers" && c.Outputs != "identical" {
 			t.Errorf("workers outputs: %q", c.Outputs)
+		}
+		if !(c.Cores > 0) {
+			t.Errorf("%s: base cores %v", c.Name, c.Cores)
+		}
+		// --workers 2 spends CPU: spread over at most 2 cores it takes some wall time.
+		if c.Name == "workers" && !(c.Floor.Median > 0 && c.Floor.Low <= c.Floor.Median && c.Floor.Median <= c.Floor.High) {
+			t.Errorf("workers floor: %+v", c.Floor)
+		}
+		if c.Name != "workers" && c.Floor.Median != 0 {
+			t.Errorf("%s has a floor: %+v", c.Name, c.Floor)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(out, "bench-compare.md")); err != nil {
