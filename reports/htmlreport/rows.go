@@ -121,7 +121,8 @@ func TopSessions(runs []reports.RunRow, n int) []reports.RunRow {
 // LeadTimes are the histograms of how early struggle detection flagged the runs it
 // got right (true positives: cycles, dollars and seconds before the run ended) and
 // of the delay from a labelled friction moment to the intervention after it. Empty
-// distributions are left out.
+// distributions are left out. Each histogram's values are sorted: the same rows in any
+// order (a replay split in shards reads them shard by shard) give the same histograms.
 func LeadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) []Histogram {
 	var cycles, cost, secs, delays []float64
 	for _, r := range runs {
@@ -146,6 +147,7 @@ func LeadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) [
 	var hs []Histogram
 	add := func(h Histogram) {
 		if len(h.Values) > 0 {
+			slices.Sort(h.Values) // a distribution: the same whatever the order of the rows read
 			hs = append(hs, h)
 		}
 	}

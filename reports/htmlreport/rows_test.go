@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/loopwatch/loopwatch/reports"
@@ -79,9 +80,13 @@ func TestLeadTimes(t *testing.T) {
 	if len(hs) != 4 {
 		t.Fatalf("%d histograms: %+v", len(hs), hs)
 	}
-	if !reflect.DeepEqual(hs[0].Values, []float64{2, 1}) || !hs[0].Integer || !reflect.DeepEqual(hs[1].Values, []float64{1.5}) ||
+	if !reflect.DeepEqual(hs[0].Values, []float64{1, 2}) || !hs[0].Integer || !reflect.DeepEqual(hs[1].Values, []float64{1.5}) ||
 		!reflect.DeepEqual(hs[2].Values, []float64{2}) || !reflect.DeepEqual(hs[3].Values, []float64{30}) {
 		t.Errorf("values %v %v %v %v", hs[0].Values, hs[1].Values, hs[2].Values, hs[3].Values)
+	}
+	slices.Reverse(runs) // the same rows in another order: the same histograms
+	if again := LeadTimes(runs, ivs); !reflect.DeepEqual(again, hs) {
+		t.Errorf("rows reversed: %+v, was %+v", again, hs)
 	}
 	if hs := LeadTimes(nil, nil); len(hs) != 0 {
 		t.Errorf("nothing gave %d histograms", len(hs))
