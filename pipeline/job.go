@@ -549,6 +549,30 @@ type Result struct {
 	// (the run table named ""), and Shards is how many shards were merged.
 	Merged []TableCount
 	Shards int
+	// shards is a merge's set of shards, whose tables hold the replay's rows (Out
+	// holds only the merged ones); nil: Out holds every table.
+	shards *shardSet
+}
+
+// readTable reads the rows keep accepts (nil: all) of one of the replay's tables
+// ("runs": the run table): from Out, or for a merge from every shard's part, in
+// shard order, each checked against its manifest's SHA-256.
+func readTable[T any](res *Result, table string, keep func(*T) bool) ([]T, error) {
+	if res.shards == nil {
+		if table == "runs" {
+			table = ""
+		}
+		return reports.ReadRows(res.Out.Path(table), keep)
+	}
+	var rows []T
+	for _, m := range res.shards.manifests {
+		part, err := readPart(res.shards, m, table, keep)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, part...)
+	}
+	return rows, nil
 }
 
 // CurveResult is one detector's curve under one configuration.

@@ -428,7 +428,7 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, Out: out, Shards: len(set.manifests)}
+	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, Out: out, Shards: len(set.manifests), shards: set}
 	for _, w := range shard0.LabelWarns {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}

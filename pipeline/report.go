@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,7 +19,8 @@ const ReportTrajectories = 6
 // configuration, the PR and ROC curves with the compared configurations overlaid, the
 // threshold sweeps, the lead times, the trajectories of the top runs and sessions,
 // the problems and the notes. It reads the run and intervention tables back from the
-// output, and of the cycle and event tables only the rows of the trajectories drawn.
+// output — a merge's from its shards — and of the cycle and event tables only the
+// rows of the trajectories drawn.
 func Report(res *Result, title string) (*htmlreport.Data, error) {
 	sum := res.Summary
 	d := &htmlreport.Data{Title: title}
@@ -30,7 +32,7 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		{Name: "input", Value: fmt.Sprintf("%d files (%s): %d runs, %d sessions (%d events), %d problems",
 			sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
 		{Name: "labels", Value: res.LabelsNote},
-		{Name: "output", Value: res.Out.Path("")},
+		{Name: "output", Value: cmp.Or(res.Out.Folder(), res.Out.Path(""))},
 		{Name: "input fingerprint", Value: sum.Fingerprint},
 		{Name: "loopwatch", Value: loopwatch.Version},
 	}
@@ -70,23 +72,23 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		}
 	}
 
-	runs, err := reports.ReadRows[reports.RunRow](res.Out.Path(""), nil)
+	runs, err := readTable[reports.RunRow](res, "runs", nil)
 	if err != nil {
 		return nil, err
 	}
-	ivs, err := reports.ReadRows[reports.InterventionRow](res.Out.Path("interventions"), nil)
+	ivs, err := readTable[reports.InterventionRow](res, "interventions", nil)
 	if err != nil {
 		return nil, err
 	}
 	d.LeadTimes = htmlreport.LeadTimes(runs, ivs)
 	topRuns := keySet(htmlreport.TopRuns(runs, ReportTrajectories))
-	cycles, err := reports.ReadRows(res.Out.Path("cycles"), func(c *reports.CycleRow) bool { return topRuns[c.RunKey] })
+	cycles, err := readTable(res, "cycles", func(c *reports.CycleRow) bool { return topRuns[c.RunKey] })
 	if err != nil {
 		return nil, err
 	}
 	d.Runs = htmlreport.RunTrajectories(runs, cycles, res.Struggle.CompositeThreshold, ReportTrajectories)
 	topSessions := keySet(htmlreport.TopSessions(runs, ReportTrajectories))
-	events, err := reports.ReadRows(res.Out.Path("events"), func(e *reports.EventRow) bool { return topSessions[e.SessionKey] })
+	events, err := readTable(res, "events", func(e *reports.EventRow) bool { return topSessions[e.SessionKey] })
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +105,15 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d label keys match no run or session: %s", n, strings.Join(res.UnmatchedLabels[:min(n, 10)], ", ")))
 	}
 	return d, nil
+}
+
+// WriteReport writes res's HTML report (see Report) to path, a .html file.
+func WriteReport(res *Result, title, path string) error {
+	d, err := Report(res, title)
+	if err != nil {
+		return err
+	}
+	return htmlreport.WriteFile(path, d)
 }
 
 func keySet(rows []reports.RunRow) map[string]bool {

@@ -3,12 +3,14 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 // derivedTables are the tables the merge of shards computes; folder holds each in
@@ -153,11 +156,36 @@ func TestShardsGiveTheSingleReplaysMetrics(t *testing.T) {
 			if got := printed(t, merged); got != want {
 				t.Errorf("%d shards merged print\n%s\nthe replay to a file\n%s", tt.shards, got, want)
 			}
+			// The whole replay's HTML report, from the shards: the same but for where the
+			// output is.
+			wantReport := reportOf(t, whole)
+			if got := reportOf(t, merged); got != wantReport {
+				t.Errorf("%d shards merged report\n%s\nthe replay to a file\n%s", tt.shards, got, wantReport)
+			}
 			if merged.Merged[0].Rows != int64(whole.Summary.Runs+whole.Summary.Sessions) {
 				t.Errorf("the shards' run tables hold %d rows, the replay %d runs and sessions", merged.Merged[0].Rows, whole.Summary.Runs+whole.Summary.Sessions)
 			}
 		})
 	}
+}
+
+// reportOf is res's HTML report's data as JSON, its output fact left out, and checks
+// that it draws trajectories and lead times.
+func reportOf(t *testing.T, res *pipeline.Result) string {
+	t.Helper()
+	d, err := pipeline.Report(res, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Runs)+len(d.Sessions) == 0 || len(d.Curves) == 0 {
+		t.Errorf("a report with no trajectories or curves: %d runs, %d sessions, %d curves", len(d.Runs), len(d.Sessions), len(d.Curves))
+	}
+	d.Facts = slices.DeleteFunc(d.Facts, func(f htmlreport.Fact) bool { return f.Name == "output" })
+	b, err := json.MarshalIndent(d, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func readFile(t *testing.T, path string) []byte {

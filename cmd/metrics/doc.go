@@ -24,7 +24,10 @@
 // DIR/fixloop_runs/…, sealed by DIR/_manifests/merged.manifest.json) and prints the
 // summary the replay prints: what was read, the detectors, the interventions at
 // friction moments and the fix-loop simulation. Input problems are printed by file
-// and line (all are in DIR/problems/).
+// and line (all are in DIR/problems/). With --report it writes the whole replay's
+// HTML report too, its run, intervention, cycle and event rows read from every
+// shard's tables (each checked against its manifest): the report `replay --report`
+// writes of the replay not split, but for where the output is.
 //
 // Exit status: 0 success; 1 a refused set, a failure, or input problems with
 // --strict; 2 a usage error.
@@ -34,4 +37,5 @@
 //	metrics out/
 //	metrics --workers 2 --show-problems 5 out/
 //	metrics --strict out/
+//	metrics --report out.html out/
 package main

@@ -12,6 +12,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
 func main() {
@@ -24,11 +25,13 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var strict bool
 	var workers, showProblems int
+	var report string
 	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&workers, "workers", 0, "runs simulated at once (default: number of CPUs); never changes the output")
 	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input had any problem (label keys that match nothing included)")
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in DIR/problems/)")
+	fs.StringVar(&report, "report", "", "also write a self-contained HTML report (curves, sweeps, lead times, trajectories, problems) of the whole replay to this .html file, read from every shard")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -48,6 +51,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "metrics: --workers and --show-problems must be ≥ 0\n")
 		return 2
 	}
+	if report != "" {
+		if err := htmlreport.CheckPath(report); err != nil {
+			fmt.Fprintf(stderr, "metrics: %v\n", err)
+			return 2
+		}
+	}
 	res, err := pipeline.Merge(ctx, fs.Arg(0), workers)
 	if err != nil {
 		fmt.Fprintf(stderr, "metrics: %v\n", err)
@@ -56,6 +65,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := pipeline.WriteResult(stdout, stderr, "metrics", res, showProblems); err != nil {
 		fmt.Fprintf(stderr, "metrics: %v\n", err)
 		return 1
+	}
+	if report != "" {
+		if err := pipeline.WriteReport(res, "loopwatch replay in shards: "+fs.Arg(0), report); err != nil {
+			fmt.Fprintf(stderr, "metrics: report: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
 	if strict && res.Problems() > 0 {
 		fmt.Fprintf(stderr, "metrics: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
@@ -68,13 +84,15 @@ const usage = `Usage: metrics [flags] DIR
 
 Computes the metrics of a replay split in shards (replay --shard i/n --out DIR/) from
 the union of its shards, exactly as the whole replay computes them, writes them into
-DIR (metrics, curves, fixloop, fixloop_runs) and prints the replay's summary. Refuses
-a folder that is not one complete set of shards of one replay.
+DIR (metrics, curves, fixloop, fixloop_runs) and prints the replay's summary; with
+--report, also the whole replay's HTML report, its tables read from every shard.
+Refuses a folder that is not one complete set of shards of one replay.
 
 Examples:
   metrics out/
   metrics --workers 2 --show-problems 5 out/
   metrics --strict out/
+  metrics --report out.html out/
 
 Flags:
 `

@@ -45,7 +45,7 @@ func writeShards(t *testing.T, dir string, n int) {
 // TestDocExamples runs every example of the command's documentation on a folder of
 // shards; each must be in the --help text too.
 func TestDocExamples(t *testing.T) {
-	examples := doctest.Examples(t, "metrics", usage, 3)
+	examples := doctest.Examples(t, "metrics", usage, 4)
 	dir := t.TempDir()
 	writeShards(t, filepath.Join(dir, "out"), 2)
 	t.Chdir(dir)
@@ -61,6 +61,12 @@ func TestDocExamples(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join("out", "metrics", "part-0.parquet")); err != nil {
 			t.Errorf("%s: %v", ex, err)
+		}
+		if strings.Contains(ex, "--report out.html") {
+			b, err := os.ReadFile("out.html")
+			if err != nil || !strings.Contains(stdout, "wrote the report out.html") || !bytes.Contains(b, []byte("loopwatch replay in shards: out/")) {
+				t.Errorf("%s: no report (%v):\n%s", ex, err, stdout)
+			}
 		}
 	}
 }
@@ -80,6 +86,8 @@ func TestUsageAndRefusals(t *testing.T) {
 		{"two folders", []string{out, out}, 2, "give one folder of shards"},
 		{"unknown flag", []string{"--frobnicate", out}, 2, "unknown flag: --frobnicate"},
 		{"negative workers", []string{"--workers", "-1", out}, 2, "must be ≥ 0"},
+		{"report not html", []string{"--report", filepath.Join(dir, "r.txt"), out}, 2, "r.txt"},
+		{"report in no folder", []string{"--report", filepath.Join(dir, "nope", "r.html"), out}, 2, "r.html"},
 		{"not a folder", []string{filepath.Join(dir, "nope")}, 1, "not a folder written by replay --out DIR/"},
 		{"incomplete set", []string{out}, 1, "incomplete set: shard 2 of 3 is missing"},
 	} {

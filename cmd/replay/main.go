@@ -159,11 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if s.In == "" {
 			title = "loopwatch replay of the built-in sample"
 		}
-		d, err := pipeline.Report(res, title)
-		if err == nil {
-			err = htmlreport.WriteFile(report, d)
-		}
-		if err != nil {
+		if err := pipeline.WriteReport(res, title, report); err != nil {
 			fmt.Fprintf(stderr, "replay: report: %v\n", err)
 			return 1
 		}
