@@ -12,38 +12,88 @@ import (
 // ReadRows reads the rows of a table file that keep accepts (nil: every row),
 // streaming row group by row group so that only the kept rows are held in memory.
 func ReadRows[T any](path string, keep func(*T) bool) ([]T, error) {
+	rd, err := OpenRows[T](path, 1024)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var out []T
+	for r := rd.Next(); r != nil; r = rd.Next() {
+		if keep == nil || keep(r) {
+			out = append(out, *r)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RowReader reads the rows of a table file one at a time, batch rows at a time from
+// the file: what it holds is a batch and the reader's pages, whatever the file's size.
+type RowReader[T any] struct {
+	path string
+	f    *os.File
+	rd   *parquet.GenericReader[T]
+	buf  []T
+	i, n int
+	err  error
+	done bool
+}
+
+// OpenRows opens a table file for reading batch rows at a time (at least one).
+func OpenRows[T any](path string, batch int) (*RowReader[T], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	pf, err := parquet.OpenFile(f, fi.Size())
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	rd := parquet.NewGenericReader[T](pf)
-	defer rd.Close()
-	var out []T
-	buf := make([]T, 1024)
-	for {
-		clear(buf) // kept rows own their slices and pointers: never let the reader reuse them
-		n, err := rd.Read(buf)
-		for i := range buf[:n] {
-			if keep == nil || keep(&buf[i]) {
-				out = append(out, buf[i])
+	return &RowReader[T]{path: path, f: f, rd: parquet.NewGenericReader[T](pf), buf: make([]T, max(batch, 1))}, nil
+}
+
+// Next returns the next row, or nil at the end of the file or on an error (Err says
+// which). The row is the reader's until the next call: a caller that keeps it keeps
+// a copy, which may share its slices and pointers — the reader never reuses those.
+func (r *RowReader[T]) Next() *T {
+	for r.i == r.n {
+		if r.done {
+			return nil
+		}
+		clear(r.buf) // rows handed out own their slices and pointers: never let the reader reuse them
+		r.n, r.err = r.rd.Read(r.buf)
+		r.i = 0
+		if r.n == 0 && r.err == nil { // nothing and no error: read as the end, never a loop
+			r.err = io.EOF
+		}
+		if r.err != nil {
+			r.done = true
+			if errors.Is(r.err, io.EOF) {
+				r.err = nil
+			} else {
+				r.err, r.n = fmt.Errorf("%s: %w", r.path, r.err), 0
 			}
 		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
 	}
+	r.i++
+	return &r.buf[r.i-1]
+}
+
+// Err is the error that ended the reading, if one did.
+func (r *RowReader[T]) Err() error { return r.err }
+
+// Close closes the file.
+func (r *RowReader[T]) Close() error {
+	r.rd.Close()
+	return r.f.Close()
 }
 
 // FileMetadata returns the value of a key of a Parquet file's key-value metadata ("" when
