@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -253,48 +251,4 @@ func forEach(n, workers int, do func(i int)) {
 		})
 	}
 	wg.Wait()
-}
-
-// keptCase is a run's recorded filter failures as the simulation reads them, with the
-// run's input file.
-type keptCase struct {
-	file string
-	c    *fixsim.Case
-}
-
-// keepCases returns the cases of fix-loop case rows: consecutive rows of one run
-// make one case.
-func keepCases(rows []reports.FixCaseRow) ([]keptCase, error) {
-	cases, err := reports.FixCases(rows)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]keptCase, len(cases))
-	k := 0
-	for i, c := range cases { // rows[k] begins the rows of case i
-		out[i] = keptCase{file: rows[k].File, c: c}
-		for k < len(rows) && rows[k].RunKey == c.Key {
-			k++
-		}
-	}
-	return out, nil
-}
-
-// keptSource returns the cases as a derivation reads them: sorted by their file's
-// path, then key, with their per-check counts.
-func keptSource(cases []keptCase) caseSource {
-	slices.SortStableFunc(cases, func(a, b keptCase) int {
-		return cmp.Or(strings.Compare(a.file, b.file), strings.Compare(a.c.Key, b.c.Key))
-	})
-	history := fixsim.NewHistory()
-	for _, c := range cases {
-		history.Add(c.c)
-	}
-	return caseSource{history: history, cases: func(yield func(*fixsim.Case, error) bool) {
-		for _, c := range cases {
-			if !yield(c.c, nil) {
-				return
-			}
-		}
-	}}
 }

@@ -163,12 +163,12 @@ func (j *job) run(res *replay.RunResult) error {
 	if res.FixCase != nil {
 		cases := reports.FixCaseRows(res.FixCase, res.Run.File)
 		if j.cases != nil {
-			kept, err := keepCases(cases) // the case the merge reads back from these rows
+			kept, err := reports.FixCases(cases) // the case the merge reads back from these rows
 			if err != nil {
 				return err
 			}
-			for _, k := range kept {
-				if err := j.cases.add(k.c); err != nil {
+			for _, c := range kept {
+				if err := j.cases.add(c); err != nil {
 					return err
 				}
 			}

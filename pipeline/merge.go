@@ -334,32 +334,45 @@ func checkPart(dir string, m *reports.Manifest, t reports.ManifestTable) error {
 // readPart reads the rows of a shard's table that keep accepts, after checking its
 // content against the manifest's SHA-256.
 func readPart[T any](set *shardSet, m *reports.Manifest, table string, keep func(*T) bool) ([]T, error) {
+	path, err := verifiedPart(set, m, table)
+	if err != nil {
+		return nil, err
+	}
+	return reports.ReadRows(path, keep)
+}
+
+// verifiedPart returns the file of a shard's table after checking its content against
+// the manifest's SHA-256.
+func verifiedPart(set *shardSet, m *reports.Manifest, table string) (string, error) {
 	t := m.Table(table)
 	if t == nil {
-		return nil, &SetError{Dir: set.dir, Reason: fmt.Sprintf("shard %s wrote no %s table (written by an older loopwatch?)", m.Shard, table)}
+		return "", &SetError{Dir: set.dir, Reason: fmt.Sprintf("shard %s wrote no %s table (written by an older loopwatch?)", m.Shard, table)}
 	}
 	path := filepath.Join(set.dir, filepath.FromSlash(t.File))
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, f)
 	f.Close()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); sum != t.SHA256 {
-		return nil, &SetError{Dir: set.dir, Reason: fmt.Sprintf("%s changed since shard %s wrote it (SHA-256 %.12s…, its manifest says %.12s…)", t.File, m.Shard, sum, t.SHA256)}
+		return "", &SetError{Dir: set.dir, Reason: fmt.Sprintf("%s changed since shard %s wrote it (SHA-256 %.12s…, its manifest says %.12s…)", t.File, m.Shard, sum, t.SHA256)}
 	}
-	return reports.ReadRows(path, keep)
+	return path, nil
 }
 
 // Merge computes the metrics of a replay split in shards from the union of the shards
 // in the folder dir, exactly as the whole replay computes them: it checks that the
 // folder holds one complete set (a [SetError] says why not: a shard missing,
-// duplicated, from another input or other flags, a table overwritten), merges the
-// shards' summaries, reads every shard's predictions and fix-loop cases, and derives
+// duplicated, from another input or other flags, a table overwritten, a unit out of
+// order or not its shard's), merges the shards' summaries, reads every shard's
+// predictions and fix-loop cases — merged into the order the replay not split
+// delivers them in, into scratch files as a replay to a file keeps them, so that what
+// it holds does not grow with the replay — and derives
 // the metrics, curves and fix-loop simulation with the settings the shards recorded.
 // It writes them into dir (dir/metrics/part-0.parquet, …) as a set with its manifest
 // (_manifests/merged.manifest.json), and returns what the whole replay would have: the
@@ -372,8 +385,6 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 	}
 	var sums []*replay.Summary
 	var tl tally
-	var preds []reports.PredictionRow
-	var cases []reports.FixCaseRow
 	var shard0 shardSummary
 	for i, m := range set.manifests {
 		var ss shardSummary
@@ -387,16 +398,6 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 		}
 		sums = append(sums, ss.summary(m.InputFingerprint))
 		tl.add(ss.Tally)
-		p, err := readPart[reports.PredictionRow](set, m, tablePredictions, nil)
-		if err != nil {
-			return nil, err
-		}
-		preds = append(preds, p...)
-		c, err := readPart[reports.FixCaseRow](set, m, tableFixCases, nil)
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, c...)
 	}
 	sum, err := replay.MergeSummaries(sums)
 	if err != nil {
@@ -433,22 +434,11 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}
 	tl.apply(res, shard0.DeriveLabel)
-	kept := &keptPredictions{preds: make([]keptPrediction, 0, len(preds))}
-	for i := range preds {
-		kept.keep(&preds[i])
-	}
-	// Consecutive rows of one run make one case: the rows of each run together first.
-	slices.SortStableFunc(cases, func(a, b reports.FixCaseRow) int {
-		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.RunKey, b.RunKey))
-	})
-	keptCases, err := keepCases(cases)
+	preds, cases, err := spillShards(set, out, len(d.configs))
 	if err != nil {
 		return nil, err
 	}
-	if err := kept.sort(len(d.configs)); err != nil {
-		return nil, err
-	}
-	if err := d.run(ctx, kept, keptSource(keptCases), sum, &t, res); err != nil {
+	if err := d.run(ctx, preds, cases, sum, &t, res); err != nil {
 		return nil, err
 	}
 	var ids []string

@@ -24,8 +24,8 @@ import (
 // files beside the output (reports.Output.Scratch) as the rows are written, and the
 // derivation reads them back — in the order written, which is the order it scores in:
 // the engine delivers units in the order of file path, then key (unitOrder checks it).
-// The merge of a split replay reads the shards' rows into memory instead
-// (keptPredictions, keptCase): its memory is not bounded this way.
+// The merge of a split replay spills the shards' rows the same way, merged into that
+// order (spillShards).
 
 // predictionSource gives a derivation the predictions of one configuration at a time,
 // in the order of their file's path, then key: f gets each prediction and its

@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// keyOf returns the first key "<prefix>-<i>" that hashes to shard of count.
+func keyOf(prefix string, shard, count int) string {
+	for i := 0; ; i++ {
+		if k := fmt.Sprintf("%s-%d", prefix, i); replay.ShardOf(k, count) == shard {
+			return k
+		}
+	}
+}
+
+// testSet writes each shard's predictions (rows[i] for shard i of len(rows)) into dir
+// as one-table outputs and returns the set, its manifests holding each file's SHA-256.
+func testSet(t *testing.T, dir string, rows [][]reports.PredictionRow) *shardSet {
+	t.Helper()
+	set := &shardSet{dir: dir}
+	for i, part := range rows {
+		name := fmt.Sprintf("shard%d.parquet", i)
+		out, err := reports.NewOutput(filepath.Join(dir, name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := reports.NewTable[reports.PredictionRow](out, "")
+		if err == nil {
+			err = tab.Write(part...)
+		}
+		if err == nil {
+			_, err = reports.NewTable[reports.FixCaseRow](out, "cases")
+		}
+		if err == nil {
+			err = out.Commit()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &reports.Manifest{ManifestInfo: reports.ManifestInfo{Shard: fmt.Sprintf("%d/%d", i, len(rows))}}
+		for table, file := range map[string]string{tablePredictions: name, tableFixCases: strings.TrimSuffix(name, ".parquet") + ".cases.parquet"} {
+			b, _ := os.ReadFile(filepath.Join(dir, file))
+			sum := sha256.Sum256(b)
+			m.Tables = append(m.Tables, reports.ManifestTable{Table: table, File: file, SHA256: hex.EncodeToString(sum[:])})
+		}
+		set.manifests = append(set.manifests, m)
+	}
+	return set
+}
+
+func pred(file, key string, config int32) reports.PredictionRow {
+	return reports.PredictionRow{RunKey: key, Kind: "quasar_run", File: file, ConfigIndex: config}
+}
+
+// TestEachInReplayOrder: the shards' rows come merged into file, then key order, a
+// unit's rows together; a shard whose rows are out of that order, or hold a unit of
+// another shard, or whose file changed, is refused with a SetError saying so.
+func TestEachInReplayOrder(t *testing.T) {
+	k0a, k0b := keyOf("a", 0, 2), keyOf("b", 0, 2)
+	k1a, k1b := keyOf("a", 1, 2), keyOf("b", 1, 2)
+	unit := func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey }
+	merged := func(set *shardSet) ([]string, error) {
+		var got []string
+		err := eachInReplayOrder(set, tablePredictions, unit, func(r *reports.PredictionRow) error {
+			got = append(got, fmt.Sprintf("%s/%s/%d", r.File, r.RunKey, r.ConfigIndex))
+			return nil
+		})
+		return got, err
+	}
+	good := [][]reports.PredictionRow{
+		{pred("a.jsonl", k0a, 0), pred("a.jsonl", k0a, 1), pred("a.jsonl", k0b, 0), pred("a.jsonl", k0b, 1), pred("c.jsonl", keyOf("c", 0, 2), 0)},
+		{pred("a.jsonl", k1a, 0), pred("a.jsonl", k1a, 1), pred("b.jsonl", k1b, 0), pred("b.jsonl", k1b, 1)},
+	}
+	got, err := merged(testSet(t, t.TempDir(), good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, part := range good {
+		for _, r := range part {
+			want = append(want, fmt.Sprintf("%s/%s/%d", r.File, r.RunKey, r.ConfigIndex))
+		}
+	}
+	slices.SortStableFunc(want, func(a, b string) int { // file, then key; a unit's rows in their order
+		fa, ka, _ := strings.Cut(a, "/")
+		fb, kb, _ := strings.Cut(b, "/")
+		ka, _, _ = strings.Cut(ka, "/")
+		kb, _, _ = strings.Cut(kb, "/")
+		if c := strings.Compare(fa, fb); c != 0 {
+			return c
+		}
+		return strings.Compare(ka, kb)
+	})
+	if !slices.Equal(got, want) {
+		t.Errorf("merged\n%v\nwant\n%v", got, want)
+	}
+
+	for _, tt := range []struct {
+		name  string
+		spoil func(rows [][]reports.PredictionRow)
+		want  string
+	}{
+		{"out of order", func(rows [][]reports.PredictionRow) { rows[1][0], rows[1][2] = rows[1][2], rows[1][0] }, "not in the order the replay writes"},
+		{"another shard's unit", func(rows [][]reports.PredictionRow) { rows[1] = append(rows[1], pred("z.jsonl", k0a, 0)) }, "is not shard 1/2's to replay: its key hashes to shard 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := [][]reports.PredictionRow{slices.Clone(good[0]), slices.Clone(good[1])}
+			tt.spoil(rows)
+			_, err := merged(testSet(t, t.TempDir(), rows))
+			var se *SetError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want a SetError saying %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("a unit twice", func(t *testing.T) {
+		rows := [][]reports.PredictionRow{append(slices.Clone(good[0][:2]), pred("a.jsonl", k0a, 0)), good[1]}
+		set := testSet(t, t.TempDir(), rows)
+		out, err := reports.NewOutput(filepath.Join(t.TempDir(), "m.parquet"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Abort()
+		if _, _, err := spillShards(set, out, 2); err == nil || !strings.Contains(err.Error(), "quasar_run "+k0a+" appears twice") {
+			t.Errorf("got %v", err)
+		}
+		if _, _, err := spillShards(testSet(t, t.TempDir(), good), out, 2); err != nil {
+			t.Errorf("the good set: %v", err)
+		}
+	})
+	t.Run("changed file", func(t *testing.T) {
+		dir := t.TempDir()
+		set := testSet(t, dir, good)
+		os.WriteFile(filepath.Join(dir, "shard1.parquet"), []byte("PAR1 not what the manifest says"), 0o644)
+		if _, err := merged(set); err == nil || !strings.Contains(err.Error(), "changed since shard 1/2 wrote it") {
+			t.Errorf("got %v", err)
+		}
+	})
+}
