@@ -19,8 +19,9 @@ const ReportTrajectories = 6
 // configuration, the PR and ROC curves with the compared configurations overlaid, the
 // threshold sweeps, the lead times, the trajectories of the top runs and sessions,
 // the problems and the notes. It reads the run and intervention tables back from the
-// output — a merge's from its shards — and of the cycle and event tables only the
-// rows of the trajectories drawn.
+// output — a merge's from its shards — a row at a time, keeping the lead times and
+// the rows the trajectories may draw, and of the cycle and event tables only the rows
+// of the trajectories drawn: what it holds does not grow with the replay.
 func Report(res *Result, title string) (*htmlreport.Data, error) {
 	sum := res.Summary
 	d := &htmlreport.Data{Title: title}
@@ -72,27 +73,31 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		}
 	}
 
-	runs, err := readTable[reports.RunRow](res, "runs", nil)
+	// The run and intervention tables are read a row at a time: what is kept of them is
+	// the lead times' values and the rows the trajectories may draw.
+	var lead htmlreport.LeadTally
+	top := htmlreport.NewTop(ReportTrajectories)
+	if _, err := readTable(res, "runs", func(r *reports.RunRow) bool { lead.AddRun(r); top.Add(r); return false }); err != nil {
+		return nil, err
+	}
+	if _, err := readTable(res, "interventions", func(iv *reports.InterventionRow) bool { lead.AddIntervention(iv); return false }); err != nil {
+		return nil, err
+	}
+	d.LeadTimes = lead.Histograms()
+	topRuns := top.Runs()
+	runKeys := keySet(topRuns)
+	cycles, err := readTable(res, "cycles", func(c *reports.CycleRow) bool { return runKeys[c.RunKey] })
 	if err != nil {
 		return nil, err
 	}
-	ivs, err := readTable[reports.InterventionRow](res, "interventions", nil)
+	d.Runs = htmlreport.RunTrajectories(topRuns, cycles, res.Struggle.CompositeThreshold, ReportTrajectories)
+	topSessions := top.Sessions()
+	sessionKeys := keySet(topSessions)
+	events, err := readTable(res, "events", func(e *reports.EventRow) bool { return sessionKeys[e.SessionKey] })
 	if err != nil {
 		return nil, err
 	}
-	d.LeadTimes = htmlreport.LeadTimes(runs, ivs)
-	topRuns := keySet(htmlreport.TopRuns(runs, ReportTrajectories))
-	cycles, err := readTable(res, "cycles", func(c *reports.CycleRow) bool { return topRuns[c.RunKey] })
-	if err != nil {
-		return nil, err
-	}
-	d.Runs = htmlreport.RunTrajectories(runs, cycles, res.Struggle.CompositeThreshold, ReportTrajectories)
-	topSessions := keySet(htmlreport.TopSessions(runs, ReportTrajectories))
-	events, err := readTable(res, "events", func(e *reports.EventRow) bool { return topSessions[e.SessionKey] })
-	if err != nil {
-		return nil, err
-	}
-	d.Sessions = htmlreport.SessionTrajectories(runs, events, res.Assess.Breaker.FrustrationThreshold, ReportTrajectories)
+	d.Sessions = htmlreport.SessionTrajectories(topSessions, events, res.Assess.Breaker.FrustrationThreshold, ReportTrajectories)
 
 	d.Problems, d.ProblemsTotal = sum.Problems, sum.TotalProblems()
 	for _, what := range slices.Sorted(maps.Keys(sum.Notes)) {

@@ -85,10 +85,17 @@ func SessionTrajectories(runs []reports.RunRow, events []reports.EventRow, thres
 func TopRuns(runs []reports.RunRow, n int) []reports.RunRow {
 	var top []reports.RunRow
 	for _, r := range runs {
-		if r.Kind == "quasar_run" && deref32(r.Cycles) > 0 {
+		if isTopRun(&r) {
 			top = append(top, r)
 		}
 	}
+	return firstRuns(top, n)
+}
+
+func isTopRun(r *reports.RunRow) bool { return r.Kind == "quasar_run" && deref32(r.Cycles) > 0 }
+
+// firstRuns sorts runs as TopRuns orders them and returns the first n.
+func firstRuns(top []reports.RunRow, n int) []reports.RunRow {
 	slices.SortStableFunc(top, func(a, b reports.RunRow) int {
 		return cmp.Or(cmp.Compare(deref(b.StruggleMaxScore), deref(a.StruggleMaxScore)), cmp.Compare(a.RunKey, b.RunKey))
 	})
@@ -101,10 +108,17 @@ func TopRuns(runs []reports.RunRow, n int) []reports.RunRow {
 func TopSessions(runs []reports.RunRow, n int) []reports.RunRow {
 	var sessions []reports.RunRow
 	for _, r := range runs {
-		if r.Kind == "session" && deref32(r.Events) > 0 {
+		if isTopSession(&r) {
 			sessions = append(sessions, r)
 		}
 	}
+	return firstSessions(sessions, n)
+}
+
+func isTopSession(r *reports.RunRow) bool { return r.Kind == "session" && deref32(r.Events) > 0 }
+
+// firstSessions sorts sessions as TopSessions orders them and returns the first n.
+func firstSessions(sessions []reports.RunRow, n int) []reports.RunRow {
 	marked := func(r reports.RunRow) int {
 		if deref32(r.FrictionMoments) > 0 || deref32(r.Interventions) > 0 {
 			return 1
@@ -118,43 +132,95 @@ func TopSessions(runs []reports.RunRow, n int) []reports.RunRow {
 	return sessions[:min(n, len(sessions))]
 }
 
+// Top keeps the runs and sessions TopRuns and TopSessions would choose from rows given
+// one at a time: at most a few times n of each, whatever the number of rows. The
+// orders are total (ties by key), so it chooses the same rows as they do.
+type Top struct {
+	n              int
+	runs, sessions []reports.RunRow
+}
+
+// NewTop returns a Top of the n first runs and sessions.
+func NewTop(n int) *Top { return &Top{n: max(n, 0)} }
+
+// Add considers one row of the run table (a copy is kept where it may be chosen).
+func (t *Top) Add(r *reports.RunRow) {
+	switch {
+	case isTopRun(r):
+		if t.runs = append(t.runs, *r); len(t.runs) > 4*t.n+64 {
+			t.runs = firstRuns(t.runs, t.n)
+		}
+	case isTopSession(r):
+		if t.sessions = append(t.sessions, *r); len(t.sessions) > 4*t.n+64 {
+			t.sessions = firstSessions(t.sessions, t.n)
+		}
+	}
+}
+
+// Runs returns the runs TopRuns would of every row added.
+func (t *Top) Runs() []reports.RunRow { return firstRuns(t.runs, t.n) }
+
+// Sessions returns the sessions TopSessions would of every row added.
+func (t *Top) Sessions() []reports.RunRow { return firstSessions(t.sessions, t.n) }
+
 // LeadTimes are the histograms of how early struggle detection flagged the runs it
 // got right (true positives: cycles, dollars and seconds before the run ended) and
 // of the delay from a labelled friction moment to the intervention after it. Empty
 // distributions are left out. Each histogram's values are sorted: the same rows in any
 // order (a replay split in shards reads them shard by shard) give the same histograms.
 func LeadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) []Histogram {
-	var cycles, cost, secs, delays []float64
-	for _, r := range runs {
-		if r.Confusion == nil || *r.Confusion != "tp" {
-			continue
-		}
-		if r.LeadCycles != nil {
-			cycles = append(cycles, float64(*r.LeadCycles))
-		}
-		if r.LeadCostUSD != nil {
-			cost = append(cost, *r.LeadCostUSD)
-		}
-		if r.LeadSeconds != nil {
-			secs = append(secs, *r.LeadSeconds/60)
-		}
+	var t LeadTally
+	for i := range runs {
+		t.AddRun(&runs[i])
 	}
-	for _, iv := range interventions {
-		if iv.DelaySeconds != nil {
-			delays = append(delays, *iv.DelaySeconds)
-		}
+	for i := range interventions {
+		t.AddIntervention(&interventions[i])
 	}
+	return t.Histograms()
+}
+
+// LeadTally gathers what LeadTimes draws from rows given one at a time: it keeps the
+// values, not the rows.
+type LeadTally struct {
+	cycles, cost, secs, delays []float64
+}
+
+// AddRun takes one row of the run table.
+func (t *LeadTally) AddRun(r *reports.RunRow) {
+	if r.Confusion == nil || *r.Confusion != "tp" {
+		return
+	}
+	if r.LeadCycles != nil {
+		t.cycles = append(t.cycles, float64(*r.LeadCycles))
+	}
+	if r.LeadCostUSD != nil {
+		t.cost = append(t.cost, *r.LeadCostUSD)
+	}
+	if r.LeadSeconds != nil {
+		t.secs = append(t.secs, *r.LeadSeconds/60)
+	}
+}
+
+// AddIntervention takes one row of the intervention table.
+func (t *LeadTally) AddIntervention(iv *reports.InterventionRow) {
+	if iv.DelaySeconds != nil {
+		t.delays = append(t.delays, *iv.DelaySeconds)
+	}
+}
+
+// Histograms returns LeadTimes of the rows taken.
+func (t *LeadTally) Histograms() []Histogram {
 	var hs []Histogram
 	add := func(h Histogram) {
 		if len(h.Values) > 0 {
-			slices.Sort(h.Values) // a distribution: the same whatever the order of the rows read
+			h.Values = slices.Sorted(slices.Values(h.Values))
 			hs = append(hs, h)
 		}
 	}
-	add(Histogram{Title: "Struggle lead in cycles (true positives)", XLabel: "cycles from the detection to the run's end", Values: cycles, Integer: true})
-	add(Histogram{Title: "Struggle lead in cost (true positives)", XLabel: "USD spent after the detection", Values: cost})
-	add(Histogram{Title: "Struggle lead in time (true positives)", XLabel: "minutes from the detection to the run's end", Values: secs})
-	add(Histogram{Title: "Intervention delay after labelled friction", XLabel: "seconds from the moment to the intervention", Values: delays})
+	add(Histogram{Title: "Struggle lead in cycles (true positives)", XLabel: "cycles from the detection to the run's end", Values: t.cycles, Integer: true})
+	add(Histogram{Title: "Struggle lead in cost (true positives)", XLabel: "USD spent after the detection", Values: t.cost})
+	add(Histogram{Title: "Struggle lead in time (true positives)", XLabel: "minutes from the detection to the run's end", Values: t.secs})
+	add(Histogram{Title: "Intervention delay after labelled friction", XLabel: "seconds from the moment to the intervention", Values: t.delays})
 	return hs
 }
 

@@ -1,6 +1,8 @@
 package htmlreport
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -90,5 +92,44 @@ func TestLeadTimes(t *testing.T) {
 	}
 	if hs := LeadTimes(nil, nil); len(hs) != 0 {
 		t.Errorf("nothing gave %d histograms", len(hs))
+	}
+}
+
+// TestTop: the runs and sessions kept from rows given one at a time are the ones
+// TopRuns and TopSessions choose from all of them, over many rows, ties included.
+func TestTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var rows []reports.RunRow
+	for i := range 3000 {
+		r := reports.RunRow{RunKey: fmt.Sprintf("k%04d", (i*7919)%3000), Kind: "quasar_run"} // unique keys, not in order
+		if i%3 == 0 {
+			r.Kind = "session"
+			r.Events = p(int32(rng.IntN(3)))
+			r.PeakFrustrationEMA = p(float64(rng.IntN(5)) / 4) // many ties
+			if rng.IntN(10) == 0 {
+				r.Interventions = p(int32(1))
+			}
+		} else {
+			r.Cycles = p(int32(rng.IntN(3)))
+			if rng.IntN(4) > 0 {
+				r.StruggleMaxScore = p(float64(rng.IntN(7)) / 6)
+			}
+		}
+		rows = append(rows, r)
+	}
+	for _, n := range []int{0, 1, 6, 50} {
+		top := NewTop(n)
+		for i := range rows {
+			top.Add(&rows[i])
+		}
+		if got, want := top.Runs(), TopRuns(rows, n); !reflect.DeepEqual(got, want) || len(want) != n {
+			t.Errorf("n %d: runs %d kept, not TopRuns' %d", n, len(got), len(want))
+		}
+		if got, want := top.Sessions(), TopSessions(rows, n); !reflect.DeepEqual(got, want) || len(want) != n {
+			t.Errorf("n %d: sessions %d kept, not TopSessions' %d", n, len(got), len(want))
+		}
+		if len(top.runs) > 4*n+64 || len(top.sessions) > 4*n+64 {
+			t.Errorf("n %d: holds %d runs and %d sessions", n, len(top.runs), len(top.sessions))
+		}
 	}
 }
