@@ -39,7 +39,10 @@
 // scale replays --kinds (runs, sessions) at each of --sizes with the current binary
 // and reports each larger size against the smallest: wall time, CPU time and peak RSS,
 // and their ratios — linear time is the size ratio, flat memory an RSS ratio near 1.
-// --max-rss-growth turns the RSS ratio into a check.
+// --max-rss-growth turns the RSS ratio into a check. The merge kind measures metrics
+// instead: at each size the runs are replayed in --shards shards first (not measured),
+// then metrics merges them — whether the merge of a split replay holds nothing per
+// unit.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -51,4 +54,5 @@
 //	benchcompare --base HEAD~3 --workloads sample,runs --runs 2000
 //	benchcompare --workloads corpus --corpus-copies 2 --no-anchors
 //	benchcompare scale --kinds runs --sizes 1000,10000
+//	benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
 package main

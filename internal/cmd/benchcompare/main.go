@@ -60,6 +60,7 @@ Examples:
   benchcompare --base HEAD~3 --workloads sample,runs --runs 2000
   benchcompare --workloads corpus --corpus-copies 2 --no-anchors
   benchcompare scale --kinds runs --sizes 1000,10000
+  benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
 
 Flags:
 `
@@ -82,6 +83,7 @@ type settings struct {
 	kinds            []string
 	sizes            []int
 	maxGrowth        float64
+	shards           int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -116,7 +118,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions"}, "what to scale: runs, sessions (synthetic, datagen)")
+		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions"}, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards; the metrics binary beside --new, or built from the working tree)")
+		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}
@@ -162,9 +165,12 @@ func (s *settings) check(scale bool, nargs int) error {
 			return errors.New("--sizes: give sizes ≥ 1, smallest first")
 		}
 		for _, k := range s.kinds {
-			if k != "runs" && k != "sessions" {
-				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions)", k)
+			if k != "runs" && k != "sessions" && k != "merge" {
+				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions, merge)", k)
 			}
+		}
+		if s.shards < 1 {
+			return errors.New("--shards must be ≥ 1")
 		}
 	} else {
 		if s.corpusCopies < 1 {

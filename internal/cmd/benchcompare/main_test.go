@@ -337,13 +337,14 @@ func TestUsage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	doctest.Examples(t, "benchcompare", stderr, 4)
+	doctest.Examples(t, "benchcompare", stderr, 5)
 	for _, args := range [][]string{
 		{"--workloads", "nope"},
 		{"--base", "main", "--old", "x"},
 		{"--reps", "0"},
 		{"scale", "--sizes", "100,10"},
 		{"scale", "--kinds", "beads"},
+		{"scale", "--kinds", "merge", "--shards", "0"},
 		{"extra"},
 	} {
 		if code, _, stderr := runCommand(t, args...); code != 2 || !strings.Contains(stderr, "see benchcompare --help") {
@@ -459,6 +460,20 @@ func TestEndToEnd(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("scale: stdout lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The merge: metrics over the runs replayed in 2 shards, built beside the replay.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "merge", "--sizes", "20,40", "--shards", "2", "--new", bins["replay"],
+		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"merge: metrics (", "in 2 shards", "merge ", "WALL 40/20"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale merge: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "replaying shard 1/2 of 40 runs") {
+		t.Errorf("scale merge: the shards were not replayed:\n%s", stderr)
 	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")

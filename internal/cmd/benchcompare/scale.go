@@ -4,15 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/loopwatch/loopwatch/internal/benchcmp"
 )
 
 // runScale replays synthetic runs and sessions at each size with the current binary
-// and compares every size with the smallest: whether time grows linearly and memory
-// stays flat.
+// (merge: merges synthetic runs replayed in shards, with the current metrics) and
+// compares every size with the smallest: whether time grows linearly and memory stays
+// flat.
 func runScale(ctx context.Context, s settings) error {
 	if err := s.prepareOut("bench-scale"); err != nil {
 		return err
@@ -41,28 +44,57 @@ func runScale(ctx context.Context, s settings) error {
 				s.reps, s.warmup, s.workers, s.seed),
 		},
 	}
+	var metrics string // the merge's binary
+	if slices.Contains(s.kinds, "merge") {
+		if metrics, err = s.metricsBinary(ctx, bin, filepath.Join(tmp, "new")); err != nil {
+			return err
+		}
+		rep.Setup = append(rep.Setup, fmt.Sprintf("merge: metrics (%s) over the runs replayed in %d shards (replay --shard i/%[2]d --out DIR/, not measured)", metrics, s.shards))
+	}
 	load := loadAverage()
 	var failures []string
 	for _, kind := range s.kinds {
 		var vs []variant
 		for _, n := range s.sizes {
 			args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
-			if kind == "sessions" {
+			what := kind
+			switch kind {
+			case "sessions":
 				args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+			case "merge":
+				what = "runs"
 			}
-			fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, kind)
-			w, err := generated(ctx, datagen, filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)), kind+"-"+count(n),
-				fmt.Sprintf("%d synthetic %s", n, kind), args...)
+			fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, what)
+			dir := filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n))
+			w, err := generated(ctx, datagen, dir, kind+"-"+count(n), fmt.Sprintf("%d synthetic %s", n, what), args...)
 			if err != nil {
 				return err
 			}
-			vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
+			if kind != "merge" {
+				vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
+				continue
+			}
+			shards := filepath.Join(dir, "shards") + string(filepath.Separator)
+			for i := range s.shards {
+				fmt.Fprintf(s.log, "replaying shard %d/%d of %d runs\n", i, s.shards, n)
+				cmd := exec.CommandContext(ctx, bin, w.replayTo(shards, s.workers, "--shard", fmt.Sprintf("%d/%d", i, s.shards))...)
+				if _, err := benchcmp.Run(cmd); err != nil {
+					return fmt.Errorf("workload %s: shard %d/%d: %w", w.name, i, s.shards, err)
+				}
+			}
+			vs = append(vs, variant{name: count(n), command: func(string) *exec.Cmd { // it writes the merged tables beside the shards'
+				return exec.CommandContext(ctx, metrics, "--workers", strconv.Itoa(s.workers), shards)
+			}})
 		}
 		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
 		if err != nil {
 			return err
 		}
-		bw := benchcmp.Workload{Name: kind, About: fmt.Sprintf("synthetic %s (datagen), sizes %v", kind, s.sizes), Variants: m.variants}
+		about := fmt.Sprintf("synthetic %s (datagen), sizes %v", kind, s.sizes)
+		if kind == "merge" {
+			about = fmt.Sprintf("metrics over synthetic runs (datagen) replayed in %d shards, sizes %v", s.shards, s.sizes)
+		}
+		bw := benchcmp.Workload{Name: kind, About: about, Variants: m.variants}
 		for i := 1; i < len(vs); i++ {
 			c, err := benchcmp.Compare(vs[i].name+"/"+vs[0].name, m.variants[0], m.variants[i])
 			if err != nil {
@@ -92,4 +124,20 @@ func runScale(ctx context.Context, s settings) error {
 		return fmt.Errorf("%v", failures)
 	}
 	return nil
+}
+
+// metricsBinary returns the metrics command measured by the merge kind: beside the
+// replay binary when --new names one that has it, else built from the working tree
+// into dir.
+func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string, error) {
+	beside := filepath.Join(filepath.Dir(replay), "metrics")
+	if _, err := os.Stat(beside); err == nil {
+		return beside, nil
+	}
+	fmt.Fprintf(s.log, "building ./cmd/metrics from the working tree\n")
+	bins, err := goBuild(ctx, s.repo, dir, "./cmd/metrics")
+	if err != nil {
+		return "", err
+	}
+	return bins["metrics"], nil
 }

@@ -28,11 +28,16 @@ type workload struct {
 
 // replayArgs are the arguments of a replay of w writing into out.
 func (w workload) replayArgs(out string, workers int) []string {
+	return w.replayTo(filepath.Join(out, "results.parquet"), workers)
+}
+
+// replayTo is the replay's arguments with --out path.
+func (w workload) replayTo(path string, workers int, more ...string) []string {
 	args := []string{"--in", w.in}
 	for _, l := range w.labels {
 		args = append(args, "--labels", l)
 	}
-	return append(args, "--out", filepath.Join(out, "results.parquet"), "--workers", strconv.Itoa(workers))
+	return append(append(args, "--out", path, "--workers", strconv.Itoa(workers)), more...)
 }
 
 // generated writes a dataset with datagen into dir and returns it as a workload:
