@@ -2,6 +2,9 @@ package reports
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -140,8 +143,8 @@ func SessionRows(sr *replay.SessionResult, lab SessionLabel, outcomes eval.Outco
 		row.OutcomePredictedBad = &predictedBad
 	}
 	row.AnalysisError = strPtr(final.Err)
-	if counts, err := json.Marshal(s.Records); err == nil && len(s.Records) > 0 {
-		row.RecordCounts = ptr(string(counts))
+	if len(s.Records) > 0 {
+		row.RecordCounts = ptr(recordCounts(s.Records))
 	}
 	breakerPredicted := sr.Interventions > 0
 	row.BreakerPredicted = &breakerPredicted
@@ -255,4 +258,36 @@ func MomentMetricRows(detector, config, configHash string, rep *eval.MomentRepor
 	b.value("p90_delay_seconds", rep.P90DelaySeconds)
 	b.value("median_delay_events", rep.MedianDelayEvents)
 	return b.rows
+}
+
+// recordCounts is counts as JSON, byte for byte what json.Marshal writes — keys sorted,
+// escaped as it escapes them — without its reflection: a session's row takes it.
+func recordCounts(counts map[string]int) string {
+	keys := slices.Sorted(maps.Keys(counts))
+	b := make([]byte, 0, 16*len(keys)+2)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if plainJSON(k) {
+			b = append(append(append(b, '"'), k...), '"')
+		} else {
+			q, _ := json.Marshal(k) // a string always marshals
+			b = append(b, q...)
+		}
+		b = strconv.AppendInt(append(b, ':'), int64(counts[k]), 10)
+	}
+	return string(append(b, '}'))
+}
+
+// plainJSON reports whether json.Marshal writes s as it is, between quotes: printable
+// ASCII but the characters it escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
