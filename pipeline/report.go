@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch"
+	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
@@ -41,6 +43,7 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 	if len(res.Moments) > 0 {
 		d.Tables = append(d.Tables, momentTable(res.Moments))
 	}
+	d.Tables = append(d.Tables, outcomeTables(res.Outcomes)...)
 	if t := res.FixTotals; t != nil && t.Failures > 0 {
 		var b strings.Builder
 		reports.WriteFixSummary(&b, t)
@@ -161,4 +164,45 @@ func momentTable(results []reports.MomentResult) htmlreport.Table {
 			reports.FormatRate(r.FalseAlarmsPer100), delay}})
 	}
 	return t
+}
+
+// outcomeTables are the session analysis's outcome accuracy, as the summary prints it:
+// a row per configuration, and the first configuration's sessions by labelled and
+// predicted outcome. None when no session is labelled with an outcome.
+func outcomeTables(results []reports.OutcomeResult) []htmlreport.Table {
+	if len(results) == 0 || results[0].Report.Sessions == results[0].Report.Unlabelled {
+		return nil
+	}
+	first := results[0].Report
+	acc := htmlreport.Table{Title: fmt.Sprintf("Session outcomes: the final analysis's outcome against the labelled one, %d of %d sessions scored",
+		first.Scored, first.Sessions),
+		Columns: []string{"config", "accuracy", "correct", "majority baseline", "balanced accuracy", "macro F1", "mean confidence", "Brier", "no analysis"},
+		Notes: []string{fmt.Sprintf("Sessions labelled success, partial, failure or abandoned are scored (%d labelled none and %d without an outcome label are not); "+
+			"the majority baseline always predicts the most common labelled outcome; Brier scores the confidence as the probability that the outcome is right (0.25: always 0.5).",
+			first.Excluded, first.Unlabelled)}}
+	for _, o := range results {
+		r := o.Report
+		acc.Rows = append(acc.Rows, htmlreport.Row{Cells: []string{o.Config, reports.FormatEstimate(r.Accuracy), fmt.Sprintf("%d/%d", r.Correct, r.Scored),
+			fixed(r.Majority), fixed(r.BalancedAccuracy), fixed(r.MacroF1), fixed(r.MeanConfidence), fixed(r.Brier), fmt.Sprint(r.Unpredicted)}})
+	}
+	order := eval.OutcomeOrder()
+	matrix := htmlreport.Table{Title: results[0].Config + ": sessions by outcome, labelled (rows) and predicted (columns)",
+		Columns: append([]string{"labelled"}, order...),
+		Notes:   []string{"Row none: sessions labelled none (not scored); column none: no final analysis."}}
+	for i, label := range order {
+		cells := []string{label}
+		for j := range order {
+			cells = append(cells, fmt.Sprint(first.Matrix[i][j]))
+		}
+		matrix.Rows = append(matrix.Rows, htmlreport.Row{Cells: cells})
+	}
+	return []htmlreport.Table{acc, matrix}
+}
+
+// fixed formats a value without an interval, as the summary does; "—" when undefined.
+func fixed(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", v)
 }

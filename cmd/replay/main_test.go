@@ -733,7 +733,14 @@ func TestPresetsAndPrintConfig(t *testing.T) {
 // curves of the three configurations (configured, seed, shipped-today), and the
 // trajectories drawn.
 func TestReport(t *testing.T) {
-	checkReport(t, nil, []string{"struggle", "breaker", "outcome"}, 6, 6)
+	html := checkReport(t, nil, []string{"struggle", "breaker", "outcome"}, 6, 6)
+	// The sample's sessions are labelled with outcomes: the outcome accuracy and the
+	// sessions by outcome are in the report, as in the summary.
+	for _, want := range []string{"Session outcomes: the final analysis", "sessions by outcome, labelled (rows) and predicted (columns)", "majority baseline"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 }
 
 // TestCorpusReport is TestReport on the shared Claude Code corpus.
@@ -745,7 +752,8 @@ func TestCorpusReport(t *testing.T) {
 	checkReport(t, []string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv")}, []string{"breaker", "outcome"}, 0, 6)
 }
 
-func checkReport(t *testing.T, args []string, detectors []string, runs, sessions int) {
+// checkReport writes and checks the report of a replay with args; it returns the HTML.
+func checkReport(t *testing.T, args []string, detectors []string, runs, sessions int) string {
 	t.Helper()
 	exe := browser.ForTest(t)
 	dir := t.TempDir()
@@ -770,6 +778,7 @@ func checkReport(t *testing.T, args []string, detectors []string, runs, sessions
 		t.Errorf("%d session trajectories, want %d", got, sessions)
 	}
 	browser.CheckFile(t, exe, report, htmlreport.SeriesColours()[:3])
+	return string(html)
 }
 
 // TestStreamInput: --in naming a named pipe (as /dev/stdin or a process substitution

@@ -71,7 +71,7 @@ func ForTest(t testing.TB) string {
 	return exe
 }
 
-// CheckFile opens the page at path in Chromium (exe) at 1280×1600 and fails the test
+// CheckFile opens the page at path in Chromium (exe) at 1280×2400 (the top of a longer page) and fails the test
 // for every console error, for every request but the file itself, and when the
 // screenshot is blank or lacks one of colours (hex "#rrggbb", as the page's series
 // are drawn). It returns the page for further checks.
@@ -80,7 +80,7 @@ func CheckFile(t testing.TB, exe, path string, colours []string) *Page {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	url := "file://" + path
-	page, err := Load(ctx, exe, url, Options{Width: 1280, Height: 1600})
+	page, err := Load(ctx, exe, url, Options{Width: 1280, Height: 2400})
 	if err != nil {
 		t.Fatal(err)
 	}
