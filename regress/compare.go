@@ -11,7 +11,8 @@ import (
 const Rule = "a metric regresses when it moves in its bad direction by more than its tolerance AND the baseline lies " +
 	"outside the new interval (the bootstrap interval; the Jeffreys interval for precision and recall when the bootstrap " +
 	"gives none; the tolerance alone when there is no interval). It improves on the same terms in the good direction. " +
-	"Bad directions: precision, recall, F1, average precision and ROC AUC down; false alarms per 100 turns up."
+	"Bad directions: precision, recall, F1, average precision, ROC AUC, accuracy, balanced accuracy and macro F1 down; " +
+	"false alarms per 100 turns and the Brier score up."
 
 // Verdict is what the comparison of one metric with its baseline concludes.
 type Verdict string

@@ -9,10 +9,23 @@ import (
 
 // Measure extracts the metrics of the named detectors from a replay's result:
 // detector → metric → measurement. A detector the replay did not evaluate (struggle
-// on a dataset without runs, friction without labelled sessions) is absent.
+// on a dataset without runs, friction without labelled sessions, outcome_class
+// without a session labelled with an outcome) is absent.
 func Measure(res *pipeline.Result, detectors []string) map[string]map[string]*Measurement {
 	out := map[string]map[string]*Measurement{}
 	for _, name := range detectors {
+		if name == "outcome_class" {
+			if len(res.Outcomes) > 0 && res.Outcomes[0].Report.Scored > 0 {
+				r := res.Outcomes[0].Report // the configured analysis's
+				out[name] = map[string]*Measurement{
+					"accuracy":          measurement(r.Accuracy, r.Scored),
+					"balanced_accuracy": point(r.BalancedAccuracy, r.Scored),
+					"macro_f1":          point(r.MacroF1, r.Scored),
+					"brier":             point(r.Brier, r.Scored),
+				}
+			}
+			continue
+		}
 		if name == "friction" {
 			if len(res.Moments) > 0 {
 				m := res.Moments[0].Report // the configured breaker's
@@ -52,6 +65,11 @@ func measurement(e eval.Estimate, n int) *Measurement {
 		m.Interval = Interval{Kind: "jeffreys", Low: e.JeffreysLow, High: e.JeffreysHigh}
 	}
 	return m
+}
+
+// point is a measurement without an interval: the tolerance alone judges it.
+func point(v float64, n int) *Measurement {
+	return &Measurement{Value: v, N: n, Interval: Interval{Low: math.NaN(), High: math.NaN()}}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

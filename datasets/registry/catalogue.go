@@ -39,17 +39,23 @@ var (
 	ap         = Metric{Name: "average_precision", Tolerance: 0.02}
 	auc        = Metric{Name: "roc_auc", Tolerance: 0.02}
 	falseAlarm = Metric{Name: "false_alarms_per_100_turns", LowerIsBetter: true, Tolerance: 0.5}
+	accuracy   = Metric{Name: "accuracy", Tolerance: 0.02}
+	balanced   = Metric{Name: "balanced_accuracy", Tolerance: 0.02}
+	macroF1    = Metric{Name: "macro_f1", Tolerance: 0.02}
+	brier      = Metric{Name: "brier", LowerIsBetter: true, Tolerance: 0.02}
 )
 
 // Detectors lists the detectors a registry may name, in report order: struggle
 // detection of quasar runs, the circuit breaker and the outcome prediction of
-// sessions (positive: a bad outcome), and the breaker's interventions scored against
-// labelled friction moments (event level).
+// sessions (positive: a bad outcome), the breaker's interventions scored against
+// labelled friction moments (event level), and the session analysis's outcome by
+// class (success, partial, failure, abandoned) against the labelled one.
 var Detectors = []Detector{
 	{Name: "struggle", Of: "runs", Metrics: []Metric{precision, recall, f1, ap, auc}},
 	{Name: "breaker", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc}},
 	{Name: "outcome", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc}},
 	{Name: "friction", Of: "friction moments", Metrics: []Metric{precision, recall, falseAlarm}},
+	{Name: "outcome_class", Of: "sessions labelled with an outcome", Metrics: []Metric{accuracy, balanced, macroF1, brier}},
 }
 
 // LookupDetector returns the named detector.

@@ -129,7 +129,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong type", head + "derive_labels = \"yes\"\n", "registry.toml:6:"},
 		{"version", "version = 2\n" + head[len("version = 1\n"):], "registry.toml:1: version = 2"},
 		{"no datasets", "version = 1\n", "no [[datasets]]"},
-		{"unknown detector", strings.Replace(head, `["struggle"]`, `["strugle"]`, 1), `registry.toml:5: dataset s: unknown detector "strugle" (detectors: struggle, breaker, outcome, friction)`},
+		{"unknown detector", strings.Replace(head, `["struggle"]`, `["strugle"]`, 1), `registry.toml:5: dataset s: unknown detector "strugle" (detectors: struggle, breaker, outcome, friction, outcome_class)`},
 		{"no detector", strings.Replace(head, `["struggle"]`, `[]`, 1), "registry.toml:2: dataset s: detectors: name at least one"},
 		{"unknown config", head + "configs = [\"tuned\"]\n", `registry.toml:6: dataset s: unknown configuration "tuned"`},
 		{"missing config file", head + "[configs.t]\nstruggle = \"nope.json\"\n", `registry.toml:7: configs.t.struggle = "nope.json": neither a preset (loopwatch, seed) nor a JSON file`},
