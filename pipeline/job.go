@@ -245,9 +245,11 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		if err := j.sealReplayed(); err != nil {
 			return err
 		}
+		j.s.phase("seal")
 		if err := d.run(ctx, j.preds, cases, sum, &j.derived, res); err != nil {
 			return err
 		}
+		j.s.phase("derive")
 	} else {
 		info, err := json.Marshal(newShardSummary(sum, j, j.labelSet))
 		if err != nil {
@@ -262,6 +264,7 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 	if err := j.out.Commit(); err != nil {
 		return err
 	}
+	j.s.phase("commit")
 	res.Tables = tableCounts(j.out.Tables())
 	return nil
 }
@@ -364,7 +367,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if fi, err := os.Stat(s.In); err == nil && fi.IsDir() {
 		in.Exclude = replay.ExcludeWithin(s.In, j.out.Files())
 	}
+	s.phase("prepare")
 	opts := in.ReplayOptions()
+	opts.Phase = s.Phase
 	opts.Shard = j.shard
 	opts.Scratch = j.out.Scratch // the input's file paths and records, aside
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,
@@ -387,6 +392,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.phase("merge")
 	// The shard's tables (Out.Path names the one partition) and warnings (the same as
 	// the merge's, and its cleaning of stale temporaries).
 	merged.Out, merged.Warnings = j.out, res.Warnings

@@ -50,6 +50,13 @@ type Settings struct {
 	// Progress, when set, hears of slow work while it runs (a claude analysis still
 	// running); a command prints it on stderr.
 	Progress func(string)
+	// Phase, when set, is called as each step of a replay ends, with its name:
+	// "prepare" (the labels and configurations read), the replay's steps
+	// ([replay.Options].Phase: "walk", "recognise", "context", "replay"), "seal" (the
+	// replayed tables written out), "derive" (the metrics and the fix-loop simulation),
+	// "commit" (the output in place) and, for a folder not split, "merge". It is for
+	// timing them (replay --timings); it changes nothing.
+	Phase func(name string)
 	// Shard, for a replay split over several processes, is the part this one does
 	// (Out must then be a folder every shard writes into; [Merge] computes the metrics
 	// from the union). The zero Shard is the whole replay.
@@ -137,4 +144,11 @@ func (s Settings) Validate() error {
 		return usage("--max-filter-fixes %d: must be ≥ 1", s.Fix.MaxFixes)
 	}
 	return nil
+}
+
+// phase calls Phase, when set.
+func (s Settings) phase(name string) {
+	if s.Phase != nil {
+		s.Phase(name)
+	}
 }

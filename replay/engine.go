@@ -76,6 +76,11 @@ type Options struct {
 	// it back fails the replay. Nil keeps
 	// everything in memory.
 	Scratch func(name string) (*os.File, error)
+	// Phase, when set, is called as each step of the replay ends, with its name:
+	// "walk" (the input listed), "recognise" (every file's format known), "context"
+	// (the files runs are joined with read) and "replay" (every run and session
+	// replayed and delivered). It is for timing them; it changes nothing.
+	Phase func(name string)
 
 	// keyPages, in tests, is how many pages of the run and session keys a replay holds
 	// before it moves them to Scratch (0: seenMemPages).
@@ -229,6 +234,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	if sinkErr != nil {
 		return nil, sinkErr
 	}
+	phase := func(name string) {
+		if opts.Phase != nil {
+			opts.Phase(name)
+		}
+	}
+	phase("walk")
 
 	// Step 1: recognise every file, into the table kept to the end (where paths is not).
 	files, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard, opts.Scratch)
@@ -237,6 +248,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		return nil, err
 	}
 	paths, special = nil, nil
+	phase("recognise")
 	defer func() { // a file that could not be read back is why anything after it failed
 		if ferr := files.failed(); ferr != nil {
 			replayed, err = nil, ferr
@@ -298,6 +310,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		return nil, sinkErr
 	}
 
+	phase("context")
 	// Step 3: the other files, replayed by the workers and delivered in path order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -370,6 +383,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 
 	foldDigests(files.len())
 	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	phase("replay")
 	return sum, ctx.Err()
 }
 

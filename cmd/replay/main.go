@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
 	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
+	var showTimings bool
+	fs.BoolVar(&showTimings, "timings", false, "print on stderr, at the end, each step's wall time, CPU time and busy cores (prepare, walk, recognise, context, replay, seal, derive, commit)")
 	var prof profiles
 	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	fs.StringVar(&prof.mem, "memprofile", "", "write a memory profile to this file at the end: what was allocated (alloc_space) and what is still held (inuse_space)")
@@ -141,6 +143,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		defer progress.Unlock()
 		fmt.Fprintf(stderr, "replay: %s\n", msg)
 	}
+	var clock *timings
+	if showTimings {
+		clock = newTimings()
+		s.Phase = clock.mark
+	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
 	case pipeline.IsUsage(err):
@@ -153,6 +160,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err := pipeline.WriteResult(stdout, stderr, "replay", res, showProblems); err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
+	}
+	if clock != nil {
+		fmt.Fprintln(stderr, "replay: timings (wall and CPU time of each step; cores: CPU over wall)")
+		if err := clock.write(stderr); err != nil {
+			fmt.Fprintf(stderr, "replay: %v\n", err)
+			return 1
+		}
 	}
 	if report != "" {
 		title := "loopwatch replay of " + s.In
@@ -188,6 +202,7 @@ Examples:
   replay --in runs/ --labels labels.csv --out results.parquet --workers 8
   replay --in runs/ --struggle-config struggle.json --strict
   replay --in runs/ --out results.parquet --cpuprofile cpu.out --memprofile mem.out --trace trace.out
+  replay --in runs/ --out results.parquet --workers 1 --timings
   replay --in sessions/ --labels labels.csv --assess-config seed --out seed.parquet
   replay --print-config=assess --assess-config seed
   replay --in sessions/ --labels labels.csv --out s.parquet --report s.html

@@ -990,3 +990,49 @@ func TestProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestTimings: --timings prints each step of the replay in order, with its wall and
+// CPU time and busy cores, and the total; a folder not split adds the merge. The
+// tables are the same as without it.
+func TestTimings(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		out   string
+		steps []string
+	}{
+		{filepath.Join(dir, "r.parquet"), []string{"prepare", "walk", "recognise", "context", "replay", "seal", "derive", "commit", "total"}},
+		{filepath.Join(dir, "folder") + "/", []string{"prepare", "walk", "recognise", "context", "replay", "commit", "merge", "total"}},
+	} {
+		code, _, stderr := runCLI(t, "--out", tt.out, "--timings")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		_, table, ok := strings.Cut(stderr, "replay: timings (wall and CPU time of each step; cores: CPU over wall)\n")
+		if !ok {
+			t.Fatalf("no timings:\n%s", stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		if len(lines) != 1+len(tt.steps) || strings.Fields(lines[0])[0] != "STEP" {
+			t.Fatalf("%s: timings\n%s", tt.out, table)
+		}
+		row := regexp.MustCompile(`^  (\S+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+|—)$`)
+		for i, step := range tt.steps {
+			m := row.FindStringSubmatch(lines[1+i])
+			if m == nil || m[1] != step {
+				t.Errorf("%s: line %d %q, want step %s with its wall, CPU and cores", tt.out, i+1, lines[1+i], step)
+			}
+		}
+	}
+	// The same tables as a replay without --timings.
+	plain := filepath.Join(dir, "plain.parquet")
+	if code, _, stderr := runCLI(t, "--out", plain); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, table := range []string{"", ".metrics", ".events"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "r"+table+".parquet"))
+		b, _ := os.ReadFile(filepath.Join(dir, "plain"+table+".parquet"))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("results%s.parquet differs with --timings", table)
+		}
+	}
+}
