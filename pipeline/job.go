@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"slices"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
@@ -216,16 +215,13 @@ func (j *job) session(sr *replay.SessionResult) error {
 // folder, the shard's tables with its summary in the manifest — commits it and fills
 // res.
 func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) error {
-	var unmatched []string
 	if err := j.labels.EachKey(func(i int, k string) {
 		if !j.isMatched(i) && j.shard.Owns(k) { // a key of another shard is that shard's to match
-			unmatched = append(unmatched, k)
+			j.tally.unmatched(k)
 		}
 	}); err != nil {
 		return fmt.Errorf("--labels: %w", err)
 	}
-	slices.Sort(unmatched)
-	j.tally.Unmatched = append(j.tally.Unmatched, unmatched...)
 	j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
 	if j.shard.Count == 0 {
 		d, err := newDerivation(j.md, j.s.Workers)
@@ -531,8 +527,11 @@ type Result struct {
 	Outcomes []reports.OutcomeResult
 	// FixTotals is the inner fix-loop simulation over the runs; nil without runs.
 	FixTotals *fixsim.Totals
-	// UnmatchedLabels are label keys that match no replayed run or session, in key
-	// order: a labels file for other input, or keys spelled differently.
+	// UnmatchedCount counts the label keys that match no replayed run or session: a
+	// labels file for other input, or keys spelled differently. UnmatchedLabels lists
+	// the first [MaxUnmatchedListed] of them in key order — what a Result holds of
+	// them does not grow with a labels file that labels far more than the input.
+	UnmatchedCount  int
 	UnmatchedLabels []string
 	// Warnings are facts the user should see that are not input problems (bad label
 	// rows, keys labelled twice, friction moments missing from their session).
@@ -595,4 +594,4 @@ type TableCount struct {
 
 // Problems is the number of problems: input problems and label keys that match
 // nothing (a label that scores nothing is a problem under --strict).
-func (r *Result) Problems() int { return r.Summary.TotalProblems() + len(r.UnmatchedLabels) }
+func (r *Result) Problems() int { return r.Summary.TotalProblems() + r.UnmatchedCount }

@@ -39,33 +39,55 @@ type tally struct {
 	Derived        int      `json:"derived_labels"`
 	MomentsMissing int      `json:"moments_missing"`
 	MomentExamples []string `json:"moments_missing_examples,omitempty"` // the first few in sorted order
-	Unmatched      []string `json:"unmatched_labels,omitempty"`         // sorted
+	UnmatchedCount int      `json:"unmatched_count"`
+	Unmatched      []string `json:"unmatched_labels,omitempty"` // the first MaxUnmatchedListed in sorted order
 }
 
 // momentExamples is how many missing moments a warning names.
 const momentExamples = 5
+
+// MaxUnmatchedListed is how many of the label keys that match nothing a Result lists
+// (the first in key order); Result.UnmatchedCount counts them all.
+const MaxUnmatchedListed = 100
 
 // momentMissing counts a labelled moment missing from its session; the examples kept
 // are the smallest in sorted order, so that they do not depend on the order sessions
 // are replayed in, nor on how a replay is split.
 func (t *tally) momentMissing(detail string) {
 	t.MomentsMissing++
-	i, _ := slices.BinarySearch(t.MomentExamples, detail)
-	if i < momentExamples {
-		t.MomentExamples = slices.Insert(t.MomentExamples, i, detail)
-		t.MomentExamples = t.MomentExamples[:min(len(t.MomentExamples), momentExamples)]
+	keepSmallest(&t.MomentExamples, detail, momentExamples)
+}
+
+// unmatched counts a label key that matches nothing; the keys kept are the smallest,
+// as the examples of momentMissing: however many keys match nothing, the tally
+// holds MaxUnmatchedListed.
+func (t *tally) unmatched(key string) {
+	t.UnmatchedCount++
+	keepSmallest(&t.Unmatched, key, MaxUnmatchedListed)
+}
+
+// keepSmallest inserts s into the sorted list if it is among its k smallest, and
+// keeps only those.
+func keepSmallest(list *[]string, s string, k int) {
+	i, _ := slices.BinarySearch(*list, s)
+	if i < k {
+		*list = slices.Insert(*list, i, s)
+		*list = (*list)[:min(len(*list), k)]
 	}
 }
 
-// add adds another shard's tally.
+// add adds another shard's tally. The shards' label keys are disjoint (a key is its
+// shard's), so the smallest keys of the whole are among each shard's smallest.
 func (t *tally) add(o tally) {
 	t.Derived += o.Derived
 	for _, e := range o.MomentExamples {
 		t.momentMissing(e)
 	}
 	t.MomentsMissing += o.MomentsMissing - len(o.MomentExamples)
-	t.Unmatched = append(t.Unmatched, o.Unmatched...)
-	slices.Sort(t.Unmatched)
+	for _, k := range o.Unmatched {
+		t.unmatched(k)
+	}
+	t.UnmatchedCount += o.UnmatchedCount - len(o.Unmatched)
 }
 
 // apply puts the tally into res: the labels note, the warning on missing moments and
@@ -78,7 +100,7 @@ func (t *tally) apply(res *Result, derive bool) {
 		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
 			t.MomentsMissing, strings.Join(t.MomentExamples, "; ")))
 	}
-	res.UnmatchedLabels = t.Unmatched
+	res.UnmatchedLabels, res.UnmatchedCount = t.Unmatched, t.UnmatchedCount
 }
 
 // shardSummary is what a shard records in its manifest for the merge: its share of the

@@ -28,8 +28,8 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 		fmt.Fprintf(stderr, "%s: %v\n", command, w)
 	}
 	labelsNote := res.LabelsNote
-	if n := len(res.UnmatchedLabels); n > 0 {
-		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, 3))
+	if n := res.UnmatchedCount; n > 0 {
+		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, n, 3))
 	}
 	if res.Shard.Split() {
 		reports.WriteInput(stdout, sum, labelsNote)
@@ -75,10 +75,11 @@ func countList(tables []TableCount) string {
 	return strings.Join(out, ", ")
 }
 
-// examples lists the first n of keys, and how many more there are.
-func examples(keys []string, n int) string {
-	if len(keys) <= n {
-		return strings.Join(keys, ", ")
+// examples lists the first n of keys, the first of total, and how many more there are.
+func examples(keys []string, total, n int) string {
+	if total <= n && len(keys) >= total {
+		return strings.Join(keys[:total], ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), len(keys)-n)
+	n = min(n, len(keys))
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), total-n)
 }

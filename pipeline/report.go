@@ -109,8 +109,8 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 	for _, w := range res.Warnings {
 		d.Notes = append(d.Notes, w.Error())
 	}
-	if n := len(res.UnmatchedLabels); n > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d label keys match no run or session: %s", n, strings.Join(res.UnmatchedLabels[:min(n, 10)], ", ")))
+	if n := res.UnmatchedCount; n > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d label keys match no run or session: %s", n, examples(res.UnmatchedLabels, n, 10)))
 	}
 	return d, nil
 }
