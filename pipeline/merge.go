@@ -79,6 +79,9 @@ func keepSmallest(list *[]string, s string, k int) {
 // add adds another shard's tally. The shards' label keys are disjoint (a key is its
 // shard's), so the smallest keys of the whole are among each shard's smallest.
 func (t *tally) add(o tally) {
+	if o.UnmatchedCount < len(o.Unmatched) { // a shard of an earlier loopwatch listed them all, with no count
+		o.UnmatchedCount = len(o.Unmatched)
+	}
 	t.Derived += o.Derived
 	for _, e := range o.MomentExamples {
 		t.momentMissing(e)

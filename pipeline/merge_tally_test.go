@@ -42,6 +42,13 @@ func TestUnmatchedTally(t *testing.T) {
 			t.Errorf("%d keys: the result has %d and %d", n, res.UnmatchedCount, len(res.UnmatchedLabels))
 		}
 	}
+	// A shard of an earlier loopwatch listed every key and counted none.
+	var merged tally
+	merged.add(tally{Unmatched: []string{"a", "b", "c"}})
+	merged.add(tally{UnmatchedCount: 2, Unmatched: []string{"d", "e"}})
+	if merged.UnmatchedCount != 5 || len(merged.Unmatched) != 5 {
+		t.Errorf("an earlier shard's list: counted %d, kept %v", merged.UnmatchedCount, merged.Unmatched)
+	}
 	for _, tt := range []struct {
 		keys     []string
 		total, n int
