@@ -20,6 +20,10 @@
 // or machines ([Settings].Shard, writing into a folder in the hive layout) gives
 // exactly the whole replay's metrics when [Merge] derives them from the union of its
 // shards. Merge refuses a folder that is not one complete set of shards ([SetError]).
+// Neither holds anything per unit: a replay spills what the derivation reads to
+// scratch files as it writes the rows, and Merge reads each shard's rows a batch at a
+// time, merged into that order, into the same files. [Report] builds the HTML report
+// of either, reading the tables back a row at a time.
 //
 // What it refuses: settings out of range (a confidence level outside (0, 1), a
 // negative β, zero fix draws, …), unknown fields or trailing data in a configuration
