@@ -459,7 +459,7 @@ func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}
 	tl.apply(res, shard0.DeriveLabel)
-	preds, cases, err := spillShards(set, out, len(d.configs))
+	preds, cases, err := spillShards(ctx, set, out, len(d.configs))
 	if err != nil {
 		return nil, err
 	}

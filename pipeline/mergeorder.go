@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 
 	"github.com/loopwatch/loopwatch/replay"
@@ -20,7 +21,7 @@ const mergeBatch = 256
 // It checks what the order rests on, and refuses the set otherwise: each shard's rows
 // come in that order, and each unit's key is its shard's (a shard replays only the
 // units whose key hashes to it), so no unit comes from two shards.
-func eachInReplayOrder[T any](set *shardSet, table string, unit func(*T) (kind, file, key string), f func(*T) error) error {
+func eachInReplayOrder[T any](ctx context.Context, set *shardSet, table string, unit func(*T) (kind, file, key string), f func(*T) error) error {
 	h := &unitHeap[T]{unit: unit, dir: set.dir}
 	defer func() {
 		for _, s := range h.all {
@@ -46,7 +47,10 @@ func eachInReplayOrder[T any](set *shardSet, table string, unit func(*T) (kind, 
 			heap.Push(h, s)
 		}
 	}
-	for h.Len() > 0 {
+	for n := 0; h.Len() > 0; n++ {
+		if n%4096 == 0 && ctx.Err() != nil { // a merge stopped is an error, never part of the metrics
+			return ctx.Err()
+		}
 		s := h.streams[0]
 		if err := f(s.head); err != nil {
 			return err
@@ -119,7 +123,7 @@ func (h *unitHeap[T]) Pop() any {
 // replay not split delivers them into scratch files of out, as a replay to a file
 // spills them (n configurations scored): what the derivation reads, the same as that
 // replay's. A unit's predictions must come once each, their configurations in order.
-func spillShards(set *shardSet, out *reports.Output, n int) (*predSpill, caseSource, error) {
+func spillShards(ctx context.Context, set *shardSet, out *reports.Output, n int) (*predSpill, caseSource, error) {
 	preds, err := newPredSpill(out, n)
 	if err != nil {
 		return nil, caseSource{}, err
@@ -129,7 +133,7 @@ func spillShards(set *shardSet, out *reports.Output, n int) (*predSpill, caseSou
 		config    int32
 		started   bool
 	}
-	err = eachInReplayOrder(set, tablePredictions, func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey },
+	err = eachInReplayOrder(ctx, set, tablePredictions, func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey },
 		func(r *reports.PredictionRow) error {
 			if last.started && r.File == last.file && r.RunKey == last.key && r.ConfigIndex <= last.config {
 				return &SetError{Dir: set.dir, Reason: fmt.Sprintf("predictions: %s %s appears twice", r.Kind, r.RunKey)}
@@ -160,7 +164,7 @@ func spillShards(set *shardSet, out *reports.Output, n int) (*predSpill, caseSou
 		run = run[:0]
 		return cases.add(c[0])
 	}
-	err = eachInReplayOrder(set, tableFixCases, func(r *reports.FixCaseRow) (string, string, string) { return "run", r.File, r.RunKey },
+	err = eachInReplayOrder(ctx, set, tableFixCases, func(r *reports.FixCaseRow) (string, string, string) { return "run", r.File, r.RunKey },
 		func(r *reports.FixCaseRow) error {
 			if len(run) > 0 && (run[0].File != r.File || run[0].RunKey != r.RunKey) {
 				if err := addRun(); err != nil {

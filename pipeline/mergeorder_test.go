@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -72,7 +73,7 @@ func TestEachInReplayOrder(t *testing.T) {
 	unit := func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey }
 	merged := func(set *shardSet) ([]string, error) {
 		var got []string
-		err := eachInReplayOrder(set, tablePredictions, unit, func(r *reports.PredictionRow) error {
+		err := eachInReplayOrder(context.Background(), set, tablePredictions, unit, func(r *reports.PredictionRow) error {
 			got = append(got, fmt.Sprintf("%s/%s/%d", r.File, r.RunKey, r.ConfigIndex))
 			return nil
 		})
@@ -132,11 +133,19 @@ func TestEachInReplayOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer out.Abort()
-		if _, _, err := spillShards(set, out, 2); err == nil || !strings.Contains(err.Error(), "quasar_run "+k0a+" appears twice") {
+		if _, _, err := spillShards(context.Background(), set, out, 2); err == nil || !strings.Contains(err.Error(), "quasar_run "+k0a+" appears twice") {
 			t.Errorf("got %v", err)
 		}
-		if _, _, err := spillShards(testSet(t, t.TempDir(), good), out, 2); err != nil {
+		if _, _, err := spillShards(context.Background(), testSet(t, t.TempDir(), good), out, 2); err != nil {
 			t.Errorf("the good set: %v", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := eachInReplayOrder(ctx, testSet(t, t.TempDir(), good), tablePredictions, unit, func(*reports.PredictionRow) error { return nil })
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("a cancelled merge: %v", err)
 		}
 	})
 	t.Run("changed file", func(t *testing.T) {
