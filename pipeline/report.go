@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -183,7 +182,8 @@ func outcomeTables(results []reports.OutcomeResult) []htmlreport.Table {
 	for _, o := range results {
 		r := o.Report
 		acc.Rows = append(acc.Rows, htmlreport.Row{Cells: []string{o.Config, reports.FormatEstimate(r.Accuracy), fmt.Sprintf("%d/%d", r.Correct, r.Scored),
-			fixed(r.Majority), fixed(r.BalancedAccuracy), fixed(r.MacroF1), fixed(r.MeanConfidence), fixed(r.Brier), fmt.Sprint(r.Unpredicted)}})
+			reports.FormatValue(r.Majority), reports.FormatValue(r.BalancedAccuracy), reports.FormatValue(r.MacroF1),
+			reports.FormatValue(r.MeanConfidence), reports.FormatValue(r.Brier), fmt.Sprint(r.Unpredicted)}})
 	}
 	order := eval.OutcomeOrder()
 	matrix := htmlreport.Table{Title: results[0].Config + ": sessions by outcome, labelled (rows) and predicted (columns)",
@@ -197,12 +197,4 @@ func outcomeTables(results []reports.OutcomeResult) []htmlreport.Table {
 		matrix.Rows = append(matrix.Rows, htmlreport.Row{Cells: cells})
 	}
 	return []htmlreport.Table{acc, matrix}
-}
-
-// fixed formats a value without an interval, as the summary does; "—" when undefined.
-func fixed(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", v)
 }

@@ -76,7 +76,7 @@ func writeDetectors(w io.Writer, reports []DetectorReport) error {
 	for _, d := range ByDetector(reports) {
 		r := d.Report
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", d.Detector, d.Config, r.Options.Unit, r.Runs, r.Scored,
-			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1), value(r.AP.Value), value(r.AUC.Value))
+			r.TP, r.FP, r.FN, r.TN, FormatEstimate(r.Precision), FormatEstimate(r.Recall), FormatEstimate(r.F1), FormatValue(r.AP.Value), FormatValue(r.AUC.Value))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -113,8 +113,8 @@ func ByDetector(reports []DetectorReport) []DetectorReport {
 	return out
 }
 
-// value formats a metric without an interval; "—" when undefined.
-func value(v float64) string {
+// FormatValue formats a metric without an interval; "—" when undefined.
+func FormatValue(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
@@ -237,8 +237,8 @@ func WriteOutcomeSummary(w io.Writer, results []OutcomeResult) error {
 	fmt.Fprintln(tw, "CONFIG\tACCURACY\tCORRECT\tMAJORITY\tBALANCED\tMACRO F1\tNO ANALYSIS")
 	for _, o := range results {
 		r := o.Report
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%d\n", o.Config, FormatEstimate(r.Accuracy), r.Correct, r.Scored, value(r.Majority),
-			value(r.BalancedAccuracy), value(r.MacroF1), r.Unpredicted)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%d\n", o.Config, FormatEstimate(r.Accuracy), r.Correct, r.Scored, FormatValue(r.Majority),
+			FormatValue(r.BalancedAccuracy), FormatValue(r.MacroF1), r.Unpredicted)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
