@@ -163,24 +163,10 @@ func (t *Top) Runs() []reports.RunRow { return firstRuns(t.runs, t.n) }
 // Sessions returns the sessions TopSessions would of every row added.
 func (t *Top) Sessions() []reports.RunRow { return firstSessions(t.sessions, t.n) }
 
-// LeadTimes are the histograms of how early struggle detection flagged the runs it
-// got right (true positives: cycles, dollars and seconds before the run ended) and
-// of the delay from a labelled friction moment to the intervention after it. Empty
-// distributions are left out. Each histogram's values are sorted: the same rows in any
-// order (a replay split in shards reads them shard by shard) give the same histograms.
-func LeadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) []Histogram {
-	var t LeadTally
-	for i := range runs {
-		t.AddRun(&runs[i])
-	}
-	for i := range interventions {
-		t.AddIntervention(&interventions[i])
-	}
-	return t.Histograms()
-}
-
-// LeadTally gathers what LeadTimes draws from rows given one at a time: it keeps the
-// values, not the rows.
+// LeadTally gathers the lead times from rows given one at a time — how early struggle
+// detection flagged the runs it got right (true positives: cycles, dollars and seconds
+// before the run ended) and the delay from a labelled friction moment to the
+// intervention after it — keeping the values, not the rows.
 type LeadTally struct {
 	cycles, cost, secs, delays []float64
 }
@@ -208,7 +194,9 @@ func (t *LeadTally) AddIntervention(iv *reports.InterventionRow) {
 	}
 }
 
-// Histograms returns LeadTimes of the rows taken.
+// Histograms returns the lead times of the rows taken as histograms, empty
+// distributions left out. Each histogram's values are sorted: the same rows in any
+// order (a replay split in shards reads them shard by shard) give the same histograms.
 func (t *LeadTally) Histograms() []Histogram {
 	var hs []Histogram
 	add := func(h Histogram) {

@@ -71,6 +71,18 @@ func TestSessionTrajectories(t *testing.T) {
 	}
 }
 
+// leadTimes is the lead-time histograms of runs and interventions, taken one at a time.
+func leadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) []Histogram {
+	var t LeadTally
+	for i := range runs {
+		t.AddRun(&runs[i])
+	}
+	for i := range interventions {
+		t.AddIntervention(&interventions[i])
+	}
+	return t.Histograms()
+}
+
 func TestLeadTimes(t *testing.T) {
 	runs := []reports.RunRow{
 		{Confusion: p("tp"), LeadCycles: p(int32(2)), LeadCostUSD: p(1.5), LeadSeconds: p(120.0)},
@@ -78,7 +90,7 @@ func TestLeadTimes(t *testing.T) {
 		{Confusion: p("tp"), LeadCycles: p(int32(1))},
 	}
 	ivs := []reports.InterventionRow{{DelaySeconds: p(30.0)}, {}}
-	hs := LeadTimes(runs, ivs)
+	hs := leadTimes(runs, ivs)
 	if len(hs) != 4 {
 		t.Fatalf("%d histograms: %+v", len(hs), hs)
 	}
@@ -87,10 +99,10 @@ func TestLeadTimes(t *testing.T) {
 		t.Errorf("values %v %v %v %v", hs[0].Values, hs[1].Values, hs[2].Values, hs[3].Values)
 	}
 	slices.Reverse(runs) // the same rows in another order: the same histograms
-	if again := LeadTimes(runs, ivs); !reflect.DeepEqual(again, hs) {
+	if again := leadTimes(runs, ivs); !reflect.DeepEqual(again, hs) {
 		t.Errorf("rows reversed: %+v, was %+v", again, hs)
 	}
-	if hs := LeadTimes(nil, nil); len(hs) != 0 {
+	if hs := leadTimes(nil, nil); len(hs) != 0 {
 		t.Errorf("nothing gave %d histograms", len(hs))
 	}
 }
