@@ -200,6 +200,17 @@ type shardSet struct {
 	dir       string
 	manifests []*reports.Manifest
 	common    map[string]string // the metadata every shard's tables share
+	// maxOpen, when > 0, is how many shards' parts the merge reads at once instead of
+	// mergeFanIn (tests merge in several steps with it).
+	maxOpen int
+}
+
+// fanIn is how many shards' parts of a table the merge reads at once.
+func (s *shardSet) fanIn() int {
+	if s.maxOpen > 1 {
+		return s.maxOpen
+	}
+	return mergeFanIn
 }
 
 // shardSpecific are the metadata keys that differ between the shards of one replay.
@@ -397,17 +408,25 @@ func verifiedPart(set *shardSet, m *reports.Manifest, table string) (string, err
 // order or not its shard's), merges the shards' summaries, reads every shard's
 // predictions and fix-loop cases — merged into the order the replay not split
 // delivers them in, into scratch files as a replay to a file keeps them, so that what
-// it holds does not grow with the replay — and derives
+// it holds does not grow with the replay, nor with the number of shards: it reads at
+// most 16 shards' parts at once, merging more in groups first — and derives
 // the metrics, curves and fix-loop simulation with the settings the shards recorded.
 // It writes them into dir (dir/metrics/part-0.parquet, …) as a set with its manifest
 // (_manifests/merged.manifest.json), and returns what the whole replay would have: the
 // same summary, evaluations and warnings. Input problems are listed by file and line.
 // workers bounds the simulation's parallelism; it never changes the output.
 func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
+	return merge(ctx, dir, workers, 0)
+}
+
+// merge is Merge reading at most maxOpen shards' parts of a table at once (≤ 1:
+// mergeFanIn).
+func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, error) {
 	set, err := readShardSet(dir)
 	if err != nil {
 		return nil, err
 	}
+	set.maxOpen = maxOpen
 	var sums []*replay.Summary
 	var tl tally
 	var shard0 shardSummary

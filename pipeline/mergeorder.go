@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
@@ -12,33 +13,83 @@ import (
 // mergeBatch is how many rows of each shard's table the merge reads at a time.
 const mergeBatch = 256
 
+// mergeFanIn is how many shards' parts of a table the merge reads at once (each
+// holds a batch and a page a column, some 1 MB): a set of more shards is merged in
+// groups of this many into scratch files first, then those, so that what the merge
+// holds does not grow with the number of shards.
+const mergeFanIn = 16
+
 // eachInReplayOrder calls f with the rows of every shard's part of table, in the order
 // a replay not split delivers their units — the unit's file path, then its key — with
 // a unit's rows together, as each shard wrote them. Each shard's part is read a batch
-// at a time, after its content is checked against its manifest, so what the merge
-// holds is a batch per shard, whatever the replay's size. unit gives a row's unit.
+// at a time, after its content is checked against its manifest, and at most
+// set.fanIn() parts at once: past that, groups of them are merged into scratch files
+// (made by scratch) that are merged in turn. What the merge holds is a batch per
+// part it reads, whatever the replay's size and the number of shards. unit gives a
+// row's unit.
 //
 // It checks what the order rests on, and refuses the set otherwise: each shard's rows
 // come in that order, and each unit's key is its shard's (a shard replays only the
 // units whose key hashes to it), so no unit comes from two shards.
-func eachInReplayOrder[T any](ctx context.Context, set *shardSet, table string, unit func(*T) (kind, file, key string), f func(*T) error) error {
-	h := &unitHeap[T]{unit: unit, dir: set.dir}
+func eachInReplayOrder[T any](ctx context.Context, set *shardSet, scratch func(name string) (*os.File, error), table string, unit func(*T) (kind, file, key string), f func(*T) error) error {
+	count := len(set.manifests)
+	parts := make([]func() (*shardRows[T], error), count)
+	for i, m := range set.manifests {
+		parts[i] = func() (*shardRows[T], error) {
+			path, err := verifiedPart(set, m, table)
+			if err != nil {
+				return nil, err
+			}
+			rd, err := reports.OpenRows[T](path, mergeBatch)
+			if err != nil {
+				return nil, err
+			}
+			return &shardRows[T]{shard: &replay.Shard{Index: shardIndex(m), Count: count}, path: path, rd: rd}, nil
+		}
+	}
+	for fanIn := set.fanIn(); len(parts) > fanIn; {
+		var merged []func() (*shardRows[T], error)
+		for g := 0; g < len(parts); g += fanIn {
+			path, err := mergeInto(ctx, set.dir, scratch, table, parts[g:min(g+fanIn, len(parts))], unit)
+			if err != nil {
+				return err
+			}
+			merged = append(merged, func() (*shardRows[T], error) {
+				rd, err := reports.OpenRows[T](path, mergeBatch)
+				return &shardRows[T]{path: path, rd: rd}, err
+			})
+		}
+		parts = merged
+	}
+	return mergeParts(ctx, set.dir, parts, unit, f)
+}
+
+// mergeInto merges parts into a scratch file and returns its path.
+func mergeInto[T any](ctx context.Context, dir string, scratch func(name string) (*os.File, error), table string, parts []func() (*shardRows[T], error), unit func(*T) (kind, file, key string)) (string, error) {
+	file, err := scratch("merge." + table)
+	if err != nil {
+		return "", err
+	}
+	w := reports.NewRowFile[T](file)
+	if err := mergeParts(ctx, dir, parts, unit, func(r *T) error { return w.Write(*r) }); err != nil {
+		return "", err
+	}
+	return file.Name(), w.Close()
+}
+
+// mergeParts opens parts and calls f with their rows merged in unit order.
+func mergeParts[T any](ctx context.Context, dir string, parts []func() (*shardRows[T], error), unit func(*T) (kind, file, key string), f func(*T) error) error {
+	h := &unitHeap[T]{unit: unit, dir: dir}
 	defer func() {
 		for _, s := range h.all {
 			s.rd.Close()
 		}
 	}()
-	count := len(set.manifests)
-	for _, m := range set.manifests {
-		path, err := verifiedPart(set, m, table)
+	for _, open := range parts {
+		s, err := open()
 		if err != nil {
 			return err
 		}
-		rd, err := reports.OpenRows[T](path, mergeBatch)
-		if err != nil {
-			return err
-		}
-		s := &shardRows[T]{shard: replay.Shard{Index: shardIndex(m), Count: count}, path: path, rd: rd}
 		h.all = append(h.all, s)
 		if err := h.advance(s); err != nil {
 			return err
@@ -67,9 +118,10 @@ func eachInReplayOrder[T any](ctx context.Context, set *shardSet, table string, 
 	return nil
 }
 
-// shardRows is one shard's rows of a table being merged: the row next in line.
+// shardRows is one shard's rows of a table being merged, or those of a group of shards
+// merged into a scratch file (shard nil): the row next in line.
 type shardRows[T any] struct {
-	shard     replay.Shard
+	shard     *replay.Shard
 	path      string
 	rd        *reports.RowReader[T]
 	head      *T
@@ -97,7 +149,7 @@ func (h *unitHeap[T]) advance(s *shardRows[T]) error {
 		return &SetError{Dir: h.dir, Reason: fmt.Sprintf("%s: %s %s of %s comes after %s of %s: not in the order the replay writes, file path then key",
 			s.path, kind, key, file, s.key, s.file)}
 	}
-	if !s.shard.Owns(key) {
+	if s.shard != nil && !s.shard.Owns(key) {
 		return &SetError{Dir: h.dir, Reason: fmt.Sprintf("%s: %s %s is not shard %s's to replay: its key hashes to shard %d",
 			s.path, kind, key, s.shard, replay.ShardOf(key, s.shard.Count))}
 	}
@@ -133,7 +185,7 @@ func spillShards(ctx context.Context, set *shardSet, out *reports.Output, n int)
 		config    int32
 		started   bool
 	}
-	err = eachInReplayOrder(ctx, set, tablePredictions, func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey },
+	err = eachInReplayOrder(ctx, set, out.Scratch, tablePredictions, func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey },
 		func(r *reports.PredictionRow) error {
 			if last.started && r.File == last.file && r.RunKey == last.key && r.ConfigIndex <= last.config {
 				return &SetError{Dir: set.dir, Reason: fmt.Sprintf("predictions: %s %s appears twice", r.Kind, r.RunKey)}
@@ -164,7 +216,7 @@ func spillShards(ctx context.Context, set *shardSet, out *reports.Output, n int)
 		run = run[:0]
 		return cases.add(c[0])
 	}
-	err = eachInReplayOrder(ctx, set, tableFixCases, func(r *reports.FixCaseRow) (string, string, string) { return "run", r.File, r.RunKey },
+	err = eachInReplayOrder(ctx, set, out.Scratch, tableFixCases, func(r *reports.FixCaseRow) (string, string, string) { return "run", r.File, r.RunKey },
 		func(r *reports.FixCaseRow) error {
 			if len(run) > 0 && (run[0].File != r.File || run[0].RunKey != r.RunKey) {
 				if err := addRun(); err != nil {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,6 +61,18 @@ func testSet(t *testing.T, dir string, rows [][]reports.PredictionRow) *shardSet
 	return set
 }
 
+// tempScratch makes scratch files in a temporary folder of t.
+func tempScratch(t *testing.T) func(name string) (*os.File, error) {
+	dir := t.TempDir()
+	return func(name string) (*os.File, error) {
+		f, err := os.CreateTemp(dir, name+"-*")
+		if err == nil {
+			t.Cleanup(func() { f.Close() })
+		}
+		return f, err
+	}
+}
+
 func pred(file, key string, config int32) reports.PredictionRow {
 	return reports.PredictionRow{RunKey: key, Kind: "quasar_run", File: file, ConfigIndex: config}
 }
@@ -73,7 +86,7 @@ func TestEachInReplayOrder(t *testing.T) {
 	unit := func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey }
 	merged := func(set *shardSet) ([]string, error) {
 		var got []string
-		err := eachInReplayOrder(context.Background(), set, tablePredictions, unit, func(r *reports.PredictionRow) error {
+		err := eachInReplayOrder(context.Background(), set, tempScratch(t), tablePredictions, unit, func(r *reports.PredictionRow) error {
 			got = append(got, fmt.Sprintf("%s/%s/%d", r.File, r.RunKey, r.ConfigIndex))
 			return nil
 		})
@@ -143,7 +156,7 @@ func TestEachInReplayOrder(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		err := eachInReplayOrder(ctx, testSet(t, t.TempDir(), good), tablePredictions, unit, func(*reports.PredictionRow) error { return nil })
+		err := eachInReplayOrder(ctx, testSet(t, t.TempDir(), good), tempScratch(t), tablePredictions, unit, func(*reports.PredictionRow) error { return nil })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("a cancelled merge: %v", err)
 		}
@@ -156,4 +169,125 @@ func TestEachInReplayOrder(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+}
+
+// TestEachInReplayOrderInGroups: a set of more shards than the merge reads at once is
+// merged in groups, through scratch files, into the same rows in the same order as
+// when every shard is read at once; the checks of each shard's rows still hold.
+func TestEachInReplayOrderInGroups(t *testing.T) {
+	const n = 7
+	unit := func(r *reports.PredictionRow) (string, string, string) { return r.Kind, r.File, r.RunKey }
+	rows := make([][]reports.PredictionRow, n)
+	var want []string
+	for _, file := range []string{"a.jsonl", "b/c.jsonl", "d.jsonl"} {
+		var units []reports.PredictionRow // every shard's units of file, in key order
+		for shard := range n {
+			for _, p := range []string{"x", "y"} {
+				units = append(units, pred(file, keyOf(file+p, shard, n), 0))
+			}
+		}
+		slices.SortFunc(units, func(a, b reports.PredictionRow) int { return strings.Compare(a.RunKey, b.RunKey) })
+		for _, u := range units {
+			shard := replay.ShardOf(u.RunKey, n)
+			for c := range int32(2) {
+				u.ConfigIndex = c
+				rows[shard] = append(rows[shard], u)
+				want = append(want, fmt.Sprintf("%s/%s/%d", u.File, u.RunKey, c))
+			}
+		}
+	}
+	merged := func(set *shardSet, maxOpen int) ([]string, error) {
+		set.maxOpen = maxOpen
+		var got []string
+		err := eachInReplayOrder(context.Background(), set, tempScratch(t), tablePredictions, unit, func(r *reports.PredictionRow) error {
+			got = append(got, fmt.Sprintf("%s/%s/%d", r.File, r.RunKey, r.ConfigIndex))
+			return nil
+		})
+		return got, err
+	}
+	set := testSet(t, t.TempDir(), rows)
+	for _, maxOpen := range []int{0, 2, 3, n - 1, n} {
+		got, err := merged(set, maxOpen)
+		if err != nil {
+			t.Fatalf("%d at once: %v", maxOpen, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d at once: merged\n%v\nwant\n%v", maxOpen, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		spoil func(rows [][]reports.PredictionRow)
+		want  string
+	}{
+		{"out of order", func(rows [][]reports.PredictionRow) { rows[5][0], rows[5][4] = rows[5][4], rows[5][0] }, "not in the order the replay writes"},
+		{"another shard's unit", func(rows [][]reports.PredictionRow) { rows[6] = append(rows[6], pred("z.jsonl", keyOf("z", 2, n), 0)) }, "is not shard 6/7's to replay: its key hashes to shard 2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spoilt := make([][]reports.PredictionRow, n)
+			for i := range rows {
+				spoilt[i] = slices.Clone(rows[i])
+			}
+			tt.spoil(spoilt)
+			_, err := merged(testSet(t, t.TempDir(), spoilt), 2)
+			var se *SetError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want a SetError saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestMergeInGroups: a set of shards merged two at a time, through scratch files,
+// gives the derived tables, byte for byte, and the result of the merge that reads
+// every shard at once.
+func TestMergeInGroups(t *testing.T) {
+	const n = 5
+	a := filepath.Join(t.TempDir(), "a")
+	s := DefaultSettings()
+	s.Resamples, s.Fix.Draws, s.Fix.Trials = 300, 20, 5
+	for i := range n {
+		s.Out, s.Shard, s.Workers = a+"/", replay.Shard{Index: i, Count: n}, 2
+		if _, err := Run(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := filepath.Join(t.TempDir(), "b")
+	if err := os.CopyFS(b, os.DirFS(a)); err != nil {
+		t.Fatal(err)
+	}
+	at, err := merge(context.Background(), a, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTwos, err := merge(context.Background(), b, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(at.Detectors) < 3 || at.FixTotals == nil {
+		t.Fatalf("too little to compare: %d detectors, fix-loop totals %v", len(at.Detectors), at.FixTotals)
+	}
+	for _, table := range []string{"metrics", "curves", "fixloop", "fixloop_runs"} {
+		x, err1 := os.ReadFile(filepath.Join(a, table, "part-0.parquet"))
+		y, err2 := os.ReadFile(filepath.Join(b, table, "part-0.parquet"))
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s: merged two shards at a time differs from all at once (%v, %v)", table, err1, err2)
+		}
+	}
+	summary := func(res *Result) string { // what metrics prints, but for the last line: the tables, which name the folder
+		var out, errb bytes.Buffer
+		if err := WriteResult(&out, &errb, "metrics", res, 0); err != nil {
+			t.Fatal(err)
+		}
+		s, _, _ := strings.Cut(out.String(), "\nwrote ")
+		return s
+	}
+	if x, y := summary(at), summary(inTwos); x != y || !strings.Contains(x, "AUC") {
+		t.Errorf("the summaries differ:\n%s\n%s", x, y)
+	}
+	for _, dir := range []string{a, b} {
+		if left, _ := filepath.Glob(filepath.Join(dir, "_manifests", ".*")); len(left) > 0 {
+			t.Errorf("scratch files left: %v", left)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,5 +77,101 @@ func TestRowReader(t *testing.T) {
 	}
 	if _, err := OpenRows[ProblemRow](filepath.Join(dir, "none.parquet"), 10); err == nil {
 		t.Error("a missing file opened")
+	}
+}
+
+// TestRowFile: rows read from a table, kept aside in a RowFile over several row groups
+// and read back, are the rows read — optional values null or not as they were, lists
+// empty or not, special floats bit for bit — in their order.
+func TestRowFile(t *testing.T) {
+	dir := t.TempDir()
+	out, err := NewOutput(filepath.Join(dir, "p.parquet"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _ := NewTable[PredictionRow](out, "")
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-300, 0.1}
+	n := 3*RowFileGroupRows + 17
+	for i := range n {
+		r := PredictionRow{RunKey: fmt.Sprintf("k%05d", i), Kind: "session", File: strings.Repeat("d/", i%3) + "f.jsonl", ConfigIndex: int32(i % 3)}
+		if i%2 == 0 {
+			s, b, f, k := "positive", i%4 == 0, specials[i%len(specials)], int32(i)
+			r.Label, r.BreakerPredicted, r.BreakerScore, r.Interventions = &s, &b, &f, &k
+		}
+		if i%5 == 1 {
+			r.DelaySeconds, r.DelayEvents = []float64{specials[i%len(specials)], 2}, []float64{3, 4}
+		}
+		if err := tab.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadRows[PredictionRow](filepath.Join(dir, "p.parquet"), nil)
+	if err != nil || len(read) != n {
+		t.Fatalf("%d rows, %v", len(read), err)
+	}
+	f, err := os.Create(filepath.Join(dir, "aside"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := NewRowFile[PredictionRow](f)
+	for i := 0; i < n; i += 100 {
+		if err := w.Write(read[i:min(i+100, n)]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRows[PredictionRow](f.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(rows []PredictionRow) string { // every value, floats as bits, pointers as what they point at
+		var b strings.Builder
+		for _, r := range rows {
+			v := reflect.ValueOf(r)
+			for i := range v.NumField() {
+				fv := v.Field(i)
+				if fv.Kind() == reflect.Pointer {
+					if fv.IsNil() {
+						b.WriteString("null,")
+						continue
+					}
+					fv = fv.Elem()
+				}
+				switch fv.Kind() {
+				case reflect.Float64:
+					fmt.Fprintf(&b, "%x,", math.Float64bits(fv.Float()))
+				case reflect.Slice:
+					if fv.Type().Elem().Kind() == reflect.Float64 {
+						for j := range fv.Len() {
+							fmt.Fprintf(&b, "%x;", math.Float64bits(fv.Index(j).Float()))
+						}
+						fmt.Fprintf(&b, "nil=%v,", fv.IsNil())
+						continue
+					}
+					fmt.Fprintf(&b, "%v nil=%v,", fv.Interface(), fv.IsNil())
+				default:
+					fmt.Fprintf(&b, "%v,", fv.Interface())
+				}
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	if got, want := show(back), show(read); got != want {
+		t.Errorf("read back\n%.2000s\nwant\n%.2000s", got, want)
+	}
+	pf, err := OpenRows[PredictionRow](f.Name(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if groups := len(pf.rd.File().RowGroups()); groups != 4 {
+		t.Errorf("%d row groups of %d rows, want 4", groups, RowFileGroupRows)
 	}
 }
