@@ -293,6 +293,7 @@ func readShardSet(dir string) (*shardSet, error) {
 					i, k, set.common[k], v)
 			}
 		}
+		m.Metadata = nil // checked: set.common holds it, and the manifest the shard's own (Shard, ReplayID)
 		if !slices.Equal(tableList(m), tableNames) {
 			return nil, refuse("mixed sets: shards 0 and %d wrote different tables", i)
 		}
