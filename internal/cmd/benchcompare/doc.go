@@ -42,7 +42,9 @@
 // --max-rss-growth turns the RSS ratio into a check. The merge kind measures metrics
 // instead: at each size the runs are replayed in --shards shards first (not measured),
 // then metrics merges them — whether the merge of a split replay holds nothing per
-// unit.
+// unit. The shards kind measures metrics over the same --shard-runs runs replayed in
+// each of --shard-counts shards, each against the fewest — whether it holds nothing
+// per shard either.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -55,4 +57,5 @@
 //	benchcompare --workloads corpus --corpus-copies 2 --no-anchors
 //	benchcompare scale --kinds runs --sizes 1000,10000
 //	benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
+//	benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
 package main

@@ -50,7 +50,9 @@ between repetitions or worker counts, or old and new outputs that differ (unless
 known: exit status 1, no figures.
 
 "scale" replays synthetic runs and sessions at each size with the current binary and
-reports wall time, CPU time and peak RSS, and their growth from the smallest size.
+reports wall time, CPU time and peak RSS, and their growth from the smallest size;
+merge, the same of metrics over the runs replayed in shards; shards, of metrics over
+the same runs replayed in more and more shards.
 
 Writes DIR/bench-compare.md and .json (scale: bench-scale.md and .json) and prints the
 tables. Progress goes to stderr.
@@ -61,6 +63,7 @@ Examples:
   benchcompare --workloads corpus --corpus-copies 2 --no-anchors
   benchcompare scale --kinds runs --sizes 1000,10000
   benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
+  benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
 
 Flags:
 `
@@ -84,6 +87,8 @@ type settings struct {
 	sizes            []int
 	maxGrowth        float64
 	shards           int
+	shardCounts      []int
+	shardRuns        int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -118,8 +123,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions", "merge"}, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards; the metrics binary beside --new, or built from the working tree)")
+		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions", "merge", "shards"}, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards); metrics is the binary beside --new, or built from the working tree")
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
+		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
+		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}
@@ -165,12 +172,15 @@ func (s *settings) check(scale bool, nargs int) error {
 			return errors.New("--sizes: give sizes ≥ 1, smallest first")
 		}
 		for _, k := range s.kinds {
-			if k != "runs" && k != "sessions" && k != "merge" {
-				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions, merge)", k)
+			if !slices.Contains([]string{"runs", "sessions", "merge", "shards"}, k) {
+				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions, merge, shards)", k)
 			}
 		}
 		if s.shards < 1 {
 			return errors.New("--shards must be ≥ 1")
+		}
+		if len(s.shardCounts) == 0 || !slices.IsSorted(s.shardCounts) || s.shardCounts[0] < 1 || s.shardRuns < 1 {
+			return errors.New("--shard-counts: give numbers of shards ≥ 1, smallest first; --shard-runs ≥ 1")
 		}
 	} else {
 		if s.corpusCopies < 1 {

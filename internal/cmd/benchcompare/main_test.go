@@ -337,7 +337,7 @@ func TestUsage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	doctest.Examples(t, "benchcompare", stderr, 5)
+	doctest.Examples(t, "benchcompare", stderr, 6)
 	for _, args := range [][]string{
 		{"--workloads", "nope"},
 		{"--base", "main", "--old", "x"},
@@ -345,6 +345,8 @@ func TestUsage(t *testing.T) {
 		{"scale", "--sizes", "100,10"},
 		{"scale", "--kinds", "beads"},
 		{"scale", "--kinds", "merge", "--shards", "0"},
+		{"scale", "--kinds", "shards", "--shard-counts", "8,2"},
+		{"scale", "--kinds", "shards", "--shard-runs", "0"},
 		{"extra"},
 	} {
 		if code, _, stderr := runCommand(t, args...); code != 2 || !strings.Contains(stderr, "see benchcompare --help") {
@@ -474,6 +476,20 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "replaying shard 1/2 of 40 runs") {
 		t.Errorf("scale merge: the shards were not replayed:\n%s", stderr)
+	}
+	// The shards: metrics over the same runs replayed in 2 and in 5 shards.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "shards", "--shard-runs", "30", "--shard-counts", "2,5", "--new", bins["replay"],
+		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale shards: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"shards: metrics (", "over 30 runs replayed in each of [2 5] shards", "the merge of 5 shards against 2 (the same 30 runs)", "WALL 5-SHARDS/2-SHARDS", "RSS 5-SHARDS/2-SHARDS"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale shards: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "replaying shard 4/5 of 30 runs") {
+		t.Errorf("scale shards: the shards were not replayed:\n%s", stderr)
 	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")

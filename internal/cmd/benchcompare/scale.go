@@ -45,54 +45,72 @@ func runScale(ctx context.Context, s settings) error {
 		},
 	}
 	var metrics string // the merge's binary
-	if slices.Contains(s.kinds, "merge") {
+	if slices.Contains(s.kinds, "merge") || slices.Contains(s.kinds, "shards") {
 		if metrics, err = s.metricsBinary(ctx, bin, filepath.Join(tmp, "new")); err != nil {
 			return err
 		}
+	}
+	if slices.Contains(s.kinds, "merge") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("merge: metrics (%s) over the runs replayed in %d shards (replay --shard i/%[2]d --out DIR/, not measured)", metrics, s.shards))
+	}
+	if slices.Contains(s.kinds, "shards") {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("shards: metrics (%s) over %d runs replayed in each of %v shards (not measured)", metrics, s.shardRuns, s.shardCounts))
 	}
 	load := loadAverage()
 	var failures []string
 	for _, kind := range s.kinds {
 		var vs []variant
-		for _, n := range s.sizes {
-			args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
-			what := kind
-			switch kind {
-			case "sessions":
-				args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
-			case "merge":
-				what = "runs"
-			}
-			fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, what)
-			dir := filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n))
-			w, err := generated(ctx, datagen, dir, kind+"-"+count(n), fmt.Sprintf("%d synthetic %s", n, what), args...)
+		about := fmt.Sprintf("synthetic %s (datagen), sizes %v", kind, s.sizes)
+		switch kind {
+		case "shards":
+			// One set of runs, replayed in each number of shards.
+			fmt.Fprintf(s.log, "writing %d synthetic runs\n", s.shardRuns)
+			dir := filepath.Join(tmp, "w-shards")
+			w, err := generated(ctx, datagen, dir, "shards", fmt.Sprintf("%d synthetic runs", s.shardRuns), "--runs", strconv.Itoa(s.shardRuns), "--seed", strconv.FormatUint(s.seed, 10))
 			if err != nil {
 				return err
 			}
-			if kind != "merge" {
-				vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
-				continue
-			}
-			shards := filepath.Join(dir, "shards") + string(filepath.Separator)
-			for i := range s.shards {
-				fmt.Fprintf(s.log, "replaying shard %d/%d of %d runs\n", i, s.shards, n)
-				cmd := exec.CommandContext(ctx, bin, w.replayTo(shards, s.workers, "--shard", fmt.Sprintf("%d/%d", i, s.shards))...)
-				if _, err := benchcmp.Run(cmd); err != nil {
-					return fmt.Errorf("workload %s: shard %d/%d: %w", w.name, i, s.shards, err)
+			for _, n := range s.shardCounts {
+				shards, err := s.replayShards(ctx, bin, w, filepath.Join(dir, fmt.Sprintf("shards-%d", n)), n, s.shardRuns)
+				if err != nil {
+					return err
 				}
+				vs = append(vs, variant{name: shardsName(n), command: s.mergeCommand(ctx, metrics, shards)})
 			}
-			vs = append(vs, variant{name: count(n), command: func(string) *exec.Cmd { // it writes the merged tables beside the shards'
-				return exec.CommandContext(ctx, metrics, "--workers", strconv.Itoa(s.workers), shards)
-			}})
+			about = fmt.Sprintf("metrics over %d synthetic runs (datagen) replayed in %v shards", s.shardRuns, s.shardCounts)
+		default:
+			for _, n := range s.sizes {
+				args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+				what := kind
+				switch kind {
+				case "sessions":
+					args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+				case "merge":
+					what = "runs"
+				}
+				fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, what)
+				dir := filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n))
+				w, err := generated(ctx, datagen, dir, kind+"-"+count(n), fmt.Sprintf("%d synthetic %s", n, what), args...)
+				if err != nil {
+					return err
+				}
+				if kind != "merge" {
+					vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
+					continue
+				}
+				shards, err := s.replayShards(ctx, bin, w, filepath.Join(dir, "shards"), s.shards, n)
+				if err != nil {
+					return err
+				}
+				vs = append(vs, variant{name: count(n), command: s.mergeCommand(ctx, metrics, shards)})
+			}
+			if kind == "merge" {
+				about = fmt.Sprintf("metrics over synthetic runs (datagen) replayed in %d shards, sizes %v", s.shards, s.sizes)
+			}
 		}
 		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
 		if err != nil {
 			return err
-		}
-		about := fmt.Sprintf("synthetic %s (datagen), sizes %v", kind, s.sizes)
-		if kind == "merge" {
-			about = fmt.Sprintf("metrics over synthetic runs (datagen) replayed in %d shards, sizes %v", s.shards, s.sizes)
 		}
 		bw := benchcmp.Workload{Name: kind, About: about, Variants: m.variants}
 		for i := 1; i < len(vs); i++ {
@@ -110,12 +128,21 @@ func runScale(ctx context.Context, s settings) error {
 		for _, n := range s.sizes {
 			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)))
 		}
+		os.RemoveAll(filepath.Join(tmp, "w-shards"))
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
-	for i := 1; i < len(s.sizes); i++ {
-		name := count(s.sizes[i]) + "/" + count(s.sizes[0])
-		rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return k != "shards" }) {
+		for i := 1; i < len(s.sizes); i++ {
+			name := count(s.sizes[i]) + "/" + count(s.sizes[0])
+			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
+		}
+	}
+	if slices.Contains(s.kinds, "shards") {
+		for _, n := range s.shardCounts[1:] {
+			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: shardsName(n) + "/" + shardsName(s.shardCounts[0]),
+				Caption: fmt.Sprintf("the merge of %d shards against %d (the same %d runs)", n, s.shardCounts[0], s.shardRuns)})
+		}
 	}
 	if err := s.writeReports(rep, "bench-scale"); err != nil {
 		return err
@@ -140,4 +167,29 @@ func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string
 		return "", err
 	}
 	return bins["metrics"], nil
+}
+
+// shardsName names the shards kind's variant of n shards.
+func shardsName(n int) string { return strconv.Itoa(n) + "-shards" }
+
+// replayShards replays w in n shards into the folder dir (not measured) and returns
+// the folder as metrics takes it.
+func (s settings) replayShards(ctx context.Context, bin string, w workload, dir string, n, runs int) (string, error) {
+	shards := dir + string(filepath.Separator)
+	for i := range n {
+		fmt.Fprintf(s.log, "replaying shard %d/%d of %d runs\n", i, n, runs)
+		cmd := exec.CommandContext(ctx, bin, w.replayTo(shards, s.workers, "--shard", fmt.Sprintf("%d/%d", i, n))...)
+		if _, err := benchcmp.Run(cmd); err != nil {
+			return "", fmt.Errorf("workload %s: shard %d/%d: %w", w.name, i, n, err)
+		}
+	}
+	return shards, nil
+}
+
+// mergeCommand runs metrics over the shards in dir; it writes the merged tables beside
+// the shards'.
+func (s settings) mergeCommand(ctx context.Context, metrics, dir string) func(string) *exec.Cmd {
+	return func(string) *exec.Cmd {
+		return exec.CommandContext(ctx, metrics, "--workers", strconv.Itoa(s.workers), dir)
+	}
 }
