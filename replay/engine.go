@@ -751,7 +751,11 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	res.format = sn.format.name
 	h := sha256.New()
 	src := &eofReader{r: f}
-	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc)
+	var keep func(string) bool
+	if sh.Split() && !sn.owned { // another shard reports on the file: of its runs, only this shard's are read
+		keep = opts.Shard.Owns
+	}
+	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc, keep)
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}

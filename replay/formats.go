@@ -58,8 +58,10 @@ type format struct {
 	// sniff reports whether a file with this slash-separated path and these opening
 	// bytes is in the format (the other formats).
 	sniff func(name string, head []byte) bool
-	// read reads the runs of one file (roleRuns), joining jc, which is finished.
-	read func(name string, r io.Reader, jc *join.Context) ([]*input.Run, []input.Problem, []input.Note)
+	// read reads the runs of one file (roleRuns), joining jc, which is finished; it may
+	// leave out the runs whose key keep refuses (keep nil: none), and what is wrong
+	// with them.
+	read func(name string, r io.Reader, jc *join.Context, keep func(key string) bool) ([]*input.Run, []input.Problem, []input.Note)
 	// readContext reads one context file into jc (roleContext).
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
@@ -70,11 +72,14 @@ type format struct {
 // formats lists the formats in the order detection tries them.
 var formats = []format{
 	{name: trace.SourceName, role: roleRuns, record: trace.SniffRecord,
-		read: func(name string, r io.Reader, _ *join.Context) ([]*input.Run, []input.Problem, []input.Note) {
-			runs, probs := trace.Read(name, r)
+		read: func(name string, r io.Reader, _ *join.Context, keep func(string) bool) ([]*input.Run, []input.Problem, []input.Note) {
+			runs, probs := trace.ReadOnly(name, r, keep)
 			return runs, probs, nil
 		}},
-	{name: beads.SourceName, role: roleRuns, record: beads.SniffRecord, read: beads.Read},
+	{name: beads.SourceName, role: roleRuns, record: beads.SniffRecord,
+		read: func(name string, r io.Reader, jc *join.Context, _ func(string) bool) ([]*input.Run, []input.Problem, []input.Note) {
+			return beads.Read(name, r, jc)
+		}},
 	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
 		readSessions: func(fsys fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem) {
 			s, probs := claudecode.ReadFrom(fsys, name, r)

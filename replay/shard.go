@@ -21,7 +21,9 @@ import (
 // transcripts: a transcript whose opening bytes prove its session's key
 // (claudecode.KeyFromHead: a record carries the file's name as its session id, as
 // Claude Code names its transcripts) is read, with its subagents, by that session's
-// shard only; the others only fingerprint it.
+// shard only; the others only fingerprint it. And of a run trace whose problems another
+// shard reports (the shard of its path), a shard builds only its own runs: of the
+// others' events it reads the key (trace.ReadOnly).
 //
 // What a shard reports is chosen so that the shards' reports add up to the whole
 // replay's, never counting anything twice: a problem or note found while reading a

@@ -86,6 +86,20 @@ func shardFS(t *testing.T) fstest.MapFS {
 	}
 	dup := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q-t","data":{"cycle":1,"total_cost_usd":1}}` + "\nnot json\n"
 	out["u/dup.jsonl"] = &fstest.MapFile{Data: []byte(dup)}
+	// A trace of several runs, some with bad events: a shard that does not report on the
+	// file reads only its own runs; the one that does reports every run's problems.
+	var multi strings.Builder
+	for i := range 12 {
+		task := fmt.Sprintf("m-%d", i)
+		fmt.Fprintf(&multi, `{"ts":"2026-03-02T10:00:0%dZ","kind":"cycle_done","task":%q,"data":{"cycle":1,"total_cost_usd":1}}`+"\n", i%10, task)
+		if i%3 == 0 {
+			fmt.Fprintf(&multi, `{"ts":"2026-03-02T10:01:00Z","kind":"cycle_done","task":%q,"data":{"cycle":"two"}}`+"\n", task)
+		}
+		if i%4 == 1 {
+			fmt.Fprintf(&multi, `{"ts":"2026-03-02T10:02:00Z","kind":"agent_done","task":"m-x%d","data":{"cycle":1,"role":"coder"}}`+"\n", i)
+		}
+	}
+	out["u/multi.jsonl"] = &fstest.MapFile{Data: []byte(multi.String())}
 	out["w/s/agent-x/subagents/agent-1.jsonl"] = &fstest.MapFile{Data: []byte(`{"type":"user","isSidechain":true,"sessionId":"orphan","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")}
 	out["y/unknown.dat"] = &fstest.MapFile{Data: []byte("what is this")}
 	// Claude Code transcripts with bad lines: one whose head proves its key (read by its

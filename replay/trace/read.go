@@ -95,8 +95,19 @@ type runBuilder struct {
 // Read reads the runs of one trace file. file is the name used in problems and in
 // [input.Run.File]. Runs come back sorted by key; problems in line order.
 func Read(file string, r io.Reader) ([]*input.Run, []input.Problem) {
+	return ReadOnly(file, r, nil)
+}
+
+// ReadOnly is Read building only the runs whose key keep accepts (nil: every run).
+// The runs it returns are the ones Read returns with those keys, event for event; of
+// the other runs' events only the key is read, and what is wrong with their data is
+// not reported — the problems of a line as such (not JSON, no task, an unknown kind,
+// a bad ts) are, as Read reports them. It is for a reader that replays only some runs
+// and drops the problems of the file's other lines anyway: a shard of a split replay
+// reading a file another shard reports on.
+func ReadOnly(file string, r io.Reader, keep func(key string) bool) ([]*input.Run, []input.Problem) {
 	rd := jsonl.NewReader(r, MaxLine)
-	tr := &traceReader{file: file, builders: map[string]*runBuilder{}}
+	tr := &traceReader{file: file, builders: map[string]*runBuilder{}, keep: keep}
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
@@ -147,10 +158,27 @@ type traceReader struct {
 	strings  stringCache
 	key      []byte   // the run key of a line, reused
 	env      envelope // the envelope of a line, reused
+	keep     func(key string) bool
+	skipped  map[string]bool // the keys keep refused, asked once each
 }
 
 func (tr *traceReader) report(line int, kind input.ProblemKind, format string, args ...any) {
 	tr.probs = append(tr.probs, input.Problem{File: tr.file, Line: line, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// keeps reports whether keep accepts the run key, asking keep once per key.
+func (tr *traceReader) keeps(key []byte) bool {
+	if tr.skipped[string(key)] {
+		return false
+	}
+	if tr.keep(string(key)) {
+		return true
+	}
+	if tr.skipped == nil {
+		tr.skipped = map[string]bool{}
+	}
+	tr.skipped[string(key)] = true
+	return false
 }
 
 // line reads one line: one event, or the records of a line that holds several. valid
@@ -202,6 +230,9 @@ func (tr *traceReader) line(l jsonl.Line, valid bool) {
 	}
 	tr.key = key
 	b := tr.builders[string(key)]
+	if b == nil && tr.keep != nil && !tr.keeps(key) {
+		return
+	}
 	if b == nil {
 		b = &runBuilder{run: &input.Run{Key: string(key), Source: SourceName, File: tr.file, Line: l.Num,
 			TaskID: env.Task, Epoch: env.Epoch, FilterKnown: true, CostSource: input.CostMeasured, LintFixKnown: true}}

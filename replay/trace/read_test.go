@@ -3,6 +3,8 @@ package trace
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,6 +110,55 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestReadOnly: reading only some runs gives those runs exactly as Read gives them, and
+// the problems of every line as such, but not what is wrong with the other runs' data.
+func TestReadOnly(t *testing.T) {
+	in := ev("2026-03-01T10:00:00Z", "task_start", "e1", "q-a", `{"title":"A","max_cycles":3}`) +
+		ev("2026-03-01T10:01:00Z", "cycle_done", "", "q-b", `{"cycle":"one"}`) +
+		"not json\n" +
+		ev("2026-03-01T10:02:00Z", "cycle_done", "", "q-b", cyc(1, 1, "", false)) +
+		ev("2026-03-01T10:03:00Z", "cycle_done", "e1", "q-a", cyc(1, 2, "build", false, "it fails")) +
+		ev("2026-03-01T10:04:00Z", "agent_done", "", "q-c", `{"cycle":1,"role":"coder","cost_usd":1}`) +
+		ev("2026-03-01T10:05:00Z", "mystery", "", "q-b", `{}`) +
+		ev("2026-03-01T10:06:00Z", "cycle_done", "e1", "q-a", cyc(2, 3, "", true))
+	all, allProbs := Read("t.jsonl", strings.NewReader(in))
+	if len(all) != 2 || len(allProbs) != 5 { // q-c has no cycle: unusable
+		t.Fatalf("the input lacks variety: %d runs, problems %v", len(all), allProbs)
+	}
+	for _, tt := range []struct {
+		keep     []string
+		runs     []string
+		problems []string // "line:kind"
+	}{
+		{nil, []string{"q-a@e1", "q-b"}, []string{"2:invalid_record", "2:invalid_record", "3:malformed_line", "6:unusable_run", "7:unknown_kind"}},
+		{[]string{"q-a@e1"}, []string{"q-a@e1"}, []string{"3:malformed_line", "7:unknown_kind"}},
+		{[]string{"q-b"}, []string{"q-b"}, []string{"2:invalid_record", "2:invalid_record", "3:malformed_line", "7:unknown_kind"}},
+		{[]string{"q-c"}, nil, []string{"3:malformed_line", "6:unusable_run", "7:unknown_kind"}},
+		{[]string{}, nil, []string{"3:malformed_line", "7:unknown_kind"}},
+	} {
+		var keep func(string) bool
+		if tt.keep != nil {
+			keep = func(k string) bool { return slices.Contains(tt.keep, k) }
+		}
+		runs, probs := ReadOnly("t.jsonl", strings.NewReader(in), keep)
+		var keys []string
+		for _, r := range runs {
+			keys = append(keys, r.Key)
+			i := slices.IndexFunc(all, func(a *input.Run) bool { return a.Key == r.Key })
+			if i < 0 || !reflect.DeepEqual(r, all[i]) {
+				t.Errorf("keep %v: run %s is not Read's", tt.keep, r.Key)
+			}
+		}
+		var got []string
+		for _, p := range probs {
+			got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+		}
+		if fmt.Sprint(keys) != fmt.Sprint(tt.runs) || fmt.Sprint(got) != fmt.Sprint(tt.problems) {
+			t.Errorf("keep %v: runs %v, problems %v; want %v, %v", tt.keep, keys, got, tt.runs, tt.problems)
+		}
+	}
+}
+
 func TestReadFields(t *testing.T) {
 	in := ev("2026-03-01T10:00:00Z", "task_start", "e1", "q-1", `{"title":"Add X","phase":"p1","max_cycles":3,"max_budget_usd":6}`) +
 		ev("2026-03-01T10:05:00Z", "agent_done", "e1", "q-1", `{"cycle":1,"role":"coder","cost_usd":0.5,"duration_ms":1200,"tokens":900}`) +
@@ -170,6 +221,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(ev("2026-03-01T10:00:00Z", "task_state", "", "q", `{"outcome":"approved"}`) + "{\n\xff"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		runs, _ := Read("f", bytes.NewReader(in))
+		var even []*input.Run // the runs ReadOnly keeps below
 		for _, r := range runs {
 			if r.Key == "" || !r.Outcome.Valid() || len(r.Cycles) == 0 {
 				t.Fatalf("inconsistent run %+v", r)
@@ -179,6 +231,13 @@ func FuzzRead(f *testing.F) {
 					t.Fatalf("run %s: cycle %d at position %d", r.Key, c.Cycle, i)
 				}
 			}
+			if len(r.Key)%2 == 0 {
+				even = append(even, r)
+			}
+		}
+		only, _ := ReadOnly("f", bytes.NewReader(in), func(k string) bool { return len(k)%2 == 0 })
+		if !reflect.DeepEqual(only, even) && len(only)+len(even) > 0 {
+			t.Fatalf("ReadOnly kept %d runs, not Read's %d of those keys", len(only), len(even))
 		}
 	})
 }
