@@ -235,11 +235,41 @@ func readShardSet(dir string) (*shardSet, error) {
 	set := &shardSet{dir: dir}
 	byIndex := map[int]string{}
 	var count int
+	// Each manifest's metadata — the configuration, some 50 KB — is checked as it is
+	// read, against the first's (shard 0's, when there is one: it sorts first), and let
+	// go, so that reading the set does not hold every shard's; what the checks found is
+	// reported below, in shard order, after the set is known complete.
+	type checked struct {
+		altered  bool   // its replay id does not match its metadata
+		key      string // the first metadata key whose value differs from the first manifest's, if any
+		ref, got string // that key's values
+		differs  bool
+	}
+	checks := map[*reports.Manifest]checked{}
 	for _, name := range names {
 		m, err := reports.ReadManifestFile(name)
 		if err != nil {
 			return nil, refuse("unreadable manifest: %v", err)
 		}
+		if set.common == nil {
+			set.common = maps.Clone(m.Metadata)
+			for _, k := range shardSpecific {
+				delete(set.common, k)
+			}
+		}
+		var c checked
+		c.altered = m.Metadata[ShardKey] != m.Shard || reports.ReplayID(m.Metadata, tableList(m)) != m.ReplayID
+		for _, k := range slices.Sorted(maps.Keys(unionKeys(set.common, m.Metadata))) {
+			if slices.Contains(shardSpecific, k) {
+				continue
+			}
+			if v, ok := m.Metadata[k]; !ok || v != set.common[k] {
+				c.key, c.ref, c.got, c.differs = k, set.common[k], v, true
+				break
+			}
+		}
+		m.Metadata = nil
+		checks[m] = c
 		base := filepath.Base(name)
 		sh, err := replay.ParseShard(m.Shard)
 		if err != nil {
@@ -268,32 +298,23 @@ func readShardSet(dir string) (*shardSet, error) {
 		}
 	}
 	first := set.manifests[0]
-	set.common = maps.Clone(first.Metadata)
-	for _, k := range shardSpecific {
-		delete(set.common, k)
-	}
 	var tableNames []string
 	for _, t := range first.Tables {
 		tableNames = append(tableNames, t.Table)
 	}
 	for i, m := range set.manifests {
-		if m.Metadata[ShardKey] != m.Shard || reports.ReplayID(m.Metadata, tableList(m)) != m.ReplayID {
+		c := checks[m]
+		if c.altered {
 			return nil, refuse("the manifest of shard %d was altered (its replay id does not match its metadata)", i)
 		}
 		if m.InputFingerprint != first.InputFingerprint {
 			return nil, refuse("mixed sets: shards 0 and %d read different input (fingerprints %.12s… and %.12s…): every shard must read the same --in",
 				i, first.InputFingerprint, m.InputFingerprint)
 		}
-		for _, k := range slices.Sorted(maps.Keys(unionKeys(set.common, m.Metadata))) {
-			if slices.Contains(shardSpecific, k) {
-				continue
-			}
-			if v, ok := m.Metadata[k]; !ok || v != set.common[k] {
-				return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%.80q and %.80q): every shard must run with the same version, labels and flags",
-					i, k, set.common[k], v)
-			}
+		if c.differs {
+			return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%.80q and %.80q): every shard must run with the same version, labels and flags",
+				i, c.key, c.ref, c.got)
 		}
-		m.Metadata = nil // checked: set.common holds it, and the manifest the shard's own (Shard, ReplayID)
 		if !slices.Equal(tableList(m), tableNames) {
 			return nil, refuse("mixed sets: shards 0 and %d wrote different tables", i)
 		}
