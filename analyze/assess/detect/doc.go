@@ -28,7 +28,11 @@
 // (its first and last few KB); each pattern runs only where one of its start literals
 // occurs (with a prefilter of literals every match needs), and the friction signals
 // look each token up once in a hash table. A typical message takes a few
-// microseconds and, without signals, allocates nothing.
+// microseconds and, without signals, allocates nothing. A tool output is read within
+// ToolConfig.ScanBytes; a tool rule's pattern that can only match at a line start
+// opening with a known literal (pytest's `(?m)^=+ …`) is tried only at those line
+// starts, anchored — the same answer as running it everywhere, at a fraction of the
+// cost.
 //
 // What it refuses to do: it never scans assistant text or subagent (sidechain) prompts
 // for the human's mood, never reads the clock, keeps no package-level mutable state,

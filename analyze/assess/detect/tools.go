@@ -23,6 +23,7 @@ type TextMatch struct {
 type CompiledMatch struct {
 	anyOf, allOf []string
 	re           *regexp.Regexp
+	lines        *lineStarts // re, tried at the line starts it can match at only (nil: everywhere)
 }
 
 // Compile checks and compiles m.
@@ -41,7 +42,7 @@ func (m TextMatch) Compile() (*CompiledMatch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("detect: text match regexp: %w", err)
 		}
-		c.re = re
+		c.re, c.lines = re, newLineStarts(m.Regexp)
 	}
 	return c, nil
 }
@@ -65,7 +66,13 @@ func (c *CompiledMatch) Match(s string) bool {
 			return false
 		}
 	}
-	return c.re == nil || c.re.MatchString(s)
+	switch {
+	case c.re == nil:
+		return true
+	case c.lines != nil:
+		return c.lines.match(s)
+	}
+	return c.re.MatchString(s)
 }
 
 // ToolRule emits Signal when a tool output satisfies its [TextMatch].
