@@ -268,14 +268,9 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 // sealReplayed writes out the tables the replay has completed — all but the derived
 // ones — before the derivation, so that what their writers hold is not held beside
 // the derivation's observations (the metadata is complete: every table carries it).
+// They are sealed side by side.
 func (j *job) sealReplayed() error {
-	for _, seal := range []func() error{j.runs.Seal, j.cycles.Seal, j.problems.Seal, j.events.Seal, j.checkpoints.Seal,
-		j.interventions.Seal, j.predictions.Seal, j.fixCases.Seal} {
-		if err := seal(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return reports.SealAll(j.runs, j.cycles, j.problems, j.events, j.checkpoints, j.interventions, j.predictions, j.fixCases)
 }
 
 // simulateFixLoop runs the inner fix-loop simulation over the runs with recorded

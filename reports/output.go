@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -73,6 +74,7 @@ type Output struct {
 	scratch             []*os.File         // see Scratch
 	scratchMu           sync.Mutex         // guards scratch: Scratch may run on several goroutines
 	sealedID            string             // the replay id the sealed tables carry ("" before a Seal)
+	sealMu              sync.Mutex         // guards sealedID and done while tables are sealed at once (SealAll)
 }
 
 type committer interface {
@@ -299,7 +301,7 @@ func (o *Output) Files() []string {
 // goroutines may call Scratch at once (a table's first row group, on whichever
 // goroutine writes it, makes the output's page store), but not with Commit or Abort.
 func (o *Output) Scratch(name string) (*os.File, error) {
-	if o.done {
+	if o.isDone() {
 		return nil, errors.New("output already committed or aborted")
 	}
 	f, err := tmpname.CreateLabelled(o.ManifestPath(), "scratch."+name)
@@ -314,6 +316,8 @@ func (o *Output) Scratch(name string) (*os.File, error) {
 
 // removeScratch closes and removes the scratch files.
 func (o *Output) removeScratch() {
+	o.scratchMu.Lock()
+	defer o.scratchMu.Unlock()
 	for _, f := range o.scratch {
 		f.Close()
 		os.Remove(f.Name())
@@ -321,21 +325,34 @@ func (o *Output) removeScratch() {
 	o.scratch = nil
 }
 
-// Table is one Parquet table being written.
+// Table is one Parquet table being written. Its rows are encoded — into column
+// pages, compressed, into the file — on a goroutine of its own, a batch at a time in
+// the order they were written, while its caller goes on: the caller of Write pays
+// for gathering the rows only, so that several tables written by one goroutine (a
+// replay's delivery) encode side by side on as many cores as there are. What the
+// table holds is bounded by two batches (one gathering, one being encoded); Write
+// waits when the encoding is a batch behind.
 type Table[T any] struct {
-	name    string
-	path    string
-	f       *os.File
-	h       hash.Hash // of everything written to f
-	size    int64
-	w       *parquet.GenericWriter[T]
-	buf     []T
-	written int64
-	out     *Output
-	sealed  bool // written out by Seal: Commit only puts it in place
+	name   string
+	path   string
+	f      *os.File
+	h      hash.Hash // of everything written to f
+	size   int64     // bytes written to f: the encoder's until it is done
+	w      *parquet.GenericWriter[T]
+	buf    []T   // the batch being gathered
+	rows   int64 // rows taken by Write
+	out    *Output
+	sealed bool // written out by Seal: Commit only puts it in place
 	// pageRoom bounds what the pages being filled hold before they are encoded, a
 	// page per column: the part of the writer's size estimate that is not encoded pages.
 	pageRoom int64
+
+	// The encoder: batches to encode, in order; emptied batches back; closed when it
+	// is done (nil batches: not running). failure is its first error.
+	batches chan []T
+	spare   chan []T
+	done    chan struct{}
+	failure atomic.Pointer[error]
 }
 
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
@@ -359,6 +376,9 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New(), out: o}
 	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	t.pageRoom = int64(len(t.w.Schema().Columns())) * PageBytes
+	t.batches, t.spare, t.done = make(chan []T, 1), make(chan []T, 2), make(chan struct{}) // spare: room for both batches, so the encoder never waits to give one back
+	t.spare <- nil // the second batch, made as the first is handed over
+	go t.encode()
 	o.tables = append(o.tables, t)
 	return t, nil
 }
@@ -389,25 +409,40 @@ func (c countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Write appends rows to the table.
+// Write appends rows to the table. Its error is the table's first: a batch that
+// could not be written fails this Write or a later one, and Seal and Commit.
 func (t *Table[T]) Write(rows ...T) error {
 	if t.sealed {
 		return fmt.Errorf("writing %s: the table was sealed", t.path)
 	}
+	if err := t.failed(); err != nil {
+		return err
+	}
 	t.buf = append(t.buf, rows...)
+	t.rows += int64(len(rows))
 	if len(t.buf) >= writeBatch {
-		return t.flush()
+		t.batches <- t.buf
+		t.buf = <-t.spare
 	}
 	return nil
 }
 
-func (t *Table[T]) flush() error {
-	if len(t.buf) == 0 {
-		return nil
+// encode writes the batches it is handed, in order, until the table is done with it.
+func (t *Table[T]) encode() {
+	defer close(t.done)
+	for b := range t.batches {
+		if t.failed() == nil {
+			if err := t.encodeBatch(b); err != nil {
+				t.failure.Store(&err)
+			}
+		}
+		clear(b) // let the rows' strings and slices go
+		t.spare <- b[:0]
 	}
-	n, err := t.w.Write(t.buf)
-	t.written += int64(n)
-	t.buf = t.buf[:0]
+}
+
+func (t *Table[T]) encodeBatch(rows []T) error {
+	_, err := t.w.Write(rows)
 	if err == nil && t.w.Size()-t.size >= RowGroupBytes+t.pageRoom {
 		// The writer's estimate is the file so far — t.size, behind it by what the
 		// writer buffers, at most 32 KiB — and the row group: its encoded pages and
@@ -420,8 +455,31 @@ func (t *Table[T]) flush() error {
 	return nil
 }
 
+// failed returns the encoder's first error.
+func (t *Table[T]) failed() error {
+	if err := t.failure.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// finishEncoding hands the encoder the last batch, waits for it to be done and
+// returns its first error; the writer is the caller's from then on.
+func (t *Table[T]) finishEncoding() error {
+	if t.batches == nil {
+		return t.failed()
+	}
+	if len(t.buf) > 0 {
+		t.batches <- t.buf
+	}
+	close(t.batches)
+	<-t.done
+	t.batches, t.buf = nil, nil
+	return t.failed()
+}
+
 // Rows returns the number of rows written so far.
-func (t *Table[T]) Rows() int64 { return t.written + int64(len(t.buf)) }
+func (t *Table[T]) Rows() int64 { return t.rows }
 
 // Seal writes the table out now, as Commit would — its last rows, then its footer with
 // the output's metadata and replay id — and lets go of what its writer holds (the
@@ -430,20 +488,16 @@ func (t *Table[T]) Rows() int64 { return t.written + int64(len(t.buf)) }
 // it in place with the others; Abort removes it. The output's metadata and tables are
 // fixed from the first Seal on: Commit fails if either changed after it.
 func (t *Table[T]) Seal() error {
-	o := t.out
-	if o.done {
-		return fmt.Errorf("sealing %s: the output was committed or aborted", t.path)
-	}
 	if t.sealed {
+		if t.out.isDone() {
+			return fmt.Errorf("sealing %s: the output was committed or aborted", t.path)
+		}
 		return nil
 	}
-	id := o.replayID()
-	if o.sealedID != "" && id != o.sealedID {
-		return fmt.Errorf("sealing %s: the output's metadata or tables changed after a table was sealed", t.path)
+	md, err := t.out.sealing(t.path)
+	if err != nil {
+		return err
 	}
-	o.sealedID = id
-	md := maps.Clone(o.metadata)
-	md[ReplayIDKey] = id
 	if err := t.close(md); err != nil {
 		return err
 	}
@@ -451,11 +505,63 @@ func (t *Table[T]) Seal() error {
 	return nil
 }
 
+// sealing checks that a table of o may be sealed now and returns the metadata it is
+// sealed with; Seal of several tables at once (see SealAll) takes turns here.
+func (o *Output) sealing(path string) (map[string]string, error) {
+	o.sealMu.Lock()
+	defer o.sealMu.Unlock()
+	if o.done {
+		return nil, fmt.Errorf("sealing %s: the output was committed or aborted", path)
+	}
+	id := o.replayID()
+	if o.sealedID != "" && id != o.sealedID {
+		return nil, fmt.Errorf("sealing %s: the output's metadata or tables changed after a table was sealed", path)
+	}
+	o.sealedID = id
+	md := maps.Clone(o.metadata)
+	md[ReplayIDKey] = id
+	return md, nil
+}
+
+func (o *Output) setDone() {
+	o.sealMu.Lock()
+	o.done = true
+	o.sealMu.Unlock()
+}
+
+func (o *Output) isDone() bool {
+	o.sealMu.Lock()
+	defer o.sealMu.Unlock()
+	return o.done
+}
+
+// A Sealer is a table that can be written out before its output is committed
+// ([Table.Seal]).
+type Sealer interface{ Seal() error }
+
+// SealAll seals tables of one output side by side — their last rows encoded, their
+// footers written, their files synced at once — and returns the first error in the
+// order the tables are given; the tables are sealed as Seal would one by one.
+func SealAll(tables ...Sealer) error {
+	errs := make([]error, len(tables))
+	var wg sync.WaitGroup
+	for i, t := range tables {
+		wg.Go(func() { errs[i] = t.Seal() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *Table[T]) close(metadata map[string]string) error {
 	if t.sealed {
 		return nil
 	}
-	if err := t.flush(); err != nil {
+	if err := t.finishEncoding(); err != nil {
 		return err
 	}
 	md := map[string]string{"loopwatch.table": t.name}
@@ -476,6 +582,7 @@ func (t *Table[T]) close(metadata map[string]string) error {
 }
 
 func (t *Table[T]) abort() {
+	t.finishEncoding()
 	if t.w != nil {
 		t.w.Close()
 	}
@@ -599,7 +706,7 @@ func ReplayID(metadata map[string]string, tables []string) string {
 // been renamed, unless the error is from a rename itself — then the error says the
 // output is incomplete, and no manifest stands for it.
 func (o *Output) Commit() error {
-	if o.done {
+	if o.isDone() {
 		return errors.New("output already committed or aborted")
 	}
 	defer o.removeScratch()
@@ -609,13 +716,21 @@ func (o *Output) Commit() error {
 		return errors.New("committing the output: its metadata or tables changed after a table was sealed")
 	}
 	o.metadata[ReplayIDKey] = id
-	for _, t := range o.tables {
-		if err := t.close(o.metadata); err != nil {
+	// The tables are closed side by side (their last rows encoded, footers written,
+	// files synced at once); the first error in table order is the commit's.
+	errs := make([]error, len(o.tables))
+	var wg sync.WaitGroup
+	for i, t := range o.tables {
+		wg.Go(func() { errs[i] = t.close(o.metadata) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			o.Abort()
 			return err
 		}
 	}
-	o.done = true
+	o.setDone()
 	m := Manifest{Version: o.metadata["loopwatch.version"], ReplayID: o.metadata[ReplayIDKey],
 		InputFingerprint: o.metadata["loopwatch.input_fingerprint"], ManifestInfo: o.info}
 	if o.stem == "" {
@@ -702,11 +817,11 @@ func writeManifestTemp(dest string, m *Manifest) (string, error) {
 // touched. It is safe to
 // call after Commit (it does nothing then).
 func (o *Output) Abort() {
-	o.removeScratch()
-	if o.done {
+	defer o.removeScratch() // once the tables' encoders are done: they may make scratch files until then
+	if o.isDone() {
 		return
 	}
-	o.done = true
+	o.setDone()
 	for _, t := range o.tables {
 		t.abort()
 	}
