@@ -361,6 +361,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	s.phase("prepare")
 	opts := in.ReplayOptions()
 	opts.Phase = s.Phase
+	opts.Delivered = s.Delivered
 	opts.Shard = j.shard
 	opts.Scratch = j.out.Scratch // the input's file paths and records, aside
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,

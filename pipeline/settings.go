@@ -57,6 +57,10 @@ type Settings struct {
 	// "commit" (the output in place) and, for a folder not split, "merge". It is for
 	// timing them (replay --timings); it changes nothing.
 	Phase func(name string)
+	// Delivered, when set, hears how long the replay's delivery was busy
+	// ([replay.Options].Delivered): the part of the replay step no number of workers
+	// shares. It is for timing; it changes nothing else.
+	Delivered func(busy time.Duration)
 	// Shard, for a replay split over several processes, is the part this one does
 	// (Out must then be a folder every shard writes into; [Merge] computes the metrics
 	// from the union). The zero Shard is the whole replay.

@@ -81,6 +81,13 @@ type Options struct {
 	// (the files runs are joined with read) and "replay" (every run and session
 	// replayed and delivered). It is for timing them; it changes nothing.
 	Phase func(name string)
+	// Delivered, when set, is called before the "replay" phase ends with the time the
+	// delivery was busy: the time, summed over the files, from a file's results
+	// being taken in order to the sink's return — the sink's work, which no number of
+	// workers shares, so that the replay step is at best its wall time over this
+	// faster with more of them (on a machine whose cores are all busy, the time is
+	// the delivery's share of one). It is for timing; it changes nothing else.
+	Delivered func(busy time.Duration)
 
 	// keyPages, in tests, is how many pages of the run and session keys a replay holds
 	// before it moves them to Scratch (0: seenMemPages).
@@ -347,6 +354,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	}()
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
+	var busy time.Duration        // delivering, for Options.Delivered
 	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
 	for next := 0; next < runFiles; {
 		res, ok := pending[next]
@@ -363,6 +371,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if res.err != nil {
 			return nil, res.err
 		}
+		var start time.Time
+		if opts.Delivered != nil {
+			start = time.Now()
+		}
 		maps.Copy(hashed, res.subDigests)
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
@@ -377,6 +389,12 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if sinkErr != nil {
 			return nil, sinkErr
 		}
+		if opts.Delivered != nil {
+			busy += time.Since(start)
+		}
+	}
+	if opts.Delivered != nil {
+		opts.Delivered(busy)
 	}
 	sum.Joins = joined.counts(jc)
 	sum.note(sum.Joins.Notes())

@@ -221,3 +221,45 @@ func TestReplayNamesAside(t *testing.T) {
 		t.Errorf("files that cannot be read back: %v", err)
 	}
 }
+
+// TestReplayDelivered: Options.Delivered hears once, before the replay phase ends, how
+// long the delivery was busy — at least what the sink took — and changes nothing.
+func TestReplayDelivered(t *testing.T) {
+	line := func(task string) string {
+		return fmt.Sprintf(`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":%q,"data":{"cycle":1,"total_cost_usd":1}}`+"\n", task)
+	}
+	fsys := fstest.MapFS{}
+	for i := range 20 {
+		fsys[fmt.Sprintf("r/%02d.jsonl", i)] = &fstest.MapFile{Data: []byte(line(fmt.Sprint("t", i)))}
+	}
+	var want []string // in file order
+	for i := range 20 {
+		want = append(want, fmt.Sprint("t", i))
+	}
+	const pause = 2 * time.Millisecond
+	for _, workers := range []int{1, 3} {
+		var calls []time.Duration
+		var phases []string
+		var keys []string
+		opts := Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(),
+			Delivered: func(busy time.Duration) { calls = append(calls, busy); phases = append(phases, "delivered") },
+			Phase:     func(name string) { phases = append(phases, name) }}
+		_, err := Replay(context.Background(), fsys, opts, SinkFunc(func(r *RunResult) error {
+			time.Sleep(pause)
+			keys = append(keys, r.Run.Key)
+			return nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) != 1 || calls[0] < 20*pause {
+			t.Errorf("workers %d: Delivered heard %v, want once, at least the sink's 20 × %v", workers, calls, pause)
+		}
+		if want := "[walk recognise context delivered replay]"; fmt.Sprint(phases) != want {
+			t.Errorf("workers %d: phases %v, want %s", workers, phases, want)
+		}
+		if want := fmt.Sprint(want); fmt.Sprint(keys) != want {
+			t.Errorf("workers %d: keys %v, want %s", workers, keys, want)
+		}
+	}
+}

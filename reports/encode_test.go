@@ -33,7 +33,9 @@ func (p *gatedPool) GetBuffer() io.ReadWriteSeeker {
 	return &gatedBuffer{ReadWriteSeeker: p.BufferPool.GetBuffer(), pool: p}
 }
 
-func (p *gatedPool) PutBuffer(b io.ReadWriteSeeker) { p.BufferPool.PutBuffer(b.(*gatedBuffer).ReadWriteSeeker) }
+func (p *gatedPool) PutBuffer(b io.ReadWriteSeeker) {
+	p.BufferPool.PutBuffer(b.(*gatedBuffer).ReadWriteSeeker)
+}
 
 type gatedBuffer struct {
 	io.ReadWriteSeeker

@@ -377,7 +377,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	t.pageRoom = int64(len(t.w.Schema().Columns())) * PageBytes
 	t.batches, t.spare, t.done = make(chan []T, 1), make(chan []T, 2), make(chan struct{}) // spare: room for both batches, so the encoder never waits to give one back
-	t.spare <- nil // the second batch, made as the first is handed over
+	t.spare <- nil                                                                         // the second batch, made as the first is handed over
 	go t.encode()
 	o.tables = append(o.tables, t)
 	return t, nil

@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in the problems table)")
 	var showTimings bool
-	fs.BoolVar(&showTimings, "timings", false, "print on stderr, at the end, each step's wall time, CPU time and busy cores (prepare, walk, recognise, context, replay, seal, derive, commit)")
+	fs.BoolVar(&showTimings, "timings", false, "print on stderr, at the end, each step's wall time, CPU time and busy cores (prepare, walk, recognise, context, replay, seal, derive, commit), and how long the replay step's delivery was busy")
 	var prof profiles
 	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	fs.StringVar(&prof.mem, "memprofile", "", "write a memory profile to this file at the end: what was allocated (alloc_space) and what is still held (inuse_space)")
@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	var clock *timings
 	if showTimings {
 		clock = newTimings()
-		s.Phase = clock.mark
+		s.Phase, s.Delivered = clock.mark, clock.delivered
 	}
 	res, err := pipeline.Run(ctx, s)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -1012,15 +1013,42 @@ func TestTimings(t *testing.T) {
 			t.Fatalf("no timings:\n%s", stderr)
 		}
 		lines := strings.Split(strings.TrimSpace(table), "\n")
-		if len(lines) != 1+len(tt.steps) || strings.Fields(lines[0])[0] != "STEP" {
+		if len(lines) != 3+len(tt.steps) || strings.Fields(lines[0])[0] != "STEP" {
 			t.Fatalf("%s: timings\n%s", tt.out, table)
 		}
 		row := regexp.MustCompile(`^  (\S+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+|—)$`)
+		var replayWall float64
 		for i, step := range tt.steps {
 			m := row.FindStringSubmatch(lines[1+i])
 			if m == nil || m[1] != step {
 				t.Errorf("%s: line %d %q, want step %s with its wall, CPU and cores", tt.out, i+1, lines[1+i], step)
+				continue
 			}
+			if step == "replay" {
+				replayWall, _ = strconv.ParseFloat(m[2], 64)
+			}
+		}
+		// Then the delivery's busy time, its share of the replay step, and the most
+		// more workers could make of the step.
+		delivery := regexp.MustCompile(`^  the replay step's delivery, one file at a time in order, was busy ([0-9.]+) ms, ([0-9]+)% of the step's ([0-9.]+) ms:\n` +
+			`  more workers can make the step at most ([0-9.]+)× faster \(its wall time over the delivery's\)$`)
+		m := delivery.FindStringSubmatch(strings.Join(lines[1+len(tt.steps):], "\n"))
+		if m == nil {
+			t.Errorf("%s: no delivery line after the steps:\n%s", tt.out, table)
+			continue
+		}
+		busy, _ := strconv.ParseFloat(m[1], 64)
+		step, _ := strconv.ParseFloat(m[3], 64)
+		most, _ := strconv.ParseFloat(m[4], 64)
+		half := func(v float64) float64 { // how far a printed figure may be from the time (ms rounds)
+			if v < 10 {
+				return 0.05
+			}
+			return 0.5
+		}
+		lo, hi := (step-half(step))/(busy+half(busy)), (step+half(step))/math.Max(busy-half(busy), 1e-9)
+		if busy <= 0 || busy > step+half(step) || step != replayWall || most < lo-0.05 || most > hi+0.05 {
+			t.Errorf("%s: delivery busy %v ms of the step's %v ms (the table's %v), at most %v× faster: inconsistent", tt.out, busy, step, replayWall, most)
 		}
 	}
 	// The same tables as a replay without --timings.
