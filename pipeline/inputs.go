@@ -22,6 +22,7 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 	"github.com/loopwatch/loopwatch/datasets"
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/replay"
 )
 
 // openInput returns the file system to replay and a name for messages.
@@ -34,9 +35,9 @@ func openInput(in string) (fs.FS, string, error) {
 		return nil, "", fmt.Errorf("--in %s: %w", in, unwrap(err))
 	}
 	if fi.IsDir() {
-		return os.DirFS(in), in, nil
+		return replay.DirFS(in), in, nil
 	}
-	return newFileAndCompanions(os.DirFS(filepath.Dir(in)), filepath.Base(in)), in, nil
+	return newFileAndCompanions(replay.DirFS(filepath.Dir(in)), filepath.Base(in)), in, nil
 }
 
 // isStream reports whether in names one file that is not a regular file (/dev/stdin,
