@@ -26,9 +26,15 @@ const subagentFormat = claudecode.SourceName + "_subagent"
 // maxSniff how far it reads when that does not decide: a garbage first line or one
 // longer than sniffSize (a 100k-deep JSON line, say) must not hide the records after
 // it.
+//
+// quickSniff is how much of a larger regular file is read first: its whole lines
+// decide when they name a JSON Lines format, as they do for nearly every transcript,
+// trace and event log, whose records are a few KB; a session file of 30 KB was read
+// whole to be recognised, then again to be replayed.
 const (
-	sniffSize = 64 << 10
-	maxSniff  = 1 << 20
+	sniffSize  = 64 << 10
+	maxSniff   = 1 << 20
+	quickSniff = 8 << 10
 )
 
 // role says when the engine reads a format's files.
@@ -124,17 +130,28 @@ func FormatNames() []string {
 // deep to read does not hide the lines after it — else the first other format whose
 // sniffer recognises the file.
 func detectFormat(name string, head []byte) *format {
-	for obj := range jsonl.HeadObjects(head, 0) {
-		for i := range formats {
-			if formats[i].record != nil && formats[i].record(obj) {
-				return &formats[i]
-			}
-		}
+	if fm := detectRecord(head); fm != nil {
+		return fm
 	}
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // a byte order mark hides no format
 	for i := range formats {
 		if formats[i].sniff != nil && formats[i].sniff(name, head) {
 			return &formats[i]
+		}
+	}
+	return nil
+}
+
+// detectRecord returns the JSON Lines format of the first of head's opening records
+// that one recognises, or nil. A record is found from its line alone: so the format
+// found in whole lines of a file's start is the one found in more of it
+// (TestDetectRecordFromWholeLines).
+func detectRecord(head []byte) *format {
+	for obj := range jsonl.HeadObjects(head, 0) {
+		for i := range formats {
+			if formats[i].record != nil && formats[i].record(obj) {
+				return &formats[i]
+			}
 		}
 	}
 	return nil

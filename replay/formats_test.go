@@ -1,0 +1,108 @@
+package replay
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/internal/corpus"
+)
+
+// formatHeads returns the opening sniffSize bytes of files of every kind: the
+// built-in sample's inputs, lines of each format made here (with garbage, a byte
+// order mark, a line that is not a record, a long first line, a record cut off), and
+// the shared corpora's files where they are present.
+func formatHeads(t testing.TB) map[string][]byte {
+	t.Helper()
+	heads := map[string][]byte{}
+	add := func(name string, b []byte) { heads[name] = b[:min(len(b), sniffSize)] }
+	walk := func(root string) {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if b, err := os.ReadFile(p); err == nil {
+				add(p, b)
+			}
+			return nil
+		})
+	}
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk(filepath.Join(root, "datasets", "sample", "inputs"))
+	for _, name := range []string{"quasar", "claude-code"} {
+		if dir, err := corpus.Dir(name); err == nil {
+			walk(dir)
+		}
+	}
+	trace := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}`
+	claude := `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}`
+	long := `{"type":"summary","summary":"` + strings.Repeat("x", 3*quickSniff) + `"}`
+	for name, text := range map[string]string{
+		"trace":             trace + "\n" + trace + "\n",
+		"claude":            claude + "\n",
+		"garbage first":     "not json\n" + claude + "\n",
+		"bom":               "\xef\xbb\xbf" + trace + "\n",
+		"long first line":   long + "\n" + claude + "\n",
+		"cut record":        claude[:40] + "\n" + trace + "\n",
+		"trailing garbage":  claude + " trailing\n" + trace + "\n",
+		"other object":      `{"a":1}` + "\n" + `{"b":2}` + "\n" + trace + "\n",
+		"toml":              "[nebula]\nname = 'n'\n",
+		"blank lines":       "\n\n\n" + trace + "\n",
+		"no newline at end": trace,
+		"many objects":      strings.Repeat(`{"x":1}`+"\n", 12) + trace + "\n",
+		// A transcript's keys first, a trace's after: cut after the first, the line
+		// reads as a transcript; whole, as a trace (tried first).
+		"two formats": `{"type":"user","sessionId":"s1","uuid":"u1","ts":"2026-03-01T10:00:00Z","task":"q","kind":"cycle_done"}` + "\n",
+	} {
+		add("made: "+name, []byte(text))
+		add("made, padded: "+name, append([]byte(text), bytes.Repeat([]byte("\n"), quickSniff)...))
+	}
+	return heads
+}
+
+// TestDetectRecordFromWholeLines: the format detectRecord finds in the whole lines of
+// any start of a file is the one detectFormat finds in its opening sniffSize bytes —
+// what lets sniffFile decide from the first quickSniff bytes.
+func TestDetectRecordFromWholeLines(t *testing.T) {
+	for name, head := range formatHeads(t) {
+		checkWholeLines(t, name, head)
+	}
+}
+
+func checkWholeLines(t *testing.T, name string, head []byte) {
+	t.Helper()
+	want := detectFormat(name, head)
+	for cut := 0; cut <= len(head); cut++ {
+		if wholeLines := cut == 0 || cut == len(head) || head[cut-1] == '\n'; !wholeLines {
+			continue // only starts that end where a line does
+		}
+		if got := detectRecord(head[:cut]); got != nil && got != want {
+			t.Errorf("%s: the whole lines of its first %d bytes are %s, its first %d bytes %v", name, cut, got.name, len(head), formatName(want))
+			return
+		}
+	}
+}
+
+func formatName(f *format) string {
+	if f == nil {
+		return "no format"
+	}
+	return f.name
+}
+
+// FuzzDetectRecordFromWholeLines holds detectRecord over a file's first whole lines to
+// detectFormat over its first sniffSize bytes.
+func FuzzDetectRecordFromWholeLines(f *testing.F) {
+	for _, head := range formatHeads(f) {
+		f.Add(head[:min(len(head), 4096)])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkWholeLines(t, "fuzz", data[:min(len(data), sniffSize)])
+	})
+}
