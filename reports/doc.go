@@ -12,4 +12,11 @@
 // a killed one leaves temporaries that the next output to the same place removes once
 // their process is gone. Nothing written depends on the time of the run or the number
 // of workers: the same input gives byte-identical files.
+//
+// A [Table] encodes its rows on a goroutine of its own, a batch at a time in the
+// order they were written, so that a caller writing several tables (a replay's
+// delivery, which writes every table in file order) only gathers rows while the
+// tables encode side by side; a table holds two batches at most, and an encoding
+// error fails a later Write, Seal and Commit. Commit and [SealAll] finish tables side
+// by side too.
 package reports
