@@ -288,3 +288,35 @@ func TestSealAll(t *testing.T) {
 type failingSealer struct{ why string }
 
 func (f failingSealer) Seal() error { return errors.New(f.why) }
+
+// TestSmallTableEncodesAtTheEnd: a table of fewer rows than a batch starts no encoder;
+// its rows are encoded when it is committed, and read back.
+func TestSmallTableEncodesAtTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	out, err := NewOutput(filepath.Join(dir, "res.parquet"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := NewTable[ProblemRow](out, "problems")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range writeBatch - 1 {
+		if err := table.Write(ProblemRow{File: "f", Line: int32(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if table.batches != nil {
+		t.Error("an encoder started before a batch was full")
+	}
+	if err := out.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadRows[ProblemRow](filepath.Join(dir, "res.problems.parquet"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != writeBatch-1 || rows[len(rows)-1].Line != writeBatch-2 {
+		t.Errorf("%d rows read back, want %d", len(rows), writeBatch-1)
+	}
+}

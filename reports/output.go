@@ -331,7 +331,8 @@ func (o *Output) removeScratch() {
 // for gathering the rows only, so that several tables written by one goroutine (a
 // replay's delivery) encode side by side on as many cores as there are. What the
 // table holds is bounded by two batches (one gathering, one being encoded); Write
-// waits when the encoding is a batch behind.
+// waits when the encoding is a batch behind. The goroutine starts with the first full
+// batch: a table of fewer rows is encoded when it is sealed or committed.
 type Table[T any] struct {
 	name   string
 	path   string
@@ -348,11 +349,13 @@ type Table[T any] struct {
 	pageRoom int64
 
 	// The encoder: batches to encode, in order; emptied batches back; closed when it
-	// is done (nil batches: not running). failure is its first error.
+	// is done (nil batches: not running). failure is its first error; ended, that the
+	// table takes no more rows to encode (finishEncoding).
 	batches chan []T
 	spare   chan []T
 	done    chan struct{}
 	failure atomic.Pointer[error]
+	ended   bool
 }
 
 // NewTable opens the table named name ("" for the run table) of o, with rows of type T.
@@ -376,9 +379,6 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	t := &Table[T]{name: table, path: path, f: f, h: sha256.New(), out: o}
 	t.w = parquet.NewGenericWriter[T](io.MultiWriter(f, t.h, countWriter{&t.size}), o.writerOptions()...)
 	t.pageRoom = int64(len(t.w.Schema().Columns())) * PageBytes
-	t.batches, t.spare, t.done = make(chan []T, 1), make(chan []T, 2), make(chan struct{}) // spare: room for both batches, so the encoder never waits to give one back
-	t.spare <- nil                                                                         // the second batch, made as the first is handed over
-	go t.encode()
 	o.tables = append(o.tables, t)
 	return t, nil
 }
@@ -421,6 +421,12 @@ func (t *Table[T]) Write(rows ...T) error {
 	t.buf = append(t.buf, rows...)
 	t.rows += int64(len(rows))
 	if len(t.buf) >= writeBatch {
+		if t.batches == nil { // the first full batch: start the encoder
+			// spare has room for both batches, so the encoder never waits to give one back.
+			t.batches, t.spare, t.done = make(chan []T, 1), make(chan []T, 2), make(chan struct{})
+			t.spare <- nil // the second batch, made as the first is handed over
+			go t.encode()
+		}
 		t.batches <- t.buf
 		t.buf = <-t.spare
 	}
@@ -463,18 +469,29 @@ func (t *Table[T]) failed() error {
 	return nil
 }
 
-// finishEncoding hands the encoder the last batch, waits for it to be done and
-// returns its first error; the writer is the caller's from then on.
-func (t *Table[T]) finishEncoding() error {
-	if t.batches == nil {
+// finishEncoding ends the table's encoding — the rows not handed over yet encoded
+// first when keep is set (on the caller's goroutine if the encoder never started) —
+// and returns its first error; the writer is the caller's from then on.
+func (t *Table[T]) finishEncoding(keep bool) error {
+	if t.ended {
 		return t.failed()
 	}
-	if len(t.buf) > 0 {
-		t.batches <- t.buf
+	t.ended = true
+	rest := t.buf
+	t.buf = nil
+	switch {
+	case t.batches != nil:
+		if keep && len(rest) > 0 {
+			t.batches <- rest
+		}
+		close(t.batches)
+		<-t.done
+		t.batches = nil
+	case keep && len(rest) > 0:
+		if err := t.encodeBatch(rest); err != nil {
+			t.failure.Store(&err)
+		}
 	}
-	close(t.batches)
-	<-t.done
-	t.batches, t.buf = nil, nil
 	return t.failed()
 }
 
@@ -561,7 +578,7 @@ func (t *Table[T]) close(metadata map[string]string) error {
 	if t.sealed {
 		return nil
 	}
-	if err := t.finishEncoding(); err != nil {
+	if err := t.finishEncoding(true); err != nil {
 		return err
 	}
 	md := map[string]string{"loopwatch.table": t.name}
@@ -582,7 +599,7 @@ func (t *Table[T]) close(metadata map[string]string) error {
 }
 
 func (t *Table[T]) abort() {
-	t.finishEncoding()
+	t.finishEncoding(false)
 	if t.w != nil {
 		t.w.Close()
 	}
