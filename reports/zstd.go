@@ -1,13 +1,17 @@
 package reports
 
 import (
+	"runtime"
 	"sync"
 
 	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// zstdCodec is parquet-go's zstd codec (level SpeedDefault) with encoders that last:
+// zstdCodec is parquet-go's zstd codec (level SpeedDefault) with encoders that last,
+// and at most as many of them as pages can be compressed at once (GOMAXPROCS: a
+// table's encoder that would need one more waits for one, where the tables encoding
+// and closing side by side made one each, megabytes apiece):
 // parquet-go keeps its encoders in a sync.Pool, which every garbage collection empties,
 // so a replay made a new encoder — megabytes of history buffer — for most pages of
 // every table, and each table had a pool of its own. An output's tables share one
@@ -19,12 +23,18 @@ type zstdCodec struct {
 
 	mu   sync.Mutex
 	free []*kzstd.Encoder
+	// slots holds a token per encoder in use: at most its capacity at once.
+	slots chan struct{}
 }
 
-func newZstdCodec() *zstdCodec { return &zstdCodec{Codec: zstd.Codec{Level: zstd.SpeedDefault}} }
+func newZstdCodec() *zstdCodec {
+	return &zstdCodec{Codec: zstd.Codec{Level: zstd.SpeedDefault}, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
 
 // Encode compresses src into dst, as zstd.Codec.Encode does.
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	c.slots <- struct{}{}
+	defer func() { <-c.slots }()
 	e, err := c.get()
 	if err != nil {
 		return nil, err

@@ -51,3 +51,31 @@ func TestZstdCodec(t *testing.T) {
 		t.Errorf("%d encoders kept for 3 goroutines", n)
 	}
 }
+
+// TestZstdCodecBoundsEncoders: however many goroutines compress at once, the codec
+// makes no more encoders than it has slots (GOMAXPROCS), and compresses each input
+// as alone.
+func TestZstdCodecBoundsEncoders(t *testing.T) {
+	c := newZstdCodec()
+	src := bytes.Repeat([]byte("session s-1 event 42 tool_result ok "), 4000)
+	want, err := newZstdCodec().Encode(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 * cap(c.slots) {
+		wg.Go(func() {
+			for range 20 {
+				got, err := c.Encode(nil, src)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("compressed at once: %d bytes, %v; want %d bytes", len(got), err, len(want))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(c.free); n == 0 || n > cap(c.slots) {
+		t.Errorf("%d encoders made, want 1 to %d", n, cap(c.slots))
+	}
+}
