@@ -232,9 +232,9 @@ func TestReplayDelivered(t *testing.T) {
 	for i := range 20 {
 		fsys[fmt.Sprintf("r/%02d.jsonl", i)] = &fstest.MapFile{Data: []byte(line(fmt.Sprint("t", i)))}
 	}
-	var want []string // in file order
+	var inFileOrder []string
 	for i := range 20 {
-		want = append(want, fmt.Sprint("t", i))
+		inFileOrder = append(inFileOrder, fmt.Sprint("t", i))
 	}
 	const pause = 2 * time.Millisecond
 	for _, workers := range []int{1, 3} {
@@ -258,7 +258,7 @@ func TestReplayDelivered(t *testing.T) {
 		if want := "[walk recognise context delivered replay]"; fmt.Sprint(phases) != want {
 			t.Errorf("workers %d: phases %v, want %s", workers, phases, want)
 		}
-		if want := fmt.Sprint(want); fmt.Sprint(keys) != want {
+		if want := fmt.Sprint(inFileOrder); fmt.Sprint(keys) != want {
 			t.Errorf("workers %d: keys %v, want %s", workers, keys, want)
 		}
 	}

@@ -156,10 +156,9 @@ func TestTableEncoderFailure(t *testing.T) {
 			case "commit":
 				err = out.Commit()
 			case "abort":
-				out.Abort()
-				err = errors.New("disk full") // aborted: nothing to check but what is left
+				out.Abort() // nothing to check but what is left
 			}
-			if err == nil || !strings.Contains(err.Error(), "disk full") {
+			if end != "abort" && (err == nil || !strings.Contains(err.Error(), "disk full")) {
 				t.Errorf("writing (%v), then %s: %v, want the encoder's error", werr, end, err)
 			}
 			if werr != nil && !strings.Contains(werr.Error(), "disk full") {

@@ -560,10 +560,15 @@ type Sealer interface{ Seal() error }
 // footers written, their files synced at once — and returns the first error in the
 // order the tables are given; the tables are sealed as Seal would one by one.
 func SealAll(tables ...Sealer) error {
-	errs := make([]error, len(tables))
+	return sideBySide(len(tables), func(i int) error { return tables[i].Seal() })
+}
+
+// sideBySide calls do(0) … do(n-1) at once and returns the first error by index.
+func sideBySide(n int, do func(i int) error) error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, t := range tables {
-		wg.Go(func() { errs[i] = t.Seal() })
+	for i := range n {
+		wg.Go(func() { errs[i] = do(i) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -735,17 +740,9 @@ func (o *Output) Commit() error {
 	o.metadata[ReplayIDKey] = id
 	// The tables are closed side by side (their last rows encoded, footers written,
 	// files synced at once); the first error in table order is the commit's.
-	errs := make([]error, len(o.tables))
-	var wg sync.WaitGroup
-	for i, t := range o.tables {
-		wg.Go(func() { errs[i] = t.close(o.metadata) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			o.Abort()
-			return err
-		}
+	if err := sideBySide(len(o.tables), func(i int) error { return o.tables[i].close(o.metadata) }); err != nil {
+		o.Abort()
+		return err
 	}
 	o.setDone()
 	m := Manifest{Version: o.metadata["loopwatch.version"], ReplayID: o.metadata[ReplayIDKey],

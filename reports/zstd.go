@@ -8,15 +8,13 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// zstdCodec is parquet-go's zstd codec (level SpeedDefault) with encoders that last,
-// and at most as many of them as pages can be compressed at once (GOMAXPROCS: a
-// table's encoder that would need one more waits for one, where the tables encoding
-// and closing side by side made one each, megabytes apiece):
+// zstdCodec is parquet-go's zstd codec (level SpeedDefault) with encoders that last:
 // parquet-go keeps its encoders in a sync.Pool, which every garbage collection empties,
 // so a replay made a new encoder — megabytes of history buffer — for most pages of
 // every table, and each table had a pool of its own. An output's tables share one
-// zstdCodec, whose encoders stay until the output is done: one per goroutine writing
-// at once. It compresses exactly as parquet-go's codec does (the same encoder options,
+// zstdCodec, whose encoders stay until the output is done: one per page compressed at
+// once, and no more than GOMAXPROCS of them — a table encoding beside the others waits
+// for a free one rather than make another. It compresses exactly as parquet-go's codec does (the same encoder options,
 // one EncodeAll per page), byte for byte; a test checks it.
 type zstdCodec struct {
 	zstd.Codec // names the codec and decodes
