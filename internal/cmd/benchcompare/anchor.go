@@ -16,6 +16,10 @@ import (
 // child process, so it is measured (wall, CPU, peak RSS) as the replays are.
 const jsonValidCommand = "json-valid"
 
+// oneCoreCommand is the hidden subcommand that runs a command pinned to one core
+// (oneCore): "one-core BIN ARG...".
+const oneCoreCommand = "one-core"
+
 // jsonValid is the floor a replay of a folder cannot beat: read every line of every
 // file under dir and check that it is valid JSON (json.Valid), on one core. It prints
 // what it read.

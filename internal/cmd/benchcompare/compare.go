@@ -21,6 +21,14 @@ const (
 	varNewW1
 )
 
+// onOneCore returns cmd run by self's one-core subcommand: pinned to one core.
+func onOneCore(ctx context.Context, self string, cmd *exec.Cmd) *exec.Cmd {
+	pinned := exec.CommandContext(ctx, self, append([]string{oneCoreCommand}, cmd.Args...)...)
+	pinned.Args[2] = cmd.Path // the resolved path, not the name it was given as
+	pinned.Env, pinned.Dir = cmd.Env, cmd.Dir
+	return pinned
+}
+
 // runCompare is the default mode: old against new over the workloads.
 func runCompare(ctx context.Context, s settings) error {
 	if err := s.prepareOut("bench-compare"); err != nil {
@@ -111,16 +119,39 @@ func runCompare(ctx context.Context, s settings) error {
 		}
 	}
 
+	// On one core: the current replay with --workers 1 and the json.Valid anchor run
+	// pinned to one CPU, as on a one-core machine; where they cannot be, the anchor is
+	// held to --workers 1 on the machine's cores, which run more than its one worker.
+	oneCoreIndex := -1
+	if !canPinOneCore {
+		rep.Notices = append(rep.Notices, "one core: a command cannot be pinned to one core here (Linux only): no cores table, and the json.Valid anchor is held to --workers 1 on every core")
+	} else if selfErr != nil {
+		return fmt.Errorf("one core: %w", selfErr)
+	}
 	for _, w := range workloads {
 		vs := []variant{
 			varOld:   {name: "old", command: replayCommand(ctx, oldBin, w, s.workers), outputs: true},
 			varNew:   {name: "new", command: replayCommand(ctx, newBin, w, s.workers), outputs: true},
 			varNewW1: {name: "new-w1", command: replayCommand(ctx, newBin, w, 1), outputs: true},
 		}
+		same := []mustMatch{{varNewW1, varNew, fmt.Sprintf("the worker count (1, %d) changed the output", s.workers)}}
+		if canPinOneCore {
+			oneCoreIndex = len(vs)
+			w1 := replayCommand(ctx, newBin, w, 1)
+			vs = append(vs, variant{name: "new-1core", outputs: true, command: func(out string) *exec.Cmd {
+				return onOneCore(ctx, self, w1(out))
+			}})
+			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
+		}
+		anchors := len(vs)
 		if s.anchors {
 			in := w.in
 			vs = append(vs, variant{name: "json.Valid", command: func(string) *exec.Cmd {
-				return exec.CommandContext(ctx, self, jsonValidCommand, in)
+				cmd := exec.CommandContext(ctx, self, jsonValidCommand, in)
+				if canPinOneCore {
+					cmd = onOneCore(ctx, self, cmd)
+				}
+				return cmd
 			}})
 			if duckOK {
 				threads := s.workers
@@ -129,7 +160,6 @@ func runCompare(ctx context.Context, s settings) error {
 				}})
 			}
 		}
-		same := []mustMatch{{varNewW1, varNew, fmt.Sprintf("the worker count (1, %d) changed the output", s.workers)}}
 		if !s.allowChange {
 			same = append(same, mustMatch{varOld, varNew, "pass --allow-output-change if the change of behaviour is meant"})
 		}
@@ -156,11 +186,21 @@ func runCompare(ctx context.Context, s settings) error {
 		if err := workers.SetFloor(m.variants[varNewW1], m.variants[varNew], min(s.workers, runtime.NumCPU())); err != nil {
 			return err
 		}
-		for i := varNewW1 + 1; i < len(vs); i++ {
-			// json.Valid runs on one core: the replay it is held to is --workers 1.
+		if oneCoreIndex >= 0 {
+			one, _ := m.digests[oneCoreIndex].diff(m.digests[varNew])
+			if err := add("cores", oneCoreIndex, varNew, one); err != nil {
+				return err
+			}
+		}
+		for i := anchors; i < len(vs); i++ {
+			// json.Valid runs on one core: the replay it is held to is --workers 1 on
+			// one core, where it can be pinned.
 			other := varNew
 			if vs[i].name == "json.Valid" {
 				other = varNewW1
+				if oneCoreIndex >= 0 {
+					other = oneCoreIndex
+				}
 			}
 			if err := add("anchor "+vs[i].name, i, other, ""); err != nil {
 				return err
@@ -174,10 +214,15 @@ func runCompare(ctx context.Context, s settings) error {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s — on a shared machine compare the ratios, not the times", machine()))
 	}
 	rep.Setup = append(rep.Setup, "intervals: order statistics of the paired ratios (the sign test's interval for their median); cpu is user + system time, rss the peak resident set size (wait4)")
+	jsonValidCaption := "New with --workers 1 against a bare json.Valid pass over the same files, both pinned to one core (how many times that floor)"
+	if !canPinOneCore {
+		jsonValidCaption = "New with --workers 1 on every core against a bare json.Valid pass over the same files on one (how many times that floor)"
+	}
 	rep.Tables = []benchcmp.Table{
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
 		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
-		{Comparison: "anchor json.Valid", Caption: "New with --workers 1 against a bare json.Valid pass over the same files, both on one core (how many times that floor)"},
+		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
+		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}
 	return s.writeReports(rep, "bench-compare")

@@ -15,10 +15,13 @@
 // × --corpus-copies, each copy's ids remapped so that no session repeats (skipped with
 // a notice when the corpus is absent).
 //
-// On each workload the variants — old, new, new with --workers 1, and the anchors (a
-// bare json.Valid pass over the same files on one core, held to new with --workers 1;
-// DuckDB's read_json → COPY …
-// TO parquet from interop/node_modules, skipped with a notice when not installed) —
+// On each workload the variants — old, new, new with --workers 1, new with --workers
+// 1 pinned to one core (Linux: the hidden one-core subcommand sets its CPU affinity to
+// one CPU and executes the replay in its place, whose runtime then starts with
+// GOMAXPROCS 1, as on a one-core machine), and the anchors (a bare json.Valid pass
+// over the same files, pinned to one core too and held to new on one core; DuckDB's
+// read_json → COPY … TO parquet from interop/node_modules, skipped with a notice when
+// not installed) —
 // run after --warmup warm-ups in --reps repetitions, old and new always next to each
 // other and alternating, the rest rotating (internal/benchcmp.Schedule). Each run is
 // measured from outside: wall time, user and system time and peak RSS from the
@@ -29,7 +32,9 @@
 // and for --workers N its floor, the wall ratio it would have if its CPU time were
 // spread evenly over its N cores (at most the machine's): a wall ratio near its floor
 // kept the cores busy, and what stands between it and 1/N is CPU spent beside the
-// workers — what --workers 1 runs on another core while its worker works.
+// workers — what --workers 1 runs on another core while its worker works. The cores
+// table holds new against new on one core: what the machine's cores buy over one,
+// where the workers table holds what the workers buy on the same cores.
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

@@ -28,6 +28,11 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == oneCoreCommand {
+		err := oneCore(os.Args[2:]) // returns only on failure
+		fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", oneCoreCommand, err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -42,8 +47,9 @@ Compares the previous replay binary with the current one side by side: builds bo
 the current from the working tree), prepares the workloads, runs old and new
 alternating over paired repetitions, and reports per workload the median wall time,
 the paired ratio new/old of wall and CPU time with an interval, and peak RSS; the
-current binary with --workers 1 against --workers N; and anchors: a bare json.Valid
-pass over the same files on one core, and DuckDB's read_json → Parquet when
+current binary with --workers 1 against --workers N, and --workers 1 pinned to one
+core (Linux) against --workers N on every core; and anchors: a bare json.Valid pass
+over the same files on one core, and DuckDB's read_json → Parquet when
 interop/node_modules holds it. A failed build or run, a replay whose outputs differ
 between repetitions or worker counts, or old and new outputs that differ (unless
 --allow-output-change; then the table says so) fail the command as soon as it is

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,7 +28,16 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == oneCoreCommand {
+		err := oneCore(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if mode := os.Getenv(childEnv); mode != "" {
+		if mode == "cores" { // what the child may run on
+			fmt.Println(runtime.GOMAXPROCS(0), runtime.NumCPU())
+			os.Exit(0)
+		}
 		out := os.Args[len(os.Args)-1]
 		content := "same output\n"
 		switch mode {
@@ -374,6 +384,41 @@ func TestFailureIsNoFigure(t *testing.T) {
 // TestEndToEnd builds the replay and datagen from the working tree, then compares
 // HEAD (built from its export) with them on the sample, and runs the scale mode on
 // tiny sizes. It builds binaries, so -short skips it.
+func TestOneCore(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(exe, "-test.run", "^$")
+	child.Env = append(os.Environ(), childEnv+"=cores")
+	if !canPinOneCore {
+		if err := oneCore(child.Args); err == nil {
+			t.Fatal("oneCore succeeded where it cannot pin")
+		}
+		t.Skip("a command is pinned to one core on Linux only")
+	}
+	out, err := onOneCore(context.Background(), exe, child).Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// NumCPU is the CPUs the process may run on; the runtime starts with as many Ps.
+	if got := strings.TrimSpace(string(out)); got != "1 1" {
+		t.Errorf("pinned child: GOMAXPROCS and NumCPU %q, want \"1 1\"", got)
+	}
+	out, err = child.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.NumCPU() > 1 && strings.TrimSpace(string(out)) == "1 1" {
+		t.Errorf("unpinned child runs on one core: %q", out)
+	}
+
+	missing := exec.Command(exe, oneCoreCommand, filepath.Join(t.TempDir(), "missing"))
+	if out, err := missing.CombinedOutput(); err == nil || !strings.Contains(string(out), "missing") {
+		t.Errorf("one-core of a missing command: %v: %s", err, out)
+	}
+}
+
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the replay twice: skipped in -short mode")
@@ -399,6 +444,13 @@ func TestEndToEnd(t *testing.T) {
 		"New against old", "WALL NEW/OLD", "sample ", "New with --workers 2 against --workers 1", "FLOOR NEW/NEW-W1", "CORES NEW-W1", "New with --workers 1 against a bare json.Valid pass"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if canPinOneCore {
+		for _, want := range []string{"What the cores buy: new with --workers 2", "WALL NEW/NEW-1CORE", "both pinned to one core"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
+			}
 		}
 	}
 	var rep struct {
@@ -435,8 +487,13 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	for _, c := range rep.Workloads[0].Comparisons {
-		if c.Name == "workers" && c.Outputs != "identical" {
-			t.Errorf("workers outputs: %q", c.Outputs)
+		if (c.Name == "workers" || c.Name == "cores") && c.Outputs != "identical" {
+			t.Errorf("%s outputs: %q", c.Name, c.Outputs)
+		}
+		// Pinned to one core, the replay keeps at most that core busy (and a little
+		// more: CPU and wall are read at different moments).
+		if c.Name == "cores" && !(c.Cores > 0 && c.Cores < 1.2) {
+			t.Errorf("cores: the pinned replay kept %.2f cores busy", c.Cores)
 		}
 		if !(c.Cores > 0) {
 			t.Errorf("%s: base cores %v", c.Name, c.Cores)
