@@ -671,13 +671,13 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 			size = fileSize + 1 // +1: a file that grew since Stat still reads whole
 		}
 	}
-	var head []byte
+	head := scratch[:0] // the opening bytes, in scratch's room while it is enough
 	var fm *format
 	if !special && !keys && size > quickSniff {
 		// A file longer than quickSniff whose first whole lines name a JSON Lines
 		// format is recognised from them — what detectFormat finds in more of it — and
 		// the rest of its first sniffSize bytes is left unread (the replay reads it).
-		if head, err = readHead(f, scratch[:0], quickSniff); err == nil && len(head) == quickSniff {
+		if head, err = readHead(f, head, quickSniff); err == nil && len(head) == quickSniff {
 			fm = detectRecord(head[:bytes.LastIndexByte(head, '\n')+1])
 		}
 	}

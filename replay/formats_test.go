@@ -2,11 +2,13 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
 )
@@ -106,3 +108,61 @@ func FuzzDetectRecordFromWholeLines(f *testing.F) {
 		checkWholeLines(t, "fuzz", data[:min(len(data), sniffSize)])
 	})
 }
+
+// readsFS serves files whose every Read records the buffer it was given.
+type readsFS map[string][]byte
+
+type recordingFile struct {
+	*bytes.Reader
+	size  int64
+	reads *[][]byte
+}
+
+func (f recordingFile) Read(p []byte) (int, error) {
+	*f.reads = append(*f.reads, p)
+	return f.Reader.Read(p)
+}
+func (f recordingFile) Close() error { return nil }
+func (f recordingFile) Stat() (fs.FileInfo, error) {
+	return fstest.MapFS{"f": &fstest.MapFile{Data: make([]byte, f.size)}}.Stat("f")
+}
+
+// TestSniffReadsIntoScratch: a file's opening bytes are read into the worker's scratch
+// room whenever they fit it — a small file too, not only one read in part — so that
+// recognising a file allocates no buffer of its size.
+func TestSniffReadsIntoScratch(t *testing.T) {
+	trace := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}` + "\n"
+	tests := []struct {
+		name string
+		data string
+	}{
+		{"a file of one line", trace},
+		{"a file smaller than quickSniff", strings.Repeat(trace, quickSniff/len(trace)/2)},
+		{"a file larger than quickSniff", strings.Repeat(trace, 3*quickSniff/len(trace))},
+		{"a file larger than sniffSize", strings.Repeat(trace, 2*sniffSize/len(trace))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var reads [][]byte
+			fsys := openFunc(func(string) (fs.File, error) {
+				return recordingFile{Reader: bytes.NewReader([]byte(tt.data)), size: int64(len(tt.data)), reads: &reads}, nil
+			})
+			scratch := make([]byte, 0, sniffSize)
+			sn := sniffFile(context.Background(), fsys, "t/run.jsonl", false, false, scratch)
+			if want := detectFormat("t/run.jsonl", []byte(trace)); want == nil || sn.format != want {
+				t.Fatalf("recognised as %s, want %s", formatName(sn.format), formatName(want))
+			}
+			end := &scratch[:cap(scratch)][cap(scratch)-1]
+			for i, p := range reads {
+				if cap(p) == 0 || &p[:cap(p)][cap(p)-1] != end {
+					t.Errorf("read %d of %d (%d bytes) is not into the scratch room", i+1, len(reads), len(p))
+				}
+			}
+		})
+	}
+}
+
+// openFunc is an fs.FS of one Open.
+type openFunc func(string) (fs.File, error)
+
+func (f openFunc) Open(name string) (fs.File, error) { return f(name) }
