@@ -130,15 +130,27 @@ type Transcript struct {
 // keeping the most recent MaxEvents with text clipped to MaxTextBytes. Not safe for
 // concurrent use.
 type Buffer struct {
-	id         string
-	cfg        BufferConfig
-	ring       []Entry // held entries; once full, a ring whose oldest entry is at head
+	id  string
+	cfg BufferConfig
+	// chunks hold the entries, bufferChunk to a chunk (the last one cut to
+	// MaxEvents), and held counts them: in order until MaxEvents are held, then a
+	// ring whose oldest entry is at head.
+	chunks     [][]Entry
+	held       int
 	head       int
 	segStart   int // index (1-based) of the first event after the last checkpoint
 	stats      Stats
 	lastHuman  [4]detect.Signal
 	lastHumanN int
 }
+
+// bufferChunk is how many entries a buffer makes room for at a time. Growing by whole
+// chunks, it never copies what it holds: growing one slice by appending copied every
+// entry each time it doubled, and allocated two to five times a short session's events.
+const bufferChunk = 16
+
+// slot is the place of the i-th held entry in chunk order.
+func (b *Buffer) slot(i int) *Entry { return &b.chunks[i/bufferChunk][i%bufferChunk] }
 
 // NewBuffer returns an empty buffer for a session. cfg should have passed
 // [BufferConfig.Validate].
@@ -209,11 +221,15 @@ func (b *Buffer) Add(ev analyze.Event, signals []detect.Signal) int {
 	ev.AssistantText = clip(ev.AssistantText, b.cfg.MaxTextBytes)
 	ev.ToolOutput = clip(ev.ToolOutput, b.cfg.MaxTextBytes)
 	e := Entry{Index: idx, Event: ev, Signals: signals}
-	if len(b.ring) < b.cfg.MaxEvents {
-		b.ring = append(b.ring, e)
+	if b.held < b.cfg.MaxEvents {
+		if b.held%bufferChunk == 0 {
+			b.chunks = append(b.chunks, make([]Entry, min(bufferChunk, b.cfg.MaxEvents-b.held)))
+		}
+		*b.slot(b.held) = e
+		b.held++
 	} else {
-		b.ring[b.head] = e
-		b.head = (b.head + 1) % len(b.ring)
+		*b.slot(b.head) = e
+		b.head = (b.head + 1) % b.held
 	}
 	return idx
 }
@@ -281,7 +297,7 @@ func (b *Buffer) Transcript(reason EndReason, end time.Time) Transcript {
 // entriesFrom copies the held entries with Index ≥ from, and counts the events with
 // Index ≥ from that are no longer held.
 func (b *Buffer) entriesFrom(from int) ([]Entry, int) {
-	n := len(b.ring)
+	n := b.held
 	oldest := b.stats.Events - n + 1 // index of the oldest held entry
 	omitted := max(0, oldest-from)
 	skip := max(0, from-oldest)
@@ -290,7 +306,7 @@ func (b *Buffer) entriesFrom(from int) ([]Entry, int) {
 	}
 	out := make([]Entry, 0, n-skip)
 	for i := skip; i < n; i++ {
-		out = append(out, b.ring[(b.head+i)%len(b.ring)])
+		out = append(out, *b.slot((b.head + i) % n))
 	}
 	return out, omitted
 }

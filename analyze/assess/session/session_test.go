@@ -290,3 +290,58 @@ func TestHasFeedbackFromFrictionSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestBufferHoldsTheLatest holds the buffer, across its chunks and once it wraps, to
+// a model that keeps every event: the latest MaxEvents, in order, for the whole
+// session and since each checkpoint.
+func TestBufferHoldsTheLatest(t *testing.T) {
+	for _, held := range []int{1, 2, bufferChunk - 1, bufferChunk, bufferChunk + 1, 3*bufferChunk + 5, 500} {
+		for _, events := range []int{0, 1, bufferChunk, bufferChunk + 1, 2*held + 3, 700} {
+			t.Run(fmt.Sprintf("max=%d/events=%d", held, events), func(t *testing.T) {
+				b := NewBuffer("s", BufferConfig{MaxEvents: held, MaxTextBytes: 64})
+				checkpoint := 1 // the first event of the segment, as the model keeps it
+				check := func(n int) {
+					t.Helper()
+					for _, from := range []int{1, checkpoint} {
+						var want []int
+						for i := max(from, n-held+1); i <= n; i++ {
+							want = append(want, i)
+						}
+						got, omitted := b.entriesFrom(from)
+						if !slices.Equal(indices(got), want) || omitted != max(0, n-held+1-from) {
+							t.Fatalf("after %d events, from %d: %v (omitted %d), want %v", n, from, indices(got), omitted, want)
+						}
+						for _, e := range got {
+							if e.Event.UserContent != fmt.Sprint(e.Index) {
+								t.Fatalf("entry %d holds event %q", e.Index, e.Event.UserContent)
+							}
+						}
+					}
+				}
+				check(0)
+				for i := 1; i <= events; i++ {
+					b.Add(ev(i, analyze.KindUserMessage), nil)
+					if i%7 == 0 {
+						b.MarkCheckpoint()
+						checkpoint = i + 1
+					}
+					check(i)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkBufferAdd(b *testing.B) {
+	for _, events := range []int{20, 300} {
+		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := NewBuffer("s", DefaultBufferConfig())
+				for i := 1; i <= events; i++ {
+					buf.Add(ev(i, analyze.KindUserMessage), nil)
+				}
+			}
+		})
+	}
+}
