@@ -128,6 +128,10 @@ type builder struct {
 	aiTitle     string
 	customTitle string
 
+	// rec is the record readLine decodes a line into, one for every line: what the
+	// mapping keeps of a record it copies, never a pointer into it.
+	rec record
+
 	events []analyze.Event // in reading order: main transcript, then subagents; lines in order
 	start  time.Time
 	end    time.Time
@@ -272,13 +276,14 @@ func (b *builder) placeTimes(fst *fileState) {
 // UTF-8. The fast decoder (decodeRecord) reads almost every line; a line it is not
 // sure of is decoded by encoding/json, which reports what is wrong with it.
 func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
-	var rec record
 	if firstByte(l.Bytes) != '{' {
 		b.badLine(fst, l, errors.New("not a JSON object"))
 		return
 	}
-	if !validUTF8 || !decodeRecord(l.Bytes, &rec) {
-		bad, err := decodeSlow(l.Bytes, &rec)
+	rec := &b.rec
+	*rec = record{}
+	if !validUTF8 || !decodeRecord(l.Bytes, rec) {
+		bad, err := decodeSlow(l.Bytes, rec)
 		if err != nil {
 			b.badLine(fst, l, err)
 			return
@@ -329,11 +334,11 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	base := analyze.Event{ID: rec.UUID, Sidechain: side}
 	switch rec.Type {
 	case "user":
-		b.user(fst, l.Num, l.Bytes, &rec, base)
+		b.user(fst, l.Num, l.Bytes, rec, base)
 	case "assistant":
-		b.assistant(fst, l.Num, &rec, base)
+		b.assistant(fst, l.Num, rec, base)
 	case "system":
-		b.system(&rec, base)
+		b.system(rec, base)
 	case "summary":
 		if rec.Summary != "" {
 			b.summaries = append(b.summaries, summary{rec.Summary, rec.LeafUUID})
