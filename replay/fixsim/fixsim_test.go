@@ -262,27 +262,32 @@ func TestSimulateAll(t *testing.T) {
 	plan := NewPlan(Config{Seed: 5, Draws: 20, TrialsPerDraw: 5}, h.Rates(nil))
 	want := plan.NewTotals()
 	var wantRuns []RunResult
+	var wantFails [][]FailureResult
 	for _, c := range cases {
-		r, _, err := plan.Simulate(context.Background(), c)
+		r, fs, err := plan.Simulate(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want.Add(r)
-		wantRuns = append(wantRuns, r)
+		wantRuns, wantFails = append(wantRuns, r), append(wantFails, fs)
 	}
+	// The workers sum in room they keep from one case to the next, of any number of
+	// failures: the results are those of Simulate, which starts afresh each time.
 	for _, workers := range []int{1, 2, 5} {
 		var got []RunResult
+		var gotFails [][]FailureResult
 		tot, err := plan.SimulateAll(context.Background(), cases, workers, func(r RunResult, fs []FailureResult) error {
 			if len(fs) != len(r.Case.Failures) {
 				t.Errorf("%s: %d failure results", r.Case.Key, len(fs))
 			}
-			got = append(got, r)
+			got, gotFails = append(got, r), append(gotFails, fs)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, wantRuns) || !reflect.DeepEqual(tot.perDraw, want.perDraw) || tot.Runs != want.Runs || tot.Failures != want.Failures {
+		if !reflect.DeepEqual(got, wantRuns) || !reflect.DeepEqual(gotFails, wantFails) || !reflect.DeepEqual(tot.perDraw, want.perDraw) ||
+			tot.Runs != want.Runs || tot.Failures != want.Failures {
 			t.Errorf("workers %d: results differ from Simulate's in order", workers)
 		}
 	}

@@ -199,6 +199,27 @@ func (p *Plan) paths(ctx context.Context, c *Case, f *Failure, coder fixloop.Cod
 // for sum — what running the loop in every trial with a random runner gives (a test
 // keeps that implementation to compare), at a fraction of the cost.
 func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResult, error) {
+	return p.simulate(ctx, c, &simRoom{})
+}
+
+// simRoom is the room a simulation sums in, kept from one simulation to the next by a
+// worker that runs many: what a simulation returns is never in it.
+type simRoom struct {
+	sums, sorted []float64
+}
+
+// floats returns room for n floats, zeroed, in *buf.
+func floats(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	b := (*buf)[:n]
+	clear(b)
+	return b
+}
+
+// simulate is Simulate summing in room.
+func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key)))
 	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
@@ -218,7 +239,7 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 	// Sums over the trials of one draw, per failure: attempts, fixed, cost, delta.
 	type acc struct{ attempts, fixed, cost, delta []float64 }
 	per := make([]acc, n)
-	sums := make([]float64, 4*n*cfg.Draws)
+	sums := floats(&room.sums, 4*n*cfg.Draws)
 	for i := range per {
 		k := 4 * i * cfg.Draws
 		part := func(j int) []float64 { return sums[k+j*cfg.Draws : k+(j+1)*cfg.Draws : k+(j+1)*cfg.Draws] }
@@ -283,7 +304,7 @@ func (p *Plan) Simulate(ctx context.Context, c *Case) (RunResult, []FailureResul
 		}
 	}
 	results := make([]FailureResult, n)
-	scratch := make([]float64, cfg.Draws)
+	scratch := floats(&room.sorted, cfg.Draws)
 	for i, f := range c.Failures {
 		a := per[i]
 		results[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check],
@@ -457,9 +478,10 @@ func (p *Plan) SimulateSeq(ctx context.Context, cases iter.Seq2[*Case, error], w
 	}()
 	for range workers {
 		go func() {
+			var room simRoom
 			for j := range jobs {
 				r := result{index: j.index}
-				r.run, r.failures, r.err = p.Simulate(ctx, j.c)
+				r.run, r.failures, r.err = p.simulate(ctx, j.c, &room)
 				select {
 				case results <- r:
 				case <-ctx.Done():
