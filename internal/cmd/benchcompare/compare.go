@@ -21,10 +21,11 @@ const (
 	varNewW1
 )
 
-// onOneCore returns cmd run by self's one-core subcommand: pinned to one core.
-func onOneCore(ctx context.Context, self string, cmd *exec.Cmd) *exec.Cmd {
-	pinned := exec.CommandContext(ctx, self, append([]string{oneCoreCommand}, cmd.Args...)...)
-	pinned.Args[2] = cmd.Path // the resolved path, not the name it was given as
+// onOneCore returns cmd run by self's one-core subcommand: pinned to one core, the
+// n-th CPU this process may run on (counting round).
+func onOneCore(ctx context.Context, self string, n int, cmd *exec.Cmd) *exec.Cmd {
+	pinned := exec.CommandContext(ctx, self, append([]string{oneCoreCommand, strconv.Itoa(n)}, cmd.Args...)...)
+	pinned.Args[3] = cmd.Path // the resolved path, not the name it was given as
 	pinned.Env, pinned.Dir = cmd.Env, cmd.Dir
 	return pinned
 }
@@ -137,19 +138,24 @@ func runCompare(ctx context.Context, s settings) error {
 		same := []mustMatch{{varNewW1, varNew, fmt.Sprintf("the worker count (1, %d) changed the output", s.workers)}}
 		if canPinOneCore {
 			oneCoreIndex = len(vs)
-			w1 := replayCommand(ctx, newBin, w, 1)
+			// Each run on the next CPU, round: the CPUs of a shared machine are not
+			// equally fast from one minute to the next.
+			w1, runs := replayCommand(ctx, newBin, w, 1), 0
 			vs = append(vs, variant{name: "new-1core", outputs: true, command: func(out string) *exec.Cmd {
-				return onOneCore(ctx, self, w1(out))
+				runs++
+				return onOneCore(ctx, self, runs-1, w1(out))
 			}})
 			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
 		}
 		anchors := len(vs)
 		if s.anchors {
 			in := w.in
+			runs := 0
 			vs = append(vs, variant{name: "json.Valid", command: func(string) *exec.Cmd {
 				cmd := exec.CommandContext(ctx, self, jsonValidCommand, in)
 				if canPinOneCore {
-					cmd = onOneCore(ctx, self, cmd)
+					runs++
+					cmd = onOneCore(ctx, self, runs-1, cmd)
 				}
 				return cmd
 			}})

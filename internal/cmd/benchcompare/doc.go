@@ -17,8 +17,10 @@
 //
 // On each workload the variants — old, new, new with --workers 1, new with --workers
 // 1 pinned to one core (Linux: the hidden one-core subcommand sets its CPU affinity to
-// one CPU and executes the replay in its place, whose runtime then starts with
-// GOMAXPROCS 1, as on a one-core machine), and the anchors (a bare json.Valid pass
+// one CPU — at each run the next of those it may use, the CPUs of a shared machine not
+// being equally fast from one minute to the next — and executes the replay in its
+// place, whose runtime then starts with GOMAXPROCS 1, as on a one-core machine), and
+// the anchors (a bare json.Valid pass
 // over the same files, pinned to one core too and held to new on one core; DuckDB's
 // read_json → COPY … TO parquet from interop/node_modules, skipped with a notice when
 // not installed) —

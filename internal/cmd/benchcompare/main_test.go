@@ -398,7 +398,7 @@ func TestOneCore(t *testing.T) {
 		t.Skip("a command is pinned to one core on Linux only")
 	}
 	var stderr bytes.Buffer
-	pinned := onOneCore(context.Background(), exe, child)
+	pinned := onOneCore(context.Background(), exe, 1, child)
 	pinned.Stderr = &stderr
 	out, err := pinned.Output()
 	if err != nil && strings.Contains(stderr.String(), "operation not permitted") {
@@ -419,9 +419,19 @@ func TestOneCore(t *testing.T) {
 		t.Errorf("unpinned child runs on one core: %q", out)
 	}
 
-	missing := exec.Command(exe, oneCoreCommand, filepath.Join(t.TempDir(), "missing"))
-	if out, err := missing.CombinedOutput(); err == nil || !strings.Contains(string(out), "missing") {
-		t.Errorf("one-core of a missing command: %v: %s", err, out)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"0", filepath.Join(t.TempDir(), "missing")}, "missing"},
+		{[]string{"x", exe}, `"x" is not a number`},
+		{[]string{"-1", exe}, `"-1" is not a number`},
+		{[]string{"0"}, "usage: one-core N COMMAND"},
+	} {
+		bad := exec.Command(exe, append([]string{oneCoreCommand}, tt.args...)...)
+		if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("one-core %q: %v: %s, want %q", tt.args, err, out, tt.want)
+		}
 	}
 }
 
