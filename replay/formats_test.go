@@ -109,22 +109,15 @@ func FuzzDetectRecordFromWholeLines(f *testing.F) {
 	})
 }
 
-// readsFS serves files whose every Read records the buffer it was given.
-type readsFS map[string][]byte
-
+// recordingFile records the buffer its every Read is given.
 type recordingFile struct {
-	*bytes.Reader
-	size  int64
+	fs.File
 	reads *[][]byte
 }
 
 func (f recordingFile) Read(p []byte) (int, error) {
 	*f.reads = append(*f.reads, p)
-	return f.Reader.Read(p)
-}
-func (f recordingFile) Close() error { return nil }
-func (f recordingFile) Stat() (fs.FileInfo, error) {
-	return fstest.MapFS{"f": &fstest.MapFile{Data: make([]byte, f.size)}}.Stat("f")
+	return f.File.Read(p)
 }
 
 // TestSniffReadsIntoScratch: a file's opening bytes are read into the worker's scratch
@@ -144,13 +137,18 @@ func TestSniffReadsIntoScratch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var reads [][]byte
-			fsys := openFunc(func(string) (fs.File, error) {
-				return recordingFile{Reader: bytes.NewReader([]byte(tt.data)), size: int64(len(tt.data)), reads: &reads}, nil
+			files := fstest.MapFS{"t/run.jsonl": {Data: []byte(tt.data)}}
+			fsys := openFunc(func(name string) (fs.File, error) {
+				f, err := files.Open(name)
+				return recordingFile{f, &reads}, err
 			})
 			scratch := make([]byte, 0, sniffSize)
 			sn := sniffFile(context.Background(), fsys, "t/run.jsonl", false, false, scratch)
 			if want := detectFormat("t/run.jsonl", []byte(trace)); want == nil || sn.format != want {
 				t.Fatalf("recognised as %s, want %s", formatName(sn.format), formatName(want))
+			}
+			if len(reads) == 0 {
+				t.Fatal("the file was not read")
 			}
 			end := &scratch[:cap(scratch)][cap(scratch)-1]
 			for i, p := range reads {

@@ -208,14 +208,12 @@ type simRoom struct {
 	sums, sorted []float64
 }
 
-// floats returns room for n floats, zeroed, in *buf.
+// floats returns room for n floats in *buf, holding what it held.
 func floats(buf *[]float64, n int) []float64 {
 	if cap(*buf) < n {
 		*buf = make([]float64, n)
 	}
-	b := (*buf)[:n]
-	clear(b)
-	return b
+	return (*buf)[:n]
 }
 
 // simulate is Simulate summing in room.
@@ -240,6 +238,7 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 	type acc struct{ attempts, fixed, cost, delta []float64 }
 	per := make([]acc, n)
 	sums := floats(&room.sums, 4*n*cfg.Draws)
+	clear(sums)
 	for i := range per {
 		k := 4 * i * cfg.Draws
 		part := func(j int) []float64 { return sums[k+j*cfg.Draws : k+(j+1)*cfg.Draws : k+(j+1)*cfg.Draws] }

@@ -17,7 +17,7 @@ import (
 const jsonValidCommand = "json-valid"
 
 // oneCoreCommand is the hidden subcommand that runs a command pinned to one core
-// (oneCore): "one-core BIN ARG...".
+// (oneCore): "one-core N BIN ARG...".
 const oneCoreCommand = "one-core"
 
 // jsonValid is the floor a replay of a folder cannot beat: read every line of every

@@ -30,6 +30,17 @@ func onOneCore(ctx context.Context, self string, n int, cmd *exec.Cmd) *exec.Cmd
 	return pinned
 }
 
+// pinnedRound returns command's commands run on one core each, on the next CPU this
+// process may run on at each call, round: the CPUs of a shared machine are not equally
+// fast from one minute to the next.
+func pinnedRound(ctx context.Context, self string, command func(out string) *exec.Cmd) func(out string) *exec.Cmd {
+	runs := 0
+	return func(out string) *exec.Cmd {
+		runs++
+		return onOneCore(ctx, self, runs-1, command(out))
+	}
+}
+
 // runCompare is the default mode: old against new over the workloads.
 func runCompare(ctx context.Context, s settings) error {
 	if err := s.prepareOut("bench-compare"); err != nil {
@@ -138,27 +149,17 @@ func runCompare(ctx context.Context, s settings) error {
 		same := []mustMatch{{varNewW1, varNew, fmt.Sprintf("the worker count (1, %d) changed the output", s.workers)}}
 		if canPinOneCore {
 			oneCoreIndex = len(vs)
-			// Each run on the next CPU, round: the CPUs of a shared machine are not
-			// equally fast from one minute to the next.
-			w1, runs := replayCommand(ctx, newBin, w, 1), 0
-			vs = append(vs, variant{name: "new-1core", outputs: true, command: func(out string) *exec.Cmd {
-				runs++
-				return onOneCore(ctx, self, runs-1, w1(out))
-			}})
+			vs = append(vs, variant{name: "new-1core", outputs: true, command: pinnedRound(ctx, self, replayCommand(ctx, newBin, w, 1))})
 			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
 		}
 		anchors := len(vs)
 		if s.anchors {
 			in := w.in
-			runs := 0
-			vs = append(vs, variant{name: "json.Valid", command: func(string) *exec.Cmd {
-				cmd := exec.CommandContext(ctx, self, jsonValidCommand, in)
-				if canPinOneCore {
-					runs++
-					cmd = onOneCore(ctx, self, runs-1, cmd)
-				}
-				return cmd
-			}})
+			jsonValid := func(string) *exec.Cmd { return exec.CommandContext(ctx, self, jsonValidCommand, in) }
+			if canPinOneCore {
+				jsonValid = pinnedRound(ctx, self, jsonValid)
+			}
+			vs = append(vs, variant{name: "json.Valid", command: jsonValid})
 			if duckOK {
 				threads := s.workers
 				vs = append(vs, variant{name: "duckdb", command: func(out string) *exec.Cmd {

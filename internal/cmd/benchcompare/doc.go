@@ -20,11 +20,10 @@
 // one CPU — at each run the next of those it may use, the CPUs of a shared machine not
 // being equally fast from one minute to the next — and executes the replay in its
 // place, whose runtime then starts with GOMAXPROCS 1, as on a one-core machine), and
-// the anchors (a bare json.Valid pass
-// over the same files, pinned to one core too and held to new on one core; DuckDB's
-// read_json → COPY … TO parquet from interop/node_modules, skipped with a notice when
-// not installed) —
-// run after --warmup warm-ups in --reps repetitions, old and new always next to each
+// the anchors (a bare json.Valid pass over the same files, pinned to one core too and
+// held to new on one core; DuckDB's read_json → COPY … TO parquet from
+// interop/node_modules, skipped with a notice when not installed) — run after --warmup
+// warm-ups in --reps repetitions, old and new always next to each
 // other and alternating, the rest rotating (internal/benchcmp.Schedule). Each run is
 // measured from outside: wall time, user and system time and peak RSS from the
 // child's rusage (wait4). The report gives per workload the median wall time of old

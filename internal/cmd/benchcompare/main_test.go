@@ -381,9 +381,8 @@ func TestFailureIsNoFigure(t *testing.T) {
 	}
 }
 
-// TestEndToEnd builds the replay and datagen from the working tree, then compares
-// HEAD (built from its export) with them on the sample, and runs the scale mode on
-// tiny sizes. It builds binaries, so -short skips it.
+// TestOneCore: a command run by the one-core subcommand sees one CPU and starts with
+// GOMAXPROCS 1, where it sees more unpinned; bad arguments fail, saying why.
 func TestOneCore(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -435,6 +434,9 @@ func TestOneCore(t *testing.T) {
 	}
 }
 
+// TestEndToEnd builds the replay and datagen from the working tree, then compares
+// HEAD (built from its export) with them on the sample, and runs the scale mode on
+// tiny sizes. It builds binaries, so -short skips it.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the replay twice: skipped in -short mode")
