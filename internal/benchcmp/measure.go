@@ -29,9 +29,9 @@ const stderrTail = 2048
 // not its children's). A command that cannot start or exits non-zero is an error,
 // never a measurement; when cmd.Stderr is nil, the error quotes the end of its stderr.
 func Run(cmd *exec.Cmd) (Measurement, error) {
-	var tail *tailBuffer
+	var tail *Tail
 	if cmd.Stderr == nil {
-		tail = &tailBuffer{max: stderrTail}
+		tail = NewTail(stderrTail)
 		cmd.Stderr = tail
 	}
 	start := time.Now()
@@ -48,14 +48,19 @@ func Run(cmd *exec.Cmd) (Measurement, error) {
 	return Measurement{Wall: wall, User: ps.UserTime(), System: ps.SystemTime(), MaxRSS: maxRSS(ps)}, nil
 }
 
-// tailBuffer keeps the last max bytes written to it. It holds its buffer rather than
-// embedding it, so io.Copy cannot bypass Write through bytes.Buffer's ReadFrom.
-type tailBuffer struct {
+// Tail keeps the last bytes written to it, as many as NewTail was given: a child's
+// stderr, to quote when it fails. It holds its buffer rather than embedding it, so
+// io.Copy cannot bypass Write through bytes.Buffer's ReadFrom.
+type Tail struct {
 	buf bytes.Buffer
 	max int
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// NewTail returns a Tail that keeps the last max bytes.
+func NewTail(max int) *Tail { return &Tail{max: max} }
+
+// Write keeps the end of p, dropping what falls out of the last max bytes.
+func (t *Tail) Write(p []byte) (int, error) {
 	n := len(p)
 	if len(p) > t.max {
 		p = p[len(p)-t.max:]
@@ -67,4 +72,5 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *tailBuffer) String() string { return t.buf.String() }
+// String is the last bytes written, at most max.
+func (t *Tail) String() string { return t.buf.String() }

@@ -84,7 +84,7 @@ func TestRunFails(t *testing.T) {
 }
 
 func TestTailBuffer(t *testing.T) {
-	tb := &tailBuffer{max: 5}
+	tb := NewTail(5)
 	for _, s := range []string{"ab", "cdef", "", "ghijklmn", "o"} {
 		if n, err := tb.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)

@@ -152,6 +152,15 @@ func runCompare(ctx context.Context, s settings) error {
 			vs = append(vs, variant{name: "new-1core", outputs: true, command: pinnedRound(ctx, self, replayCommand(ctx, newBin, w, 1))})
 			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
 		}
+		shardsIndex := -1
+		if canPinOneCore {
+			shardsIndex = len(vs)
+			n := strconv.Itoa(shardCount(s.workers))
+			vs = append(vs, variant{name: "new-shards", outputs: true, command: func(out string) *exec.Cmd {
+				dir := filepath.Join(out, "shards") + string(filepath.Separator)
+				return exec.CommandContext(ctx, self, append([]string{onCoresCommand, n, newBin}, w.replayTo(dir, 1)...)...)
+			}})
+		}
 		anchors := len(vs)
 		if s.anchors {
 			in := w.in
@@ -199,6 +208,11 @@ func runCompare(ctx context.Context, s settings) error {
 				return err
 			}
 		}
+		if shardsIndex >= 0 {
+			if err := errors.Join(add("ceiling", varNewW1, shardsIndex, ""), add("to the ceiling", shardsIndex, varNew, "")); err != nil {
+				return err
+			}
+		}
 		for i := anchors; i < len(vs); i++ {
 			// json.Valid runs on one core: the replay it is held to is --workers 1 on
 			// one core, where it can be pinned.
@@ -229,11 +243,17 @@ func runCompare(ctx context.Context, s settings) error {
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
 		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
 		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
+		{Comparison: "ceiling", Caption: fmt.Sprintf("The most %d cores can give: new with --workers 1 against the same replay split into %[1]d shards (--shard i/%[1]d --workers 1), each a process pinned to a core of its own, all at once — they share nothing: no runtime, no heap, no delivery in order (wall < 1: faster; the workers' wall ratio can go below this only with less CPU; each shard also walks, recognises and scores its part)", shardCount(s.workers))},
+		{Comparison: "to the ceiling", Caption: fmt.Sprintf("New with --workers %d in one process against those %d shard processes (wall 1: the workers lose nothing to being one process; > 1: what they lose)", s.workers, shardCount(s.workers))},
 		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}
 	return s.writeReports(rep, "bench-compare")
 }
+
+// shardCount is how many shard processes the ceiling runs for workers workers: one a
+// core, on at most the machine's cores.
+func shardCount(workers int) int { return max(1, min(workers, runtime.NumCPU())) }
 
 // count renders a workload size: 10000 → "10k".
 func count(n int) string {

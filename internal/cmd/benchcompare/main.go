@@ -34,6 +34,18 @@ func main() {
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == onCoresCommand {
+		self, err := os.Executable()
+		if err == nil {
+			err = onCores(ctx, self, os.Args[2:], os.Stdout)
+		}
+		stop()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", onCoresCommand, err)
+			os.Exit(1)
+		}
+		return
+	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -48,7 +60,9 @@ the current from the working tree), prepares the workloads, runs old and new
 alternating over paired repetitions, and reports per workload the median wall time,
 the paired ratio new/old of wall and CPU time with an interval, and peak RSS; the
 current binary with --workers 1 against --workers N, and --workers 1 pinned to one
-core (Linux) against --workers N on every core; and anchors: a bare json.Valid pass
+core (Linux) against --workers N on every core; the ceiling, --workers 1 against the
+replay split into N shard processes (--shard i/N), each pinned to a core of its own,
+all at once (Linux), and --workers N against it; and anchors: a bare json.Valid pass
 over the same files on one core, and DuckDB's read_json → Parquet when
 interop/node_modules holds it. A failed build or run, a replay whose outputs differ
 between repetitions or worker counts, or old and new outputs that differ (unless

@@ -9,15 +9,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopwatch/loopwatch/internal/doctest"
 )
 
 // childEnv makes the test binary a child command for runWorkload: "same" writes a
 // fixed file, "other" a different one, "drift" a different one on every run (a
-// counter in the folder above), "fail" exits 3.
+// counter in the folder above), "fail" exits 3; "cores" prints GOMAXPROCS, NumCPU and
+// the shard it was given (--shard), "shard-fails" fails as shard 1/2 and runs a minute
+// as any other.
 const childEnv = "BENCHCOMPARE_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -33,9 +37,29 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if len(os.Args) > 1 && os.Args[1] == onCoresCommand {
+		self, _ := os.Executable()
+		if err := onCores(context.Background(), self, os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if mode := os.Getenv(childEnv); mode != "" {
-		if mode == "cores" { // what the child may run on
-			fmt.Println(runtime.GOMAXPROCS(0), runtime.NumCPU())
+		if mode == "cores" { // what the child may run on, and the shard it was given
+			shard := ""
+			if i := slices.Index(os.Args, "--shard"); i >= 0 && i+1 < len(os.Args) {
+				shard = " " + os.Args[i+1]
+			}
+			fmt.Printf("%d %d%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), shard)
+			os.Exit(0)
+		}
+		if mode == "shard-fails" { // shard 1 fails at once, the others would run long
+			if slices.Contains(os.Args, "1/2") {
+				fmt.Fprintln(os.Stderr, "cannot replay shard 1")
+				os.Exit(3)
+			}
+			time.Sleep(time.Minute)
 			os.Exit(0)
 		}
 		out := os.Args[len(os.Args)-1]
@@ -465,7 +489,8 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	if canPinOneCore {
-		for _, want := range []string{"What the cores buy: new with --workers 2", "WALL NEW/NEW-1CORE", "both pinned to one core"} {
+		for _, want := range []string{"What the cores buy: new with --workers 2", "WALL NEW/NEW-1CORE", "both pinned to one core",
+			"The most 2 cores can give", "WALL NEW-SHARDS/NEW-W1", "WALL NEW/NEW-SHARDS"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, stdout)
 			}

@@ -3,7 +3,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,5 +30,58 @@ func TestNthCPU(t *testing.T) {
 	var empty unix.CPUSet
 	if got := nthCPU(&empty, 0); got != -1 {
 		t.Errorf("nthCPU of no CPU = %d", got)
+	}
+}
+
+// TestOnCores: the on-cores subcommand runs every shard at once, each told its shard
+// and pinned to one core; a shard that fails fails the set at once, naming it and
+// quoting its stderr, and the others are stopped.
+func TestOnCores(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards := func(mode string, n string) (string, error) {
+		t.Setenv(childEnv, mode)
+		var out bytes.Buffer
+		err := onCores(context.Background(), exe, []string{n, exe, "-test.run", "^$"}, &out)
+		if err != nil && strings.Contains(err.Error(), "operation not permitted") {
+			t.Skipf("this machine refuses to set a CPU affinity: %v", err)
+		}
+		return out.String(), err
+	}
+	out, err := shards("cores", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	slices.Sort(lines)
+	if want := []string{"1 1 0/3", "1 1 1/3", "1 1 2/3"}; !slices.Equal(lines, want) {
+		t.Errorf("shards printed %q, want %q (GOMAXPROCS, NumCPU, shard)", lines, want)
+	}
+
+	start := time.Now()
+	_, err = shards("shard-fails", "2")
+	if err == nil || !strings.Contains(err.Error(), "shard 1/2") || !strings.Contains(err.Error(), "cannot replay shard 1") {
+		t.Errorf("a failing shard: %v, want shard 1/2 named and its stderr quoted", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "shard 0/2") {
+		t.Errorf("the shard stopped for another's failure is reported as failing: %v", err)
+	}
+	if waited := time.Since(start); waited > 50*time.Second {
+		t.Errorf("the set waited %v for the shard that would run a minute", waited)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"0", exe}, `"0" is not a number ≥ 1`},
+		{[]string{"2"}, "usage: on-cores N COMMAND"},
+		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "shard 0/2"},
+	} {
+		if err := onCores(context.Background(), exe, tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("on-cores %q: %v, want %q", tt.args, err, tt.want)
+		}
 	}
 }
