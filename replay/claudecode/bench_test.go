@@ -194,3 +194,20 @@ func BenchmarkJSONValidCorpus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeyFromHead: proving a session's key from a 64 KiB head of a transcript
+// whose first record carries it, as a split replay does for every transcript:
+//
+//	go test -run '^$' -bench KeyFromHead -benchmem ./replay/claudecode/
+func BenchmarkKeyFromHead(b *testing.B) {
+	data, _ := synthTranscript(20)
+	head := data[:64<<10]
+	if key, ok := KeyFromHead("bench.jsonl", head); !ok || key != "bench" {
+		b.Fatalf("KeyFromHead = %q, %v", key, ok)
+	}
+	b.SetBytes(int64(len(head)))
+	b.ReportAllocs()
+	for b.Loop() {
+		KeyFromHead("bench.jsonl", head)
+	}
+}

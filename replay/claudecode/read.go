@@ -132,6 +132,10 @@ type builder struct {
 	// mapping keeps of a record it copies, never a pointer into it.
 	rec record
 
+	// until, when set, stops a file's reading at the first line after which ids holds
+	// it (KeyFromHead: what it asks is settled there).
+	until string
+
 	events []analyze.Event // in reading order: main transcript, then subagents; lines in order
 	start  time.Time
 	end    time.Time
@@ -212,6 +216,11 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 			b.report(name, l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
 		b.readLine(fst, l, valid)
+		if b.until != "" {
+			if _, ok := b.ids[b.until]; ok {
+				break
+			}
+		}
 	}
 	rd.Close() // its buffers serve the next file's read
 	b.placeTimes(fst)
@@ -697,9 +706,10 @@ func KeyFromHead(name string, head []byte) (key string, ok bool) {
 	if i < 0 {
 		return "", false
 	}
-	b := newBuilder(name)
-	b.readFile(name, bytes.NewReader(head[:i+1]), false)
 	stem := strings.TrimSuffix(path.Base(name), ".jsonl")
+	b := newBuilder(name)
+	b.until = stem // the session ids only grow: the first record that carries it proves it
+	b.readFile(name, bytes.NewReader(head[:i+1]), false)
 	if _, ok := b.ids[stem]; !ok {
 		return "", false
 	}
