@@ -152,13 +152,21 @@ func runCompare(ctx context.Context, s settings) error {
 			vs = append(vs, variant{name: "new-1core", outputs: true, command: pinnedRound(ctx, self, replayCommand(ctx, newBin, w, 1))})
 			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
 		}
-		shardsIndex := -1
+		partsIndex := -1
 		if canPinOneCore {
-			shardsIndex = len(vs)
-			n := strconv.Itoa(shardCount(s.workers))
-			vs = append(vs, variant{name: "new-shards", outputs: true, command: func(out string) *exec.Cmd {
-				dir := filepath.Join(out, "shards") + string(filepath.Separator)
-				return exec.CommandContext(ctx, self, append([]string{onCoresCommand, n, newBin}, w.replayTo(dir, 1)...)...)
+			// The same input split in parts, each replayed at once by a process of its
+			// own on a core of its own.
+			n := partCount(s.workers)
+			pattern, err := splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), n)
+			if err != nil {
+				return fmt.Errorf("workload %s: splitting it in %d: %w", w.name, n, err)
+			}
+			parts := w
+			parts.in = pattern
+			partsIndex = len(vs)
+			vs = append(vs, variant{name: "new-parts", outputs: true, command: func(out string) *exec.Cmd {
+				args := parts.replayTo(filepath.Join(out, "part-"+partPlaceholder+".parquet"), 1)
+				return exec.CommandContext(ctx, self, append([]string{onCoresCommand, strconv.Itoa(n), newBin}, args...)...)
 			}})
 		}
 		anchors := len(vs)
@@ -208,8 +216,8 @@ func runCompare(ctx context.Context, s settings) error {
 				return err
 			}
 		}
-		if shardsIndex >= 0 {
-			if err := errors.Join(add("ceiling", varNewW1, shardsIndex, ""), add("to the ceiling", shardsIndex, varNew, "")); err != nil {
+		if partsIndex >= 0 {
+			if err := errors.Join(add("ceiling", varNewW1, partsIndex, ""), add("to the ceiling", partsIndex, varNew, "")); err != nil {
 				return err
 			}
 		}
@@ -243,17 +251,17 @@ func runCompare(ctx context.Context, s settings) error {
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
 		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
 		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
-		{Comparison: "ceiling", Caption: fmt.Sprintf("The most %d cores can give: new with --workers 1 against the same replay split into %[1]d shards (--shard i/%[1]d --workers 1), each a process pinned to a core of its own, all at once — they share nothing: no runtime, no heap, no delivery in order (wall < 1: faster; the workers' wall ratio can go below this only with less CPU; each shard also walks, recognises and scores its part)", shardCount(s.workers))},
-		{Comparison: "to the ceiling", Caption: fmt.Sprintf("New with --workers %d in one process against those %d shard processes (wall 1: the workers lose nothing to being one process; > 1: what they lose)", s.workers, shardCount(s.workers))},
+		{Comparison: "ceiling", Caption: fmt.Sprintf("The most %d cores can give: new with --workers 1 against the same files split in %[1]d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — processes that share nothing: no runtime, no heap, no delivery in order (wall < 1: faster)", partCount(s.workers))},
+		{Comparison: "to the ceiling", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall 1: the workers lose nothing to sharing a process; > 1: what they lose)", s.workers, partCount(s.workers))},
 		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}
 	return s.writeReports(rep, "bench-compare")
 }
 
-// shardCount is how many shard processes the ceiling runs for workers workers: one a
+// partCount is how many processes the ceiling runs for workers workers: one a
 // core, on at most the machine's cores.
-func shardCount(workers int) int { return max(1, min(workers, runtime.NumCPU())) }
+func partCount(workers int) int { return max(1, min(workers, runtime.NumCPU())) }
 
 // count renders a workload size: 10000 → "10k".
 func count(n int) string {

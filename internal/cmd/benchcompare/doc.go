@@ -20,9 +20,10 @@
 // one CPU — at each run the next of those it may use, the CPUs of a shared machine not
 // being equally fast from one minute to the next — and executes the replay in its
 // place, whose runtime then starts with GOMAXPROCS 1, as on a one-core machine), new
-// split into N shards (Linux: the hidden on-cores subcommand runs replay --shard i/N
-// --workers 1 for every i at once, each through one-core on a CPU of its own, and waits
-// for them all), and the anchors (a bare json.Valid pass over the same files, pinned to one core too and
+// over the same files split in N parts (Linux: the files are hard-linked into N
+// folders of about equal bytes, a session's files together, and the hidden on-cores
+// subcommand runs replay --workers 1 over every part at once, each through one-core on
+// a CPU of its own, and waits for them all), and the anchors (a bare json.Valid pass over the same files, pinned to one core too and
 // held to new on one core; DuckDB's read_json → COPY … TO parquet from
 // interop/node_modules, skipped with a notice when not installed) — run after --warmup
 // warm-ups in --reps repetitions, old and new always next to each
@@ -38,10 +39,10 @@
 // workers — what --workers 1 runs on another core while its worker works. The cores
 // table holds new against new on one core: what the machine's cores buy over one,
 // where the workers table holds what the workers buy on the same cores. The ceiling
-// table holds --workers 1 against the N shard processes: the most N cores give this
-// replay on this machine, processes that share no runtime, heap or delivery each on a
-// core of its own; and the next, --workers N against them: what the workers lose to
-// sharing one process (a wall ratio near 1: nothing).
+// table holds --workers 1 against the N processes over the parts: the most N cores
+// give this work on this machine, processes that share no runtime, heap or delivery,
+// each on a core of its own; and the next, --workers N against them: what the workers
+// lose to sharing one process (a wall ratio near 1: nothing).
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

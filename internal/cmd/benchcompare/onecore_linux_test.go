@@ -33,9 +33,9 @@ func TestNthCPU(t *testing.T) {
 	}
 }
 
-// TestOnCores: the on-cores subcommand runs every shard at once, each told its shard
-// and pinned to one core; a shard that fails fails the set at once, naming it and
-// quoting its stderr, and the others are stopped.
+// TestOnCores: the on-cores subcommand runs every process at once, each given its
+// number in place of {i} and pinned to one core; a process that fails fails the set at
+// once, naming it and quoting its stderr, and the others are stopped.
 func TestOnCores(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -44,7 +44,7 @@ func TestOnCores(t *testing.T) {
 	shards := func(mode string, n string) (string, error) {
 		t.Setenv(childEnv, mode)
 		var out bytes.Buffer
-		err := onCores(context.Background(), exe, []string{n, exe, "-test.run", "^$"}, &out)
+		err := onCores(context.Background(), exe, []string{n, exe, "-test.run", "^$", "--shard", "{i}/" + n}, &out)
 		if err != nil && strings.Contains(err.Error(), "operation not permitted") {
 			t.Skipf("this machine refuses to set a CPU affinity: %v", err)
 		}
@@ -62,11 +62,11 @@ func TestOnCores(t *testing.T) {
 
 	start := time.Now()
 	_, err = shards("shard-fails", "2")
-	if err == nil || !strings.Contains(err.Error(), "shard 1/2") || !strings.Contains(err.Error(), "cannot replay shard 1") {
-		t.Errorf("a failing shard: %v, want shard 1/2 named and its stderr quoted", err)
+	if err == nil || !strings.Contains(err.Error(), "process 1 of 2") || !strings.Contains(err.Error(), "cannot replay shard 1") {
+		t.Errorf("a failing process: %v, want process 1 of 2 named and its stderr quoted", err)
 	}
-	if strings.Contains(fmt.Sprint(err), "shard 0/2") {
-		t.Errorf("the shard stopped for another's failure is reported as failing: %v", err)
+	if strings.Contains(fmt.Sprint(err), "process 0 of 2") {
+		t.Errorf("the process stopped for another's failure is reported as failing: %v", err)
 	}
 	if waited := time.Since(start); waited > 50*time.Second {
 		t.Errorf("the set waited %v for the shard that would run a minute", waited)
@@ -78,7 +78,7 @@ func TestOnCores(t *testing.T) {
 	}{
 		{[]string{"0", exe}, `"0" is not a number ≥ 1`},
 		{[]string{"2"}, "usage: on-cores N COMMAND"},
-		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "shard 0/2"},
+		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "process 0 of 2"},
 	} {
 		if err := onCores(context.Background(), exe, tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("on-cores %q: %v, want %q", tt.args, err, tt.want)
