@@ -155,7 +155,7 @@ func runCompare(ctx context.Context, s settings) error {
 		partsIndex := -1
 		if canPinOneCore {
 			// The same input split in parts, each replayed at once by a process of its
-			// own on a core of its own.
+			// own on a core of its own: the cores given work that shares nothing.
 			n := partCount(s.workers)
 			pattern, err := splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), n)
 			if err != nil {
@@ -217,7 +217,7 @@ func runCompare(ctx context.Context, s settings) error {
 			}
 		}
 		if partsIndex >= 0 {
-			if err := errors.Join(add("ceiling", varNewW1, partsIndex, ""), add("to the ceiling", partsIndex, varNew, "")); err != nil {
+			if err := errors.Join(add("split", varNewW1, partsIndex, ""), add("workers/split", partsIndex, varNew, "")); err != nil {
 				return err
 			}
 		}
@@ -251,15 +251,15 @@ func runCompare(ctx context.Context, s settings) error {
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
 		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
 		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
-		{Comparison: "ceiling", Caption: fmt.Sprintf("The most %d cores can give: new with --workers 1 against the same files split in %[1]d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — processes that share nothing: no runtime, no heap, no delivery in order (wall < 1: faster)", partCount(s.workers))},
-		{Comparison: "to the ceiling", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall 1: the workers lose nothing to sharing a process; > 1: what they lose)", s.workers, partCount(s.workers))},
+		{Comparison: "split", Caption: fmt.Sprintf("Split between processes that share nothing: new with --workers 1 against the same files split in %d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — no runtime, heap or delivery in common (wall < 1: faster)", partCount(s.workers))},
+		{Comparison: "workers/split", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall ≤ 1: the workers lose nothing to sharing a process — they share out the files as they go, where a split is fixed beforehand)", s.workers, partCount(s.workers))},
 		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}
 	return s.writeReports(rep, "bench-compare")
 }
 
-// partCount is how many processes the ceiling runs for workers workers: one a
+// partCount is how many processes the split runs for workers workers: one a
 // core, on at most the machine's cores.
 func partCount(workers int) int { return max(1, min(workers, runtime.NumCPU())) }
 

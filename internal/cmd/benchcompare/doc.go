@@ -38,11 +38,12 @@
 // kept the cores busy, and what stands between it and 1/N is CPU spent beside the
 // workers — what --workers 1 runs on another core while its worker works. The cores
 // table holds new against new on one core: what the machine's cores buy over one,
-// where the workers table holds what the workers buy on the same cores. The ceiling
-// table holds --workers 1 against the N processes over the parts: the most N cores
-// give this work on this machine, processes that share no runtime, heap or delivery,
-// each on a core of its own; and the next, --workers N against them: what the workers
-// lose to sharing one process (a wall ratio near 1: nothing).
+// where the workers table holds what the workers buy on the same cores. The split
+// table holds --workers 1 against the N processes over the parts: what the cores give
+// work that shares no runtime, heap or delivery, each process on a core of its own;
+// and the next, --workers N against them: what the workers lose to sharing one process
+// (a wall ratio at or below 1: nothing — the workers share out the files as they go,
+// where the split is fixed beforehand and its parts need not take equally long).
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

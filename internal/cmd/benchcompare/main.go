@@ -60,9 +60,9 @@ the current from the working tree), prepares the workloads, runs old and new
 alternating over paired repetitions, and reports per workload the median wall time,
 the paired ratio new/old of wall and CPU time with an interval, and peak RSS; the
 current binary with --workers 1 against --workers N, and --workers 1 pinned to one
-core (Linux) against --workers N on every core; the ceiling, --workers 1 against the
-same files split in N parts replayed at once by N processes, each pinned to a core
-of its own (Linux), and --workers N against it; and anchors: a bare json.Valid pass
+core (Linux) against --workers N on every core; --workers 1 and N against the same
+files split in N parts replayed at once by N processes, each pinned to a core of its
+own (Linux); and anchors: a bare json.Valid pass
 over the same files on one core, and DuckDB's read_json → Parquet when
 interop/node_modules holds it. A failed build or run, a replay whose outputs differ
 between repetitions or worker counts, or old and new outputs that differ (unless

@@ -490,7 +490,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if canPinOneCore {
 		for _, want := range []string{"What the cores buy: new with --workers 2", "WALL NEW/NEW-1CORE", "both pinned to one core",
-			"The most 2 cores can give", "WALL NEW-PARTS/NEW-W1", "WALL NEW/NEW-PARTS"} {
+			"Split between processes that share nothing", "WALL NEW-PARTS/NEW-W1", "WALL NEW/NEW-PARTS"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, stdout)
 			}

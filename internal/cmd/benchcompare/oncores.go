@@ -20,9 +20,9 @@ const onCoresCommand = "on-cores"
 // onCores runs n processes of BIN ARG... at once — in process i, every "{i}" of the
 // arguments replaced by i — process i pinned to the i-th CPU this process may run on
 // (counting round) by self's one-core subcommand, and waits for them all. With each
-// process given its part of an input (splitInput), it is the most n cores can give a
-// replay: the processes share nothing — no runtime, no heap, no delivery in order —
-// and each runs on one core as on a one-core machine. The first process that fails
+// process given its part of an input (splitInput), it is a replay over n cores that
+// shares nothing — no runtime, no heap, no delivery in order — each process on one
+// core as on a one-core machine. The first process that fails
 // stops the others; the error names it and quotes the end of its stderr. Every
 // process's stdout goes to stdout.
 func onCores(ctx context.Context, self string, args []string, stdout io.Writer) error {

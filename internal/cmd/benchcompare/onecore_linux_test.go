@@ -78,7 +78,7 @@ func TestOnCores(t *testing.T) {
 	}{
 		{[]string{"0", exe}, `"0" is not a number ≥ 1`},
 		{[]string{"2"}, "usage: on-cores N COMMAND"},
-		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "process 0 of 2"},
+		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "of 2: exit status 1; its stderr ends:\n" + `exec: "`}, // whichever fails first
 	} {
 		if err := onCores(context.Background(), exe, tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("on-cores %q: %v, want %q", tt.args, err, tt.want)
