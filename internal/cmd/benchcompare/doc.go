@@ -15,35 +15,36 @@
 // × --corpus-copies, each copy's ids remapped so that no session repeats (skipped with
 // a notice when the corpus is absent).
 //
-// On each workload the variants — old, new, new with --workers 1, new with --workers
-// 1 pinned to one core (Linux: the hidden one-core subcommand sets its CPU affinity to
+// On each workload the variants — old, new, new with --workers 1, new with --workers 1
+// pinned to one core (Linux: the hidden one-core subcommand sets its CPU affinity to
 // one CPU — at each run the next of those it may use, the CPUs of a shared machine not
 // being equally fast from one minute to the next — and executes the replay in its
 // place, whose runtime then starts with GOMAXPROCS 1, as on a one-core machine), new
 // over the same files split in N parts (Linux: the files are hard-linked into N
 // folders of about equal bytes, a session's files together, and the hidden on-cores
 // subcommand runs replay --workers 1 over every part at once, each through one-core on
-// a CPU of its own, and waits for them all), and the anchors (a bare json.Valid pass over the same files, pinned to one core too and
-// held to new on one core; DuckDB's read_json → COPY … TO parquet from
-// interop/node_modules, skipped with a notice when not installed) — run after --warmup
-// warm-ups in --reps repetitions, old and new always next to each
-// other and alternating, the rest rotating (internal/benchcmp.Schedule). Each run is
-// measured from outside: wall time, user and system time and peak RSS from the
-// child's rusage (wait4). The report gives per workload the median wall time of old
-// and new, the median of the paired ratios new/old of wall and CPU time and peak RSS
-// with the sign test's interval, and the same for --workers N against --workers 1 and
-// for new against each anchor; each variant's median busy cores (CPU over wall time);
-// and for --workers N its floor, the wall ratio it would have if its CPU time were
-// spread evenly over its N cores (at most the machine's): a wall ratio near its floor
-// kept the cores busy, and what stands between it and 1/N is CPU spent beside the
-// workers — what --workers 1 runs on another core while its worker works. The cores
-// table holds new against new on one core: what the machine's cores buy over one,
-// where the workers table holds what the workers buy on the same cores. The split
-// table holds --workers 1 against the N processes over the parts: what the cores give
-// work that shares no runtime, heap or delivery, each process on a core of its own;
-// and the next, --workers N against them: what the workers lose to sharing one process
-// (a wall ratio at or below 1: nothing — the workers share out the files as they go,
-// where the split is fixed beforehand and its parts need not take equally long).
+// a CPU of its own, and waits for them all), and the anchors (a bare json.Valid pass
+// over the same files, pinned to one core too and held to new on one core; DuckDB's
+// read_json → COPY … TO parquet from interop/node_modules, skipped with a notice when
+// not installed) — run after --warmup warm-ups in --reps repetitions, old and new
+// always next to each other and alternating, the rest rotating
+// (internal/benchcmp.Schedule). Each run is measured from outside: wall time, user and
+// system time and peak RSS from the child's rusage (wait4). The report gives per
+// workload the median wall time of old and new, the median of the paired ratios
+// new/old of wall and CPU time and peak RSS with the sign test's interval, and the
+// same for --workers N against --workers 1 and for new against each anchor; each
+// variant's median busy cores (CPU over wall time); and for --workers N its floor, the
+// wall ratio it would have if its CPU time were spread evenly over its N cores (at
+// most the machine's): a wall ratio near its floor kept the cores busy, and what
+// stands between it and 1/N is CPU spent beside the workers — what --workers 1 runs on
+// another core while its worker works. The cores table holds new against new on one
+// core: what the machine's cores buy over one, where the workers table holds what the
+// workers buy on the same cores. The split table holds --workers 1 against the N
+// processes over the parts: what the cores give work that shares no runtime, heap or
+// delivery, each process on a core of its own; and the next, --workers N against them:
+// what the workers lose to sharing one process (a wall ratio at or below 1: nothing —
+// the workers share out the files as they go, where the split is fixed beforehand and
+// its parts need not take equally long).
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

@@ -62,12 +62,11 @@ the paired ratio new/old of wall and CPU time with an interval, and peak RSS; th
 current binary with --workers 1 against --workers N, and --workers 1 pinned to one
 core (Linux) against --workers N on every core; --workers 1 and N against the same
 files split in N parts replayed at once by N processes, each pinned to a core of its
-own (Linux); and anchors: a bare json.Valid pass
-over the same files on one core, and DuckDB's read_json → Parquet when
-interop/node_modules holds it. A failed build or run, a replay whose outputs differ
-between repetitions or worker counts, or old and new outputs that differ (unless
---allow-output-change; then the table says so) fail the command as soon as it is
-known: exit status 1, no figures.
+own (Linux); and anchors: a bare json.Valid pass over the same files on one core,
+and DuckDB's read_json → Parquet when interop/node_modules holds it. A failed build
+or run, a replay whose outputs differ between repetitions or worker counts, or old
+and new outputs that differ (unless --allow-output-change; then the table says so)
+fail the command as soon as it is known: exit status 1, no figures.
 
 "scale" replays synthetic runs and sessions at each size with the current binary and
 reports wall time, CPU time and peak RSS, and their growth from the smallest size;

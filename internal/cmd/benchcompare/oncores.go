@@ -22,9 +22,9 @@ const onCoresCommand = "on-cores"
 // (counting round) by self's one-core subcommand, and waits for them all. With each
 // process given its part of an input (splitInput), it is a replay over n cores that
 // shares nothing — no runtime, no heap, no delivery in order — each process on one
-// core as on a one-core machine. The first process that fails
-// stops the others; the error names it and quotes the end of its stderr. Every
-// process's stdout goes to stdout.
+// core as on a one-core machine. The first process that fails stops the others; the
+// error names it and quotes the end of its stderr. Every process's stdout goes to
+// stdout.
 func onCores(ctx context.Context, self string, args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		return errors.New("usage: on-cores N COMMAND [ARG...]")
