@@ -515,3 +515,35 @@ func TestReadNestedWrongType(t *testing.T) {
 		t.Errorf("tool result %q at %v output %q; want r1 at %v with its output", result.ID, result.Time, result.ToolOutput, want)
 	}
 }
+
+// FuzzKeyFromHead: a head proves a key exactly when decoding all of it meets the
+// file's stem as a session id (KeyFromHead stops at the first record that carries
+// it), and a proved key is the key reading the whole file gives.
+func FuzzKeyFromHead(f *testing.F) {
+	line := func(id, uuid string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
+	}
+	f.Add([]byte(line("old", "a")+line("s1", "b")+line("s1", "c")), 60)
+	f.Add([]byte(line("s1", "a")+"garbage\n"+line("other", "b")), 200)
+	f.Add([]byte(`{"type":"summary","summary":"x","leafUuid":"u"}`+"\n"+line("s1", "a")), 1000)
+	f.Fuzz(func(t *testing.T, in []byte, cut int) {
+		if cut < 0 || cut > len(in) {
+			cut = len(in)
+		}
+		head := in[:cut]
+		key, ok := KeyFromHead("dir/s1.jsonl", head)
+		b := newBuilder("dir/s1.jsonl") // the whole head, no early stop
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			b.readFile("dir/s1.jsonl", bytes.NewReader(head[:i+1]), false)
+		}
+		_, want := b.ids["s1"]
+		if ok != want || ok && key != "s1" {
+			t.Fatalf("KeyFromHead = %q, %v; the whole head meets s1: %v", key, ok, want)
+		}
+		if ok {
+			if s, _ := ReadTranscript("dir/s1.jsonl", bytes.NewReader(in)); s == nil || s.Key != key {
+				t.Fatalf("the head proves %q, the whole file gives %v", key, s)
+			}
+		}
+	})
+}
