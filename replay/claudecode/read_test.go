@@ -247,23 +247,25 @@ func TestSessionKey(t *testing.T) {
 	}
 }
 
+// idLine is a user record with its uuid, of session id.
+func idLine(id, uuid string) string {
+	return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
+}
+
 // TestKeyFromHead: whatever prefix of a transcript a head is, the key it proves is the
 // key reading the whole session gives; it proves one as soon as a complete line
 // carries the file's stem as session id, and never for a renamed copy.
 func TestKeyFromHead(t *testing.T) {
-	line := func(id, uuid string) string {
-		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
-	}
 	for _, tt := range []struct {
 		file, in string
 		provedAt int // bytes of head from which the key is proved; -1 never
 	}{
-		{"new.jsonl", line("old", "a") + line("new", "b"), len(line("old", "a") + line("new", "b"))},
-		{"s1.jsonl", line("s1", "a") + line("other", "b"), len(line("s1", "a"))},
-		{"s1.jsonl", `{"type":"summary","summary":"x","leafUuid":"u"}` + "\n" + "garbage\n" + line("s1", "a"), -2},
-		{"copy.jsonl", line("old", "a") + line("new", "b"), -1},
+		{"new.jsonl", idLine("old", "a") + idLine("new", "b"), len(idLine("old", "a") + idLine("new", "b"))},
+		{"s1.jsonl", idLine("s1", "a") + idLine("other", "b"), len(idLine("s1", "a"))},
+		{"s1.jsonl", `{"type":"summary","summary":"x","leafUuid":"u"}` + "\n" + "garbage\n" + idLine("s1", "a"), -2},
+		{"copy.jsonl", idLine("old", "a") + idLine("new", "b"), -1},
 		{"s1.jsonl", `{"sessionId":"s1"}` + "\n", -1}, // no type: a record the reader skips
-		{"dir/s1/subagents/agent-1.jsonl", line("s1", "a"), -1},
+		{"dir/s1/subagents/agent-1.jsonl", idLine("s1", "a"), -1},
 	} {
 		full, _ := ReadTranscript(tt.file, strings.NewReader(tt.in))
 		proved := -1
@@ -520,12 +522,9 @@ func TestReadNestedWrongType(t *testing.T) {
 // file's stem as a session id (KeyFromHead stops at the first record that carries
 // it), and a proved key is the key reading the whole file gives.
 func FuzzKeyFromHead(f *testing.F) {
-	line := func(id, uuid string) string {
-		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}`+"\n", uuid, id)
-	}
-	f.Add([]byte(line("old", "a")+line("s1", "b")+line("s1", "c")), 60)
-	f.Add([]byte(line("s1", "a")+"garbage\n"+line("other", "b")), 200)
-	f.Add([]byte(`{"type":"summary","summary":"x","leafUuid":"u"}`+"\n"+line("s1", "a")), 1000)
+	f.Add([]byte(idLine("old", "a")+idLine("s1", "b")+idLine("s1", "c")), 60)
+	f.Add([]byte(idLine("s1", "a")+"garbage\n"+idLine("other", "b")), 200)
+	f.Add([]byte(`{"type":"summary","summary":"x","leafUuid":"u"}`+"\n"+idLine("s1", "a")), 1000)
 	f.Fuzz(func(t *testing.T, in []byte, cut int) {
 		if cut < 0 || cut > len(in) {
 			cut = len(in)

@@ -21,34 +21,42 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == jsonValidCommand {
-		if err := jsonValid(os.Args[2], os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", jsonValidCommand, err)
-			os.Exit(1)
-		}
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == oneCoreCommand {
-		err := oneCore(os.Args[2:]) // returns only on failure
-		fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", oneCoreCommand, err)
-		os.Exit(1)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if len(os.Args) > 1 && os.Args[1] == onCoresCommand {
-		self, err := os.Executable()
-		if err == nil {
-			err = onCores(ctx, self, os.Args[2:], os.Stdout)
-		}
-		stop()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "benchcompare %s: %v\n", onCoresCommand, err)
-			os.Exit(1)
-		}
-		return
+	code, hidden := hiddenCommand(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if !hidden {
+		code = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	}
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// hiddenCommand runs one of the subcommands benchcompare runs itself as, in a child
+// process — json-valid DIR, one-core N BIN ARG..., on-cores N BIN ARG... — and
+// returns its exit status; hidden is false when args name none of them. one-core
+// returns only on failure: on success the command runs in its place.
+func hiddenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, hidden bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	var err error
+	switch {
+	case len(args) == 2 && args[0] == jsonValidCommand:
+		err = jsonValid(args[1], stdout)
+	case args[0] == oneCoreCommand:
+		err = oneCore(args[1:])
+	case args[0] == onCoresCommand:
+		var self string
+		if self, err = os.Executable(); err == nil {
+			err = onCores(ctx, self, args[1:], stdout)
+		}
+	default:
+		return 0, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "benchcompare %s: %v\n", args[0], err)
+		return 1, true
+	}
+	return 0, true
 }
 
 const usage = `Usage: benchcompare [--base REF | --old BIN] [--new BIN] [--workloads LIST] [--reps N] [flags]

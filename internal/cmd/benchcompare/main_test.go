@@ -25,25 +25,8 @@ import (
 const childEnv = "BENCHCOMPARE_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == jsonValidCommand {
-		if err := jsonValid(os.Args[2], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if len(os.Args) > 1 && os.Args[1] == oneCoreCommand {
-		err := oneCore(os.Args[2:])
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if len(os.Args) > 1 && os.Args[1] == onCoresCommand {
-		self, _ := os.Executable()
-		if err := onCores(context.Background(), self, os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if code, hidden := hiddenCommand(context.Background(), os.Args[1:], os.Stdout, os.Stderr); hidden {
+		os.Exit(code)
 	}
 	if mode := os.Getenv(childEnv); mode != "" {
 		if mode == "cores" { // what the child may run on, and the shard it was given

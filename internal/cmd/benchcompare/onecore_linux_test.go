@@ -41,7 +41,7 @@ func TestOnCores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shards := func(mode string, n string) (string, error) {
+	processes := func(mode string, n string) (string, error) {
 		t.Setenv(childEnv, mode)
 		var out bytes.Buffer
 		err := onCores(context.Background(), exe, []string{n, exe, "-test.run", "^$", "--shard", "{i}/" + n}, &out)
@@ -50,18 +50,18 @@ func TestOnCores(t *testing.T) {
 		}
 		return out.String(), err
 	}
-	out, err := shards("cores", "3")
+	out, err := processes("cores", "3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	slices.Sort(lines)
 	if want := []string{"1 1 0/3", "1 1 1/3", "1 1 2/3"}; !slices.Equal(lines, want) {
-		t.Errorf("shards printed %q, want %q (GOMAXPROCS, NumCPU, shard)", lines, want)
+		t.Errorf("the processes printed %q, want %q (GOMAXPROCS, NumCPU, shard)", lines, want)
 	}
 
 	start := time.Now()
-	_, err = shards("shard-fails", "2")
+	_, err = processes("shard-fails", "2")
 	if err == nil || !strings.Contains(err.Error(), "process 1 of 2") || !strings.Contains(err.Error(), "cannot replay shard 1") {
 		t.Errorf("a failing process: %v, want process 1 of 2 named and its stderr quoted", err)
 	}
@@ -78,7 +78,7 @@ func TestOnCores(t *testing.T) {
 	}{
 		{[]string{"0", exe}, `"0" is not a number ≥ 1`},
 		{[]string{"2"}, "usage: on-cores N COMMAND"},
-		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "of 2: exit status 1; its stderr ends:\n" + `exec: "`}, // whichever fails first
+		{[]string{"2", filepath.Join(t.TempDir(), "missing")}, "of 2: exit status 1; its stderr ends:\nbenchcompare one-core: exec: \""}, // whichever fails first
 	} {
 		if err := onCores(context.Background(), exe, tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("on-cores %q: %v, want %q", tt.args, err, tt.want)
