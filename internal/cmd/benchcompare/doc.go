@@ -59,7 +59,11 @@
 // then metrics merges them — whether the merge of a split replay holds nothing per
 // unit. The shards kind measures metrics over the same --shard-runs runs replayed in
 // each of --shard-counts shards, each against the fewest — whether it holds nothing
-// per shard either.
+// per shard either. The shard-replay kind measures one shard of a split replay, shard
+// 0/n of the same --sessions synthetic sessions for each n of --replay-shards,
+// against the fewest: what a machine of a cluster pays whatever its share, the part
+// of a shard's time that does not shrink with more shards (with none, the ratio of n
+// shards against m would be m/n).
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -73,4 +77,5 @@
 //	benchcompare scale --kinds runs --sizes 1000,10000
 //	benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
 //	benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
+//	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 1,4
 package main

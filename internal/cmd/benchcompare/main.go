@@ -79,7 +79,8 @@ fail the command as soon as it is known: exit status 1, no figures.
 "scale" replays synthetic runs and sessions at each size with the current binary and
 reports wall time, CPU time and peak RSS, and their growth from the smallest size;
 merge, the same of metrics over the runs replayed in shards; shards, of metrics over
-the same runs replayed in more and more shards.
+the same runs replayed in more and more shards; shard-replay, of one shard of the
+same sessions split in more and more shards (what does not shrink with the split).
 
 Writes DIR/bench-compare.md and .json (scale: bench-scale.md and .json) and prints the
 tables. Progress goes to stderr.
@@ -91,6 +92,7 @@ Examples:
   benchcompare scale --kinds runs --sizes 1000,10000
   benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
   benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
+  benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 1,4
 
 Flags:
 `
@@ -116,7 +118,11 @@ type settings struct {
 	shards           int
 	shardCounts      []int
 	shardRuns        int
+	splitCounts      []int
 }
+
+// scaleKinds are what scale measures, in its --kinds.
+var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scale := len(args) > 0 && args[0] == "scale"
@@ -141,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.workers, "workers", 2, "--workers of the replays (the workers table runs the current binary with 1 and with this)")
 	fs.Uint64Var(&s.seed, "seed", 1, "datagen's seed for the synthetic workloads")
 	fs.IntVar(&s.runsN, "runs", 10000, "synthetic runs in the runs workload")
-	fs.IntVar(&s.sessionsN, "sessions", 10000, "synthetic sessions in the sessions workload")
+	fs.IntVar(&s.sessionsN, "sessions", 10000, "synthetic sessions in the sessions workload (scale: in the shard-replay kind)")
 	if !scale {
 		fs.StringVar(&s.base, "base", "", "git ref of the previous build (default: the merge-base of HEAD and main; on main, HEAD^1)")
 		fs.StringVar(&s.oldBin, "old", "", "the previous replay binary, instead of building --base")
@@ -150,10 +156,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", []string{"runs", "sessions", "merge", "shards"}, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards); metrics is the binary beside --new, or built from the working tree")
+		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions); metrics is the binary beside --new, or built from the working tree")
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
 		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")
+		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay: for each n, shard 0/n replays the same --sessions synthetic sessions; smallest first")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}
@@ -199,8 +206,8 @@ func (s *settings) check(scale bool, nargs int) error {
 			return errors.New("--sizes: give sizes ≥ 1, smallest first")
 		}
 		for _, k := range s.kinds {
-			if !slices.Contains([]string{"runs", "sessions", "merge", "shards"}, k) {
-				return fmt.Errorf("--kinds: unknown kind %q (runs, sessions, merge, shards)", k)
+			if !slices.Contains(scaleKinds, k) {
+				return fmt.Errorf("--kinds: unknown kind %q (%s)", k, strings.Join(scaleKinds, ", "))
 			}
 		}
 		if s.shards < 1 {
@@ -208,6 +215,9 @@ func (s *settings) check(scale bool, nargs int) error {
 		}
 		if len(s.shardCounts) == 0 || !slices.IsSorted(s.shardCounts) || s.shardCounts[0] < 1 || s.shardRuns < 1 {
 			return errors.New("--shard-counts: give numbers of shards ≥ 1, smallest first; --shard-runs ≥ 1")
+		}
+		if len(s.splitCounts) == 0 || !slices.IsSorted(s.splitCounts) || s.splitCounts[0] < 1 {
+			return errors.New("--replay-shards: give numbers of shards ≥ 1, smallest first")
 		}
 	} else {
 		if s.corpusCopies < 1 {

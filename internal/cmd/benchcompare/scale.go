@@ -56,6 +56,9 @@ func runScale(ctx context.Context, s settings) error {
 	if slices.Contains(s.kinds, "shards") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("shards: metrics (%s) over %d runs replayed in each of %v shards (not measured)", metrics, s.shardRuns, s.shardCounts))
 	}
+	if slices.Contains(s.kinds, "shard-replay") {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("shard-replay: replay --shard 0/n --out DIR/ over the same %d synthetic sessions, n in %v", s.sessionsN, s.splitCounts))
+	}
 	load := loadAverage()
 	var failures []string
 	for _, kind := range s.kinds {
@@ -78,6 +81,18 @@ func runScale(ctx context.Context, s settings) error {
 				vs = append(vs, variant{name: shardsName(n), command: s.mergeCommand(ctx, metrics, shards)})
 			}
 			about = fmt.Sprintf("metrics over %d synthetic runs (datagen) replayed in %v shards", s.shardRuns, s.shardCounts)
+		case "shard-replay":
+			// One set of sessions; of each split, the first shard.
+			fmt.Fprintf(s.log, "writing %d synthetic sessions\n", s.sessionsN)
+			w, err := generated(ctx, datagen, filepath.Join(tmp, "w-shard-replay"), "shard-replay", fmt.Sprintf("%d synthetic sessions", s.sessionsN),
+				"--runs", "0", "--sessions", strconv.Itoa(s.sessionsN), "--seed", strconv.FormatUint(s.seed, 10))
+			if err != nil {
+				return err
+			}
+			for _, n := range s.splitCounts {
+				vs = append(vs, variant{name: shardOfName(n), command: shardCommand(ctx, bin, w, s.workers, n), outputs: true})
+			}
+			about = fmt.Sprintf("shard 0/n of %d synthetic sessions (datagen), n in %v", s.sessionsN, s.splitCounts)
 		default:
 			for _, n := range s.sizes {
 				args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
@@ -129,10 +144,11 @@ func runScale(ctx context.Context, s settings) error {
 			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)))
 		}
 		os.RemoveAll(filepath.Join(tmp, "w-shards"))
+		os.RemoveAll(filepath.Join(tmp, "w-shard-replay"))
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
-	if slices.ContainsFunc(s.kinds, func(k string) bool { return k != "shards" }) {
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return k != "shards" && k != "shard-replay" }) {
 		for i := 1; i < len(s.sizes); i++ {
 			name := count(s.sizes[i]) + "/" + count(s.sizes[0])
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
@@ -142,6 +158,14 @@ func runScale(ctx context.Context, s settings) error {
 		for _, n := range s.shardCounts[1:] {
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: shardsName(n) + "/" + shardsName(s.shardCounts[0]),
 				Caption: fmt.Sprintf("the merge of %d shards against %d (the same %d runs)", n, s.shardCounts[0], s.shardRuns)})
+		}
+	}
+	if slices.Contains(s.kinds, "shard-replay") {
+		for _, n := range s.splitCounts[1:] {
+			m := s.splitCounts[0]
+			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: shardOfName(n) + "/" + shardOfName(m),
+				Caption: fmt.Sprintf("one shard of %d against one of %d (the same %d sessions; were nothing paid per shard whatever its share, %d/%d = %.3g)",
+					n, m, s.sessionsN, m, n, float64(m)/float64(n))})
 		}
 	}
 	if err := s.writeReports(rep, "bench-scale"); err != nil {
@@ -167,6 +191,16 @@ func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string
 		return "", err
 	}
 	return bins["metrics"], nil
+}
+
+// shardOfName names the shard-replay kind's variant of n shards.
+func shardOfName(n int) string { return "shard-of-" + strconv.Itoa(n) }
+
+// shardCommand replays shard 0/n of w into the folder it is given.
+func shardCommand(ctx context.Context, bin string, w workload, workers, n int) func(string) *exec.Cmd {
+	return func(out string) *exec.Cmd {
+		return exec.CommandContext(ctx, bin, w.replayTo(out+string(filepath.Separator), workers, "--shard", fmt.Sprintf("0/%d", n))...)
+	}
 }
 
 // shardsName names the shards kind's variant of n shards.
