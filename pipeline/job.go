@@ -43,7 +43,8 @@ type job struct {
 	interventions *reports.Table[reports.InterventionRow]
 	predictions   *reports.Table[reports.PredictionRow]
 	fixCases      *reports.Table[reports.FixCaseRow]
-	derived       derivedTables // a whole replay to a file only: a folder's are the merge's
+	inputs        *reports.Table[reports.InputRow] // a folder's: the merge folds them into the input fingerprint
+	derived       derivedTables                    // a whole replay to a file only: a folder's are the merge's
 
 	// preds and cases hold what the metrics and the simulation are derived from, of the
 	// rows of the predictions and fix-loop cases tables, in scratch files (a replay to a
@@ -91,6 +92,9 @@ func (j *job) openTables(withDerived bool) error {
 	}
 	openTable(j.out, "predictions", &j.predictions, &err)
 	openTable(j.out, "fixloop_cases", &j.fixCases, &err)
+	if !withDerived {
+		openTable(j.out, tableInputs, &j.inputs, &err)
+	}
 	return err
 }
 
@@ -222,7 +226,11 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 	}); err != nil {
 		return fmt.Errorf("--labels: %w", err)
 	}
-	j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
+	if j.shard.Count == 0 {
+		j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
+	} else { // no shard of a split replay knows the fingerprint: the merge folds the inputs tables
+		j.out.SetMetadata(InputListingKey, sum.Listing)
+	}
 	if j.shard.Count == 0 {
 		d, err := newDerivation(j.md, j.s.Workers)
 		if err != nil {
@@ -364,6 +372,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	opts.Delivered = s.Delivered
 	opts.Shard = j.shard
 	opts.Scratch = j.out.Scratch // the input's file paths and records, aside
+	if j.inputs != nil {
+		opts.Digest = func(file, sha string) error { return j.inputs.Write(reports.InputRow{File: file, SHA256: sha}) }
+	}
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{Runs: j.run, Sessions: j.session,
 		Problems: func(p input.Problem) error { return j.problems.Write(reports.ProblemRows([]input.Problem{p})...) }})
 	if err != nil {

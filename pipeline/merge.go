@@ -24,6 +24,12 @@ import (
 // ShardKey is the metadata key, in every table of a shard, of the shard ("i/n").
 const ShardKey = "loopwatch.shard"
 
+// InputListingKey is the metadata key, in every table of a shard, of its input's
+// listing (replay.Summary.Listing): the same in every shard of one split of one
+// input. A shard's tables carry it instead of loopwatch.input_fingerprint, which the
+// merge's tables carry.
+const InputListingKey = "loopwatch.input_listing"
+
 // mergedSet names the merge's manifest in a folder output (_manifests/merged.manifest.json).
 const mergedSet = "merged"
 
@@ -137,10 +143,11 @@ func newShardSummary(sum *replay.Summary, j *job, labels labelSet) shardSummary 
 	return s
 }
 
-// summary returns the shard's share of the replay's summary (no problem details).
-func (s shardSummary) summary(fingerprint string) *replay.Summary {
+// summary returns the shard's share of the replay's summary (no problem details, no
+// fingerprint).
+func (s shardSummary) summary(listing string) *replay.Summary {
 	sum := &replay.Summary{Files: s.Files, FilesByFmt: s.FilesByFmt, Ignored: s.Ignored, Runs: s.Runs, Sessions: s.Sessions,
-		Events: s.Events, ProblemCount: map[input.ProblemKind]int{}, Notes: s.Notes, Fingerprint: fingerprint, Joins: s.Joins}
+		Events: s.Events, ProblemCount: map[input.ProblemKind]int{}, Notes: s.Notes, Listing: listing, Joins: s.Joins}
 	for k, n := range s.Problems {
 		sum.ProblemCount[input.ProblemKind(k)] = n
 	}
@@ -185,6 +192,7 @@ const (
 	tablePredictions = "predictions"
 	tableFixCases    = "fixloop_cases"
 	tableProblems    = "problems"
+	tableInputs      = "inputs"
 )
 
 // A SetError says why a folder is not a complete set of shards of one replay: the
@@ -200,6 +208,7 @@ type shardSet struct {
 	dir       string
 	manifests []*reports.Manifest
 	common    map[string]string // the metadata every shard's tables share
+	listing   string            // their input's listing (InputListingKey)
 	// maxOpen, when > 0, is how many shards' parts the merge reads at once instead of
 	// mergeFanIn (tests merge in several steps with it).
 	maxOpen int
@@ -215,6 +224,9 @@ func (s *shardSet) fanIn() int {
 
 // shardSpecific are the metadata keys that differ between the shards of one replay.
 var shardSpecific = []string{ShardKey, reports.ReplayIDKey, "loopwatch.table"}
+
+// checkedApart are the metadata keys the merge checks with a message of their own.
+var checkedApart = []string{InputListingKey}
 
 // readShardSet reads the manifests of the shards in dir and checks that they make one
 // complete set: every shard of n there once, all replayed from the same input with
@@ -244,6 +256,7 @@ func readShardSet(dir string) (*shardSet, error) {
 		key      string // the first metadata key whose value differs from the first manifest's, if any
 		ref, got string // that key's values
 		differs  bool
+		listing  string // InputListingKey's value
 	}
 	checks := map[*reports.Manifest]checked{}
 	for _, name := range names {
@@ -257,10 +270,10 @@ func readShardSet(dir string) (*shardSet, error) {
 				delete(set.common, k)
 			}
 		}
-		var c checked
+		c := checked{listing: m.Metadata[InputListingKey]}
 		c.altered = m.Metadata[ShardKey] != m.Shard || reports.ReplayID(m.Metadata, tableList(m)) != m.ReplayID
 		for _, k := range slices.Sorted(maps.Keys(unionKeys(set.common, m.Metadata))) {
-			if slices.Contains(shardSpecific, k) {
+			if slices.Contains(shardSpecific, k) || slices.Contains(checkedApart, k) {
 				continue
 			}
 			if v, ok := m.Metadata[k]; !ok || v != set.common[k] {
@@ -302,14 +315,18 @@ func readShardSet(dir string) (*shardSet, error) {
 	for _, t := range first.Tables {
 		tableNames = append(tableNames, t.Table)
 	}
+	set.listing = checks[first].listing
 	for i, m := range set.manifests {
 		c := checks[m]
 		if c.altered {
 			return nil, refuse("the manifest of shard %d was altered (its replay id does not match its metadata)", i)
 		}
-		if m.InputFingerprint != first.InputFingerprint {
-			return nil, refuse("mixed sets: shards 0 and %d read different input (fingerprints %.12s… and %.12s…): every shard must read the same --in",
-				i, first.InputFingerprint, m.InputFingerprint)
+		if c.listing == "" {
+			return nil, refuse("shard %d records no input listing (%s; written by an older loopwatch?): replay it again", i, InputListingKey)
+		}
+		if c.listing != set.listing {
+			return nil, refuse("mixed sets: shards 0 and %d read different input (listings %.12s… and %.12s…: the files' paths, sizes or content differ): every shard must read the same --in",
+				i, set.listing, c.listing)
 		}
 		if c.differs {
 			return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%.80q and %.80q): every shard must run with the same version, labels and flags",
@@ -462,7 +479,7 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 		} else if ss.DeriveLabel != shard0.DeriveLabel {
 			return nil, &SetError{Dir: dir, Reason: fmt.Sprintf("mixed sets: shards 0 and %d differ in --derive-labels", i)}
 		}
-		sums = append(sums, ss.summary(m.InputFingerprint))
+		sums = append(sums, ss.summary(set.listing))
 		tl.add(ss.Tally)
 	}
 	sum, err := replay.MergeSummaries(sums)
@@ -474,7 +491,7 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 	}
 
 	md := maps.Clone(set.common)
-	md["loopwatch.input_fingerprint"] = sum.Fingerprint
+	delete(md, InputListingKey)
 	if notes, err := json.Marshal(sum.Notes); err == nil && len(sum.Notes) > 0 {
 		md["loopwatch.input_notes"] = string(notes)
 	}
@@ -495,6 +512,10 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	if sum.Fingerprint, err = inputFingerprint(ctx, set, out.Scratch, sum.Files); err != nil {
+		return nil, err
+	}
+	out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
 	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, Out: out, Shards: len(set.manifests), shards: set}
 	for _, w := range shard0.LabelWarns {
 		res.Warnings = append(res.Warnings, errors.New(w))

@@ -32,6 +32,13 @@ const mergeFanIn = 16
 // come in that order, and each unit's key is its shard's (a shard replays only the
 // units whose key hashes to it), so no unit comes from two shards.
 func eachInReplayOrder[T any](ctx context.Context, set *shardSet, scratch func(name string) (*os.File, error), table string, unit func(*T) (kind, file, key string), f func(*T) error) error {
+	return eachInOrder(ctx, set, scratch, table, true, unit, f)
+}
+
+// eachInOrder is eachInReplayOrder, checking that each row's key is its shard's only
+// when byKey (a table of units; the inputs table's rows go by file, each the shard's
+// that reports on the file).
+func eachInOrder[T any](ctx context.Context, set *shardSet, scratch func(name string) (*os.File, error), table string, byKey bool, unit func(*T) (kind, file, key string), f func(*T) error) error {
 	count := len(set.manifests)
 	parts := make([]func() (*shardRows[T], error), count)
 	for i, m := range set.manifests {
@@ -44,7 +51,11 @@ func eachInReplayOrder[T any](ctx context.Context, set *shardSet, scratch func(n
 			if err != nil {
 				return nil, err
 			}
-			return &shardRows[T]{shard: &replay.Shard{Index: shardIndex(m), Count: count}, path: path, rd: rd}, nil
+			s := &shardRows[T]{path: path, rd: rd}
+			if byKey {
+				s.shard = &replay.Shard{Index: shardIndex(m), Count: count}
+			}
+			return s, nil
 		}
 	}
 	for fanIn := set.fanIn(); len(parts) > fanIn; {
@@ -234,4 +245,31 @@ func spillShards(ctx context.Context, set *shardSet, out *reports.Output, n int)
 	}
 	src, err := cases.source()
 	return preds, src, err
+}
+
+// inputFingerprint folds the shards' inputs tables, in path order, into the input
+// fingerprint of the whole replay (replay.Fingerprint): the one a replay not split
+// computes. It refuses a set whose shards list a file twice, or list another number of
+// files than their summaries count read (files).
+func inputFingerprint(ctx context.Context, set *shardSet, scratch func(name string) (*os.File, error), files int) (string, error) {
+	fp := replay.NewFingerprint()
+	var last string
+	n := 0
+	err := eachInOrder(ctx, set, scratch, tableInputs, false, func(r *reports.InputRow) (string, string, string) { return "input", r.File, "" },
+		func(r *reports.InputRow) error {
+			if n > 0 && r.File == last {
+				return &SetError{Dir: set.dir, Reason: fmt.Sprintf("the shards' inputs tables list %s twice", r.File)}
+			}
+			fp.Add(r.File, r.SHA256)
+			last = r.File
+			n++
+			return nil
+		})
+	if err != nil {
+		return "", err
+	}
+	if n != files {
+		return "", &SetError{Dir: set.dir, Reason: fmt.Sprintf("the shards' inputs tables list %d files, their summaries count %d read", n, files)}
+	}
+	return fp.Sum(), nil
 }

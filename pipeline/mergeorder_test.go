@@ -291,3 +291,74 @@ func TestMergeInGroups(t *testing.T) {
 		}
 	}
 }
+
+// testInputSet writes each shard's inputs table (rows[i] for shard i of len(rows)) into
+// dir and returns the set.
+func testInputSet(t *testing.T, dir string, rows [][]reports.InputRow) *shardSet {
+	t.Helper()
+	set := &shardSet{dir: dir}
+	for i, part := range rows {
+		name := fmt.Sprintf("inputs%d.parquet", i)
+		out, err := reports.NewOutput(filepath.Join(dir, name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := reports.NewTable[reports.InputRow](out, "")
+		if err == nil {
+			err = tab.Write(part...)
+		}
+		if err == nil {
+			err = out.Commit()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		set.manifests = append(set.manifests, &reports.Manifest{ManifestInfo: reports.ManifestInfo{Shard: fmt.Sprintf("%d/%d", i, len(rows))},
+			Tables: []reports.ManifestTable{{Table: tableInputs, File: name, SHA256: hex.EncodeToString(sum[:])}}})
+	}
+	return set
+}
+
+// TestInputFingerprint: the shards' inputs tables fold, in path order, into the
+// fingerprint of their union — in groups too — and a set that lists a file twice, or
+// other than the files its summaries count, or out of order, is refused.
+func TestInputFingerprint(t *testing.T) {
+	in := func(file string) reports.InputRow {
+		sum := sha256.Sum256([]byte(file))
+		return reports.InputRow{File: file, SHA256: hex.EncodeToString(sum[:])}
+	}
+	good := [][]reports.InputRow{{in("a.jsonl"), in("c/x.jsonl"), in("d.jsonl")}, {in("b.jsonl")}, {}, {in("c.jsonl"), in("c/y.jsonl")}}
+	want := replay.NewFingerprint()
+	for _, f := range []string{"a.jsonl", "b.jsonl", "c.jsonl", "c/x.jsonl", "c/y.jsonl", "d.jsonl"} {
+		want.Add(f, in(f).SHA256)
+	}
+	for _, maxOpen := range []int{0, 2} {
+		set := testInputSet(t, t.TempDir(), good)
+		set.maxOpen = maxOpen
+		got, err := inputFingerprint(context.Background(), set, tempScratch(t), 6)
+		if err != nil || got != want.Sum() {
+			t.Errorf("fan-in %d: %s, %v; want %s", maxOpen, got, err, want.Sum())
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		rows  [][]reports.InputRow
+		files int
+		want  string
+	}{
+		{"a file in two shards", [][]reports.InputRow{{in("a"), in("b")}, {in("b")}}, 3, "list b twice"},
+		{"a file missing", [][]reports.InputRow{{in("a")}, {in("b")}}, 3, "list 2 files, their summaries count 3 read"},
+		{"out of order", [][]reports.InputRow{{in("b"), in("a")}, {}}, 2, "not in the order"},
+	} {
+		_, err := inputFingerprint(context.Background(), testInputSet(t, t.TempDir(), tt.rows), tempScratch(t), tt.files)
+		var se *SetError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want a SetError saying %q", tt.name, err, tt.want)
+		}
+	}
+}

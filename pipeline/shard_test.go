@@ -265,7 +265,7 @@ func TestShardFilesDoNotDependOnWorkers(t *testing.T) {
 		run(t, s)
 		trees = append(trees, tree(t, filepath.Join(dir, fmt.Sprint(w))))
 	}
-	if len(trees[0]) != 9 { // 8 tables and the manifest
+	if len(trees[0]) != 10 { // 9 tables and the manifest
 		t.Errorf("a shard wrote %d files: %v", len(trees[0]), slicesKeys(trees[0]))
 	}
 	if !maps.EqualFunc(trees[0], trees[1], bytes.Equal) {
@@ -423,7 +423,7 @@ func TestShardNeedsAFolderOfItsSplit(t *testing.T) {
 			t.Errorf("shard %v into a folder of shards of 2: %v", other, err)
 		}
 	}
-	if got := slicesKeys(tree(t, filepath.Join(dir, "split"))); len(got) != 9 {
+	if got := slicesKeys(tree(t, filepath.Join(dir, "split"))); len(got) != 10 {
 		t.Errorf("a refused shard changed the folder: %v", got)
 	}
 }

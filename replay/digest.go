@@ -8,6 +8,27 @@ import (
 	"io/fs"
 )
 
+// Fingerprint folds the content digests of input files, in path order, into an input
+// fingerprint ([Summary.Fingerprint]): a SHA-256 over each file's path and the hex
+// SHA-256 of its content. Folding the digests a split replay's shards hand over
+// ([Options.Digest]) in path order gives the whole replay's fingerprint.
+type Fingerprint struct{ h hash.Hash }
+
+// NewFingerprint returns an empty fingerprint.
+func NewFingerprint() *Fingerprint { return &Fingerprint{h: sha256.New()} }
+
+// Add folds in the file at path file (slash separated, relative to the input root)
+// whose content's hex SHA-256 is digest; files come in path order.
+func (f *Fingerprint) Add(file, digest string) {
+	io.WriteString(f.h, file)
+	io.WriteString(f.h, "\x00")
+	io.WriteString(f.h, digest)
+	io.WriteString(f.h, "\n")
+}
+
+// Sum returns the fingerprint of the files added so far, in hex.
+func (f *Fingerprint) Sum() string { return hex.EncodeToString(f.h.Sum(nil)) }
+
 // hashingFS fingerprints the files a source opens itself while it reads them (a
 // Claude Code transcript reads its subagent transcripts), so that no file is read a
 // second time only to be fingerprinted. A file read to its end, or read in part and

@@ -59,8 +59,16 @@ type Options struct {
 	Exclude []string
 	// Shard, when split (Count > 1), replays only the runs and sessions it owns and
 	// reports only its share of the problems and notes (see [Shard]); every file is
-	// still read. The zero Shard replays everything.
+	// still recognised, and every file but the transcripts of other shards' sessions
+	// read. The zero Shard replays everything.
 	Shard Shard
+	// Digest, when set, is handed the content digest (hex SHA-256) of each input file
+	// whose problems the replay reports, in path order, from the delivering goroutine:
+	// every file with a digest, unsplit; in a split replay, each file's by exactly one
+	// shard. Folded in path order with a [Fingerprint], the union of the shards'
+	// digests is the whole replay's [Summary.Fingerprint], which no shard knows. An
+	// error stops the replay.
+	Digest func(file, sha256 string) error
 	// ReadSpecialFiles reads files that are not regular files — named pipes, character
 	// devices, sockets — instead of reporting them: set it when the input is one such
 	// file the user named (`--in /dev/stdin`, a process substitution). Each is read
@@ -178,8 +186,15 @@ type Summary struct {
 	// counted; see [input.Note].
 	Notes map[string]int
 	// Fingerprint is a SHA-256 over the path and content of every file read, context
-	// files included, in path order: equal fingerprints mean identical input.
+	// files included, in path order: equal fingerprints mean identical input. It is
+	// empty in a split replay, whose shards do not read the transcripts of other
+	// shards' sessions: there it is the fold of the shards' digests (Options.Digest).
 	Fingerprint string
+	// Listing is a SHA-256 over the path and size of every file the walk found, and the
+	// path and content of every file read that every shard of a split replay reads
+	// (all but the transcripts whose opening bytes prove their session, and their
+	// subagents), in path order: the same in every shard of one split of one input.
+	Listing string
 	// Joins is what the notes on the quasar joins were computed from.
 	Joins JoinCounts
 }
@@ -249,7 +264,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	phase("walk")
 
 	// Step 1: recognise every file, into the table kept to the end (where paths is not).
-	files, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard, opts.Scratch)
+	files, listing, err := sniffAll(ctx, fsys, paths, special, opts.Workers, opts.Shard, opts.Scratch)
 	defer files.closeStreams()
 	if err != nil {
 		return nil, err
@@ -265,17 +280,35 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	// The fingerprint folds in every file's digest in path order as soon as the files
 	// before it are done, so that no digest is kept for the whole replay: digests holds
 	// those not folded yet, by file (the context files' past the last run file
-	// delivered).
-	digests := map[int]string{}
-	fp, folded := sha256.New(), 0
-	foldDigests := func(upTo int) {
+	// delivered). Options.Digest is handed them as they are folded.
+	type fileDigest struct {
+		sha256 string
+		owned  bool // the file's problems are this shard's to report (sniffedFile.owned)
+		keyed  bool // only its session's shard reads it (sniffedFile.keyed)
+	}
+	digests := map[int]fileDigest{}
+	fp, shared, folded := NewFingerprint(), NewFingerprint(), 0 // shared: the files every shard reads, for the listing
+	foldDigests := func(upTo int) error {
 		for ; folded < upTo; folded++ {
 			d := digests[folded]
 			delete(digests, folded)
-			if d != "" {
-				fmt.Fprintf(fp, "%s\x00%s\n", files.name(folded), d)
+			if d.sha256 == "" {
+				continue
+			}
+			name := files.name(folded)
+			if !opts.Shard.Split() {
+				fp.Add(name, d.sha256)
+			}
+			if !d.keyed {
+				shared.Add(name, d.sha256)
+			}
+			if opts.Digest != nil && d.owned {
+				if err := opts.Digest(name, d.sha256); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
 
 	// Step 2: the context files, in path order, into one join context.
@@ -303,7 +336,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			sum.note(notes)
 		}
 		if digest != "" {
-			digests[i] = digest
+			digests[i] = fileDigest{digest, sn.owned, sn.keyed}
 			sum.Files++
 			sum.FilesByFmt[fm.name]++
 		}
@@ -379,8 +412,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
 		}
-		digests[runFile(next)] = res.digest
-		foldDigests(runFile(next) + 1)
+		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.keyed}
+		if err := foldDigests(runFile(next) + 1); err != nil {
+			return nil, err
+		}
 		win.delivered(next)
 		next++
 		if err := sum.absorb(res, seen, joined, problem, sink); err != nil {
@@ -399,8 +434,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	sum.Joins = joined.counts(jc)
 	sum.note(sum.Joins.Notes())
 
-	foldDigests(files.len())
-	sum.Fingerprint = hex.EncodeToString(fp.Sum(nil))
+	if err := foldDigests(files.len()); err != nil {
+		return nil, err
+	}
+	if !opts.Shard.Split() {
+		sum.Fingerprint = fp.Sum()
+	}
+	l := sha256.Sum256([]byte(listing + "\n" + shared.Sum()))
+	sum.Listing = hex.EncodeToString(l[:])
 	phase("replay")
 	return sum, ctx.Err()
 }
@@ -488,6 +529,7 @@ type fileResult struct {
 	attached   bool
 	subDigests map[string]string
 	owned      bool // the shard reports the file's problems (sniffedFile.owned)
+	keyed      bool // only its session's shard reads it (sniffedFile.keyed)
 }
 
 // settleSubagent gives an attached subagent transcript the digest its parent's read
@@ -575,20 +617,23 @@ const sniffChunk = 4096
 // files when scratch is not nil). special marks the files that are no regular files,
 // to be read as streams. It marks the Claude Code subagent transcripts and whether
 // their parent transcript is in the input, and, in a split replay, which shard
-// reports each file's problems and notes (see sharding). The table it returns, even
-// with an error, holds the streams it opened (fileTable.closeStreams).
+// reports each file's problems and notes (see sharding). It returns a SHA-256 over
+// every file's path and size too, in path order (the first part of Summary.Listing). The table it returns, even with an error, holds the streams it
+// opened (fileTable.closeStreams).
 func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, shard Shard,
-	scratch func(string) (*os.File, error)) (*fileTable, error) {
+	scratch func(string) (*os.File, error)) (*fileTable, string, error) {
 	t, err := newFileTable(scratch)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	listing := sha256.New()
 	// The main transcripts, and their keys' ownership: a subagent transcript sorts
 	// after its parent (<session>.jsonl before <session>/subagents/…), whose bits are
 	// set by then.
 	transcripts, keyed, keyOwned := newBits(len(files)), newBits(len(files)), newBits(len(files))
 	chunk := make([]sniffedFile, min(sniffChunk, len(files)))
-	heads := make([][]byte, workers) // each worker's room for a file's opening bytes
+	sizes := make([]int64, len(chunk)) // each file's size in bytes, -1 when it is no regular file
+	heads := make([][]byte, workers)   // each worker's room for a file's opening bytes
 	for w := range heads {
 		heads[w] = make([]byte, 0, sniffSize)
 	}
@@ -602,7 +647,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 				defer wg.Done()
 				for j := int(next.Add(1) - 1); j < len(part) && ctx.Err() == nil; j = int(next.Add(1) - 1) {
 					name := files[start+j]
-					part[j] = sniffFile(ctx, fsys, name, special[name], shard.Split(), heads[w])
+					part[j], sizes[j] = sniffFile(ctx, fsys, name, special[name], shard.Split(), heads[w])
 				}
 			}()
 		}
@@ -610,6 +655,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		for j := range part {
 			i, name, sn := start+j, files[start+j], part[j]
 			part[j] = sniffedFile{}
+			fmt.Fprintf(listing, "%s\x00%d\n", name, sizes[j])
 			if fm := sn.format; fm != nil && fm.name == claudecode.SourceName {
 				if claudecode.IsSubagentFile(name) {
 					sn.subagent = true
@@ -636,9 +682,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return t, err
+		return t, "", err
 	}
-	return t, t.finish()
+	return t, hex.EncodeToString(listing.Sum(nil)), t.finish()
 }
 
 // bitset is a set of small numbers.
@@ -652,8 +698,9 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 // maxSniff when those do not decide (a garbage or very long first line), read into
 // scratch's room when it is enough. A special file stays open, its opening bytes kept
 // for the read. With keys, the key of the session a Claude Code transcript holds is
-// taken from those bytes when they prove it.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) sniffedFile {
+// taken from those bytes when they prove it. It returns the file's size too, -1 when
+// it is no regular file or cannot be opened.
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) (sniffedFile, int64) {
 	var f fs.File
 	var err error
 	if special {
@@ -662,11 +709,12 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		f, err = fsys.Open(name)
 	}
 	if err != nil {
-		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, -1
 	}
-	size, fileSize := int64(sniffSize), int64(0)
+	size, fileSize, regular := int64(sniffSize), int64(0), int64(-1)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		fileSize = fi.Size()
+		regular = fileSize
 		if fileSize < size {
 			size = fileSize + 1 // +1: a file that grew since Stat still reads whole
 		}
@@ -691,7 +739,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	}
 	if err != nil {
 		f.Close()
-		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, regular
 	}
 	if fm != nil {
 		sn := sniffedFile{format: fm, kib: uint32(min((fileSize+1023)>>10, math.MaxUint32))}
@@ -705,23 +753,23 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 				sn.rare = &sniffedRare{}
 			}
 			sn.rare.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
-			return sn
+			return sn, regular
 		}
 		f.Close()
-		return sn
+		return sn, regular
 	}
 	f.Close()
 	if ignorable(name) {
-		return sniffedFile{ignored: true}
+		return sniffedFile{ignored: true}, regular
 	}
 	if looksLikeLabels(head) {
-		return sniffedFile{ignored: true, labels: true}
+		return sniffedFile{ignored: true, labels: true}, regular
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
-	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}
+	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}, regular
 }
 
 // readHead reads from r until buf holds n bytes or r ends.
@@ -759,7 +807,7 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
-	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned}
+	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, keyed: sn.keyed}
 	if p := sn.problem(); p != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*p})...)
 	}
@@ -838,6 +886,9 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 			res.attached = true
 			return res
 		}
+		if sh.skips(sn) { // of another shard's session: read by that shard, with its parent
+			return res
+		}
 		var probs []input.Problem
 		hfs := newHashingFS(fsys)
 		if !sn.attached && sn.owned {
@@ -856,6 +907,10 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		res.problems = append(res.problems, probs...)
 		return res
 	}
+	if sh.skips(sn) { // another shard's session: read, and fingerprinted, by that shard
+		res.format = sn.format.name
+		return res
+	}
 	f, err := sn.open(fsys, name)
 	if err != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
@@ -863,14 +918,6 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	}
 	defer f.Close()
 	h := sha256.New()
-	if sh.skips(sn) { // another shard's session: only fingerprinted
-		if _, err := io.Copy(h, f); err != nil {
-			res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
-			return res
-		}
-		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-		return res
-	}
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
 	src := &eofReader{r: f}
 	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h))

@@ -250,7 +250,7 @@ func TestSniffAllAcrossChunks(t *testing.T) {
 			if tt.aside {
 				scratch = tempScratch(t, os.O_RDWR)
 			}
-			tab, err := sniffAll(context.Background(), fsys, paths, nil, 2, tt.shard, scratch)
+			tab, _, err := sniffAll(context.Background(), fsys, paths, nil, 2, tt.shard, scratch)
 			if err != nil {
 				t.Fatal(err)
 			}

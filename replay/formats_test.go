@@ -143,7 +143,7 @@ func TestSniffReadsIntoScratch(t *testing.T) {
 				return recordingFile{f, &reads}, err
 			})
 			scratch := make([]byte, 0, sniffSize)
-			sn := sniffFile(context.Background(), fsys, "t/run.jsonl", false, false, scratch)
+			sn, _ := sniffFile(context.Background(), fsys, "t/run.jsonl", false, false, scratch)
 			if want := detectFormat("t/run.jsonl", []byte(trace)); want == nil || sn.format != want {
 				t.Fatalf("recognised as %s, want %s", formatName(sn.format), formatName(want))
 			}

@@ -213,31 +213,48 @@ func (f countingFile) Read(p []byte) (int, error) {
 // over every file's path and content digest in path order, subagent transcripts
 // included (read with their parent, attached or not), and that no session file is
 // read again to be fingerprinted: each is read once, plus the opening bytes its
-// format was recognised from — in every shard of a split replay too.
+// format was recognised from. In a split replay, the fold of the digests the shards
+// hand over is that fingerprint, and each shard reads no more.
 func TestSessionFingerprintReadsOnce(t *testing.T) {
 	mem := sessionFS(t)
 	c := &countingFS{FS: mem, read: map[string]int{}}
-	for _, tt := range []struct {
-		workers int
-		shard   Shard
-	}{{1, Shard{}}, {3, Shard{}}, {2, Shard{0, 2}}, {2, Shard{1, 2}}, {1, Shard{2, 3}}} {
-		workers := tt.workers
-		clear(c.read)
-		sum, err := Replay(context.Background(), c, Options{Workers: workers, Shard: tt.shard}, Sinks{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := sha256.New()
-		for _, name := range slices.Sorted(maps.Keys(mem)) {
-			d := sha256.Sum256(mem[name].Data)
-			fmt.Fprintf(want, "%s\x00%s\n", name, hex.EncodeToString(d[:]))
-			size := len(mem[name].Data)
-			if got := c.read[name]; got > size+min(size, sniffSize) {
-				t.Errorf("workers %d: %s: %d bytes read from a %d-byte file", workers, name, got, size)
+	want := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(mem)) {
+		d := sha256.Sum256(mem[name].Data)
+		fmt.Fprintf(want, "%s\x00%s\n", name, hex.EncodeToString(d[:]))
+	}
+	for _, tt := range []struct{ workers, shards int }{{1, 0}, {3, 0}, {2, 2}, {1, 3}} {
+		var digests [][2]string // the shards' (a whole replay's are checked in TestShardsAddUpToTheWhole)
+		for i := range max(tt.shards, 1) {
+			clear(c.read)
+			shard := Shard{Index: i, Count: tt.shards}
+			sum, err := Replay(context.Background(), c, Options{Workers: tt.workers, Shard: shard,
+				Digest: func(file, sha string) error { digests = append(digests, [2]string{file, sha}); return nil }}, Sinks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.shards == 0 {
+				if got := hex.EncodeToString(want.Sum(nil)); sum.Fingerprint != got {
+					t.Errorf("workers %d: fingerprint %s, want %s", tt.workers, sum.Fingerprint, got)
+				}
+			}
+			for name, f := range mem {
+				size := len(f.Data)
+				if got := c.read[name]; got > size+min(size, sniffSize) {
+					t.Errorf("workers %d, shard %s: %s: %d bytes read from a %d-byte file", tt.workers, shard, name, got, size)
+				}
 			}
 		}
-		if got := hex.EncodeToString(want.Sum(nil)); sum.Fingerprint != got {
-			t.Errorf("workers %d: fingerprint %s, want %s", workers, sum.Fingerprint, got)
+		if tt.shards == 0 {
+			continue
+		}
+		slices.SortStableFunc(digests, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		fp := NewFingerprint()
+		for _, d := range digests {
+			fp.Add(d[0], d[1])
+		}
+		if got := hex.EncodeToString(want.Sum(nil)); fp.Sum() != got {
+			t.Errorf("%d shards: their digests fold to %s, want %s (%d digests)", tt.shards, fp.Sum(), got, len(digests))
 		}
 	}
 }

@@ -21,7 +21,9 @@ import (
 // transcripts: a transcript whose opening bytes prove its session's key
 // (claudecode.KeyFromHead: a record carries the file's name as its session id, as
 // Claude Code names its transcripts) is read, with its subagents, by that session's
-// shard only; the others only fingerprint it. And of a run trace whose problems another
+// shard only; the others leave it unread past those bytes (and the input fingerprint,
+// which needs every file's content, is the fold of the digests each shard hands over
+// of the files it reports: [Options.Digest]). And of a run trace whose problems another
 // shard reports (the shard of its path), a shard builds only its own runs: of the
 // others' events it reads the key (trace.ReadOnly).
 //
@@ -31,7 +33,7 @@ import (
 // session read by its shard only, by the session's shard; one about a unit (a
 // duplicate key, a failed analysis, a filter check outside quasar's chain) by the
 // unit's owner. Counts that every shard sees whole (files read, by format; the input
-// fingerprint) are the same in every shard.
+// listing) are the same in every shard.
 //
 // The zero Shard (Count 0) is the whole replay.
 type Shard struct {
@@ -108,11 +110,12 @@ func (s *sharding) ownsPath(path string) bool {
 
 // parentReads reports whether an attached subagent transcript is read, and so
 // fingerprinted, by its parent's read: not when its parent is another shard's session,
-// which this shard only fingerprints.
+// which this shard leaves unread.
 func (s *sharding) parentReads(sn *sniffedFile) bool { return !sn.keyed || sn.keyOwned }
 
 // skips reports whether s leaves a session file unread: its session is known, and
-// another shard's. It is still fingerprinted and counted.
+// another shard's (a transcript, or a subagent transcript attached to it). It is
+// still counted; its digest is the owner's to hand over.
 func (s *sharding) skips(sn *sniffedFile) bool {
 	return s.Split() && sn.keyed && !sn.keyOwned
 }
@@ -163,18 +166,20 @@ func (j JoinCounts) Notes() []input.Note {
 
 // MergeSummaries returns the summary of a replay split in shards from the summaries of
 // its shards, exactly as the whole replay would have summarised it: counts that every
-// shard sees whole (files, by format, ignored files, the fingerprint) must agree and
-// are taken once; the runs, sessions, events, problems and notes each shard reports
-// are added; the notes on the quasar joins are recomputed from the union of what the
+// shard sees whole (files, by format, ignored files, the listing) must agree and are
+// taken once; the runs, sessions, events, problems and notes each shard reports are
+// added; the notes on the quasar joins are recomputed from the union of what the
 // shards' runs joined. Problem details are not merged: the caller reads them from the
-// shards' problem tables. An error says which count disagrees.
+// shards' problem tables. Nor is the fingerprint, which no shard knows: the caller
+// folds the digests the shards handed over ([Options.Digest], [Fingerprint]). An
+// error says which count disagrees.
 func MergeSummaries(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no shard summary to merge")
 	}
 	first := parts[0]
 	sum := &Summary{Files: first.Files, FilesByFmt: maps.Clone(first.FilesByFmt), Ignored: first.Ignored,
-		Fingerprint: first.Fingerprint, ProblemCount: map[input.ProblemKind]int{}, Notes: map[string]int{}}
+		Listing: first.Listing, ProblemCount: map[input.ProblemKind]int{}, Notes: map[string]int{}}
 	if sum.FilesByFmt == nil {
 		sum.FilesByFmt = map[string]int{}
 	}
@@ -182,8 +187,8 @@ func MergeSummaries(parts []*Summary) (*Summary, error) {
 	phases := map[[2]string]bool{}
 	for i, p := range parts {
 		switch {
-		case p.Fingerprint != first.Fingerprint:
-			return nil, fmt.Errorf("shard summaries %d and 0 read different input (fingerprints %.12s… and %.12s…)", i, p.Fingerprint, first.Fingerprint)
+		case p.Listing != first.Listing:
+			return nil, fmt.Errorf("shard summaries %d and 0 read different input (listings %.12s… and %.12s…: the files' paths, sizes or content differ)", i, p.Listing, first.Listing)
 		case p.Files != first.Files || p.Ignored != first.Ignored || !maps.Equal(p.FilesByFmt, first.FilesByFmt):
 			return nil, fmt.Errorf("shard summaries %d and 0 count different files", i)
 		case p.Joins.Phases != joins.Phases || p.Joins.Commits != joins.Commits:

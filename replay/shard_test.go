@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -120,12 +121,15 @@ type shardRun struct {
 	keys     []string
 	problems []input.Problem
 	sum      *replay.Summary
+	digests  [][2]string // file, SHA-256: what Options.Digest was handed
 }
 
 func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shardRun {
 	t.Helper()
 	var out shardRun
-	sum, err := replay.Replay(context.Background(), fsys, replay.Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(), Shard: shard},
+	opts := replay.Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(), Shard: shard,
+		Digest: func(file, sha string) error { out.digests = append(out.digests, [2]string{file, sha}); return nil }}
+	sum, err := replay.Replay(context.Background(), fsys, opts,
 		replay.Sinks{
 			Runs:     func(r *replay.RunResult) error { out.keys = append(out.keys, r.Run.Key); return nil },
 			Sessions: func(s *replay.SessionResult) error { out.keys = append(out.keys, s.Session.Key); return nil },
@@ -138,9 +142,19 @@ func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shar
 	return out
 }
 
+// fold folds digests, in path order, into a fingerprint.
+func fold(digests [][2]string) string {
+	fp := replay.NewFingerprint()
+	for _, d := range digests {
+		fp.Add(d[0], d[1])
+	}
+	return fp.Sum()
+}
+
 // TestShardsAddUpToTheWhole: every run and session is replayed by exactly one shard,
 // the one its key hashes to; the shards' problems are the whole replay's, none twice;
-// and their merged summary is the whole replay's summary.
+// every file's digest is handed over by exactly one shard, and their fold is the
+// whole replay's fingerprint; and their merged summary is the whole replay's summary.
 func TestShardsAddUpToTheWhole(t *testing.T) {
 	fsys := shardFS(t)
 	whole := replayShard(t, fsys, replay.Shard{}, 2)
@@ -148,13 +162,20 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") {
 		t.Fatalf("the test input lacks variety: %+v", whole.sum)
 	}
-	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint {
+	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint ||
+		!slices.Equal(one.digests, whole.digests) {
 		t.Error("shard 0/1 is not the whole replay")
+	}
+	if len(whole.digests) != whole.sum.Files || fold(whole.digests) != whole.sum.Fingerprint || len(whole.sum.Listing) != 64 {
+		t.Fatalf("the whole replay handed over %d digests of %d files, folding to %s (its fingerprint %s), listing %q",
+			len(whole.digests), whole.sum.Files, fold(whole.digests), whole.sum.Fingerprint, whole.sum.Listing)
 	}
 	for _, n := range []int{2, 3, 4, 7} {
 		var keys []string
 		var problems []input.Problem
 		var sums []*replay.Summary
+		var digests [][2]string
+		var listing string
 		for i := range n {
 			part := replayShard(t, fsys, replay.Shard{Index: i, Count: n}, 1+i%3)
 			for _, k := range part.keys {
@@ -162,9 +183,16 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 					t.Errorf("%d/%d replayed %s, of shard %d", i, n, k, replay.ShardOf(k, n))
 				}
 			}
-			if part.sum.Fingerprint != whole.sum.Fingerprint {
-				t.Errorf("%d/%d: fingerprint differs: every shard reads every file", i, n)
+			if i == 0 {
+				listing = part.sum.Listing
 			}
+			if part.sum.Fingerprint != "" || len(part.sum.Listing) != 64 || part.sum.Listing != listing {
+				t.Errorf("%d/%d: fingerprint %q (no shard knows it), listing %s (want one, shard 0's: %s)", i, n, part.sum.Fingerprint, part.sum.Listing, listing)
+			}
+			if !slices.IsSortedFunc(part.digests, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) }) {
+				t.Errorf("%d/%d handed over its digests out of path order: %v", i, n, part.digests)
+			}
+			digests = append(digests, part.digests...)
 			keys = append(keys, part.keys...)
 			problems = append(problems, part.problems...)
 			sums = append(sums, part.sum)
@@ -176,12 +204,18 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 		if got, want := problemSet(problems), problemSet(whole.problems); !slices.Equal(got, want) {
 			t.Errorf("%d shards' problems\n%s\nwant\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+		slices.SortStableFunc(digests, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		if !slices.Equal(digests, whole.digests) {
+			t.Errorf("%d shards handed over the digests\n%v\nthe whole replay\n%v", n, digests, whole.digests)
+		}
 		merged, err := replay.MergeSummaries(sums)
 		if err != nil {
 			t.Fatal(err)
 		}
+		merged.Fingerprint = fold(digests)
 		w := *whole.sum
 		w.Problems, merged.Problems = nil, nil
+		w.Listing = listing // the shards' listing leaves out what only one of them reads
 		if fmt.Sprintf("%+v", *merged) != fmt.Sprintf("%+v", w) {
 			t.Errorf("%d shards merged:\n%+v\nwhole:\n%+v", n, *merged, w)
 		}
@@ -198,6 +232,48 @@ func problemSet(ps []input.Problem) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// countingFS counts the times each file is opened.
+type countingFS struct {
+	fs.FS
+	mu    *sync.Mutex
+	opens map[string]int
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opens[name]++
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+// TestShardLeavesOtherSessionsUnread: a transcript whose opening bytes prove its
+// session, and its subagent, are opened once by the shards that do not own the
+// session (to recognise them) and read by the owner; a transcript whose key only
+// reading it tells is read by every shard.
+func TestShardLeavesOtherSessionsUnread(t *testing.T) {
+	const n = 3
+	owner := replay.ShardOf("s-prov", n)
+	for i := range n {
+		cfs := countingFS{FS: shardFS(t), mu: &sync.Mutex{}, opens: map[string]int{}}
+		part := replayShard(t, cfs, replay.Shard{Index: i, Count: n}, 2)
+		want := 1
+		if i == owner {
+			want = 2
+		}
+		for _, f := range []string{"cc/p/s-prov.jsonl", "cc/p/s-prov/subagents/agent-a1.jsonl"} {
+			if got := cfs.opens[f]; got != want {
+				t.Errorf("%d/%d opened %s %d times, want %d", i, n, f, got, want)
+			}
+			if has := slices.ContainsFunc(part.digests, func(d [2]string) bool { return d[0] == f }); has != (i == owner) {
+				t.Errorf("%d/%d handed over the digest of %s: %v (the owner is %d)", i, n, f, has, owner)
+			}
+		}
+		if got := cfs.opens["cc/p/renamed.jsonl"]; got != 2 {
+			t.Errorf("%d/%d opened cc/p/renamed.jsonl %d times, want 2 (recognised, then read for its key)", i, n, got)
+		}
+	}
 }
 
 func TestMergeSummariesRefusesMixedInput(t *testing.T) {

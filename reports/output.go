@@ -628,7 +628,7 @@ func (t *Table[T]) digest() (int64, string) {
 type Manifest struct {
 	Version          string          `json:"loopwatch_version"`
 	ReplayID         string          `json:"replay_id"`
-	InputFingerprint string          `json:"input_fingerprint"`
+	InputFingerprint string          `json:"input_fingerprint,omitempty"` // none in a shard's: see loopwatch.input_listing
 	Tables           []ManifestTable `json:"tables"`
 	ManifestInfo
 	// Metadata is the key-value metadata every table carries but loopwatch.table (a

@@ -157,6 +157,15 @@ type MetricRow struct {
 	ConfigHash    string   `parquet:"config_hash"`
 }
 
+// InputRow is one row of a shard's inputs table (DIR/inputs/shard=i/…, a folder
+// output's): an input file the shard reports on, and the SHA-256 of its content. The
+// shards' rows, one per file read, fold into the input fingerprint that no shard of
+// a split replay knows whole, as the merge computes it.
+type InputRow struct {
+	File   string `parquet:"file"`
+	SHA256 string `parquet:"sha256"`
+}
+
 // ProblemRow is one row of the problem table (results.problems.parquet): something
 // wrong with the input, with the file and line where it was found.
 type ProblemRow struct {

@@ -19,7 +19,8 @@
 // From every shard's predictions and recorded filter failures it computes the metrics
 // and curves of every detector and configuration, and simulates the inner fix loop, by
 // the same code and in the same order as a replay that is not split: n shards give the
-// single replay's metrics, byte for byte. It writes them into DIR beside the shards'
+// single replay's metrics, byte for byte, and the input fingerprint, which no shard
+// knows, is folded from the shards' inputs tables. It writes them into DIR beside the shards'
 // tables (DIR/metrics/part-0.parquet, DIR/curves/…, DIR/fixloop/…,
 // DIR/fixloop_runs/…, sealed by DIR/_manifests/merged.manifest.json) and prints the
 // summary the replay prints: what was read, the detectors, the interventions at
