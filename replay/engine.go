@@ -721,12 +721,24 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	}
 	head := scratch[:0] // the opening bytes, in scratch's room while it is enough
 	var fm *format
-	if !special && !keys && size > quickSniff {
+	var key string    // the session key a Claude Code transcript's head proves
+	keyTried := false // key is what head proves
+	if !special && size > quickSniff {
 		// A file longer than quickSniff whose first whole lines name a JSON Lines
 		// format is recognised from them — what detectFormat finds in more of it — and
 		// the rest of its first sniffSize bytes is left unread (the replay reads it).
 		if head, err = readHead(f, head, quickSniff); err == nil && len(head) == quickSniff {
 			fm = detectRecord(head[:bytes.LastIndexByte(head, '\n')+1])
+		}
+		// With keys, a transcript's key comes from those bytes when they prove it (the
+		// first record naming the file's session ends within 2 KB in nearly every
+		// transcript): a head that proves a key proves the same one read longer
+		// (claudecode.KeyFromHead). When they do not, from the first sniffSize bytes.
+		if keys && fm != nil && fm.name == claudecode.SourceName {
+			if key, _ = claudecode.KeyFromHead(name, head); key == "" {
+				head, err = readHead(f, head, int(size))
+			}
+			keyTried = key != ""
 		}
 	}
 	if fm == nil && err == nil {
@@ -744,7 +756,10 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	if fm != nil {
 		sn := sniffedFile{format: fm, kib: uint32(min((fileSize+1023)>>10, math.MaxUint32))}
 		if keys && fm.name == claudecode.SourceName {
-			if key, _ := claudecode.KeyFromHead(name, head); key != "" {
+			if !keyTried {
+				key, _ = claudecode.KeyFromHead(name, head)
+			}
+			if key != "" {
 				sn.rare = &sniffedRare{key: key}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/replay/claudecode"
 )
 
 // formatHeads returns the opening sniffSize bytes of files of every kind: the
@@ -164,3 +165,102 @@ func TestSniffReadsIntoScratch(t *testing.T) {
 type openFunc func(string) (fs.File, error)
 
 func (f openFunc) Open(name string) (fs.File, error) { return f(name) }
+
+// countingRead counts the bytes read from the files it opens.
+type countingRead struct {
+	fs.File
+	n *int
+}
+
+func (f countingRead) Read(p []byte) (int, error) {
+	k, err := f.File.Read(p)
+	*f.n += k
+	return k, err
+}
+
+// checkSniffKey checks sniffFile in a split replay on the file name of fsys, whose
+// content is data: the format and key of its opening bytes read whole (detectFormat
+// and claudecode.KeyFromHead over sniffSize, or maxSniff when those name no format),
+// and no more than maxRead bytes read (0: any).
+func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead int) {
+	t.Helper()
+	var n int
+	counted := openFunc(func(name string) (fs.File, error) {
+		f, err := fsys.Open(name)
+		return countingRead{f, &n}, err
+	})
+	sn, _ := sniffFile(context.Background(), counted, name, false, true, make([]byte, 0, sniffSize))
+	head := data[:min(len(data), sniffSize)]
+	wantFmt := detectFormat(name, head)
+	if wantFmt == nil && len(head) == sniffSize { // read on, up to maxSniff
+		head = data[:min(len(data), maxSniff)]
+		wantFmt = detectFormat(name, head)
+	}
+	var wantKey string
+	if wantFmt != nil && wantFmt.name == claudecode.SourceName {
+		wantKey, _ = claudecode.KeyFromHead(name, head)
+	}
+	if sn.format != wantFmt || sn.key() != wantKey {
+		t.Errorf("%s: %s, key %q; want %s, key %q", name, formatName(sn.format), sn.key(), formatName(wantFmt), wantKey)
+	}
+	if maxRead > 0 && n > maxRead {
+		t.Errorf("%s: read %d bytes, at most %d wanted", name, n, maxRead)
+	}
+}
+
+// TestSniffKeyFromQuickHead: in a split replay a transcript's key comes from its first
+// quickSniff bytes when they prove it, else from more of its opening bytes; either way
+// the format and key are those of the opening bytes read whole (checkSniffKey).
+func TestSniffKeyFromQuickHead(t *testing.T) {
+	rec := func(id, text string) string {
+		return `{"type":"user","sessionId":"` + id + `","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	pad := func(n int) string { return `{"type":"summary","summary":"` + strings.Repeat("x", n) + `"}` + "\n" }
+	tail := strings.Repeat(rec("s1", "more"), 3*quickSniff/len(rec("s1", "more")))
+	files := map[string]struct {
+		data    string
+		maxRead int // bytes the sniff may read
+	}{
+		"proved at once/s1.jsonl":                   {rec("s1", "hi") + tail, quickSniff},
+		"proved past quickSniff/s1.jsonl":           {pad(2*quickSniff) + rec("s1", "hi") + tail, sniffSize},
+		"proved past sniffSize/s1.jsonl":            {pad(2*sniffSize) + rec("s1", "hi") + tail, maxSniff},
+		"another session's name/s2.jsonl":           {rec("s1", "hi") + tail, sniffSize},
+		"small, proved/s1.jsonl":                    {rec("s1", "hi"), quickSniff},
+		"a trace/run.jsonl":                         {strings.Repeat(`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}`+"\n", 400), quickSniff},
+		"record cut at quickSniff/s1.jsonl":         {pad(quickSniff-200) + rec("s1", strings.Repeat("y", 400)) + tail, sniffSize},
+		"recognised at once, proved later/s1.jsonl": {rec("s0", "other") + pad(quickSniff) + rec("s1", "hi") + tail, sniffSize},
+	}
+	mem := fstest.MapFS{}
+	for name, f := range files {
+		mem[name] = &fstest.MapFile{Data: []byte(f.data)}
+	}
+	for name, f := range files {
+		checkSniffKey(t, mem, name, []byte(f.data), f.maxRead)
+	}
+}
+
+// TestSniffKeyCorpus holds a split replay's recognition of every transcript of the
+// shared Claude Code corpus to its opening bytes read whole (checkSniffKey).
+func TestSniffKeyCorpus(t *testing.T) {
+	dir, err := corpus.Dir("claude-code")
+	if err != nil {
+		t.Skip(err)
+	}
+	n := 0
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		checkSniffKey(t, os.DirFS(dir), filepath.ToSlash(rel), b, 0)
+		n++
+		return nil
+	})
+	if err != nil || n < 73 {
+		t.Errorf("%d corpus transcripts checked: %v", n, err)
+	}
+}
