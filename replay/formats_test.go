@@ -181,8 +181,8 @@ func (f countingRead) Read(p []byte) (int, error) {
 // checkSniffKey checks sniffFile in a split replay on the file name of fsys, whose
 // content is data: the format and key of its opening bytes read whole (detectFormat
 // and claudecode.KeyFromHead over sniffSize, or maxSniff when those name no format),
-// and no more than maxRead bytes read (0: any).
-func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead int) {
+// and no more than maxRead bytes read (0: any). It returns the key and the bytes read.
+func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead int) (string, int) {
 	t.Helper()
 	var n int
 	counted := openFunc(func(name string) (fs.File, error) {
@@ -206,6 +206,7 @@ func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead i
 	if maxRead > 0 && n > maxRead {
 		t.Errorf("%s: read %d bytes, at most %d wanted", name, n, maxRead)
 	}
+	return sn.key(), n
 }
 
 // TestSniffKeyFromQuickHead: in a split replay a transcript's key comes from its first
@@ -240,13 +241,14 @@ func TestSniffKeyFromQuickHead(t *testing.T) {
 }
 
 // TestSniffKeyCorpus holds a split replay's recognition of every transcript of the
-// shared Claude Code corpus to its opening bytes read whole (checkSniffKey).
+// shared Claude Code corpus to its opening bytes read whole (checkSniffKey), and logs
+// how many main transcripts prove their session within the first quickSniff bytes.
 func TestSniffKeyCorpus(t *testing.T) {
 	dir, err := corpus.Dir("claude-code")
 	if err != nil {
 		t.Skip(err)
 	}
-	n := 0
+	n, mains, keyed, quick := 0, 0, 0, 0
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") {
 			return err
@@ -256,11 +258,21 @@ func TestSniffKeyCorpus(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		checkSniffKey(t, os.DirFS(dir), filepath.ToSlash(rel), b, 0)
+		key, read := checkSniffKey(t, os.DirFS(dir), filepath.ToSlash(rel), b, 0)
 		n++
+		if !claudecode.IsSubagentFile(filepath.ToSlash(rel)) {
+			mains++
+			if key != "" {
+				keyed++
+				if read <= quickSniff {
+					quick++
+				}
+			}
+		}
 		return nil
 	})
 	if err != nil || n < 73 {
 		t.Errorf("%d corpus transcripts checked: %v", n, err)
 	}
+	t.Logf("%d main transcripts: %d prove their session from their opening bytes, %d of them within the first %d bytes", mains, keyed, quick, quickSniff)
 }
