@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/loopwatch/loopwatch/internal/tmpname"
 	"github.com/loopwatch/loopwatch/replay/input"
@@ -29,10 +30,16 @@ const specialMode = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCh
 // entries at a time and keeps of each entry only its path, made once from the
 // folder's and its name and returned as is, and its type: never a whole folder's
 // []fs.DirEntry. A cancelled context (ctxFS) ends the walk with the context's error.
+// With several workers (Options.Workers > 1) as many goroutines list the folders it
+// has found ahead of it (lookahead); what it finds and reports is the same.
 func walk(fsys fs.FS, opts Options, problem func(input.Problem)) (files []string, special map[string]bool, err error) {
 	w := &walker{fsys: fsys, opts: opts, problem: problem, exclude: map[string]bool{}, special: map[string]bool{}}
 	for _, e := range opts.Exclude {
 		w.exclude[path.Clean(e)] = true
+	}
+	if opts.Workers > 1 {
+		w.ahead = newLookahead(fsys, opts.Workers, w.descends)
+		defer w.ahead.stop()
 	}
 	info, err := fs.Stat(fsys, ".")
 	switch {
@@ -69,6 +76,22 @@ type walker struct {
 	// after it.
 	files []string
 	types [][]fs.FileMode // by depth: the types of the entries of the folder listed there
+	ahead *lookahead      // with several workers: folders listed ahead of the walk
+}
+
+// descends reports whether the walk goes down into the folder p, an entry of its
+// parent folder whose path is prefix bytes long: not an excluded folder, nor a .git.
+func (w *walker) descends(p string, prefix int) bool {
+	return !w.exclude[p] && p[prefix:] != ".git"
+}
+
+// prefixLen is the length of the part of an entry's path before its name in the
+// folder name.
+func prefixLen(name string) int {
+	if name == "." {
+		return 0
+	}
+	return len(name) + 1
 }
 
 // dir walks the folder name, at depth below the root (whose error is the walk's; a
@@ -87,10 +110,7 @@ func (w *walker) dir(name string, depth int) error {
 		}
 		w.problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: fmt.Sprintf("cannot read: %v; skipped", err)})
 	}
-	prefix := len(name) + 1 // the path's part before the entry's name
-	if name == "." {
-		prefix = 0
-	}
+	prefix := prefixLen(name) // the path's part before the entry's name
 	for i := start; i < start+len(w.types[depth]); i++ {
 		p, typ := w.files[i], w.types[depth][i-start]
 		w.files[i] = ""
@@ -98,7 +118,7 @@ func (w *walker) dir(name string, depth int) error {
 			continue
 		}
 		if typ.IsDir() {
-			if p[prefix:] == ".git" {
+			if !w.descends(p, prefix) {
 				continue
 			}
 			if err := w.dir(p, depth+1); err != nil {
@@ -147,6 +167,19 @@ func (w *walker) list(name string, depth int) error {
 	if err := w.cancelled(); err != nil {
 		return err
 	}
+	if w.ahead != nil {
+		if l := w.ahead.take(name); l != nil { // listed ahead
+			w.files = append(w.files, l.paths...)
+			w.types[depth] = append(w.types[depth], l.types...)
+			return l.err
+		}
+		defer func() { w.ahead.found(name, w.files[start:], w.types[depth]) }()
+	}
+	return w.listHere(name, depth, start)
+}
+
+// listHere is list, on the walk's goroutine.
+func (w *walker) listHere(name string, depth, start int) error {
 	if w.listBatches(name, depth) {
 		sort.Sort(listing{w.files[start:], w.types[depth]})
 		return nil
@@ -427,4 +460,125 @@ func resolve(dir string) (string, error) {
 		return "", err
 	}
 	return filepath.EvalSymlinks(abs)
+}
+
+// lookahead lists folders ahead of a walk, on goroutines of their own: the folders
+// the walk has found and not yet visited, the latest found first (the walk goes down
+// into a folder's first subfolder next), each listed exactly as the walk would list
+// it (walker.listHere) and handed to the walk when it gets there. A folder the walk
+// reaches before any goroutine took it up it lists itself. At most aheadHeld listings
+// wait for the walk at once, so what the lookahead holds does not grow with the
+// tree. Listing ahead changes nothing the walk finds or reports, nor its order.
+type lookahead struct {
+	fsys     fs.FS
+	descends func(p string, prefix int) bool // whether the walk goes down into a folder
+	mu       sync.Mutex
+	cond     *sync.Cond
+	stack    []string           // folders found and not yet visited, the next to list last
+	pending  map[string]bool    // the folders in stack no one has taken up
+	claimed  map[string]*listed // taken up by a goroutine of the lookahead: listing, or listed
+	held     int                // listings done and not yet taken by the walk
+	done     bool
+	wg       sync.WaitGroup
+}
+
+// aheadHeld is how many folders' listings a lookahead holds for the walk at most.
+const aheadHeld = 64
+
+// listed is one folder's listing, done when ready is closed.
+type listed struct {
+	paths []string
+	types []fs.FileMode
+	err   error
+	ready chan struct{}
+}
+
+// newLookahead starts n goroutines listing folders of fsys ahead of a walk.
+func newLookahead(fsys fs.FS, n int, descends func(p string, prefix int) bool) *lookahead {
+	a := &lookahead{fsys: fsys, descends: descends, pending: map[string]bool{}, claimed: map[string]*listed{}}
+	a.cond = sync.NewCond(&a.mu)
+	for range n {
+		a.wg.Go(a.run)
+	}
+	return a
+}
+
+// run lists folders as the walk finds them, until stop.
+func (a *lookahead) run() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		for !a.done && (len(a.stack) == 0 || a.held >= aheadHeld) {
+			a.cond.Wait()
+		}
+		if a.done {
+			return
+		}
+		name := a.stack[len(a.stack)-1]
+		a.stack = a.stack[:len(a.stack)-1]
+		if !a.pending[name] { // the walk got there first
+			continue
+		}
+		delete(a.pending, name)
+		l := &listed{ready: make(chan struct{})}
+		a.claimed[name] = l
+		a.mu.Unlock()
+		tw := &walker{fsys: a.fsys, types: make([][]fs.FileMode, 1)}
+		l.err = tw.listHere(name, 0, 0)
+		l.paths, l.types = tw.files, tw.types[0]
+		a.mu.Lock()
+		a.held++
+		a.push(name, l.paths, l.types)
+		close(l.ready)
+	}
+}
+
+// take returns the listing of the folder name when a goroutine of the lookahead took
+// it up, waiting for it if need be; else nil, and no goroutine will: the walk lists it.
+func (a *lookahead) take(name string) *listed {
+	a.mu.Lock()
+	l, ok := a.claimed[name]
+	if !ok {
+		delete(a.pending, name)
+		a.mu.Unlock()
+		return nil
+	}
+	delete(a.claimed, name)
+	a.mu.Unlock()
+	<-l.ready
+	a.mu.Lock()
+	a.held--
+	a.cond.Broadcast()
+	a.mu.Unlock()
+	return l
+}
+
+// found tells the lookahead of the folder name the walk listed itself: its entries'
+// paths and types, among them the folders the walk will go down into.
+func (a *lookahead) found(name string, paths []string, types []fs.FileMode) {
+	a.mu.Lock()
+	a.push(name, paths, types)
+	a.mu.Unlock()
+}
+
+// push adds the subfolders the walk goes down into of the folder name, listed as
+// paths and types, to the folders to list, the first on top.
+func (a *lookahead) push(name string, paths []string, types []fs.FileMode) {
+	prefix := prefixLen(name)
+	for i := len(paths) - 1; i >= 0; i-- {
+		if types[i].IsDir() && a.descends(paths[i], prefix) {
+			a.stack = append(a.stack, paths[i])
+			a.pending[paths[i]] = true
+		}
+	}
+	a.cond.Broadcast()
+}
+
+// stop ends the lookahead's goroutines, once each has finished the folder it lists.
+func (a *lookahead) stop() {
+	a.mu.Lock()
+	a.done = true
+	a.cond.Broadcast()
+	a.mu.Unlock()
+	a.wg.Wait()
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -122,7 +123,8 @@ func mapFS(names ...string) fstest.MapFS {
 }
 
 // TestWalkMatchesWalkDir: the batched walk finds the files, special files, problems
-// and error fs.WalkDir does, on trees that exercise each of its rules.
+// and error fs.WalkDir does, on trees that exercise each of its rules, with folders
+// listed ahead too.
 func TestWalkMatchesWalkDir(t *testing.T) {
 	nested := mapFS("a/x", "a-b/x", "a.b", "a/b/c/d.jsonl", "a/b/c.jsonl", "a/b-c/x", "b", "A/x", "a0", "z/y/x/w")
 	withGit := mapFS(".git/config", ".git/objects/ab/cd", "sub/.git/HEAD", "sub/x", ".gitignore", "x/.git", "x/y")
@@ -167,7 +169,13 @@ func TestWalkMatchesWalkDir(t *testing.T) {
 		{"folders that do not read in batches", refuseBatches{wide("a", walkBatch+7)}, Options{}},
 		{"folders that do not list", plainFiles{wide("a", 10)}, Options{}},
 	} {
-		t.Run(tt.name, func(t *testing.T) { sameWalk(t, tt.fsys, tt.opts) })
+		t.Run(tt.name, func(t *testing.T) {
+			for _, workers := range []int{0, 4} { // 4: folders listed ahead (lookahead)
+				opts := tt.opts
+				opts.Workers = workers
+				sameWalk(t, tt.fsys, opts)
+			}
+		})
 	}
 }
 
@@ -182,7 +190,7 @@ func TestWalkMatchesWalkDirGenerated(t *testing.T) {
 	for seed := range seeds {
 		rnd := rand.New(rand.NewPCG(uint64(seed), 1))
 		m, all := randomTree(rnd)
-		opts := Options{ReadSpecialFiles: rnd.IntN(2) == 0}
+		opts := Options{ReadSpecialFiles: rnd.IntN(2) == 0, Workers: rnd.IntN(4)}
 		for range rnd.IntN(4) {
 			opts.Exclude = append(opts.Exclude, all[rnd.IntN(len(all))])
 		}
@@ -521,5 +529,55 @@ func BenchmarkWalk(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/entries, "ns/entry")
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/entries, "B/entry")
 		})
+	}
+}
+
+// listCountFS counts the times each folder is opened, safely from several goroutines.
+type listCountFS struct {
+	fstest.MapFS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (c *listCountFS) Open(name string) (fs.File, error) {
+	f, err := c.MapFS.Open(name)
+	if err == nil {
+		if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
+			c.mu.Lock()
+			c.opens[name]++
+			c.mu.Unlock()
+		}
+	}
+	return f, err
+}
+
+// TestWalkAheadListsEachFolderOnce: with folders listed ahead, each folder the walk
+// goes down into is listed once — by the lookahead or by the walk, never both — and
+// excluded folders and .git never, on deep and wide trees, with more folders than the
+// lookahead holds.
+func TestWalkAheadListsEachFolderOnce(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 300 {
+		m[fmt.Sprintf("p%03d/s%d.jsonl", i, i)] = file()
+		m[fmt.Sprintf("p%03d/s%d/subagents/a.jsonl", i, i)] = file()
+		m[fmt.Sprintf("p%03d/.git/HEAD", i)] = file()
+	}
+	m["deep/a/b/c/d/e/f/g.jsonl"] = file()
+	m["skip/x.jsonl"] = file()
+	for _, workers := range []int{2, 8} {
+		c := &listCountFS{MapFS: m, opens: map[string]int{}}
+		opts := Options{Workers: workers, Exclude: []string{"skip"}}
+		want := runWalk(walkDirRef, m, opts)
+		if got := runWalk(walk, c, opts); !reflect.DeepEqual(got, want) {
+			t.Fatalf("workers %d: walk differs from fs.WalkDir's:\n got %+v\nwant %+v", workers, got, want)
+		}
+		if len(c.opens) < 900 {
+			t.Fatalf("workers %d: %d folders listed", workers, len(c.opens))
+		}
+		for name, n := range c.opens {
+			if n != 1 || strings.HasSuffix(name, ".git") || name == "skip" {
+				t.Errorf("workers %d: %s listed %d times", workers, name, n)
+			}
+		}
 	}
 }

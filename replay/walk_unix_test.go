@@ -47,6 +47,8 @@ func TestWalkMatchesWalkDirOnDisk(t *testing.T) {
 		{"special files skipped", Options{}},
 		{"special files read", Options{ReadSpecialFiles: true}},
 		{"excluded", Options{Exclude: []string{"locked", "to-pipe", "sub/deep"}}},
+		{"folders listed ahead", Options{Workers: 4}},
+		{"folders listed ahead, excluded", Options{Workers: 3, Exclude: []string{"locked", "sub/deep"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := sameWalk(t, fsys, tt.opts)
