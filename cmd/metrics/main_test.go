@@ -213,6 +213,9 @@ func TestInteropDuckDB(t *testing.T) {
 		`SELECT count(*) AS n FROM read_parquet('out/predictions/*/*.parquet', hive_partitioning = true) p
 			JOIN read_parquet('out/results/*/*.parquet', hive_partitioning = true) r USING (run_key, shard)`,
 		`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('out/cycles/*/*.parquet', hive_partitioning = true)) WHERE column_name = 'shard'`,
+		`SELECT count(*) AS n, count(DISTINCT file) AS files FROM read_parquet('out/inputs/*/*.parquet', hive_partitioning = true)`,
+		// The input fingerprint, recomputed from the shards' inputs tables in SQL.
+		`SELECT sha256(string_agg(file || chr(0) || sha256 || chr(10), '' ORDER BY file)) AS fp FROM read_parquet('out/inputs/*/*.parquet')`,
 	)
 	units := int64(res.Summary.Runs + res.Summary.Sessions)
 	if got := fmt.Sprint(q[0].Rows); got != fmt.Sprintf("[[%d %d]]", units, units) {
@@ -236,6 +239,12 @@ func TestInteropDuckDB(t *testing.T) {
 	}
 	if len(q[6].Rows) != 1 {
 		t.Errorf("no shard column: %v", q[6].Rows)
+	}
+	if fmt.Sprint(q[7].Rows) != fmt.Sprintf("[[%d %d]]", res.Summary.Files, res.Summary.Files) {
+		t.Errorf("the shards' inputs tables list %v files, distinct; the replay read %d", q[7].Rows, res.Summary.Files)
+	}
+	if fmt.Sprint(q[8].Rows) != fmt.Sprintf("[[%s]]", res.Summary.Fingerprint) || len(res.Summary.Fingerprint) != 64 {
+		t.Errorf("the fingerprint DuckDB folds from the inputs tables %v, the merge's %q", q[8].Rows, res.Summary.Fingerprint)
 	}
 
 	readme, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
