@@ -736,7 +736,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		// transcripts of the shared corpus that have one): a head that proves a key
 		// proves the same one read longer (claudecode.KeyFromHead). When they do not,
 		// from the first sniffSize bytes.
-		if keys && fm != nil && fm.name == claudecode.SourceName {
+		if keys && fm != nil && fm.name == claudecode.SourceName && claudecode.MayProveKey(name) {
 			if key, _ = claudecode.KeyFromHead(name, head); key == "" {
 				head, err = readHead(f, head, int(size))
 			}

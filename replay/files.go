@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -462,27 +463,29 @@ func resolve(dir string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
-// lookahead lists folders ahead of a walk, on goroutines of their own: the folders
-// the walk has found and not yet visited, the latest found first (the walk goes down
-// into a folder's first subfolder next), each listed exactly as the walk would list
-// it (walker.listHere) and handed to the walk when it gets there. A folder the walk
-// reaches before any goroutine took it up it lists itself. At most aheadHeld listings
-// wait for the walk at once, so what the lookahead holds does not grow with the
-// tree. Listing ahead changes nothing the walk finds or reports, nor its order.
+// lookahead lists folders ahead of a walk, on goroutines of their own: each takes up
+// the folder found and not yet visited that the walk will reach first, lists it
+// exactly as the walk would (walker.listHere) and hands it to the walk when it gets
+// there. A folder the walk reaches before any goroutine took it up it lists itself.
+// At most aheadHeld listings are taken up and not yet handed over at once, so that
+// what the lookahead holds beyond the folders found and not yet visited (which the
+// walk holds too) does not grow with the tree. Listing ahead changes nothing the walk
+// finds or reports, nor its order.
 type lookahead struct {
 	fsys     fs.FS
 	descends func(p string, prefix int) bool // whether the walk goes down into a folder
 	mu       sync.Mutex
 	cond     *sync.Cond
-	stack    []string           // folders found and not yet visited, the next to list last
-	pending  map[string]bool    // the folders in stack no one has taken up
+	queue    walkQueue          // folders found and not yet visited, in the walk's order (some visited since: see pending)
+	pending  map[string]bool    // the folders in queue no one has taken up
 	claimed  map[string]*listed // taken up by a goroutine of the lookahead: listing, or listed
-	held     int                // listings done and not yet taken by the walk
+	held     int                // listings taken up and not yet handed to the walk
 	done     bool
 	wg       sync.WaitGroup
 }
 
-// aheadHeld is how many folders' listings a lookahead holds for the walk at most.
+// aheadHeld is how many folders' listings a lookahead takes up ahead of the walk at
+// most.
 const aheadHeld = 64
 
 // listed is one folder's listing, done when ready is closed.
@@ -508,26 +511,25 @@ func (a *lookahead) run() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for {
-		for !a.done && (len(a.stack) == 0 || a.held >= aheadHeld) {
+		for !a.done && (a.queue.Len() == 0 || a.held >= aheadHeld) {
 			a.cond.Wait()
 		}
 		if a.done {
 			return
 		}
-		name := a.stack[len(a.stack)-1]
-		a.stack = a.stack[:len(a.stack)-1]
+		name := heap.Pop(&a.queue).(string)
 		if !a.pending[name] { // the walk got there first
 			continue
 		}
 		delete(a.pending, name)
 		l := &listed{ready: make(chan struct{})}
 		a.claimed[name] = l
+		a.held++
 		a.mu.Unlock()
 		tw := &walker{fsys: a.fsys, types: make([][]fs.FileMode, 1)}
 		l.err = tw.listHere(name, 0, 0)
 		l.paths, l.types = tw.files, tw.types[0]
 		a.mu.Lock()
-		a.held++
 		a.push(name, l.paths, l.types)
 		close(l.ready)
 	}
@@ -562,13 +564,13 @@ func (a *lookahead) found(name string, paths []string, types []fs.FileMode) {
 }
 
 // push adds the subfolders the walk goes down into of the folder name, listed as
-// paths and types, to the folders to list, the first on top.
+// paths and types, to the folders to list.
 func (a *lookahead) push(name string, paths []string, types []fs.FileMode) {
 	prefix := prefixLen(name)
-	for i := len(paths) - 1; i >= 0; i-- {
-		if types[i].IsDir() && a.descends(paths[i], prefix) {
-			a.stack = append(a.stack, paths[i])
-			a.pending[paths[i]] = true
+	for i, p := range paths {
+		if types[i].IsDir() && a.descends(p, prefix) {
+			heap.Push(&a.queue, p)
+			a.pending[p] = true
 		}
 	}
 	a.cond.Broadcast()
@@ -581,4 +583,39 @@ func (a *lookahead) stop() {
 	a.cond.Broadcast()
 	a.mu.Unlock()
 	a.wg.Wait()
+}
+
+// walkQueue is a heap of folder paths, the one a walk reaches first on top: the walk
+// goes down into each folder's entries in name order, so it reaches folders in the
+// order of their paths compared component by component (walkBefore).
+type walkQueue []string
+
+func (q walkQueue) Len() int           { return len(q) }
+func (q walkQueue) Less(i, j int) bool { return walkBefore(q[i], q[j]) }
+func (q walkQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *walkQueue) Push(x any)        { *q = append(*q, x.(string)) }
+func (q *walkQueue) Pop() any {
+	old := *q
+	p := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return p
+}
+
+// walkBefore reports whether a walk reaches the path a before the path b: their
+// components compared in turn, bytewise, a path before the paths below it (a / sorts
+// before every other byte).
+func walkBefore(a, b string) bool {
+	for i := range min(len(a), len(b)) {
+		ca, cb := a[i], b[i]
+		switch {
+		case ca == cb:
+		case ca == '/':
+			return true
+		case cb == '/':
+			return false
+		default:
+			return ca < cb
+		}
+	}
+	return len(a) < len(b)
 }

@@ -230,6 +230,7 @@ func TestSniffKeyFromQuickHead(t *testing.T) {
 		"a trace/run.jsonl":                         {strings.Repeat(`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}`+"\n", 400), quickSniff},
 		"record cut at quickSniff/s1.jsonl":         {pad(quickSniff-200) + rec("s1", strings.Repeat("y", 400)) + tail, sniffSize},
 		"recognised at once, proved later/s1.jsonl": {rec("s0", "other") + pad(quickSniff) + rec("s1", "hi") + tail, sniffSize},
+		"a subagent/s1/subagents/agent-a.jsonl":     {rec("s1", "sub") + tail, quickSniff}, // proves no key: not read on
 	}
 	mem := fstest.MapFS{}
 	for name, f := range files {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/loopwatch/loopwatch/internal/tmpname"
 	"github.com/loopwatch/loopwatch/replay/input"
@@ -580,4 +581,79 @@ func TestWalkAheadListsEachFolderOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWalkBefore: folders compare in the order the walk reaches them — the order
+// fs.WalkDir visits them in, on random trees.
+func TestWalkBefore(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"a", "a/b", true}, {"a/b", "a", false}, {"a/b", "a-b", true}, {"a-b", "a/b", false},
+		{"a/z", "a.b", true}, {"a", "b", true}, {"a/b/c", "a/c", true}, {"x", "x", false}, {"A", "a", true},
+	} {
+		if got := walkBefore(tt.a, tt.b); got != tt.want {
+			t.Errorf("walkBefore(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	for seed := range 50 {
+		m, _ := randomTree(rand.New(rand.NewPCG(uint64(seed), 2)))
+		var visited []string
+		fs.WalkDir(m, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && p != "." {
+				visited = append(visited, p)
+			}
+			return nil
+		})
+		if !slices.IsSortedFunc(visited, func(a, b string) int {
+			if walkBefore(a, b) {
+				return -1
+			}
+			return 1
+		}) {
+			t.Errorf("seed %d: fs.WalkDir visits %v, not in walkBefore's order", seed, visited)
+		}
+	}
+}
+
+// TestLookaheadHoldsAtMostAheadHeld: however many goroutines list ahead, no more than
+// aheadHeld folders are taken up ahead of a walk that takes none.
+func TestLookaheadHoldsAtMostAheadHeld(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 4 * aheadHeld {
+		m[fmt.Sprintf("d%03d/x", i)] = file()
+	}
+	c := &listCountFS{MapFS: m, opens: map[string]int{}}
+	a := newLookahead(c, 4*aheadHeld, func(string, int) bool { return true })
+	root := &walker{fsys: m, types: make([][]fs.FileMode, 1)}
+	if err := root.listHere(".", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	a.found(".", root.files, root.types[0])
+	opened := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.opens)
+	}
+	for deadline := time.Now().Add(10 * time.Second); opened() < aheadHeld && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // time for any goroutine to go past the bound
+	a.mu.Lock()
+	held := a.held
+	a.mu.Unlock()
+	if n := opened(); n != aheadHeld || held != aheadHeld {
+		t.Errorf("%d folders listed ahead, %d held; want %d", n, held, aheadHeld)
+	}
+	if l := a.take("d000"); l == nil || len(l.paths) != 1 {
+		t.Fatalf("the first folder was not listed ahead: %+v", l)
+	}
+	for deadline := time.Now().Add(10 * time.Second); opened() < aheadHeld+1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := opened(); n != aheadHeld+1 {
+		t.Errorf("after one listing taken, %d folders listed ahead; want %d", n, aheadHeld+1)
+	}
+	a.stop()
 }

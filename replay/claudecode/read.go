@@ -689,6 +689,13 @@ func joinNonEmpty(parts ...string) string {
 	return buf.String()
 }
 
+// MayProveKey reports whether a transcript at path name can prove its session's key
+// from its opening bytes ([KeyFromHead]): a main transcript, named <session>.jsonl,
+// not a subagent's.
+func MayProveKey(name string) bool {
+	return !IsSubagentFile(name) && strings.HasSuffix(name, ".jsonl")
+}
+
 // KeyFromHead returns the key of the session whose main transcript is name when
 // head, the transcript's opening bytes, proves it: a record on one of its complete
 // lines, read as [Read] reads it, carries the file's stem as its session id. The key
@@ -699,7 +706,7 @@ func joinNonEmpty(parts ...string) string {
 // tells its key then. A split replay uses it to leave the sessions of other shards
 // unread.
 func KeyFromHead(name string, head []byte) (key string, ok bool) {
-	if IsSubagentFile(name) || !strings.HasSuffix(name, ".jsonl") {
+	if !MayProveKey(name) {
 		return "", false
 	}
 	i := bytes.LastIndexByte(head, '\n')

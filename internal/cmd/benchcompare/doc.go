@@ -60,7 +60,7 @@
 // unit. The shards kind measures metrics over the same --shard-runs runs replayed in
 // each of --shard-counts shards, each against the fewest — whether it holds nothing
 // per shard either. The shard-replay kind measures one shard of a split replay, shard
-// 0/n of the same --sessions synthetic sessions for each n of --replay-shards,
+// 0/n of the same --sessions synthetic sessions for each n ≥ 2 of --replay-shards,
 // against the fewest: what a machine of a cluster pays whatever its share, the part
 // of a shard's time that does not shrink with more shards (with none, the ratio of n
 // shards against m would be m/n).
@@ -77,5 +77,5 @@
 //	benchcompare scale --kinds runs --sizes 1000,10000
 //	benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
 //	benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
-//	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 1,4
+//	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
 package main

@@ -92,7 +92,7 @@ Examples:
   benchcompare scale --kinds runs --sizes 1000,10000
   benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
   benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
-  benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 1,4
+  benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
 
 Flags:
 `
@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
 		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")
-		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay: for each n, shard 0/n replays the same --sessions synthetic sessions; smallest first")
+		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay: for each n ≥ 2, shard 0/n replays the same --sessions synthetic sessions; smallest first")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}
@@ -216,8 +216,8 @@ func (s *settings) check(scale bool, nargs int) error {
 		if len(s.shardCounts) == 0 || !slices.IsSorted(s.shardCounts) || s.shardCounts[0] < 1 || s.shardRuns < 1 {
 			return errors.New("--shard-counts: give numbers of shards ≥ 1, smallest first; --shard-runs ≥ 1")
 		}
-		if len(s.splitCounts) == 0 || !slices.IsSorted(s.splitCounts) || s.splitCounts[0] < 1 {
-			return errors.New("--replay-shards: give numbers of shards ≥ 1, smallest first")
+		if len(s.splitCounts) == 0 || !slices.IsSorted(s.splitCounts) || s.splitCounts[0] < 2 {
+			return errors.New("--replay-shards: give numbers of shards ≥ 2, smallest first (a replay in 1 shard is not split: it reads every file and merges)")
 		}
 	} else {
 		if s.corpusCopies < 1 {

@@ -365,7 +365,7 @@ func TestUsage(t *testing.T) {
 		{"scale", "--kinds", "shards", "--shard-counts", "8,2"},
 		{"scale", "--kinds", "shards", "--shard-runs", "0"},
 		{"scale", "--kinds", "shard-replay", "--replay-shards", "4,2"},
-		{"scale", "--kinds", "shard-replay", "--replay-shards", "0,2"},
+		{"scale", "--kinds", "shard-replay", "--replay-shards", "1,2"},
 		{"extra"},
 	} {
 		if code, _, stderr := runCommand(t, args...); code != 2 || !strings.Contains(stderr, "see benchcompare --help") {
@@ -576,21 +576,21 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(stderr, "replaying shard 4/5 of 30 runs") {
 		t.Errorf("scale shards: the shards were not replayed:\n%s", stderr)
 	}
-	// One shard of the same sessions split in 1 and in 3.
-	code, stdout, stderr = runCommand(t, "scale", "--kinds", "shard-replay", "--sessions", "30", "--replay-shards", "1,3", "--new", bins["replay"],
+	// One shard of the same sessions split in 2 and in 5.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "shard-replay", "--sessions", "30", "--replay-shards", "2,5", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
 	if code != 0 {
 		t.Fatalf("scale shard-replay: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"shard-replay: replay --shard 0/n --out DIR/ over the same 30 synthetic sessions, n in [1 3]",
-		"one shard of 3 against one of 1 (the same 30 sessions; were nothing paid per shard whatever its share, 1/3 = 0.333)",
-		"WALL SHARD-OF-3/SHARD-OF-1", "RSS SHARD-OF-3/SHARD-OF-1"} {
+	for _, want := range []string{"shard-replay: replay --shard 0/n --out DIR/ over the same 30 synthetic sessions, n in [2 5]",
+		"one shard of 5 against one of 2 (the same 30 sessions; were nothing paid per shard whatever its share, 2/5 = 0.4)",
+		"WALL SHARD-OF-5/SHARD-OF-2", "RSS SHARD-OF-5/SHARD-OF-2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("scale shard-replay: stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "shard-replay rep 1/1 shard-of-3: wall") {
-		t.Errorf("scale shard-replay: no shard of 3 was replayed:\n%s", stderr)
+	if !strings.Contains(stderr, "shard-replay rep 1/1 shard-of-5: wall") {
+		t.Errorf("scale shard-replay: no shard of 5 was replayed:\n%s", stderr)
 	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")
