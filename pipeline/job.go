@@ -228,10 +228,6 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 	}
 	if j.shard.Count == 0 {
 		j.out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
-	} else { // no shard of a split replay knows the fingerprint: the merge folds the inputs tables
-		j.out.SetMetadata(InputListingKey, sum.Listing)
-	}
-	if j.shard.Count == 0 {
 		d, err := newDerivation(j.md, j.s.Workers)
 		if err != nil {
 			return err
@@ -255,6 +251,9 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 		}
 		j.s.phase("derive")
 	} else {
+		// No shard of a split replay knows the fingerprint: the merge folds the inputs
+		// tables into it.
+		j.out.SetMetadata(InputListingKey, sum.Listing)
 		info, err := json.Marshal(newShardSummary(sum, j, j.labelSet))
 		if err != nil {
 			return err

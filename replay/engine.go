@@ -712,18 +712,16 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	if err != nil {
 		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, -1
 	}
-	size, fileSize, regular := int64(sniffSize), int64(0), int64(-1)
+	size, fileSize := int64(sniffSize), int64(-1) // -1: no regular file
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		fileSize = fi.Size()
-		regular = fileSize
 		if fileSize < size {
 			size = fileSize + 1 // +1: a file that grew since Stat still reads whole
 		}
 	}
 	head := scratch[:0] // the opening bytes, in scratch's room while it is enough
 	var fm *format
-	var key string    // the session key a Claude Code transcript's head proves
-	keyTried := false // key is what head proves
+	var key string // the session key a Claude Code transcript's head proves, once tried
 	if !special && size > quickSniff {
 		// A file longer than quickSniff whose first whole lines name a JSON Lines
 		// format is recognised from them — what detectFormat finds in more of it — and
@@ -740,7 +738,6 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 			if key, _ = claudecode.KeyFromHead(name, head); key == "" {
 				head, err = readHead(f, head, int(size))
 			}
-			keyTried = key != ""
 		}
 	}
 	if fm == nil && err == nil {
@@ -753,12 +750,12 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 	}
 	if err != nil {
 		f.Close()
-		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, regular
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, fileSize
 	}
 	if fm != nil {
-		sn := sniffedFile{format: fm, kib: uint32(min((fileSize+1023)>>10, math.MaxUint32))}
+		sn := sniffedFile{format: fm, kib: uint32(min((max(fileSize, 0)+1023)>>10, math.MaxUint32))}
 		if keys && fm.name == claudecode.SourceName {
-			if !keyTried {
+			if key == "" { // not proved by the first bytes, or not tried on them
 				key, _ = claudecode.KeyFromHead(name, head)
 			}
 			if key != "" {
@@ -770,23 +767,23 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 				sn.rare = &sniffedRare{}
 			}
 			sn.rare.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
-			return sn, regular
+			return sn, fileSize
 		}
 		f.Close()
-		return sn, regular
+		return sn, fileSize
 	}
 	f.Close()
 	if ignorable(name) {
-		return sniffedFile{ignored: true}, regular
+		return sniffedFile{ignored: true}, fileSize
 	}
 	if looksLikeLabels(head) {
-		return sniffedFile{ignored: true, labels: true}, regular
+		return sniffedFile{ignored: true, labels: true}, fileSize
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
-	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}, regular
+	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}, fileSize
 }
 
 // readHead reads from r until buf holds n bytes or r ends.

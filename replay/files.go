@@ -478,8 +478,7 @@ type lookahead struct {
 	cond     *sync.Cond
 	queue    walkQueue          // folders found and not yet visited, in the walk's order (some visited since: see pending)
 	pending  map[string]bool    // the folders in queue no one has taken up
-	claimed  map[string]*listed // taken up by a goroutine of the lookahead: listing, or listed
-	held     int                // listings taken up and not yet handed to the walk
+	claimed  map[string]*listed // taken up and not yet handed to the walk: listing, or listed
 	done     bool
 	wg       sync.WaitGroup
 }
@@ -511,7 +510,7 @@ func (a *lookahead) run() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for {
-		for !a.done && (a.queue.Len() == 0 || a.held >= aheadHeld) {
+		for !a.done && (a.queue.Len() == 0 || len(a.claimed) >= aheadHeld) {
 			a.cond.Wait()
 		}
 		if a.done {
@@ -524,7 +523,6 @@ func (a *lookahead) run() {
 		delete(a.pending, name)
 		l := &listed{ready: make(chan struct{})}
 		a.claimed[name] = l
-		a.held++
 		a.mu.Unlock()
 		tw := &walker{fsys: a.fsys, types: make([][]fs.FileMode, 1)}
 		l.err = tw.listHere(name, 0, 0)
@@ -545,11 +543,10 @@ func (a *lookahead) take(name string) *listed {
 		a.mu.Unlock()
 		return nil
 	}
-	delete(a.claimed, name)
 	a.mu.Unlock()
 	<-l.ready
 	a.mu.Lock()
-	a.held--
+	delete(a.claimed, name)
 	a.cond.Broadcast()
 	a.mu.Unlock()
 	return l

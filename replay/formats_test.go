@@ -166,30 +166,15 @@ type openFunc func(string) (fs.File, error)
 
 func (f openFunc) Open(name string) (fs.File, error) { return f(name) }
 
-// countingRead counts the bytes read from the files it opens.
-type countingRead struct {
-	fs.File
-	n *int
-}
-
-func (f countingRead) Read(p []byte) (int, error) {
-	k, err := f.File.Read(p)
-	*f.n += k
-	return k, err
-}
-
 // checkSniffKey checks sniffFile in a split replay on the file name of fsys, whose
 // content is data: the format and key of its opening bytes read whole (detectFormat
 // and claudecode.KeyFromHead over sniffSize, or maxSniff when those name no format),
 // and no more than maxRead bytes read (0: any). It returns the key and the bytes read.
 func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead int) (string, int) {
 	t.Helper()
-	var n int
-	counted := openFunc(func(name string) (fs.File, error) {
-		f, err := fsys.Open(name)
-		return countingRead{f, &n}, err
-	})
+	counted := &countingFS{FS: fsys}
 	sn, _ := sniffFile(context.Background(), counted, name, false, true, make([]byte, 0, sniffSize))
+	n := counted.read[name]
 	head := data[:min(len(data), sniffSize)]
 	wantFmt := detectFormat(name, head)
 	if wantFmt == nil && len(head) == sniffSize { // read on, up to maxSniff

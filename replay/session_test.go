@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -177,11 +178,12 @@ func TestInvalidSessionConfig(t *testing.T) {
 	}
 }
 
-// countingFS counts the bytes read from each file.
+// countingFS counts the times each file or folder is opened and the bytes read from
+// each file, safely from several goroutines.
 type countingFS struct {
 	fs.FS
-	mu   sync.Mutex
-	read map[string]int
+	mu          sync.Mutex
+	opens, read map[string]int // made at the first open
 }
 
 func (c *countingFS) Open(name string) (fs.File, error) {
@@ -189,6 +191,12 @@ func (c *countingFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	if c.opens == nil {
+		c.opens, c.read = map[string]int{}, map[string]int{}
+	}
+	c.opens[name]++
+	c.mu.Unlock()
 	return countingFile{File: f, name: name, c: c}, nil
 }
 
@@ -199,6 +207,15 @@ type countingFile struct {
 	fs.File
 	name string
 	c    *countingFS
+}
+
+// ReadDir lists an open folder batch by batch, as the folder does.
+func (f countingFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	d, ok := f.File.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: errors.New("not a folder")}
+	}
+	return d.ReadDir(n)
 }
 
 func (f countingFile) Read(p []byte) (int, error) {
@@ -217,7 +234,7 @@ func (f countingFile) Read(p []byte) (int, error) {
 // hand over is that fingerprint, and each shard reads no more.
 func TestSessionFingerprintReadsOnce(t *testing.T) {
 	mem := sessionFS(t)
-	c := &countingFS{FS: mem, read: map[string]int{}}
+	c := &countingFS{FS: mem}
 	want := sha256.New()
 	for _, name := range slices.Sorted(maps.Keys(mem)) {
 		d := sha256.Sum256(mem[name].Data)

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -533,25 +532,6 @@ func BenchmarkWalk(b *testing.B) {
 	}
 }
 
-// listCountFS counts the times each folder is opened, safely from several goroutines.
-type listCountFS struct {
-	fstest.MapFS
-	mu    sync.Mutex
-	opens map[string]int
-}
-
-func (c *listCountFS) Open(name string) (fs.File, error) {
-	f, err := c.MapFS.Open(name)
-	if err == nil {
-		if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
-			c.mu.Lock()
-			c.opens[name]++
-			c.mu.Unlock()
-		}
-	}
-	return f, err
-}
-
 // TestWalkAheadListsEachFolderOnce: with folders listed ahead, each folder the walk
 // goes down into is listed once — by the lookahead or by the walk, never both — and
 // excluded folders and .git never, on deep and wide trees, with more folders than the
@@ -566,7 +546,7 @@ func TestWalkAheadListsEachFolderOnce(t *testing.T) {
 	m["deep/a/b/c/d/e/f/g.jsonl"] = file()
 	m["skip/x.jsonl"] = file()
 	for _, workers := range []int{2, 8} {
-		c := &listCountFS{MapFS: m, opens: map[string]int{}}
+		c := &countingFS{FS: m} // the walk opens folders only
 		opts := Options{Workers: workers, Exclude: []string{"skip"}}
 		want := runWalk(walkDirRef, m, opts)
 		if got := runWalk(walk, c, opts); !reflect.DeepEqual(got, want) {
@@ -624,7 +604,7 @@ func TestLookaheadHoldsAtMostAheadHeld(t *testing.T) {
 	for i := range 4 * aheadHeld {
 		m[fmt.Sprintf("d%03d/x", i)] = file()
 	}
-	c := &listCountFS{MapFS: m, opens: map[string]int{}}
+	c := &countingFS{FS: m}
 	a := newLookahead(c, 4*aheadHeld, func(string, int) bool { return true })
 	root := &walker{fsys: m, types: make([][]fs.FileMode, 1)}
 	if err := root.listHere(".", 0, 0); err != nil {
@@ -641,7 +621,7 @@ func TestLookaheadHoldsAtMostAheadHeld(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // time for any goroutine to go past the bound
 	a.mu.Lock()
-	held := a.held
+	held := len(a.claimed)
 	a.mu.Unlock()
 	if n := opened(); n != aheadHeld || held != aheadHeld {
 		t.Errorf("%d folders listed ahead, %d held; want %d", n, held, aheadHeld)
