@@ -285,6 +285,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		sha256 string
 		owned  bool // the file's problems are this shard's to report (sniffedFile.owned)
 		keyed  bool // only its session's shard reads it (sniffedFile.keyed)
+		whole  bool // its content is in the listing already (sniffedFile.whole)
 	}
 	digests := map[int]fileDigest{}
 	fp, shared, folded := NewFingerprint(), NewFingerprint(), 0 // shared: the files every shard reads, for the listing
@@ -299,7 +300,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			if !opts.Shard.Split() {
 				fp.Add(name, d.sha256)
 			}
-			if !d.keyed {
+			if !d.keyed && !d.whole {
 				shared.Add(name, d.sha256)
 			}
 			if opts.Digest != nil && d.owned {
@@ -336,7 +337,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			sum.note(notes)
 		}
 		if digest != "" {
-			digests[i] = fileDigest{digest, sn.owned, sn.keyed}
+			digests[i] = fileDigest{digest, sn.owned, sn.keyed, sn.whole}
 			sum.Files++
 			sum.FilesByFmt[fm.name]++
 		}
@@ -412,7 +413,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
 		}
-		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.keyed}
+		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.keyed, res.whole}
 		if err := foldDigests(runFile(next) + 1); err != nil {
 			return nil, err
 		}
@@ -530,6 +531,7 @@ type fileResult struct {
 	subDigests map[string]string
 	owned      bool // the shard reports the file's problems (sniffedFile.owned)
 	keyed      bool // only its session's shard reads it (sniffedFile.keyed)
+	whole      bool // its content is in the listing already (sniffedFile.whole)
 }
 
 // settleSubagent gives an attached subagent transcript the digest its parent's read
@@ -566,6 +568,13 @@ type sniffedFile struct {
 	// that this shard owns that session. owned says whether this shard reports the
 	// file's problems and notes (always, unsplit).
 	keyed, keyOwned, owned bool
+	// In a split replay, whole marks a run file read whole when it was recognised (one
+	// smaller than sniffSize, of a format that tells the runs it holds: format.runKeys):
+	// every shard folds its content into the listing then, and none again when it is
+	// read; its problems and notes go by the key of its first run (by its path when it
+	// holds none). foreign marks one this shard leaves unread: it holds none of this
+	// shard's runs, and another shard reports on it.
+	whole, foreign bool
 	// kib is a recognised regular file's size in KiB, rounded up, for the delivery
 	// window.
 	kib  uint32
@@ -617,8 +626,10 @@ const sniffChunk = 4096
 // files when scratch is not nil). special marks the files that are no regular files,
 // to be read as streams. It marks the Claude Code subagent transcripts and whether
 // their parent transcript is in the input, and, in a split replay, which shard
-// reports each file's problems and notes (see sharding). It returns a SHA-256 over
-// every file's path and size too, in path order (the first part of Summary.Listing).
+// reports each file's problems and notes (see sharding) and which run files it leaves
+// unread (sniffedFile.foreign). It returns a SHA-256 over every file's path and size
+// too, and the content of the files read whole (sniffedFile.whole), in path order (the
+// first part of Summary.Listing).
 // The table it returns, even with an error, holds the streams it opened
 // (fileTable.closeStreams).
 func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[string]bool, workers int, shard Shard,
@@ -633,8 +644,8 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 	// set by then.
 	transcripts, keyed, keyOwned := newBits(len(files)), newBits(len(files)), newBits(len(files))
 	chunk := make([]sniffedFile, min(sniffChunk, len(files)))
-	sizes := make([]int64, len(chunk)) // each file's size in bytes, -1 when it is no regular file
-	heads := make([][]byte, workers)   // each worker's room for a file's opening bytes
+	facts := make([]sniffFacts, len(chunk))
+	heads := make([][]byte, workers) // each worker's room for a file's opening bytes
 	for w := range heads {
 		heads[w] = make([]byte, 0, sniffSize)
 	}
@@ -648,7 +659,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 				defer wg.Done()
 				for j := int(next.Add(1) - 1); j < len(part) && ctx.Err() == nil; j = int(next.Add(1) - 1) {
 					name := files[start+j]
-					part[j], sizes[j] = sniffFile(ctx, fsys, name, special[name], shard.Split(), heads[w])
+					part[j], facts[j] = sniffFile(ctx, fsys, name, special[name], shard, heads[w])
 				}
 			}()
 		}
@@ -656,7 +667,11 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 		for j := range part {
 			i, name, sn := start+j, files[start+j], part[j]
 			part[j] = sniffedFile{}
-			fmt.Fprintf(listing, "%s\x00%d\n", name, sizes[j])
+			if f := &facts[j]; sn.whole {
+				fmt.Fprintf(listing, "%s\x00%d\x00%x\n", name, f.size, f.digest)
+			} else {
+				fmt.Fprintf(listing, "%s\x00%d\n", name, f.size)
+			}
 			if fm := sn.format; fm != nil && fm.name == claudecode.SourceName {
 				if claudecode.IsSubagentFile(name) {
 					sn.subagent = true
@@ -675,7 +690,17 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 					}
 				}
 			}
-			sn.owned = !shard.Split() || sn.keyed && sn.keyOwned || !sn.keyed && shard.Owns(name)
+			switch {
+			case !shard.Split():
+				sn.owned = true
+			case sn.whole:
+				sn.owned = facts[j].reports
+				sn.foreign = !sn.owned && !facts[j].mine
+			case sn.keyed:
+				sn.owned = sn.keyOwned
+			default:
+				sn.owned = shard.Owns(name)
+			}
 			if sn.rare != nil && sn.rare.problem == nil && sn.rare.stream == nil { // only a key
 				sn.rare = nil
 			}
@@ -695,13 +720,25 @@ func newBits(n int) bitset      { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// sniffFacts is what recognising a file found that goes into the listing, and, for a
+// run file read whole, what the shard owns of it.
+type sniffFacts struct {
+	size   int64             // bytes; -1 when it is no regular file or cannot be opened
+	digest [sha256.Size]byte // SHA-256 of a file read whole (sniffedFile.whole)
+	// Of a file read whole: reports, that the shard reports on it (it owns its first
+	// run, or its path when it holds none); mine, that it holds a run the shard owns.
+	reports, mine bool
+}
+
 // sniffFile recognises one file from its opening bytes: the first sniffSize, and up to
 // maxSniff when those do not decide (a garbage or very long first line), read into
 // scratch's room when it is enough. A special file stays open, its opening bytes kept
-// for the read. With keys, the key of the session a Claude Code transcript holds is
-// taken from those bytes when they prove it. It returns the file's size too, -1 when
-// it is no regular file or cannot be opened.
-func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool, scratch []byte) (sniffedFile, int64) {
+// for the read. In a split replay, the key of the session a Claude Code transcript
+// holds is taken from those bytes when they prove it, and a regular run file smaller
+// than sniffSize whose format tells the runs it holds (format.runKeys) is read whole:
+// of its content are taken its digest and what the shard owns of it (sniffFacts).
+func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, shard Shard, scratch []byte) (sniffedFile, sniffFacts) {
+	keys := shard.Split()
 	var f fs.File
 	var err error
 	if special {
@@ -710,7 +747,7 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		f, err = fsys.Open(name)
 	}
 	if err != nil {
-		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, -1
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, sniffFacts{size: -1}
 	}
 	size, fileSize := int64(sniffSize), int64(-1) // -1: no regular file
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -748,12 +785,38 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 		head, err = readHead(f, head, maxSniff)
 		fm = detectFormat(name, head)
 	}
+	facts := sniffFacts{size: fileSize}
+	var whole bool
+	if err == nil && keys && fm != nil && fm.runKeys != nil && !special && fileSize >= 0 && fileSize < sniffSize {
+		// A shard reads a small run file whole now: when it holds none of the shard's
+		// runs and the shard does not report on it, the replay leaves it unread — which
+		// saves more than reading the rest of its first sniffSize bytes costs, run files
+		// being small. size is fileSize+1: one that grew since Stat is not read whole.
+		if len(head) < int(size) {
+			head, err = readHead(f, head, int(size))
+		}
+		if err == nil && int64(len(head)) == fileSize {
+			whole = true
+			facts.digest = sha256.Sum256(head)
+			first := true
+			fm.runKeys(name, head, func(key string) {
+				owns := shard.Owns(key)
+				if first {
+					facts.reports, first = owns, false
+				}
+				facts.mine = facts.mine || owns
+			})
+			if first { // no run: its path's shard reports on it
+				facts.reports = shard.Owns(name)
+			}
+		}
+	}
 	if err != nil {
 		f.Close()
-		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, fileSize
+		return sniffedFile{rare: &sniffedRare{problem: readProblem(name, err)}}, facts
 	}
 	if fm != nil {
-		sn := sniffedFile{format: fm, kib: uint32(min((max(fileSize, 0)+1023)>>10, math.MaxUint32))}
+		sn := sniffedFile{format: fm, whole: whole, kib: uint32(min((max(fileSize, 0)+1023)>>10, math.MaxUint32))}
 		if keys && fm.name == claudecode.SourceName {
 			if key == "" { // not proved by the first bytes, or not tried on them
 				key, _ = claudecode.KeyFromHead(name, head)
@@ -767,23 +830,23 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special, keys bool,
 				sn.rare = &sniffedRare{}
 			}
 			sn.rare.stream = &stream{f: f, r: io.MultiReader(bytes.NewReader(bytes.Clone(head)), f)}
-			return sn, fileSize
+			return sn, facts
 		}
 		f.Close()
-		return sn, fileSize
+		return sn, facts
 	}
 	f.Close()
 	if ignorable(name) {
-		return sniffedFile{ignored: true}, fileSize
+		return sniffedFile{ignored: true}, facts
 	}
 	if looksLikeLabels(head) {
-		return sniffedFile{ignored: true, labels: true}, fileSize
+		return sniffedFile{ignored: true, labels: true}, facts
 	}
 	detail := fmt.Sprintf("not a recognised input format (known: %s); skipped", strings.Join(FormatNames(), ", "))
 	if len(head) == 0 {
 		detail = "empty file; skipped"
 	}
-	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}, fileSize
+	return sniffedFile{rare: &sniffedRare{problem: &input.Problem{File: name, Kind: input.ProblemUnknownFile, Detail: detail}}}, facts
 }
 
 // readHead reads from r until buf holds n bytes or r ends.
@@ -821,7 +884,7 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
-	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, keyed: sn.keyed}
+	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, keyed: sn.keyed, whole: sn.whole}
 	if p := sn.problem(); p != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*p})...)
 	}
@@ -833,6 +896,10 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	}
 	if sn.format.role == roleSessions {
 		return replaySessionFile(ctx, fsys, name, sn, opts, sh, plans, res)
+	}
+	if sn.foreign { // none of this shard's runs, nor its file to report on: left unread
+		res.format = sn.format.name
+		return res
 	}
 	f, err := sn.open(fsys, name)
 	if err != nil {

@@ -27,13 +27,24 @@ type fileTable struct {
 	records *aside // every file's record, recordSize bytes each
 	n       int
 	keyed   int                  // files whose record is keyed (see sniffedFile.keyed)
+	whole   int                  // files whose record is whole (see sniffedFile.whole)
 	rare    map[int]*sniffedRare // by file: the few with a problem or a stream
 }
 
 // A file's record, recordSize bytes: [0] its format's index in formats plus one (0:
-// none), [1] flags, [2:6] its size in KiB, [6:10] its path's length, [10:16] where its
-// path starts in the names (48 bits, little-endian).
+// none) in the low four bits (formatBits), and the flags of a run file read whole
+// (flagWhole, flagForeign) above them, [1] flags, [2:6] its size in KiB, [6:10] its
+// path's length, [10:16] where its path starts in the names (48 bits, little-endian).
 const recordSize = 16
+
+// formatBits is the part of a record's first byte that names its format.
+const formatBits = 0x0f
+
+// The flags of a record's first byte.
+const (
+	flagWhole   = 1 << (4 + iota) // sniffedFile.whole
+	flagForeign                   // sniffedFile.foreign
+)
 
 const (
 	flagIgnored = 1 << iota
@@ -66,7 +77,13 @@ func newFileTable(scratch func(name string) (*os.File, error)) (*fileTable, erro
 func (t *fileTable) add(name string, sn sniffedFile) {
 	var rec [recordSize]byte
 	if sn.format != nil {
-		rec[0] = byte(sn.format.index() + 1)
+		rec[0] = byte(sn.format.index() + 1) // < formatBits: TestFileTableFormats
+	}
+	if sn.whole {
+		rec[0] |= flagWhole
+	}
+	if sn.foreign {
+		rec[0] |= flagForeign
 	}
 	for bit, on := range [...]bool{sn.ignored, sn.labels, sn.subagent, sn.attached, sn.rare != nil, sn.keyed, sn.keyOwned, sn.owned} {
 		if on {
@@ -83,6 +100,9 @@ func (t *fileTable) add(name string, sn sniffedFile) {
 	}
 	if sn.keyed {
 		t.keyed++
+	}
+	if sn.whole {
+		t.whole++
 	}
 	t.names.writeString(name)
 	t.records.write(rec[:])
@@ -106,9 +126,10 @@ func (t *fileTable) len() int { return t.n }
 
 // record decodes a record: what recognising the file found, and where its path is.
 func (t *fileTable) decode(i int, rec []byte) (sn sniffedFile, off int64, n int) {
-	if k := int(rec[0]); k > 0 && k <= len(formats) {
+	if k := int(rec[0] & formatBits); k > 0 && k <= len(formats) {
 		sn.format = &formats[k-1]
 	}
+	sn.whole, sn.foreign = rec[0]&flagWhole != 0, rec[0]&flagForeign != 0
 	f := rec[1]
 	sn.ignored, sn.labels = f&flagIgnored != 0, f&flagLabels != 0
 	sn.subagent, sn.attached = f&flagSubagent != 0, f&flagAttached != 0

@@ -63,12 +63,21 @@ func sniffedOf(paths []string) []sniffedFile {
 		}
 		sn.ignored, sn.labels, sn.subagent, sn.attached = i%2 == 0, i%3 == 0, i%5 == 0, i%7 == 0
 		sn.keyed, sn.keyOwned, sn.owned = i%11 == 0, i%13 == 0, i%17 == 0
+		sn.whole, sn.foreign = i%23 == 0, i%29 == 0
 		if i%19 == 0 {
 			sn.rare = &sniffedRare{problem: &input.Problem{File: paths[i], Detail: "rare"}}
 		}
 		out[i] = sn
 	}
 	return out
+}
+
+// TestFileTableFormats: a record's first byte names every format in its low bits,
+// beside its flags.
+func TestFileTableFormats(t *testing.T) {
+	if len(formats)+1 > formatBits || formatBits&(flagWhole|flagForeign) != 0 {
+		t.Fatalf("%d formats do not fit in a record's format bits %#x beside its flags %#x", len(formats), formatBits, flagWhole|flagForeign)
+	}
 }
 
 // TestFileTable: what a table is given comes back whole, in memory or aside, read in

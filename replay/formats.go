@@ -68,6 +68,12 @@ type format struct {
 	// leave out the runs whose key keep refuses (keep nil: none), and what is wrong
 	// with them.
 	read func(name string, r io.Reader, jc *join.Context, keep func(key string) bool) ([]*input.Run, []input.Problem, []input.Note)
+	// runKeys calls fn with the key of each run a whole run file (roleRuns) holds, once
+	// each, in the order of their first events, reading no more of the runs than their
+	// keys: a shard of a split replay leaves a small file that holds none of its runs
+	// unread (sniffFile). nil: the format cannot tell (a run's key may depend on the join
+	// context), and every shard reads its files.
+	runKeys func(name string, whole []byte, fn func(key string))
 	// readContext reads one context file into jc (roleContext).
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
@@ -81,6 +87,12 @@ var formats = []format{
 		read: func(name string, r io.Reader, _ *join.Context, keep func(string) bool) ([]*input.Run, []input.Problem, []input.Note) {
 			runs, probs := trace.ReadOnly(name, r, keep)
 			return runs, probs, nil
+		},
+		runKeys: func(name string, whole []byte, fn func(string)) {
+			trace.ReadOnly(name, bytes.NewReader(whole), func(key string) bool { // asked once per key, in order
+				fn(key)
+				return false // builds no run
+			})
 		}},
 	{name: beads.SourceName, role: roleRuns, record: beads.SniffRecord,
 		read: func(name string, r io.Reader, jc *join.Context, _ func(string) bool) ([]*input.Run, []input.Problem, []input.Note) {

@@ -3,6 +3,8 @@ package replay
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -123,7 +125,8 @@ func (f recordingFile) Read(p []byte) (int, error) {
 
 // TestSniffReadsIntoScratch: a file's opening bytes are read into the worker's scratch
 // room whenever they fit it — a small file too, not only one read in part — so that
-// recognising a file allocates no buffer of its size.
+// recognising a file allocates no buffer of its size; in a split replay too, which
+// reads a small trace whole.
 func TestSniffReadsIntoScratch(t *testing.T) {
 	trace := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}` + "\n"
 	tests := []struct {
@@ -136,28 +139,34 @@ func TestSniffReadsIntoScratch(t *testing.T) {
 		{"a file larger than sniffSize", strings.Repeat(trace, 2*sniffSize/len(trace))},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var reads [][]byte
-			files := fstest.MapFS{"t/run.jsonl": {Data: []byte(tt.data)}}
-			fsys := openFunc(func(name string) (fs.File, error) {
-				f, err := files.Open(name)
-				return recordingFile{f, &reads}, err
-			})
-			scratch := make([]byte, 0, sniffSize)
-			sn, _ := sniffFile(context.Background(), fsys, "t/run.jsonl", false, false, scratch)
-			if want := detectFormat("t/run.jsonl", []byte(trace)); want == nil || sn.format != want {
-				t.Fatalf("recognised as %s, want %s", formatName(sn.format), formatName(want))
-			}
-			if len(reads) == 0 {
-				t.Fatal("the file was not read")
-			}
-			end := &scratch[:cap(scratch)][cap(scratch)-1]
-			for i, p := range reads {
-				if cap(p) == 0 || &p[:cap(p)][cap(p)-1] != end {
-					t.Errorf("read %d of %d (%d bytes) is not into the scratch room", i+1, len(reads), len(p))
+		for _, shard := range []Shard{{}, {Index: 1, Count: 2}} {
+			t.Run(fmt.Sprintf("%s/shard=%s", tt.name, shard), func(t *testing.T) {
+				var reads [][]byte
+				files := fstest.MapFS{"t/run.jsonl": {Data: []byte(tt.data)}}
+				fsys := openFunc(func(name string) (fs.File, error) {
+					f, err := files.Open(name)
+					return recordingFile{f, &reads}, err
+				})
+				scratch := make([]byte, 0, sniffSize)
+				sn, facts := sniffFile(context.Background(), fsys, "t/run.jsonl", false, shard, scratch)
+				if want := detectFormat("t/run.jsonl", []byte(trace)); want == nil || sn.format != want {
+					t.Fatalf("recognised as %s, want %s", formatName(sn.format), formatName(want))
 				}
-			}
-		})
+				if len(reads) == 0 {
+					t.Fatal("the file was not read")
+				}
+				end := &scratch[:cap(scratch)][cap(scratch)-1]
+				for i, p := range reads {
+					if cap(p) == 0 || &p[:cap(p)][cap(p)-1] != end {
+						t.Errorf("read %d of %d (%d bytes) is not into the scratch room", i+1, len(reads), len(p))
+					}
+				}
+				if whole := shard.Split() && len(tt.data) < sniffSize; sn.whole != whole || facts.size != int64(len(tt.data)) ||
+					whole && facts.digest != sha256.Sum256([]byte(tt.data)) {
+					t.Errorf("whole %v, size %d, digest %x; want whole %v, size %d, the digest of the content", sn.whole, facts.size, facts.digest, whole, len(tt.data))
+				}
+			})
+		}
 	}
 }
 
@@ -173,7 +182,7 @@ func (f openFunc) Open(name string) (fs.File, error) { return f(name) }
 func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead int) (string, int) {
 	t.Helper()
 	counted := &countingFS{FS: fsys}
-	sn, _ := sniffFile(context.Background(), counted, name, false, true, make([]byte, 0, sniffSize))
+	sn, _ := sniffFile(context.Background(), counted, name, false, Shard{Index: 0, Count: 2}, make([]byte, 0, sniffSize))
 	n := counted.read[name]
 	head := data[:min(len(data), sniffSize)]
 	wantFmt := detectFormat(name, head)
@@ -196,12 +205,14 @@ func checkSniffKey(t *testing.T, fsys fs.FS, name string, data []byte, maxRead i
 
 // TestSniffKeyFromQuickHead: in a split replay a transcript's key comes from its first
 // quickSniff bytes when they prove it, else from more of its opening bytes; either way
-// the format and key are those of the opening bytes read whole (checkSniffKey).
+// the format and key are those of the opening bytes read whole (checkSniffKey). A
+// trace smaller than sniffSize is read whole, a larger one no further than quickSniff.
 func TestSniffKeyFromQuickHead(t *testing.T) {
 	rec := func(id, text string) string {
 		return `{"type":"user","sessionId":"` + id + `","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"` + text + `"}}` + "\n"
 	}
 	pad := func(n int) string { return `{"type":"summary","summary":"` + strings.Repeat("x", n) + `"}` + "\n" }
+	trace := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}` + "\n"
 	tail := strings.Repeat(rec("s1", "more"), 3*quickSniff/len(rec("s1", "more")))
 	files := map[string]struct {
 		data    string
@@ -212,7 +223,8 @@ func TestSniffKeyFromQuickHead(t *testing.T) {
 		"proved past sniffSize/s1.jsonl":            {pad(2*sniffSize) + rec("s1", "hi") + tail, maxSniff},
 		"another session's name/s2.jsonl":           {rec("s1", "hi") + tail, sniffSize},
 		"small, proved/s1.jsonl":                    {rec("s1", "hi"), quickSniff},
-		"a trace/run.jsonl":                         {strings.Repeat(`{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"q","data":{"cycle":1}}`+"\n", 400), quickSniff},
+		"a trace/run.jsonl":                         {strings.Repeat(trace, 400), sniffSize},                     // read whole: a small run file
+		"a large trace/run.jsonl":                   {strings.Repeat(trace, sniffSize/len(trace)+1), quickSniff}, // too large to be read whole
 		"record cut at quickSniff/s1.jsonl":         {pad(quickSniff-200) + rec("s1", strings.Repeat("y", 400)) + tail, sniffSize},
 		"recognised at once, proved later/s1.jsonl": {rec("s0", "other") + pad(quickSniff) + rec("s1", "hi") + tail, sniffSize},
 		"a subagent/s1/subagents/agent-a.jsonl":     {rec("s1", "sub") + tail, quickSniff}, // proves no key: not read on

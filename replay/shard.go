@@ -23,14 +23,19 @@ import (
 // Claude Code names its transcripts) is read, with its subagents, by that session's
 // shard only; the others leave it unread past those bytes (and the input fingerprint,
 // which needs every file's content, is the fold of the digests each shard hands over
-// of the files it reports: [Options.Digest]). And of a run trace whose problems another
-// shard reports (the shard of its path), a shard builds only its own runs: of the
-// others' events it reads the key (trace.ReadOnly).
+// of the files it reports: [Options.Digest]). Another saves most of the reading of a
+// split replay of run traces, which are small: a trace smaller than sniffSize (64 KiB)
+// is read whole when it is recognised, its content folded into the listing then; its
+// problems are reported by the shard of its first run (of its path when it holds
+// none), and a shard that neither reports on it nor owns any of its runs leaves it
+// unread from there. Of a run trace whose problems another shard reports, a shard
+// builds only its own runs: of the others' events it reads the key (trace.ReadOnly).
 //
 // What a shard reports is chosen so that the shards' reports add up to the whole
 // replay's, never counting anything twice: a problem or note found while reading a
 // file is reported by the shard that owns the file's path — or, for the files of a
-// session read by its shard only, by the session's shard; one about a unit (a
+// session read by its shard only, by the session's shard, and for a trace read whole
+// when recognised, by the shard of its first run; one about a unit (a
 // duplicate key, a failed analysis, a filter check outside quasar's chain) by the
 // unit's owner. Counts that every shard sees whole (files read, by format; the input
 // listing) are the same in every shard.
@@ -84,9 +89,10 @@ func (s Shard) Owns(key string) bool { return !s.Split() || ShardOf(key, s.Count
 // sharding is a Shard as one replay applies it: besides the shard, which files'
 // problems and notes belong to the shard of the session they hold rather than to the
 // shard of their path — a Claude Code transcript whose opening bytes prove its
-// session's key, and its subagents — so that the shards that do not own the session
-// need not read it. sniffAll decides it once per file (sniffedFile.keyed, keyOwned,
-// owned, in the file's record); sharding holds no string per file.
+// session's key, and its subagents — or to the shard of their first run — a trace read
+// whole when recognised — so that the other shards need not read them. sniffAll
+// decides it once per file (sniffedFile.keyed, keyOwned, whole, foreign, owned, in the
+// file's record); sharding holds no string per file.
 type sharding struct {
 	Shard
 	files *fileTable // to look a file up by its path (ownsPath)
@@ -94,13 +100,13 @@ type sharding struct {
 
 // ownsPath reports whether s reports what reading the file at this path (slash
 // separated, relative to the input root) finds: its problems and notes. A file of the
-// input is looked up (when some file goes by its session's key); another path goes by
-// itself.
+// input is looked up (when some file goes by a key: its session's, its first run's);
+// another path goes by itself.
 func (s *sharding) ownsPath(path string) bool {
 	if !s.Split() {
 		return true
 	}
-	if s.files != nil && s.files.keyed > 0 {
+	if s.files != nil && (s.files.keyed > 0 || s.files.whole > 0) {
 		if sn, ok := s.files.find(path); ok {
 			return sn.owned
 		}

@@ -101,6 +101,9 @@ func shardFS(t *testing.T) fstest.MapFS {
 		}
 	}
 	out["u/multi.jsonl"] = &fstest.MapFile{Data: []byte(multi.String())}
+	// A trace of no run, only broken events: reported on by the shard of its path.
+	out["u/none.jsonl"] = &fstest.MapFile{Data: []byte(`{"ts":"noon","kind":"cycle_done","task":"n-1","data":{"cycle":1}}` + "\n" +
+		`{"ts":"2026-03-02T10:00:00Z","kind":"no_such_kind","task":"n-2","data":{}}` + "\n")}
 	out["w/s/agent-x/subagents/agent-1.jsonl"] = &fstest.MapFile{Data: []byte(`{"type":"user","isSidechain":true,"sessionId":"orphan","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n")}
 	out["y/unknown.dat"] = &fstest.MapFile{Data: []byte("what is this")}
 	// Claude Code transcripts with bad lines: one whose head proves its key (read by its
@@ -273,6 +276,66 @@ func TestShardLeavesOtherSessionsUnread(t *testing.T) {
 		if got := cfs.opens["cc/p/renamed.jsonl"]; got != 2 {
 			t.Errorf("%d/%d opened cc/p/renamed.jsonl %d times, want 2 (recognised, then read for its key)", i, n, got)
 		}
+	}
+}
+
+// TestShardLeavesOtherRunsUnread: a trace smaller than sniffSize that holds none of a
+// shard's runs (then the shard of its first run reports on it) is opened once by that
+// shard (to be recognised, and read whole then) and left unread by its replay; one
+// that holds a run of the shard's, or that is larger, is opened again and read. What
+// each shard replays and reports is still its part of the whole
+// (TestShardsAddUpToTheWhole, whose input has traces of several runs and broken lines).
+func TestShardLeavesOtherRunsUnread(t *testing.T) {
+	ev := func(task string) string {
+		return `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"` + task + `","data":{"cycle":1,"total_cost_usd":1}}` + "\n"
+	}
+	files := map[string][]string{ // path: the runs it holds
+		"r/a.jsonl":    {"ka"},
+		"r/ab.jsonl":   {"ka", "kb"},
+		"r/c.jsonl":    {"kc"},
+		"r/big.jsonl":  {"kd"}, // larger than sniffSize
+		"r/none.jsonl": nil,    // no run: every event's ts is broken
+	}
+	fsys := fstest.MapFS{}
+	for p, keys := range files {
+		var b strings.Builder
+		for _, k := range keys {
+			b.WriteString(ev(k))
+		}
+		if keys == nil {
+			b.WriteString(strings.Replace(ev("ke"), "2026-03-01T10:00:00Z", "noon", 1))
+		}
+		if p == "r/big.jsonl" {
+			b.WriteString(strings.Repeat(ev("kd"), 70<<10/len(ev("kd"))))
+		}
+		fsys[p] = &fstest.MapFile{Data: []byte(b.String())}
+	}
+	const n = 3
+	left := 0
+	for i := range n {
+		cfs := countingFS{FS: fsys, mu: &sync.Mutex{}, opens: map[string]int{}}
+		part := replayShard(t, cfs, replay.Shard{Index: i, Count: n}, 2)
+		if part.sum.Files != len(files) || part.sum.FilesByFmt["trace"] != len(files) {
+			t.Errorf("%d/%d counted %d files %v, want %d traces", i, n, part.sum.Files, part.sum.FilesByFmt, len(files))
+		}
+		for p, keys := range files {
+			// The shard of a file's first run reports on it; a larger file, the shard of its path.
+			unread := p != "r/big.jsonl" && !slices.ContainsFunc(keys, func(k string) bool { return replay.ShardOf(k, n) == i })
+			if keys == nil { // the shard of its path reports on it
+				unread = replay.ShardOf(p, n) != i
+			}
+			want := 2
+			if unread {
+				want = 1
+				left++
+			}
+			if got := cfs.opens[p]; got != want {
+				t.Errorf("%d/%d opened %s %d times, want %d", i, n, p, got, want)
+			}
+		}
+	}
+	if left == 0 {
+		t.Fatal("no shard could leave a file unread: the test input lacks variety")
 	}
 }
 

@@ -63,7 +63,8 @@
 // 0/n of the same --sessions synthetic sessions for each n ≥ 2 of --replay-shards,
 // against the fewest: what a machine of a cluster pays whatever its share, the part
 // of a shard's time that does not shrink with more shards (with none, the ratio of n
-// shards against m would be m/n).
+// shards against m would be m/n). The shard-replay-runs kind does the same over
+// --runs synthetic runs.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -78,4 +79,5 @@
 //	benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
 //	benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
 //	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
+//	benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
 package main

@@ -79,8 +79,9 @@ fail the command as soon as it is known: exit status 1, no figures.
 "scale" replays synthetic runs and sessions at each size with the current binary and
 reports wall time, CPU time and peak RSS, and their growth from the smallest size;
 merge, the same of metrics over the runs replayed in shards; shards, of metrics over
-the same runs replayed in more and more shards; shard-replay, of one shard of the
-same sessions split in more and more shards (what does not shrink with the split).
+the same runs replayed in more and more shards; shard-replay and shard-replay-runs,
+of one shard of the same sessions (runs) split in more and more shards (what does
+not shrink with the split).
 
 Writes DIR/bench-compare.md and .json (scale: bench-scale.md and .json) and prints the
 tables. Progress goes to stderr.
@@ -93,6 +94,7 @@ Examples:
   benchcompare scale --kinds merge --sizes 1000,4000 --shards 2
   benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
   benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
+  benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
 
 Flags:
 `
@@ -122,7 +124,7 @@ type settings struct {
 }
 
 // scaleKinds are what scale measures, in its --kinds.
-var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay"}
+var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay", "shard-replay-runs"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scale := len(args) > 0 && args[0] == "scale"
@@ -146,7 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.warmup, "warmup", warmup, "warm-up runs of each variant before the repetitions, not counted")
 	fs.IntVar(&s.workers, "workers", 2, "--workers of the replays (the workers table runs the current binary with 1 and with this)")
 	fs.Uint64Var(&s.seed, "seed", 1, "datagen's seed for the synthetic workloads")
-	fs.IntVar(&s.runsN, "runs", 10000, "synthetic runs in the runs workload")
+	fs.IntVar(&s.runsN, "runs", 10000, "synthetic runs in the runs workload (scale: in the shard-replay-runs kind)")
 	fs.IntVar(&s.sessionsN, "sessions", 10000, "synthetic sessions in the sessions workload (scale: in the shard-replay kind)")
 	if !scale {
 		fs.StringVar(&s.base, "base", "", "git ref of the previous build (default: the merge-base of HEAD and main; on main, HEAD^1)")
@@ -156,11 +158,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions); metrics is the binary beside --new, or built from the working tree")
+		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions), shard-replay-runs (the same over --runs synthetic runs); metrics is the binary beside --new, or built from the working tree")
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
 		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")
-		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay: for each n ≥ 2, shard 0/n replays the same --sessions synthetic sessions; smallest first")
+		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay, shard-replay-runs: for each n ≥ 2, shard 0/n replays the same --sessions synthetic sessions (--runs runs); smallest first")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}

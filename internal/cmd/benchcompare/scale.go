@@ -59,6 +59,9 @@ func runScale(ctx context.Context, s settings) error {
 	if slices.Contains(s.kinds, "shard-replay") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("shard-replay: replay --shard 0/n --out DIR/ over the same %d synthetic sessions, n in %v", s.sessionsN, s.splitCounts))
 	}
+	if slices.Contains(s.kinds, "shard-replay-runs") {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("shard-replay-runs: replay --shard 0/n --out DIR/ over the same %d synthetic runs, n in %v", s.runsN, s.splitCounts))
+	}
 	load := loadAverage()
 	var failures []string
 	for _, kind := range s.kinds {
@@ -81,18 +84,22 @@ func runScale(ctx context.Context, s settings) error {
 				vs = append(vs, variant{name: shardsName(n), command: s.mergeCommand(ctx, metrics, shards)})
 			}
 			about = fmt.Sprintf("metrics over %d synthetic runs (datagen) replayed in %v shards", s.shardRuns, s.shardCounts)
-		case "shard-replay":
-			// One set of sessions; of each split, the first shard.
-			fmt.Fprintf(s.log, "writing %d synthetic sessions\n", s.sessionsN)
-			w, err := generated(ctx, datagen, filepath.Join(tmp, "w-shard-replay"), "shard-replay", fmt.Sprintf("%d synthetic sessions", s.sessionsN),
-				"--runs", "0", "--sessions", strconv.Itoa(s.sessionsN), "--seed", strconv.FormatUint(s.seed, 10))
+		case "shard-replay", "shard-replay-runs":
+			// One set of sessions or runs; of each split, the first shard.
+			what := s.splitInput(kind)
+			fmt.Fprintf(s.log, "writing %s\n", what)
+			args := []string{"--runs", "0", "--sessions", strconv.Itoa(s.sessionsN), "--seed", strconv.FormatUint(s.seed, 10)}
+			if kind == "shard-replay-runs" {
+				args = []string{"--runs", strconv.Itoa(s.runsN), "--seed", strconv.FormatUint(s.seed, 10)}
+			}
+			w, err := generated(ctx, datagen, filepath.Join(tmp, "w-"+kind), kind, what, args...)
 			if err != nil {
 				return err
 			}
 			for _, n := range s.splitCounts {
 				vs = append(vs, variant{name: shardOfName(n), command: shardCommand(ctx, bin, w, s.workers, n), outputs: true})
 			}
-			about = fmt.Sprintf("shard 0/n of %d synthetic sessions (datagen), n in %v", s.sessionsN, s.splitCounts)
+			about = fmt.Sprintf("shard 0/n of %s (datagen), n in %v", what, s.splitCounts)
 		default:
 			for _, n := range s.sizes {
 				args := []string{"--runs", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
@@ -145,10 +152,11 @@ func runScale(ctx context.Context, s settings) error {
 		}
 		os.RemoveAll(filepath.Join(tmp, "w-shards"))
 		os.RemoveAll(filepath.Join(tmp, "w-shard-replay"))
+		os.RemoveAll(filepath.Join(tmp, "w-shard-replay-runs"))
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
-	if slices.ContainsFunc(s.kinds, func(k string) bool { return k != "shards" && k != "shard-replay" }) {
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return k == "runs" || k == "sessions" || k == "merge" }) {
 		for i := 1; i < len(s.sizes); i++ {
 			name := count(s.sizes[i]) + "/" + count(s.sizes[0])
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
@@ -160,12 +168,12 @@ func runScale(ctx context.Context, s settings) error {
 				Caption: fmt.Sprintf("the merge of %d shards against %d (the same %d runs)", n, s.shardCounts[0], s.shardRuns)})
 		}
 	}
-	if slices.Contains(s.kinds, "shard-replay") {
-		for _, n := range s.splitCounts[1:] {
+	if slices.Contains(s.kinds, "shard-replay") || slices.Contains(s.kinds, "shard-replay-runs") {
+		for _, n := range s.splitCounts[1:] { // a row per kind: the comparison is named alike in both
 			m := s.splitCounts[0]
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: shardOfName(n) + "/" + shardOfName(m),
-				Caption: fmt.Sprintf("one shard of %d against one of %d (the same %d sessions; were nothing paid per shard whatever its share, %d/%d = %.3g)",
-					n, m, s.sessionsN, m, n, float64(m)/float64(n))})
+				Caption: fmt.Sprintf("one shard of %d against one of %d (the same input; were nothing paid per shard whatever its share, %d/%d = %.3g)",
+					n, m, m, n, float64(m)/float64(n))})
 		}
 	}
 	if err := s.writeReports(rep, "bench-scale"); err != nil {
@@ -193,7 +201,16 @@ func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string
 	return bins["metrics"], nil
 }
 
-// shardOfName names the shard-replay kind's variant of n shards.
+// splitInput describes what the shard-replay kind (sessions) or shard-replay-runs
+// splits.
+func (s settings) splitInput(kind string) string {
+	if kind == "shard-replay-runs" {
+		return fmt.Sprintf("%d synthetic runs", s.runsN)
+	}
+	return fmt.Sprintf("%d synthetic sessions", s.sessionsN)
+}
+
+// shardOfName names the shard-replay kinds' variant of n shards.
 func shardOfName(n int) string { return "shard-of-" + strconv.Itoa(n) }
 
 // shardCommand replays shard 0/n of w into the folder it is given.
