@@ -59,8 +59,9 @@ type Options struct {
 	Exclude []string
 	// Shard, when split (Count > 1), replays only the runs and sessions it owns and
 	// reports only its share of the problems and notes (see [Shard]); every file is
-	// still recognised, and every file but the transcripts of other shards' sessions
-	// read. The zero Shard replays everything.
+	// still recognised, and every file read but the transcripts of other shards'
+	// sessions and the small traces of none of its runs. The zero Shard replays
+	// everything.
 	Shard Shard
 	// Digest, when set, is handed the content digest (hex SHA-256) of each input file
 	// whose problems the replay reports, in path order, from the delivering goroutine:
@@ -575,6 +576,9 @@ type sniffedFile struct {
 	// holds none). foreign marks one this shard leaves unread: it holds none of this
 	// shard's runs, and another shard reports on it.
 	whole, foreign bool
+	// sum is the first half of a whole file's SHA-256: the shards that read the file
+	// again check that they read what every shard's listing holds.
+	sum [wholeSum]byte
 	// kib is a recognised regular file's size in KiB, rounded up, for the delivery
 	// window.
 	kib  uint32
@@ -720,6 +724,9 @@ func newBits(n int) bitset      { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// wholeSum is how much of a whole file's SHA-256 the file table keeps (sniffedFile.sum).
+const wholeSum = 16
+
 // sniffFacts is what recognising a file found that goes into the listing, and, for a
 // run file read whole, what the shard owns of it.
 type sniffFacts struct {
@@ -792,10 +799,15 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, shard
 		// runs and the shard does not report on it, the replay leaves it unread — which
 		// saves more than reading the rest of its first sniffSize bytes costs, run files
 		// being small. size is fileSize+1: one that grew since Stat is not read whole.
+		rest := head
 		if len(head) < int(size) {
-			head, err = readHead(f, head, int(size))
+			// A read that fails here leaves the file to the replay, as a shard not
+			// split reads it: its runs before the failure kept, the failure reported.
+			rest, err = readHead(f, head, int(size))
 		}
-		if err == nil && int64(len(head)) == fileSize {
+		if err != nil {
+			err = nil
+		} else if head = rest; int64(len(head)) == fileSize {
 			whole = true
 			facts.digest = sha256.Sum256(head)
 			first := true
@@ -817,6 +829,9 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, shard
 	}
 	if fm != nil {
 		sn := sniffedFile{format: fm, whole: whole, kib: uint32(min((max(fileSize, 0)+1023)>>10, math.MaxUint32))}
+		if whole {
+			copy(sn.sum[:], facts.digest[:])
+		}
 		if keys && fm.name == claudecode.SourceName {
 			if key == "" { // not proved by the first bytes, or not tried on them
 				key, _ = claudecode.KeyFromHead(name, head)
@@ -918,7 +933,14 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}
-	res.digest = hex.EncodeToString(h.Sum(nil))
+	sum := h.Sum(nil)
+	res.digest = hex.EncodeToString(sum)
+	if sn.whole && src.err == nil && !bytes.Equal(sum[:wholeSum], sn.sum[:]) {
+		// Another shard may have left it unread for what it held then: what this shard
+		// replays would not add up with the others'.
+		res.err = fmt.Errorf("%s changed since it was recognised: its content is not the one every shard's input listing holds; replay the shards again once the input stays as it is", name)
+		return res
+	}
 	res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
 	if sn.owned {
 		res.notes = notes
@@ -943,16 +965,21 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 }
 
 // eofReader notes when its reader reports io.EOF: a file read to its end needs no
-// draining into its fingerprint (and no copy buffer for it).
+// draining into its fingerprint (and no copy buffer for it). err is the first other
+// error it reported.
 type eofReader struct {
 	r   io.Reader
 	eof bool
+	err error
 }
 
 func (e *eofReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		e.eof = true
+	case err != nil && e.err == nil:
+		e.err = err
 	}
 	return n, err
 }

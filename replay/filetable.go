@@ -34,8 +34,9 @@ type fileTable struct {
 // A file's record, recordSize bytes: [0] its format's index in formats plus one (0:
 // none) in the low four bits (formatBits), and the flags of a run file read whole
 // (flagWhole, flagForeign) above them, [1] flags, [2:6] its size in KiB, [6:10] its
-// path's length, [10:16] where its path starts in the names (48 bits, little-endian).
-const recordSize = 16
+// path's length, [10:16] where its path starts in the names (48 bits, little-endian),
+// [16:32] the first half of a whole file's SHA-256 (sniffedFile.sum).
+const recordSize = 32
 
 // formatBits is the part of a record's first byte that names its format.
 const formatBits = 0x0f
@@ -95,6 +96,7 @@ func (t *fileTable) add(name string, sn sniffedFile) {
 	off := uint64(t.names.size)
 	binary.LittleEndian.PutUint16(rec[10:12], uint16(off))
 	binary.LittleEndian.PutUint32(rec[12:16], uint32(off>>16))
+	copy(rec[16:], sn.sum[:])
 	if sn.rare != nil {
 		t.rare[t.n] = sn.rare
 	}
@@ -135,6 +137,7 @@ func (t *fileTable) decode(i int, rec []byte) (sn sniffedFile, off int64, n int)
 	sn.subagent, sn.attached = f&flagSubagent != 0, f&flagAttached != 0
 	sn.keyed, sn.keyOwned, sn.owned = f&flagKeyed != 0, f&flagKeyOwned != 0, f&flagOwned != 0
 	sn.kib = binary.LittleEndian.Uint32(rec[2:6])
+	copy(sn.sum[:], rec[16:])
 	if f&flagRare != 0 {
 		sn.rare = t.rare[i]
 	}

@@ -64,6 +64,9 @@ func sniffedOf(paths []string) []sniffedFile {
 		sn.ignored, sn.labels, sn.subagent, sn.attached = i%2 == 0, i%3 == 0, i%5 == 0, i%7 == 0
 		sn.keyed, sn.keyOwned, sn.owned = i%11 == 0, i%13 == 0, i%17 == 0
 		sn.whole, sn.foreign = i%23 == 0, i%29 == 0
+		if sn.whole {
+			sn.sum = [wholeSum]byte{byte(i), byte(i >> 8), 0xfe, 15: 0xef}
+		}
 		if i%19 == 0 {
 			sn.rare = &sniffedRare{problem: &input.Problem{File: paths[i], Detail: "rare"}}
 		}

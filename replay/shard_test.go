@@ -1,7 +1,9 @@
 package replay_test
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -129,9 +131,14 @@ type shardRun struct {
 
 func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shardRun {
 	t.Helper()
+	return replayWith(t, fsys, replay.Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(), Shard: shard})
+}
+
+// replayWith replays fsys with opts, what Options.Digest is handed collected.
+func replayWith(t *testing.T, fsys fs.FS, opts replay.Options) shardRun {
+	t.Helper()
 	var out shardRun
-	opts := replay.Options{Workers: workers, Struggle: struggle.DefaultStruggleConfig(), Shard: shard,
-		Digest: func(file, sha string) error { out.digests = append(out.digests, [2]string{file, sha}); return nil }}
+	opts.Digest = func(file, sha string) error { out.digests = append(out.digests, [2]string{file, sha}); return nil }
 	sum, err := replay.Replay(context.Background(), fsys, opts,
 		replay.Sinks{
 			Runs:     func(r *replay.RunResult) error { out.keys = append(out.keys, r.Run.Key); return nil },
@@ -336,6 +343,116 @@ func TestShardLeavesOtherRunsUnread(t *testing.T) {
 	}
 	if left == 0 {
 		t.Fatal("no shard could leave a file unread: the test input lacks variety")
+	}
+}
+
+// failingFS fails the reads of one file past its first failAfter bytes.
+type failingFS struct {
+	fs.FS
+	name      string
+	failAfter int
+}
+
+func (f failingFS) Open(name string) (fs.File, error) {
+	file, err := f.FS.Open(name)
+	if err != nil || name != f.name {
+		return file, err
+	}
+	return &failingFile{File: file, left: f.failAfter}, nil
+}
+
+type failingFile struct {
+	fs.File
+	left int
+}
+
+func (f *failingFile) Read(p []byte) (int, error) {
+	if f.left <= 0 {
+		return 0, errors.New("input/output error")
+	}
+	n, err := f.File.Read(p[:min(len(p), f.left)])
+	f.left -= n
+	return n, err
+}
+
+// TestShardReadsAFailingTraceAsTheWhole: a trace whose reads fail past its first 12
+// KiB — past what recognising a file reads when the replay is not split, within what
+// a shard reads of a small trace — gives a split replay what it gives the whole: the
+// runs before the failure, and the failure reported, by one shard.
+func TestShardReadsAFailingTraceAsTheWhole(t *testing.T) {
+	ev := `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"k","data":{"cycle":1,"total_cost_usd":1}}` + "\n"
+	fsys := failingFS{FS: fstest.MapFS{"t/a.jsonl": {Data: []byte(strings.Repeat(ev, 20<<10/len(ev)))}}, name: "t/a.jsonl", failAfter: 12 << 10}
+	whole := replayShard(t, fsys, replay.Shard{}, 1)
+	if len(whole.keys) != 1 || whole.sum.ProblemCount[input.ProblemRead] != 1 {
+		t.Fatalf("the whole replay: runs %v, problems %v", whole.keys, whole.problems)
+	}
+	for _, n := range []int{2, 3} {
+		var keys, problems []string
+		for i := range n {
+			p := replayShard(t, fsys, replay.Shard{Index: i, Count: n}, 1)
+			if p.sum.Files != 1 {
+				t.Errorf("%d/%d counted %d files", i, n, p.sum.Files)
+			}
+			keys = append(keys, p.keys...)
+			problems = append(problems, problemSet(p.problems)...)
+		}
+		if slices.Sort(problems); !slices.Equal(keys, whole.keys) || !slices.Equal(problems, problemSet(whole.problems)) {
+			t.Errorf("%d shards: runs %v, problems\n%s\nthe whole: %v\n%s", n, keys, strings.Join(problems, "\n"), whole.keys, strings.Join(problemSet(whole.problems), "\n"))
+		}
+	}
+}
+
+// changingFS serves one file's later content from its second open on: a file that
+// changed after it was recognised.
+type changingFS struct {
+	fstest.MapFS
+	name  string
+	later []byte
+	mu    *sync.Mutex
+	opens *int
+}
+
+func (c changingFS) Open(name string) (fs.File, error) {
+	if name == c.name {
+		c.mu.Lock()
+		*c.opens++
+		later := *c.opens > 1
+		c.mu.Unlock()
+		if later {
+			return fstest.MapFS{name: {Data: c.later}}.Open(name)
+		}
+	}
+	return c.MapFS.Open(name)
+}
+
+// TestShardFailsOnAWholeTraceThatChanged: a small trace that changed between its
+// recognition and its replay — here a run of another shard appended, which that
+// shard, having recognised the file before, leaves unread — fails the replay of the
+// shard that reads it again, the file named, instead of a shard's part that does not
+// add up with the others'.
+func TestShardFailsOnAWholeTraceThatChanged(t *testing.T) {
+	ev := func(k string) string {
+		return `{"ts":"2026-03-01T10:00:00Z","kind":"cycle_done","task":"` + k + `","data":{"cycle":1,"total_cost_usd":1}}` + "\n"
+	}
+	var mine, other string // keys of shard 0 and 1 of 2
+	for k := 'a'; mine == "" || other == ""; k++ {
+		if replay.ShardOf(string(k), 2) == 0 {
+			mine = cmp.Or(mine, string(k))
+		} else {
+			other = cmp.Or(other, string(k))
+		}
+	}
+	n := 0
+	fsys := changingFS{MapFS: fstest.MapFS{"t/a.jsonl": {Data: []byte(ev(mine))}}, name: "t/a.jsonl", later: []byte(ev(mine) + ev(other)), mu: &sync.Mutex{}, opens: &n}
+	opts := replay.Options{Workers: 1, Struggle: struggle.DefaultStruggleConfig(), Shard: replay.Shard{Index: 0, Count: 2}}
+	_, err := replay.Replay(context.Background(), fsys, opts, replay.Sinks{Runs: func(*replay.RunResult) error { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "t/a.jsonl changed since it was recognised") {
+		t.Errorf("shard 0/2 of a trace that changed: %v", err)
+	}
+	n = 0
+	fsys.MapFS["t/a.jsonl"].Data = fsys.later // unchanged: the replay goes on
+	if _, err := replay.Replay(context.Background(), fsys, opts, replay.Sinks{Runs: func(*replay.RunResult) error { return nil }}); err != nil {
+		t.Errorf("shard 0/2 of a trace that stayed as it was: %v", err)
 	}
 }
 
