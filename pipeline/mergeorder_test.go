@@ -30,31 +30,45 @@ func keyOf(prefix string, shard, count int) string {
 // as one-table outputs and returns the set, its manifests holding each file's SHA-256.
 func testSet(t *testing.T, dir string, rows [][]reports.PredictionRow) *shardSet {
 	t.Helper()
+	return testShards(t, dir, len(rows), func(i int, name string, out *reports.Output) ([][2]string, error) {
+		tab, err := reports.NewTable[reports.PredictionRow](out, "")
+		if err == nil {
+			err = tab.Write(rows[i]...)
+		}
+		if err == nil {
+			_, err = reports.NewTable[reports.FixCaseRow](out, "cases")
+		}
+		return [][2]string{{tablePredictions, name}, {tableFixCases, strings.TrimSuffix(name, ".parquet") + ".cases.parquet"}}, err
+	})
+}
+
+// testShards writes n shards into dir, each a one-file output shard<i>.parquet whose
+// tables write opens and fills, and returns the set: each shard's manifest lists the
+// (table, file) pairs write returns, with each file's SHA-256.
+func testShards(t *testing.T, dir string, n int, write func(i int, name string, out *reports.Output) ([][2]string, error)) *shardSet {
+	t.Helper()
 	set := &shardSet{dir: dir}
-	for i, part := range rows {
+	for i := range n {
 		name := fmt.Sprintf("shard%d.parquet", i)
 		out, err := reports.NewOutput(filepath.Join(dir, name), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := reports.NewTable[reports.PredictionRow](out, "")
-		if err == nil {
-			err = tab.Write(part...)
-		}
-		if err == nil {
-			_, err = reports.NewTable[reports.FixCaseRow](out, "cases")
-		}
+		files, err := write(i, name, out)
 		if err == nil {
 			err = out.Commit()
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := &reports.Manifest{ManifestInfo: reports.ManifestInfo{Shard: fmt.Sprintf("%d/%d", i, len(rows))}}
-		for table, file := range map[string]string{tablePredictions: name, tableFixCases: strings.TrimSuffix(name, ".parquet") + ".cases.parquet"} {
-			b, _ := os.ReadFile(filepath.Join(dir, file))
+		m := &reports.Manifest{ManifestInfo: reports.ManifestInfo{Shard: fmt.Sprintf("%d/%d", i, n)}}
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(dir, f[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
 			sum := sha256.Sum256(b)
-			m.Tables = append(m.Tables, reports.ManifestTable{Table: table, File: file, SHA256: hex.EncodeToString(sum[:])})
+			m.Tables = append(m.Tables, reports.ManifestTable{Table: f[0], File: f[1], SHA256: hex.EncodeToString(sum[:])})
 		}
 		set.manifests = append(set.manifests, m)
 	}
@@ -296,32 +310,13 @@ func TestMergeInGroups(t *testing.T) {
 // dir and returns the set.
 func testInputSet(t *testing.T, dir string, rows [][]reports.InputRow) *shardSet {
 	t.Helper()
-	set := &shardSet{dir: dir}
-	for i, part := range rows {
-		name := fmt.Sprintf("inputs%d.parquet", i)
-		out, err := reports.NewOutput(filepath.Join(dir, name), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	return testShards(t, dir, len(rows), func(i int, name string, out *reports.Output) ([][2]string, error) {
 		tab, err := reports.NewTable[reports.InputRow](out, "")
 		if err == nil {
-			err = tab.Write(part...)
+			err = tab.Write(rows[i]...)
 		}
-		if err == nil {
-			err = out.Commit()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(b)
-		set.manifests = append(set.manifests, &reports.Manifest{ManifestInfo: reports.ManifestInfo{Shard: fmt.Sprintf("%d/%d", i, len(rows))},
-			Tables: []reports.ManifestTable{{Table: tableInputs, File: name, SHA256: hex.EncodeToString(sum[:])}}})
-	}
-	return set
+		return [][2]string{{tableInputs, name}}, err
+	})
 }
 
 // TestInputFingerprint: the shards' inputs tables fold, in path order, into the

@@ -191,8 +191,9 @@ type Summary struct {
 	// empty in a split replay, whose shards do not read the transcripts of other
 	// shards' sessions: there it is the fold of the shards' digests (Options.Digest).
 	Fingerprint string
-	// Listing is a SHA-256 over the path and size of every file the walk found, and the
-	// path and content of every file read that every shard of a split replay reads
+	// Listing is a SHA-256 over the path and size of every file the walk found (and the
+	// content of each trace a split replay reads whole when it recognises it), and the
+	// path and content of every other file that every shard of a split replay reads
 	// (all but the transcripts whose opening bytes prove their session, and their
 	// subagents), in path order: the same in every shard of one split of one input.
 	Listing string
@@ -285,8 +286,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	type fileDigest struct {
 		sha256 string
 		owned  bool // the file's problems are this shard's to report (sniffedFile.owned)
-		keyed  bool // only its session's shard reads it (sniffedFile.keyed)
-		whole  bool // its content is in the listing already (sniffedFile.whole)
+		shared bool // every shard folds it into the listing here (sniffedFile.shared)
 	}
 	digests := map[int]fileDigest{}
 	fp, shared, folded := NewFingerprint(), NewFingerprint(), 0 // shared: the files every shard reads, for the listing
@@ -301,7 +301,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			if !opts.Shard.Split() {
 				fp.Add(name, d.sha256)
 			}
-			if !d.keyed && !d.whole {
+			if d.shared {
 				shared.Add(name, d.sha256)
 			}
 			if opts.Digest != nil && d.owned {
@@ -338,7 +338,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			sum.note(notes)
 		}
 		if digest != "" {
-			digests[i] = fileDigest{digest, sn.owned, sn.keyed, sn.whole}
+			digests[i] = fileDigest{digest, sn.owned, sn.shared()}
 			sum.Files++
 			sum.FilesByFmt[fm.name]++
 		}
@@ -414,7 +414,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
 		}
-		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.keyed, res.whole}
+		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.shared}
 		if err := foldDigests(runFile(next) + 1); err != nil {
 			return nil, err
 		}
@@ -531,8 +531,7 @@ type fileResult struct {
 	attached   bool
 	subDigests map[string]string
 	owned      bool // the shard reports the file's problems (sniffedFile.owned)
-	keyed      bool // only its session's shard reads it (sniffedFile.keyed)
-	whole      bool // its content is in the listing already (sniffedFile.whole)
+	shared     bool // every shard folds its digest into the listing (sniffedFile.shared)
 }
 
 // settleSubagent gives an attached subagent transcript the digest its parent's read
@@ -584,6 +583,12 @@ type sniffedFile struct {
 	kib  uint32
 	rare *sniffedRare
 }
+
+// shared reports whether every shard of a split replay reads the file's content as it
+// replays it, and so folds its digest into the listing then: all files but those only
+// their session's shard reads (keyed) and those read whole when recognised, whose
+// digest the listing holds from there (whole).
+func (sn *sniffedFile) shared() bool { return !sn.keyed && !sn.whole }
 
 // size is the file's size as the delivery window weighs it.
 func (sn *sniffedFile) size() int64 { return int64(sn.kib) << 10 }
@@ -799,19 +804,17 @@ func sniffFile(ctx context.Context, fsys fs.FS, name string, special bool, shard
 		// runs and the shard does not report on it, the replay leaves it unread — which
 		// saves more than reading the rest of its first sniffSize bytes costs, run files
 		// being small. size is fileSize+1: one that grew since Stat is not read whole.
-		rest := head
+		// A read that fails here leaves the file to the replay, as a shard not split
+		// reads it: its runs before the failure kept, the failure reported.
+		rest, rerr := head, error(nil)
 		if len(head) < int(size) {
-			// A read that fails here leaves the file to the replay, as a shard not
-			// split reads it: its runs before the failure kept, the failure reported.
-			rest, err = readHead(f, head, int(size))
+			rest, rerr = readHead(f, head, int(size))
 		}
-		if err != nil {
-			err = nil
-		} else if head = rest; int64(len(head)) == fileSize {
+		if rerr == nil && int64(len(rest)) == fileSize {
 			whole = true
-			facts.digest = sha256.Sum256(head)
+			facts.digest = sha256.Sum256(rest)
 			first := true
-			fm.runKeys(name, head, func(key string) {
+			fm.runKeys(name, rest, func(key string) {
 				owns := shard.Owns(key)
 				if first {
 					facts.reports, first = owns, false
@@ -899,7 +902,7 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 
 // replayFile reads and replays one run file, or reports what recognising it found.
 func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
-	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, keyed: sn.keyed, whole: sn.whole}
+	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, shared: sn.shared()}
 	if p := sn.problem(); p != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*p})...)
 	}
@@ -912,7 +915,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	if sn.format.role == roleSessions {
 		return replaySessionFile(ctx, fsys, name, sn, opts, sh, plans, res)
 	}
-	if sn.foreign { // none of this shard's runs, nor its file to report on: left unread
+	if sh.skips(sn) { // none of this shard's runs, nor its file to report on
 		res.format = sn.format.name
 		return res
 	}

@@ -26,8 +26,7 @@ type fileTable struct {
 	names   *aside // every file's path, back to back
 	records *aside // every file's record, recordSize bytes each
 	n       int
-	keyed   int                  // files whose record is keyed (see sniffedFile.keyed)
-	whole   int                  // files whose record is whole (see sniffedFile.whole)
+	byKey   int                  // files whose problems go by a key: keyed or whole (see sniffedFile)
 	rare    map[int]*sniffedRare // by file: the few with a problem or a stream
 }
 
@@ -100,11 +99,8 @@ func (t *fileTable) add(name string, sn sniffedFile) {
 	if sn.rare != nil {
 		t.rare[t.n] = sn.rare
 	}
-	if sn.keyed {
-		t.keyed++
-	}
-	if sn.whole {
-		t.whole++
+	if sn.keyed || sn.whole {
+		t.byKey++
 	}
 	t.names.writeString(name)
 	t.records.write(rec[:])

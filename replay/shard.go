@@ -106,7 +106,7 @@ func (s *sharding) ownsPath(path string) bool {
 	if !s.Split() {
 		return true
 	}
-	if s.files != nil && (s.files.keyed > 0 || s.files.whole > 0) {
+	if s.files != nil && s.files.byKey > 0 {
 		if sn, ok := s.files.find(path); ok {
 			return sn.owned
 		}
@@ -119,11 +119,13 @@ func (s *sharding) ownsPath(path string) bool {
 // which this shard leaves unread.
 func (s *sharding) parentReads(sn *sniffedFile) bool { return !sn.keyed || sn.keyOwned }
 
-// skips reports whether s leaves a session file unread: its session is known, and
-// another shard's (a transcript, or a subagent transcript attached to it). It is
-// still counted; its digest is the owner's to hand over.
+// skips reports whether s leaves a file unread: a session file whose session is known,
+// and another shard's (a transcript, or a subagent transcript attached to it), or a
+// trace read whole when recognised that holds none of s's runs and that another shard
+// reports on (sniffedFile.foreign). It is still counted; its digest is the owner's to
+// hand over.
 func (s *sharding) skips(sn *sniffedFile) bool {
-	return s.Split() && sn.keyed && !sn.keyOwned
+	return s.Split() && (sn.keyed && !sn.keyOwned || sn.foreign)
 }
 
 // fileProblems returns those of problems, found while reading the file at path name,

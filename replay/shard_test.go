@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"testing/iotest"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/datasets"
@@ -358,22 +360,16 @@ func (f failingFS) Open(name string) (fs.File, error) {
 	if err != nil || name != f.name {
 		return file, err
 	}
-	return &failingFile{File: file, left: f.failAfter}, nil
+	return failingFile{File: file, r: io.MultiReader(io.LimitReader(file, int64(f.failAfter)), iotest.ErrReader(errors.New("input/output error")))}, nil
 }
 
+// failingFile is a file read through r.
 type failingFile struct {
 	fs.File
-	left int
+	r io.Reader
 }
 
-func (f *failingFile) Read(p []byte) (int, error) {
-	if f.left <= 0 {
-		return 0, errors.New("input/output error")
-	}
-	n, err := f.File.Read(p[:min(len(p), f.left)])
-	f.left -= n
-	return n, err
-}
+func (f failingFile) Read(p []byte) (int, error) { return f.r.Read(p) }
 
 // TestShardReadsAFailingTraceAsTheWhole: a trace whose reads fail past its first 12
 // KiB — past what recognising a file reads when the replay is not split, within what
