@@ -1031,7 +1031,11 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	h := sha256.New()
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
 	src := &eofReader{r: f}
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h))
+	var keep func(string) bool
+	if sh.Split() && !sn.owned { // another shard reports on the file: of its sessions, only this shard's are read
+		keep = opts.Shard.Owns
+	}
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), keep)
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}

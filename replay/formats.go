@@ -77,8 +77,9 @@ type format struct {
 	// readContext reads one context file into jc (roleContext).
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
-	// other files of fsys (a transcript's subagents).
-	readSessions func(fsys fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem)
+	// other files of fsys (a transcript's subagents), and leave out the sessions whose
+	// key keep refuses (keep nil: none), and what is wrong with them.
+	readSessions func(fsys fs.FS, name string, r io.Reader, keep func(key string) bool) ([]*input.Session, []input.Problem)
 }
 
 // formats lists the formats in the order detection tries them.
@@ -99,16 +100,16 @@ var formats = []format{
 			return beads.Read(name, r, jc)
 		}},
 	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
-		readSessions: func(fsys fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem) {
-			s, probs := claudecode.ReadFrom(fsys, name, r)
+		readSessions: func(fsys fs.FS, name string, r io.Reader, _ func(string) bool) ([]*input.Session, []input.Problem) {
+			s, probs := claudecode.ReadFrom(fsys, name, r) // one session, whose shard reads it (sharding.skips)
 			if s == nil {
 				return nil, probs
 			}
 			return []*input.Session{s}, probs
 		}},
 	{name: vibeslog.SourceName, role: roleSessions, record: vibeslog.SniffRecord,
-		readSessions: func(_ fs.FS, name string, r io.Reader) ([]*input.Session, []input.Problem) {
-			return vibeslog.Read(name, r)
+		readSessions: func(_ fs.FS, name string, r io.Reader, keep func(string) bool) ([]*input.Session, []input.Problem) {
+			return vibeslog.ReadOnly(name, r, keep)
 		}},
 	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},
 	{name: nebula.StateFormat, role: roleContext, sniff: nebula.SniffState, readContext: withoutNotes(nebula.ReadState)},

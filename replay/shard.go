@@ -29,7 +29,9 @@ import (
 // problems are reported by the shard of its first run (of its path when it holds
 // none), and a shard that neither reports on it nor owns any of its runs leaves it
 // unread from there. Of a run trace whose problems another shard reports, a shard
-// builds only its own runs: of the others' events it reads the key (trace.ReadOnly).
+// builds only its own runs: of the others' events it reads the key (trace.ReadOnly);
+// of a vibes event log, only its own sessions: of the others' events it decodes the
+// envelope, and validates the event inside without decoding it (vibeslog.ReadLogOnly).
 //
 // What a shard reports is chosen so that the shards' reports add up to the whole
 // replay's, never counting anything twice: a problem or note found while reading a

@@ -8,12 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
+	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/datasets"
@@ -120,12 +122,61 @@ func shardFS(t *testing.T) fstest.MapFS {
 	out["cc/p/s-prov.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u1", "fix the build", false) + "{broken\n" + cc("s-prov", "u2", "thanks", false))}
 	out["cc/p/s-prov/subagents/agent-a1.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u3", "subtask", true) + "not json\n")}
 	out["cc/p/renamed.jsonl"] = &fstest.MapFile{Data: []byte(cc("orig", "u4", "hello", false) + "{also broken\n")}
+	out["v/log.jsonl"] = &fstest.MapFile{Data: []byte(vibesLog(8))}
 	return out
+}
+
+// vibesLog is a vibes event log of n interleaved sessions (v-0 …) with bad lines: of
+// its sessions (an unknown type, a field of the wrong type, an event id that is no
+// UUIDv7, a clock fault, a hook that names its session only inside) and of none (not
+// JSON, no session). A shard that does not report on it builds only its own sessions.
+func vibesLog(n int) string {
+	var b strings.Builder
+	k := 0
+	ev := func(ms int, typ, session, extra string) {
+		k++
+		u := uint64(time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC).UnixMilli()) + uint64(ms)
+		fmt.Fprintf(&b, `{"event_id":"%08x-%04x-7%03x-8%03x-%012x","type":%q`, u>>16, u&0xffff, k&0xfff, k&0xfff, k, typ)
+		if session != "" {
+			fmt.Fprintf(&b, `,"session_id":%q`, session)
+		}
+		if extra != "" {
+			b.WriteString("," + extra)
+		}
+		b.WriteString("}\n")
+	}
+	for turn := range 3 {
+		for i := range n {
+			sid, ms := fmt.Sprintf("v-%d", i), 1000*(turn*n+i)
+			ev(ms, "user_input", sid, fmt.Sprintf(`"content":"turn %d: fix the failing test"`, turn))
+			ev(ms+100, "claude", sid, `"event":{"type":"tool_use_start","id":"t1","name":"Bash"}`)
+			ev(ms+200, "hook", sid, `"event":{"type":"post_tool_use","session_id":"cc","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"FAIL","stderr":"","interrupted":false}}`)
+			ev(ms+300, "claude", sid, `"event":{"type":"tool_result","id":"t1","output":"FAIL","is_error":true}`)
+			switch (turn*n + i) % 7 {
+			case 0:
+				ev(ms+400, "hologram", sid, "")
+			case 1:
+				ev(ms+400, "claude", sid, `"event":{"type":"text_delta","text":5}`)
+			case 2:
+				b.WriteString(`{"event_id":"not-a-uuid","type":"user_input","session_id":"` + sid + `","content":"again"}` + "\n")
+			case 3:
+				ev(ms-30*60*1000, "user_input", sid, `"content":"from a clock half an hour behind"`)
+			case 4:
+				ev(ms+400, "hook", "", `"event":{"type":"stop","session_id":"`+sid+`","hook_event_name":"Stop"}`)
+			case 5:
+				b.WriteString("{not json\n")
+			case 6:
+				ev(ms+400, "user_input", "", `"content":"of no session"`)
+			}
+		}
+	}
+	return b.String()
 }
 
 // shardRun is what one (part of a) replay delivered.
 type shardRun struct {
 	keys     []string
+	sessions map[string]*input.Session // as read
 	problems []input.Problem
 	sum      *replay.Summary
 	digests  [][2]string // file, SHA-256: what Options.Digest was handed
@@ -139,12 +190,16 @@ func replayShard(t *testing.T, fsys fs.FS, shard replay.Shard, workers int) shar
 // replayWith replays fsys with opts, what Options.Digest is handed collected.
 func replayWith(t *testing.T, fsys fs.FS, opts replay.Options) shardRun {
 	t.Helper()
-	var out shardRun
+	out := shardRun{sessions: map[string]*input.Session{}}
 	opts.Digest = func(file, sha string) error { out.digests = append(out.digests, [2]string{file, sha}); return nil }
 	sum, err := replay.Replay(context.Background(), fsys, opts,
 		replay.Sinks{
-			Runs:     func(r *replay.RunResult) error { out.keys = append(out.keys, r.Run.Key); return nil },
-			Sessions: func(s *replay.SessionResult) error { out.keys = append(out.keys, s.Session.Key); return nil },
+			Runs: func(r *replay.RunResult) error { out.keys = append(out.keys, r.Run.Key); return nil },
+			Sessions: func(s *replay.SessionResult) error {
+				out.keys = append(out.keys, s.Session.Key)
+				out.sessions[s.Session.Key] = s.Session
+				return nil
+			},
 			Problems: func(p input.Problem) error { out.problems = append(out.problems, p); return nil },
 		})
 	if err != nil {
@@ -171,7 +226,7 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 	fsys := shardFS(t)
 	whole := replayShard(t, fsys, replay.Shard{}, 2)
 	if whole.sum.Runs < 10 || whole.sum.Sessions < 10 || whole.sum.TotalProblems() < 8 || whole.sum.Notes["nebula: phases that joined no run"] != 1 ||
-		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") {
+		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") || !slices.Contains(whole.keys, "v-7") {
 		t.Fatalf("the test input lacks variety: %+v", whole.sum)
 	}
 	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint ||
@@ -193,6 +248,11 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 			for _, k := range part.keys {
 				if replay.ShardOf(k, n) != i {
 					t.Errorf("%d/%d replayed %s, of shard %d", i, n, k, replay.ShardOf(k, n))
+				}
+			}
+			for k, s := range part.sessions {
+				if !reflect.DeepEqual(s, whole.sessions[k]) {
+					t.Errorf("%d/%d read session %s otherwise than the whole replay:\n%+v\nwhole:\n%+v", i, n, k, s, whole.sessions[k])
 				}
 			}
 			if i == 0 {

@@ -15,7 +15,9 @@ import (
 // is not sure of — a syntax error, a field of an unexpected type, a key that matches a
 // field only ignoring case, a field given twice, invalid UTF-8 — is left to
 // jsonl.DecodeObject, as every line was before; on the lines decodeEnvelope accepts it
-// yields the envelope DecodeObject yields (FuzzDecodeEnvelope holds it to that).
+// yields the envelope DecodeObject yields (FuzzDecodeEnvelope holds it to that). A
+// reader that builds only some sessions (ReadLogOnly) reads the event inside in a
+// second pass over its text, once the line's session is known to be one it builds.
 
 var (
 	envelopeKeys = jsonl.NewFields("event_id", "type", "session_id", "content", "name", "event")
@@ -26,10 +28,14 @@ var (
 
 // decodeEnvelope decodes line, a line that is valid UTF-8, into env (the zero
 // envelope), or reports false when the line must be decoded by jsonl.DecodeObject; env
-// is then partly filled and must be reset.
-func decodeEnvelope(line []byte, env *envelope) bool {
+// is then partly filled and must be reset. keep, when not nil, names the sessions whose
+// events are wanted: the event of a line whose top-level session_id keep refuses is
+// validated, not decoded (env.Event stays nil), and the rest of the envelope is what it
+// would be without keep.
+func decodeEnvelope(line []byte, env *envelope, keep func(key string) bool) bool {
 	s := jsonl.NewScanner(line)
 	var seen uint32
+	var event []byte // with keep: the event's text, decoded once the session is known
 	ok := s.Object(true, func(key []byte) bool {
 		var bit uint32
 		var str *string
@@ -45,13 +51,28 @@ func decodeEnvelope(line []byte, env *envelope) bool {
 		case "content":
 			return once(&seen, 16) && s.OptString(&env.Content)
 		case "event":
-			return once(&seen, 32) && decodeInner(s, &env.Event)
+			if !once(&seen, 32) {
+				return false
+			}
+			if keep == nil {
+				return decodeInner(s, &env.Event)
+			}
+			var ok bool
+			event, ok = s.Raw()
+			return ok
 		default:
 			return !envelopeKeys.Folds(key) && s.Skip()
 		}
 		return once(&seen, bit) && s.String(str)
 	})
-	return ok && s.End()
+	if !ok || !s.End() {
+		return false
+	}
+	if event == nil || env.SessionID != "" && !keep(env.SessionID) {
+		return true
+	}
+	in := jsonl.NewScanner(event)
+	return decodeInner(in, &env.Event) && in.End()
 }
 
 // decodeInner decodes a claude or hook event, or null.

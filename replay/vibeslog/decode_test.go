@@ -19,7 +19,7 @@ import (
 func checkEnvelope(t testing.TB, line []byte) bool {
 	t.Helper()
 	var fast, slow envelope
-	ok := utf8.Valid(line) && decodeEnvelope(line, &fast)
+	ok := utf8.Valid(line) && decodeEnvelope(line, &fast, nil)
 	fields, err := jsonl.DecodeObject(line, &slow)
 	if !ok {
 		return false
@@ -29,6 +29,19 @@ func checkEnvelope(t testing.TB, line []byte) bool {
 	}
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("decodeEnvelope and DecodeObject differ on %q:\nfast %#v\nslow %#v", line, fast, slow)
+	}
+	// Building only some sessions (ReadLogOnly): a line of a session kept decodes as
+	// without keep; of one refused, the event is left out and the rest is the same.
+	var kept, refused envelope
+	if !decodeEnvelope(line, &kept, func(string) bool { return true }) || !reflect.DeepEqual(kept, fast) {
+		t.Fatalf("decodeEnvelope keeping every session differs on %q:\nkept %#v\nall  %#v", line, kept, fast)
+	}
+	want := fast
+	if want.SessionID != "" {
+		want.Event = nil
+	}
+	if !decodeEnvelope(line, &refused, func(string) bool { return false }) || !reflect.DeepEqual(refused, want) {
+		t.Fatalf("decodeEnvelope refusing every session differs on %q:\nrefused %#v\nwant    %#v", line, refused, want)
 	}
 	return true
 }
@@ -56,6 +69,10 @@ func TestDecodeEnvelope(t *testing.T) {
 		{"field twice", `{"type":"claude","type":"hook"}`, false},
 		{"syntax error", `{"type":"claude",}`, false},
 		{"trailing data", `{"type":"claude"} {}`, false},
+		{"event before its session", `{"type":"hook","event":{"type":"stop","session_id":"inner"},"session_id":"s"}`, true},
+		{"session only inside", `{"type":"hook","event":{"type":"stop","session_id":"inner"}}`, true},
+		{"trailing data after the event", `{"type":"claude","session_id":"s","event":{"type":"x"}} {}`, false},
+		{"event twice", `{"type":"claude","session_id":"s","event":{},"event":{}}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := checkEnvelope(t, []byte(tt.line)); got != tt.accept {

@@ -123,8 +123,26 @@ type inner struct {
 }
 
 // ReadLog reads one event-log file; see [Read].
-func ReadLog(name string, r io.Reader) *Log {
-	lr := &logReader{name: name, sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
+func ReadLog(name string, r io.Reader) *Log { return ReadLogOnly(name, r, nil) }
+
+// ReadOnly is Read building only the sessions whose key keep accepts (nil: every
+// session); see [ReadLogOnly].
+func ReadOnly(name string, r io.Reader, keep func(key string) bool) ([]*input.Session, []input.Problem) {
+	lg := ReadLogOnly(name, r, keep)
+	return lg.Sessions, lg.Problems
+}
+
+// ReadLogOnly is ReadLog building only the sessions whose key keep accepts (nil:
+// every session). The sessions it returns are the ones ReadLog returns with those
+// keys, event for event. Of the other sessions' events only the envelope is decoded
+// (the event inside is validated, not decoded, when the line names its session at the
+// top level), and what is wrong with them goes unreported, or reported in part — the
+// problems of a line as such (not JSON, not UTF-8, no type, an event of no session)
+// are reported as ReadLog reports them. It is for a reader that replays only some sessions and drops the problems of
+// the file's other lines anyway: a shard of a split replay reading a log another shard
+// reports on.
+func ReadLogOnly(name string, r io.Reader, keep func(key string) bool) *Log {
+	lr := &logReader{name: name, keep: keep, sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
 		log: &Log{Unattributed: map[string]int{}}}
 	rd := jsonl.NewReader(r, MaxLine)
 	for {
@@ -155,6 +173,7 @@ func ReadLog(name string, r io.Reader) *Log {
 
 type logReader struct {
 	name     string
+	keep     func(key string) bool // the sessions built (nil: all)
 	log      *Log
 	sessions map[string]*sessBuilder
 	unknown  map[string]*unknownType
@@ -187,7 +206,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 	var env envelope
 	bad, err := errors.New("not a JSON object"), error(nil)
 	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
-		if !validUTF8 || !decodeEnvelope(l.Bytes, &env) {
+		if !validUTF8 || !decodeEnvelope(l.Bytes, &env, lr.keep) {
 			env = envelope{}
 			var fields []jsonl.FieldError
 			fields, err = jsonl.DecodeObject(l.Bytes, &env)
@@ -228,6 +247,9 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 			lr.log.Unattributed[env.Type]++
 		}
 		return
+	}
+	if lr.keep != nil && !lr.keep(sid) {
+		return // a session not built (ReadLogOnly)
 	}
 	sb := lr.sessions[sid]
 	if sb == nil {

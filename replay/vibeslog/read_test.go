@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/input"
 )
 
 var t0 = time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC)
@@ -191,6 +195,61 @@ func TestReadSessions(t *testing.T) {
 	}
 }
 
+// TestReadOnly: building only some sessions gives those sessions exactly as ReadLog
+// gives them, the problems of every line as such, and of the other sessions' events
+// nothing more than ReadLog reports.
+func TestReadOnly(t *testing.T) {
+	bad, err := os.ReadFile("testdata/bad.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := string(bad) + "\n" + userInput(1, 2, "s-2", "two") + line(2, 3, "session_created", "s-1", `"name":"first"`) +
+		hookEv(3, 4, "s-1", "post_tool_use", `"tool_name":"Bash","tool_response":{"stdout":"a"}`) +
+		line(4, 5, "hologram", "s-2", "") + `{"type":"claude","session_id":"s-1","event":{"type":"text_delta","text":5}}` + "\n"
+	all := ReadLog("log.jsonl", strings.NewReader(in))
+	if len(all.Sessions) != 3 {
+		t.Fatalf("the input lacks variety: %d sessions", len(all.Sessions))
+	}
+	lines := func(lg *Log) []string {
+		var out []string
+		for _, p := range lg.Problems {
+			out = append(out, fmt.Sprintf("%d:%s", p.Line, p.Kind))
+		}
+		return out
+	}
+	// Lines 3, 4, 19 (not JSON), 8 (no type), 13 (no session) and 15 (not UTF-8) are
+	// problems as such, and 14 (s-bad's content of the wrong type) is found while its
+	// line is decoded, before its session is known; 23 (s-2's unknown type) and 24
+	// (s-1's text of the wrong type, and so no text) are the sessions'.
+	asSuch := "3:malformed_line 4:malformed_line 8:invalid_record 13:invalid_record 14:invalid_record 15:invalid_utf8 19:malformed_line"
+	for _, tt := range []struct {
+		keep     []string
+		problems string
+	}{
+		{[]string{"s-bad", "s-1", "s-2"}, strings.Join(lines(all), " ")},
+		{[]string{"s-1"}, asSuch + " 24:invalid_record 24:invalid_record"},
+		{[]string{"s-2"}, asSuch + " 23:unknown_kind"},
+		{[]string{}, asSuch},
+	} {
+		only := ReadLogOnly("log.jsonl", strings.NewReader(in), func(k string) bool { return slices.Contains(tt.keep, k) })
+		var keys []string
+		for _, s := range only.Sessions {
+			keys = append(keys, s.Key)
+			i := slices.IndexFunc(all.Sessions, func(a *input.Session) bool { return a.Key == s.Key })
+			if i < 0 || !reflect.DeepEqual(s, all.Sessions[i]) {
+				t.Errorf("keep %v: session %s is not ReadLog's", tt.keep, s.Key)
+			}
+		}
+		want := slices.Sorted(slices.Values(tt.keep))
+		if fmt.Sprint(keys) != fmt.Sprint(want) {
+			t.Errorf("keep %v: sessions %v", tt.keep, keys)
+		}
+		if got := strings.Join(lines(only), " "); got != tt.problems {
+			t.Errorf("keep %v: problems\n%s\nwant\n%s", tt.keep, got, tt.problems)
+		}
+	}
+}
+
 func TestEventTime(t *testing.T) {
 	tests := []struct {
 		id   string
@@ -254,6 +313,17 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		lg := ReadLog("f.jsonl", bytes.NewReader(in))
 		checkLog(t, lg)
+		// Building only the sessions of keys of even length gives ReadLog's of those.
+		var even []*input.Session
+		for _, s := range lg.Sessions {
+			if len(s.Key)%2 == 0 {
+				even = append(even, s)
+			}
+		}
+		only := ReadLogOnly("f.jsonl", bytes.NewReader(in), func(k string) bool { return len(k)%2 == 0 })
+		if !reflect.DeepEqual(only.Sessions, even) {
+			t.Fatalf("ReadLogOnly built %d sessions, not ReadLog's %d of those keys", len(only.Sessions), len(even))
+		}
 	})
 }
 
