@@ -64,7 +64,8 @@
 // against the fewest: what a machine of a cluster pays whatever its share, the part
 // of a shard's time that does not shrink with more shards (with none, the ratio of n
 // shards against m would be m/n). The shard-replay-runs kind does the same over
-// --runs synthetic runs.
+// --runs synthetic runs, and shard-replay-vibes over --vibes synthetic vibes event
+// logs (two sessions each).
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -80,4 +81,5 @@
 //	benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
 //	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
 //	benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
+//	benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
 package main

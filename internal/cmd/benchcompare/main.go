@@ -79,9 +79,9 @@ fail the command as soon as it is known: exit status 1, no figures.
 "scale" replays synthetic runs and sessions at each size with the current binary and
 reports wall time, CPU time and peak RSS, and their growth from the smallest size;
 merge, the same of metrics over the runs replayed in shards; shards, of metrics over
-the same runs replayed in more and more shards; shard-replay and shard-replay-runs,
-of one shard of the same sessions (runs) split in more and more shards (what does
-not shrink with the split).
+the same runs replayed in more and more shards; shard-replay, shard-replay-runs and
+shard-replay-vibes, of one shard of the same sessions (runs, vibes event logs) split
+in more and more shards (what does not shrink with the split).
 
 Writes DIR/bench-compare.md and .json (scale: bench-scale.md and .json) and prints the
 tables. Progress goes to stderr.
@@ -95,6 +95,7 @@ Examples:
   benchcompare scale --kinds shards --shard-runs 200 --shard-counts 2,16
   benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
   benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
+  benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
 
 Flags:
 `
@@ -109,6 +110,7 @@ type settings struct {
 	keep             bool
 	log, stdout      io.Writer
 	runsN, sessionsN int
+	vibesN           int
 	corpusCopies     int
 	anchors          bool
 	base, oldBin     string
@@ -124,7 +126,7 @@ type settings struct {
 }
 
 // scaleKinds are what scale measures, in its --kinds.
-var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay", "shard-replay-runs"}
+var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay", "shard-replay-runs", "shard-replay-vibes"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scale := len(args) > 0 && args[0] == "scale"
@@ -158,11 +160,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions), shard-replay-runs (the same over --runs synthetic runs); metrics is the binary beside --new, or built from the working tree")
+		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions), shard-replay-runs (the same over --runs synthetic runs), shard-replay-vibes (over --vibes synthetic vibes event logs); metrics is the binary beside --new, or built from the working tree")
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
 		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")
-		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay, shard-replay-runs: for each n ≥ 2, shard 0/n replays the same --sessions synthetic sessions (--runs runs); smallest first")
+		fs.IntSliceVar(&s.splitCounts, "replay-shards", []int{2, 8, 32}, "shard-replay, shard-replay-runs, shard-replay-vibes: for each n ≥ 2, shard 0/n replays the same --sessions synthetic sessions (--runs runs, --vibes logs); smallest first")
+		fs.IntVar(&s.vibesN, "vibes", 5000, "shard-replay-vibes: the synthetic vibes event logs, two sessions each")
 		fs.IntSliceVar(&s.sizes, "sizes", []int{10000, 100000}, "sizes to replay, smallest first")
 		fs.Float64Var(&s.maxGrowth, "max-rss-growth", 0, "fail when peak RSS at the largest size exceeds this multiple of the smallest's (0: report only)")
 	}
@@ -211,6 +214,9 @@ func (s *settings) check(scale bool, nargs int) error {
 			if !slices.Contains(scaleKinds, k) {
 				return fmt.Errorf("--kinds: unknown kind %q (%s)", k, strings.Join(scaleKinds, ", "))
 			}
+		}
+		if s.vibesN < 1 {
+			return errors.New("--vibes must be ≥ 1")
 		}
 		if s.shards < 1 {
 			return errors.New("--shards must be ≥ 1")

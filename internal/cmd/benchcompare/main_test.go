@@ -367,6 +367,7 @@ func TestUsage(t *testing.T) {
 		{"scale", "--kinds", "shard-replay", "--replay-shards", "4,2"},
 		{"scale", "--kinds", "shard-replay", "--replay-shards", "1,2"},
 		{"scale", "--kinds", "shard-replay-runs", "--runs", "0"},
+		{"scale", "--kinds", "shard-replay-vibes", "--vibes", "0"},
 		{"extra"},
 	} {
 		if code, _, stderr := runCommand(t, args...); code != 2 || !strings.Contains(stderr, "see benchcompare --help") {
@@ -578,13 +579,14 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("scale shards: the shards were not replayed:\n%s", stderr)
 	}
 	// One shard of the same sessions, and of the same runs, split in 2 and in 5.
-	code, stdout, stderr = runCommand(t, "scale", "--kinds", "shard-replay,shard-replay-runs", "--sessions", "30", "--runs", "40", "--replay-shards", "2,5",
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "shard-replay,shard-replay-runs,shard-replay-vibes", "--sessions", "30", "--runs", "40", "--vibes", "15", "--replay-shards", "2,5",
 		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
 	if code != 0 {
 		t.Fatalf("scale shard-replay: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"shard-replay: replay --shard 0/n --out DIR/ over the same 30 synthetic sessions, n in [2 5]",
 		"shard-replay-runs: replay --shard 0/n --out DIR/ over the same 40 synthetic runs, n in [2 5]",
+		"shard-replay-vibes: replay --shard 0/n --out DIR/ over the same 15 synthetic vibes event logs (30 sessions), n in [2 5]",
 		"one shard of 5 against one of 2 (the same input; were nothing paid per shard whatever its share, 2/5 = 0.4)",
 		"WALL SHARD-OF-5/SHARD-OF-2", "RSS SHARD-OF-5/SHARD-OF-2"} {
 		if !strings.Contains(stdout, want) {
@@ -592,9 +594,9 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	if strings.Count(stdout, "one shard of 5 against one of 2") != 1 {
-		t.Errorf("scale shard-replay: not one table of the two kinds' rows:\n%s", stdout)
+		t.Errorf("scale shard-replay: not one table of the three kinds' rows:\n%s", stdout)
 	}
-	for _, kind := range []string{"shard-replay", "shard-replay-runs"} {
+	for _, kind := range []string{"shard-replay", "shard-replay-runs", "shard-replay-vibes"} {
 		if !strings.Contains(stderr, kind+" rep 1/1 shard-of-5: wall") {
 			t.Errorf("scale %s: no shard of 5 was replayed:\n%s", kind, stderr)
 		}

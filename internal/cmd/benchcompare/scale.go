@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loopwatch/loopwatch/internal/benchcmp"
 )
@@ -56,11 +57,10 @@ func runScale(ctx context.Context, s settings) error {
 	if slices.Contains(s.kinds, "shards") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("shards: metrics (%s) over %d runs replayed in each of %v shards (not measured)", metrics, s.shardRuns, s.shardCounts))
 	}
-	if slices.Contains(s.kinds, "shard-replay") {
-		rep.Setup = append(rep.Setup, fmt.Sprintf("shard-replay: replay --shard 0/n --out DIR/ over the same %d synthetic sessions, n in %v", s.sessionsN, s.splitCounts))
-	}
-	if slices.Contains(s.kinds, "shard-replay-runs") {
-		rep.Setup = append(rep.Setup, fmt.Sprintf("shard-replay-runs: replay --shard 0/n --out DIR/ over the same %d synthetic runs, n in %v", s.runsN, s.splitCounts))
+	for _, kind := range []string{"shard-replay", "shard-replay-runs", "shard-replay-vibes"} {
+		if slices.Contains(s.kinds, kind) {
+			rep.Setup = append(rep.Setup, fmt.Sprintf("%s: replay --shard 0/n --out DIR/ over the same %s, n in %v", kind, s.splitInput(kind), s.splitCounts))
+		}
 	}
 	load := loadAverage()
 	var failures []string
@@ -84,13 +84,16 @@ func runScale(ctx context.Context, s settings) error {
 				vs = append(vs, variant{name: shardsName(n), command: s.mergeCommand(ctx, metrics, shards)})
 			}
 			about = fmt.Sprintf("metrics over %d synthetic runs (datagen) replayed in %v shards", s.shardRuns, s.shardCounts)
-		case "shard-replay", "shard-replay-runs":
-			// One set of sessions or runs; of each split, the first shard.
+		case "shard-replay", "shard-replay-runs", "shard-replay-vibes":
+			// One set of sessions, runs or vibes logs; of each split, the first shard.
 			what := s.splitInput(kind)
 			fmt.Fprintf(s.log, "writing %s\n", what)
 			args := []string{"--runs", "0", "--sessions", strconv.Itoa(s.sessionsN), "--seed", strconv.FormatUint(s.seed, 10)}
-			if kind == "shard-replay-runs" {
+			switch kind {
+			case "shard-replay-runs":
 				args = []string{"--runs", strconv.Itoa(s.runsN), "--seed", strconv.FormatUint(s.seed, 10)}
+			case "shard-replay-vibes":
+				args = []string{"--runs", "0", "--vibes", strconv.Itoa(s.vibesN), "--seed", strconv.FormatUint(s.seed, 10)}
 			}
 			w, err := generated(ctx, datagen, filepath.Join(tmp, "w-"+kind), kind, what, args...)
 			if err != nil {
@@ -151,8 +154,7 @@ func runScale(ctx context.Context, s settings) error {
 			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n)))
 		}
 		os.RemoveAll(filepath.Join(tmp, "w-shards"))
-		os.RemoveAll(filepath.Join(tmp, "w-shard-replay"))
-		os.RemoveAll(filepath.Join(tmp, "w-shard-replay-runs"))
+		os.RemoveAll(filepath.Join(tmp, "w-"+kind)) // the shard-replay kinds' input
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
@@ -168,8 +170,8 @@ func runScale(ctx context.Context, s settings) error {
 				Caption: fmt.Sprintf("the merge of %d shards against %d (the same %d runs)", n, s.shardCounts[0], s.shardRuns)})
 		}
 	}
-	if slices.Contains(s.kinds, "shard-replay") || slices.Contains(s.kinds, "shard-replay-runs") {
-		for _, n := range s.splitCounts[1:] { // a row per kind: the comparison is named alike in both
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return strings.HasPrefix(k, "shard-replay") }) {
+		for _, n := range s.splitCounts[1:] { // a row per kind: the comparison is named alike in each
 			m := s.splitCounts[0]
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: shardOfName(n) + "/" + shardOfName(m),
 				Caption: fmt.Sprintf("one shard of %d against one of %d (the same input; were nothing paid per shard whatever its share, %d/%d = %.3g)",
@@ -201,11 +203,14 @@ func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string
 	return bins["metrics"], nil
 }
 
-// splitInput describes what the shard-replay kind (sessions) or shard-replay-runs
-// splits.
+// splitInput describes what the shard-replay kind (sessions), shard-replay-runs or
+// shard-replay-vibes splits.
 func (s settings) splitInput(kind string) string {
-	if kind == "shard-replay-runs" {
+	switch kind {
+	case "shard-replay-runs":
 		return fmt.Sprintf("%d synthetic runs", s.runsN)
+	case "shard-replay-vibes":
+		return fmt.Sprintf("%d synthetic vibes event logs (%d sessions)", s.vibesN, 2*s.vibesN)
 	}
 	return fmt.Sprintf("%d synthetic sessions", s.sessionsN)
 }
