@@ -101,7 +101,10 @@ var formats = []format{
 		}},
 	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
 		readSessions: func(fsys fs.FS, name string, r io.Reader, _ func(string) bool) ([]*input.Session, []input.Problem) {
-			s, probs := claudecode.ReadFrom(fsys, name, r) // one session, whose shard reads it (sharding.skips)
+			// One session: a transcript whose opening bytes prove its key is read by its
+			// session's shard only (sharding.skips), another by every shard, and replayed
+			// by the session's.
+			s, probs := claudecode.ReadFrom(fsys, name, r)
 			if s == nil {
 				return nil, probs
 			}

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay"
@@ -73,10 +75,62 @@ func genLine(r *rand.Rand) string {
 	}
 }
 
+// genVibes returns a random vibes event log of the sessions v-a … v-f, which other logs
+// of one input share: good events, and bad ones — a clock fault, a session named only
+// inside its event or twice, fields of the wrong type, an unknown type, not JSON, an
+// event of no session, two records on a line.
+func genVibes(r *rand.Rand, file int) string {
+	var b strings.Builder
+	b.WriteString(`{"event_id":"019cb3ff-9f00-7000-8000-000000000000","type":"client_connected"}` + "\n") // recognised as vibes
+	for n := range 1 + r.IntN(30) {
+		sid := "v-" + string(rune('a'+r.IntN(6)))
+		ms := uint64(time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC).UnixMilli()) + uint64(r.IntN(4000))*1000
+		if r.IntN(12) == 0 {
+			ms -= 40 * 60 * 1000
+		}
+		k := file<<8 | n
+		at := fmt.Sprintf(`{"event_id":"%08x-%04x-7%03x-8000-%012x"`, ms>>16, ms&0xffff, k&0xfff, k)
+		ev := func(typ, extra string) string {
+			return fmt.Sprintf(`%s,"type":%q,"session_id":%q,%s}`, at, typ, sid, extra)
+		}
+		var line string
+		switch r.IntN(14) {
+		case 0, 1:
+			line = ev("user_input", `"content":"fix the test"`)
+		case 2:
+			line = ev("hook", `"event":{"type":"user_prompt_submit","session_id":"cc","prompt":"fix the test"}`)
+		case 3:
+			line = ev("claude", `"event":{"type":"tool_use_start","id":"t1","name":"Bash"}`)
+		case 4:
+			line = ev("hook", `"event":{"type":"post_tool_use","session_id":"cc","tool_name":"Bash","tool_input":{"command":"go test"},"tool_response":{"stdout":"FAIL"}}`)
+		case 5:
+			line = ev("claude", `"event":{"type":"tool_result","id":"t1","output":"FAIL","is_error":true}`)
+		case 6:
+			line = ev("claude", `"event":{"type":"text_delta","text":5}`)
+		case 7:
+			line = fmt.Sprintf(`%s,"type":"hook","event":{"type":"stop","session_id":%q,"hook_event_name":"Stop"}}`, at, sid)
+		case 8:
+			line = ev("user_input", `"content":"again","session_id":"v-a"`)
+		case 9:
+			line = ev("hologram", `"x":1`)
+		case 10:
+			line = "{not json"
+		case 11:
+			line = at + `,"type":"user_input","content":"of no session"}`
+		case 12:
+			line = ev("session_created", `"name":"a title"`) + ev("claude", `"event":{"type":"turn_complete"}`)
+		default:
+			line = ev("claude", `"event":{"type":"text_delta","text":"done"}`)
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
 // genFS returns a random input: a few traces of random lines, some larger than
 // sniffSize, of exactly sniffSize or one byte less, between quickSniff and sniffSize, or
-// with their last line cut; an empty or blank file; sometimes the quasar history or the
-// whole shardFS beside them.
+// with their last line cut; an empty or blank file; sometimes vibes event logs (genVibes)
+// and the quasar history or the whole shardFS beside them.
 func genFS(t *testing.T, r *rand.Rand) fstest.MapFS {
 	out := fstest.MapFS{}
 	switch r.IntN(5) {
@@ -119,6 +173,11 @@ func genFS(t *testing.T, r *rand.Rand) fstest.MapFS {
 		}
 		out[name] = &fstest.MapFile{Data: []byte(s)}
 	}
+	if r.IntN(2) == 0 {
+		for i := range 1 + r.IntN(3) {
+			out[fmt.Sprintf("v/log-%d.jsonl", i)] = &fstest.MapFile{Data: []byte(genVibes(r, i))}
+		}
+	}
 	switch r.IntN(5) {
 	case 0:
 		out["e/empty.jsonl"] = &fstest.MapFile{Data: nil}
@@ -135,7 +194,8 @@ func sumString(s *replay.Summary) string { return fmt.Sprintf("%+v", *s) }
 // 2 to 5 shards, each at 1, 2 and 3 workers (3 with scratch files) alike, every run
 // replayed by its key's shard, the problems the whole's, each digest handed over once
 // and folding to the whole's fingerprint, one listing, the file counts the whole's, the
-// merged summary the whole's; and shard 0/1 the whole replay. LOOPWATCH_GEN_ITERS and
+// merged summary the whole's, every session read as the whole replay reads it; and
+// shard 0/1 the whole replay. LOOPWATCH_GEN_ITERS and
 // LOOPWATCH_GEN_SEED run more inputs, or others.
 func TestShardsAddUpOnGeneratedTraces(t *testing.T) {
 	iters := 40
@@ -191,6 +251,11 @@ func TestShardsAddUpOnGeneratedTraces(t *testing.T) {
 				for _, k := range part.keys {
 					if replay.ShardOf(k, n) != i {
 						bad("%d/%d replayed %s of shard %d", i, n, k, replay.ShardOf(k, n))
+					}
+				}
+				for k, s := range part.sessions {
+					if !reflect.DeepEqual(s, whole.sessions[k]) {
+						bad("%d/%d read session %s otherwise than the whole replay", i, n, k)
 					}
 				}
 				if i == 0 {

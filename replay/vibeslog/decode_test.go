@@ -15,35 +15,45 @@ import (
 
 // checkEnvelope holds decodeEnvelope to the reference, jsonl.DecodeObject: when it
 // accepts a line, the line is valid JSON, DecodeObject decodes it without a problem
-// and to the same envelope. It reports whether it accepted the line.
+// and to the same envelope. It reports whether it accepted the line. It holds the
+// decoder of a reader that builds only some sessions (ReadLogOnly) to the same, on
+// every line, those the decoder without keep leaves to DecodeObject included: keeping
+// every session, it accepts only what DecodeObject decodes cleanly, to the same
+// envelope; refusing every session, only what DecodeObject decodes, to the same
+// envelope but for the event of a line that names its session at the top level, which
+// it leaves out unread (and only cleanly when the line names none).
 func checkEnvelope(t testing.TB, line []byte) bool {
 	t.Helper()
 	var fast, slow envelope
-	ok := utf8.Valid(line) && decodeEnvelope(line, &fast, nil)
+	valid := utf8.Valid(line)
+	ok := valid && decodeEnvelope(line, &fast, nil)
 	fields, err := jsonl.DecodeObject(line, &slow)
-	if !ok {
-		return false
-	}
-	if err != nil || len(fields) > 0 || !json.Valid(line) {
+	clean := err == nil && len(fields) == 0 && json.Valid(line)
+	if ok && !clean {
 		t.Fatalf("decodeEnvelope accepted a line DecodeObject does not decode cleanly (%v, %v): %q", err, fields, line)
 	}
-	if !reflect.DeepEqual(fast, slow) {
+	if ok && !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("decodeEnvelope and DecodeObject differ on %q:\nfast %#v\nslow %#v", line, fast, slow)
 	}
-	// Building only some sessions (ReadLogOnly): a line of a session kept decodes as
-	// without keep; of one refused, the event is left out and the rest is the same.
+	if !valid {
+		return false
+	}
 	var kept, refused envelope
-	if !decodeEnvelope(line, &kept, func(string) bool { return true }) || !reflect.DeepEqual(kept, fast) {
+	if decodeEnvelope(line, &kept, func(string) bool { return true }) != ok || ok && !reflect.DeepEqual(kept, fast) {
 		t.Fatalf("decodeEnvelope keeping every session differs on %q:\nkept %#v\nall  %#v", line, kept, fast)
 	}
-	want := fast
-	if want.SessionID != "" {
-		want.Event = nil
+	if decodeEnvelope(line, &refused, func(string) bool { return false }) {
+		want := slow
+		if want.SessionID != "" {
+			want.Event = nil
+		}
+		if err != nil || !json.Valid(line) || want.SessionID == "" && !clean || !reflect.DeepEqual(refused, want) {
+			t.Fatalf("decodeEnvelope refusing every session accepted %q (DecodeObject: %v, %v):\nrefused %#v\nwant    %#v", line, err, fields, refused, want)
+		}
+	} else if ok {
+		t.Fatalf("decodeEnvelope refusing every session left %q to DecodeObject", line)
 	}
-	if !decodeEnvelope(line, &refused, func(string) bool { return false }) || !reflect.DeepEqual(refused, want) {
-		t.Fatalf("decodeEnvelope refusing every session differs on %q:\nrefused %#v\nwant    %#v", line, refused, want)
-	}
-	return true
+	return ok
 }
 
 // TestDecodeEnvelope lists what the fast decoder decodes itself and what it leaves to
@@ -73,6 +83,10 @@ func TestDecodeEnvelope(t *testing.T) {
 		{"session only inside", `{"type":"hook","event":{"type":"stop","session_id":"inner"}}`, true},
 		{"trailing data after the event", `{"type":"claude","session_id":"s","event":{"type":"x"}} {}`, false},
 		{"event twice", `{"type":"claude","session_id":"s","event":{},"event":{}}`, false},
+		{"inner field of a wrong type", `{"type":"claude","event":{"type":"text_delta","text":5},"session_id":"s"}`, false},
+		{"inner key in other case", `{"type":"claude","event":{"Type":"x","type":"y"},"session_id":"s"}`, false},
+		{"session null, inside", `{"type":"claude","session_id":null,"event":{"session_id":"i"}}`, true},
+		{"event an array", `{"type":"claude","event":[1],"session_id":"s"}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := checkEnvelope(t, []byte(tt.line)); got != tt.accept {

@@ -134,13 +134,16 @@ func ReadOnly(name string, r io.Reader, keep func(key string) bool) ([]*input.Se
 
 // ReadLogOnly is ReadLog building only the sessions whose key keep accepts (nil:
 // every session). The sessions it returns are the ones ReadLog returns with those
-// keys, event for event. Of the other sessions' events only the envelope is decoded
-// (the event inside is validated, not decoded, when the line names its session at the
-// top level), and what is wrong with them goes unreported, or reported in part — the
-// problems of a line as such (not JSON, not UTF-8, no type, an event of no session)
-// are reported as ReadLog reports them. It is for a reader that replays only some sessions and drops the problems of
-// the file's other lines anyway: a shard of a split replay reading a log another shard
-// reports on.
+// keys, event for event, and it counts the same events of no session (Unattributed).
+// Of the other sessions' lines it decodes the envelope — of a line that names its
+// session at the top level, as vibes writes every session event, the event inside is
+// validated, not decoded; a line the fast decoder leaves to jsonl.DecodeObject is
+// decoded whole — and goes on. Its problems are not ReadLog's: those of a line as such
+// (not JSON, not UTF-8, no type, no session) are reported as ReadLog reports them, but
+// what is wrong with the other sessions' events goes unreported, or reported in part,
+// and a problem that counts the events of an unknown type counts only those it read.
+// It is for a reader that replays only some sessions and drops the file's problems
+// anyway: a shard of a split replay reading a log another shard reports on.
 func ReadLogOnly(name string, r io.Reader, keep func(key string) bool) *Log {
 	lr := &logReader{name: name, keep: keep, sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
 		log: &Log{Unattributed: map[string]int{}}}

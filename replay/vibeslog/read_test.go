@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 var t0 = time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC)
@@ -196,8 +198,8 @@ func TestReadSessions(t *testing.T) {
 }
 
 // TestReadOnly: building only some sessions gives those sessions exactly as ReadLog
-// gives them, the problems of every line as such, and of the other sessions' events
-// nothing more than ReadLog reports.
+// gives them, and the problems of every line as such; of the other sessions' events,
+// only what is found decoding a line before its session is known.
 func TestReadOnly(t *testing.T) {
 	bad, err := os.ReadFile("testdata/bad.jsonl")
 	if err != nil {
@@ -246,6 +248,114 @@ func TestReadOnly(t *testing.T) {
 		}
 		if got := strings.Join(lines(only), " "); got != tt.problems {
 			t.Errorf("keep %v: problems\n%s\nwant\n%s", tt.keep, got, tt.problems)
+		}
+	}
+}
+
+// genLine is a random log line of sessions a, bb, c, dd and e (n makes its event id
+// unique): good events and bad ones — a clock fault, a session named only inside its
+// event, before it, null or twice, fields of the wrong type or in other case, values
+// nested about as deep as the scanner reads, two records on a line, invalid UTF-8,
+// unknown types, bad event ids, cut lines, events of no session.
+func genLine(r *rand.Rand, n int) string {
+	sids := []string{"a", "bb", "c", "dd", "e"}
+	sid := sids[r.IntN(len(sids))]
+	ms := int64(r.IntN(4000)) * 1000
+	if r.IntN(12) == 0 {
+		ms -= 40 * 60 * 1000 // clock fault
+	}
+	switch r.IntN(26) {
+	case 0:
+		return userInput(ms, n, sid, "fix it")
+	case 1:
+		return hookEv(ms, n, sid, "user_prompt_submit", `"prompt":"fix it"`)
+	case 2:
+		return claudeEv(ms, n, sid, `{"type":"text_delta","text":"hi"}`)
+	case 3:
+		return claudeEv(ms, n, sid, `{"type":"tool_use_start","id":"t1","name":"Bash"}`)
+	case 4:
+		return claudeEv(ms, n, sid, `{"type":"tool_input_delta","id":"t1","delta":"{\"command\":\"go test\"}"}`)
+	case 5:
+		return claudeEv(ms, n, sid, `{"type":"tool_result","id":"t1","output":"FAIL","is_error":true}`)
+	case 6:
+		return hookEv(ms, n, sid, "post_tool_use", `"tool_name":"Bash","tool_input":{"command":"go test"},"tool_response":{"stdout":"FAIL"}`)
+	case 7: // session only inside
+		return line(ms, n, "hook", "", `"event":{"type":"stop","session_id":"`+sid+`","hook_event_name":"Stop"}`)
+	case 8: // event before the session
+		return fmt.Sprintf(`{"event_id":%q,"type":"hook","event":{"type":"stop","session_id":"inner"},"session_id":%q}`+"\n", id(ms, n), sid)
+	case 9: // session null, inner session
+		return fmt.Sprintf(`{"event_id":%q,"type":"hook","session_id":null,"event":{"type":"stop","session_id":%q}}`+"\n", id(ms, n), sid)
+	case 10: // session twice
+		return fmt.Sprintf(`{"event_id":%q,"type":"user_input","session_id":"a","content":"x","session_id":%q}`+"\n", id(ms, n), sid)
+	case 11: // wrong-typed inner field
+		return claudeEv(ms, n, sid, `{"type":"text_delta","text":5}`)
+	case 12: // case-folded inner key
+		return claudeEv(ms, n, sid, `{"type":"text_delta","TEXT":"x","text":"y"}`)
+	case 13: // deep inner value
+		d := jsonl.MaxScanDepth - 2 + r.IntN(4)
+		return claudeEv(ms, n, sid, `{"type":"turn_start","x":`+strings.Repeat("[", d)+strings.Repeat("]", d)+`}`)
+	case 14: // two records on a line
+		return strings.TrimSuffix(genLine(r, n), "\n") + genLine(r, n+1)
+	case 15: // invalid UTF-8
+		return userInput(ms, n, sid, "caf\xe9")
+	case 16:
+		return line(ms, n, "session_created", sid, `"name":"title `+sid+`"`)
+	case 17:
+		return line(ms, n, "hologram", sid, "")
+	case 18:
+		return "{not json\n"
+	case 19:
+		return line(ms, n, "client_connected", "", "")
+	case 20:
+		return fmt.Sprintf(`{"event_id":"bad","type":"user_input","session_id":%q,"content":"x"}`+"\n", sid)
+	case 21: // event of a wrong type, no session at the top
+		return line(ms, n, "hook", "", `"event":5`)
+	case 22: // inner session, event with a wrong-typed field
+		return line(ms, n, "hook", "", `"event":{"type":"stop","session_id":"`+sid+`","prompt":7}`)
+	case 23: // top-level session empty string
+		return fmt.Sprintf(`{"event_id":%q,"type":"hook","session_id":"","event":{"type":"stop","session_id":%q}}`+"\n", id(ms, n), sid)
+	case 24: // cut
+		s := claudeEv(ms, n, sid, `{"type":"text_delta","text":"hi"}`)
+		return s[:len(s)/2] + "\n"
+	default:
+		return claudeEv(ms, n, sid, `{"type":"turn_complete"}`)
+	}
+}
+
+// TestReadOnlyGenerated: on random logs of good and bad lines (genLine), ReadLogOnly
+// with a random keep builds ReadLog's sessions of those keys and counts the same
+// events of no session, and keeping every session it is ReadLog.
+func TestReadOnlyGenerated(t *testing.T) {
+	seeds := uint64(3000)
+	if testing.Short() {
+		seeds = 300
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, 1))
+		var b strings.Builder
+		for n := range 1 + r.IntN(40) {
+			b.WriteString(genLine(r, n+1))
+		}
+		in := b.String()
+		all := ReadLog("f.jsonl", strings.NewReader(in))
+		mask := r.IntN(32)
+		keep := func(k string) bool {
+			i := slices.Index([]string{"a", "bb", "c", "dd", "e"}, k)
+			return i >= 0 && mask&(1<<i) != 0
+		}
+		var want []*input.Session
+		for _, s := range all.Sessions {
+			if keep(s.Key) {
+				want = append(want, s)
+			}
+		}
+		only := ReadLogOnly("f.jsonl", strings.NewReader(in), keep)
+		if !reflect.DeepEqual(only.Sessions, want) || !reflect.DeepEqual(only.Unattributed, all.Unattributed) {
+			t.Fatalf("seed %d, keeping %05b: not ReadLog's sessions of those keys on\n%s", seed, mask, in)
+		}
+		checkLog(t, only)
+		if !reflect.DeepEqual(ReadLogOnly("f.jsonl", strings.NewReader(in), func(string) bool { return true }), all) {
+			t.Fatalf("seed %d: keeping every session is not ReadLog on\n%s", seed, in)
 		}
 	}
 }
@@ -321,7 +431,7 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		only := ReadLogOnly("f.jsonl", bytes.NewReader(in), func(k string) bool { return len(k)%2 == 0 })
-		if !reflect.DeepEqual(only.Sessions, even) {
+		if !reflect.DeepEqual(only.Sessions, even) || !reflect.DeepEqual(only.Unattributed, lg.Unattributed) {
 			t.Fatalf("ReadLogOnly built %d sessions, not ReadLog's %d of those keys", len(only.Sessions), len(even))
 		}
 	})
