@@ -22,13 +22,11 @@ import (
 )
 
 // ShardKey is the metadata key, in every table of a shard, of the shard ("i/n").
-const ShardKey = "loopwatch.shard"
+const ShardKey = reports.ShardKey
 
 // InputListingKey is the metadata key, in every table of a shard, of its input's
-// listing (replay.Summary.Listing): the same in every shard of one split of one
-// input. A shard's tables carry it instead of loopwatch.input_fingerprint, which the
-// merge's tables carry.
-const InputListingKey = "loopwatch.input_listing"
+// listing; see [reports.InputListingKey].
+const InputListingKey = reports.InputListingKey
 
 // mergedSet names the merge's manifest in a folder output (_manifests/merged.manifest.json).
 const mergedSet = "merged"

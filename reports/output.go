@@ -53,6 +53,16 @@ const writeBatch = 1024
 // same value (see [Output.Commit]); the manifest records it too.
 const ReplayIDKey = "loopwatch.replay_id"
 
+// ShardKey is the metadata key, in every table of a shard of a split replay, of the
+// shard ("i/n").
+const ShardKey = "loopwatch.shard"
+
+// InputListingKey is the metadata key, in every table of a shard, of its input's
+// listing (replay.Summary.Listing): the same in every shard of one split of one input.
+// A shard's tables carry it instead of loopwatch.input_fingerprint, which the merge's
+// tables carry.
+const InputListingKey = "loopwatch.input_listing"
+
 // StaleAge is how old a temporary file must be before a new output removes it when
 // its writer's liveness cannot be checked: the naming before pids, or a platform
 // without process signals.

@@ -29,7 +29,11 @@
 // --json prints the same screen as JSON with a fixed shape (package
 // [github.com/loopwatch/loopwatch/reports/screens] documents every field). --results
 // names the run table (default results.parquet); the events, checkpoints and
-// interventions tables are read beside it (results.events.parquet, …).
+// interventions tables are read beside it (results.events.parquet, …). It may name the
+// folder replay --out DIR/ wrote instead: every shard of a split replay is read
+// together, each with its manifest, and the folder must hold every shard of one split
+// of one input (the input fingerprint is the merge's, once metrics DIR wrote it); or
+// one shard's run table in it (DIR/results/shard=i/part-0.parquet), that shard alone.
 //
 // Exit status: 0 on success; 1 when SESSION names no session or more than one (the
 // message lists the candidates); 2 for a usage error or a results file that is
@@ -44,6 +48,7 @@
 //	assess history 5f3c0000
 //	assess --results results.parquet --json history 5f3c0000-0000-4000-8000-00000000000a
 //	assess --json status
+//	assess --results out/ history --days 0
 //
 // The session ids of the examples are those of the command's test fixture
 // (testdata/transcripts).

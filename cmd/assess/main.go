@@ -23,6 +23,9 @@ Shows what a replay's assessment decided, from its Parquet output: the circuit
 breaker and the newest session (status), the sessions newest first (history), and one
 session's frustration trajectory, checkpoints, signals and interventions (history
 SESSION; any unique prefix of its id will do). --json prints the screen as JSON.
+--results names the run table replay --out FILE.parquet wrote, or the folder replay
+--out DIR/ wrote: every shard of a split replay, read together (or one shard's run
+table, DIR/results/shard=i/part-0.parquet, that shard alone).
 Exit status 1: SESSION names no session or several; 2: a usage error or a results
 file that is missing or not a loopwatch run table.
 
@@ -33,6 +36,7 @@ Examples:
   assess history 5f3c0000
   assess --results results.parquet --json history 5f3c0000-0000-4000-8000-00000000000a
   assess --json status
+  assess --results out/ history --days 0
 
 Flags:
 `
@@ -40,7 +44,7 @@ Flags:
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("assess", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	results := fs.String("results", "results.parquet", "the run table replay --out wrote; its sibling tables are read beside it")
+	results := fs.String("results", "results.parquet", "the run table replay --out wrote (its sibling tables are read beside it), or the folder replay --out DIR/ wrote")
 	asJSON := fs.Bool("json", false, "print the screen as JSON")
 	days := fs.Int("days", 7, "history: sessions that started at most N days before the newest session in the file; 0 for all")
 	limit := fs.Int("limit", 0, "history: list at most N sessions, newest first; 0 for all")

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,12 +64,16 @@ func buildFixture() error {
 	if err := os.MkdirAll(fixture.dir, 0o755); err != nil {
 		return err
 	}
-	return replay(filepath.Join("testdata", "transcripts"), filepath.Join("testdata", "labels.csv"), filepath.Join(fixture.dir, "results.parquet"))
+	in, labels := filepath.Join("testdata", "transcripts"), filepath.Join("testdata", "labels.csv")
+	if err := replay(in, labels, filepath.Join(fixture.dir, "results.parquet")); err != nil {
+		return err
+	}
+	return replay(in, labels, filepath.Join(fixture.dir, "out")+string(filepath.Separator)) // the folder layout (out/)
 }
 
-// replay runs the built replay command on a folder of transcripts.
-func replay(in, labels, out string) error {
-	cmd := exec.Command(fixture.replay, "--in", in, "--labels", labels, "--out", out)
+// replay runs the built replay command on a folder of transcripts, with more flags.
+func replay(in, labels, out string, flags ...string) error {
+	cmd := exec.Command(fixture.replay, append([]string{"--in", in, "--labels", labels, "--out", out}, flags...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("replay --in %s: %v\n%s", in, err, b)
 	}
@@ -172,6 +178,96 @@ func TestScreens(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFolderOutput: the screens of a folder output (replay --out DIR/) — not split, or
+// split in two shards written by two replays — are the file output's, but for the
+// path they name and, split, the number of shards; one shard's run table shows that
+// shard alone; a folder missing a shard, or mixing two splits, is refused.
+func TestFolderOutput(t *testing.T) {
+	results := needFixture(t)
+	in, labels := filepath.Join("testdata", "transcripts"), filepath.Join("testdata", "labels.csv")
+	split := t.TempDir()
+	for i := range 2 {
+		if err := replay(in, labels, split+string(filepath.Separator), "--shard", fmt.Sprintf("%d/2", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	screens := [][]string{{"status"}, {"history", "--days", "0"}, {"history", sessionA}, {"history", sessionB}, {"history", sessionC},
+		{"--json", "status"}, {"--json", "history", "--days", "0"}, {"--json", "history", sessionC}}
+	show := func(path string, args []string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI(append([]string{"--results", path}, args...)...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("--results %s %v: exit %d\n%s", path, args, code, stderr)
+		}
+		return strings.ReplaceAll(stdout, path, "RESULTS")
+	}
+	// The split output's status says how many shards it read, and has no input
+	// fingerprint until metrics merges the shards; the rest is the whole's.
+	shardsLine := regexp.MustCompile(`(?m)^Shards: \d+\n|"shards": \d+,\s*`)
+	fingerprint := regexp.MustCompile(`Input fingerprint: \S+|"input_fingerprint": "[^"]*"`)
+	for _, args := range screens {
+		want := show(results, args)
+		if got := show(filepath.Join(fixture.dir, "out"), args); got != want {
+			t.Errorf("%v of the folder output differs from the file output's:\n%s\nwant:\n%s", args, got, want)
+		}
+		got := show(split, args)
+		if slices.Contains(args, "status") {
+			if !strings.Contains(got, "Shards: 2\n") && !strings.Contains(got, `"shards": 2`) ||
+				!strings.Contains(got, "Input fingerprint: —") && !strings.Contains(got, `"input_fingerprint": ""`) {
+				t.Errorf("%v of the split output: not 2 shards and no fingerprint:\n%s", args, got)
+			}
+			got, want = fingerprint.ReplaceAllString(shardsLine.ReplaceAllString(got, ""), "FP"), fingerprint.ReplaceAllString(want, "FP")
+		}
+		if got != want {
+			t.Errorf("%v of the output split in 2 shards differs from the whole's:\n%s\nwant:\n%s", args, got, want)
+		}
+	}
+	// One shard's run table: that shard's sessions only.
+	var total int
+	for i := range 2 {
+		part := filepath.Join(split, "results", fmt.Sprintf("shard=%d", i), "part-0.parquet")
+		h := show(part, []string{"history", "--days", "0"})
+		total += strings.Count(h, "5f3c") + strings.Count(h, "77aa")
+	}
+	if total != 3 {
+		t.Errorf("the two shards' run tables list %d sessions, want 3", total)
+	}
+	// A folder missing a shard; a folder whose shards read different inputs (shard 1
+	// copied from a split of fewer transcripts).
+	fewer := t.TempDir()
+	ents, err := os.ReadDir(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents[:len(ents)-1] {
+		if b, err := os.ReadFile(filepath.Join(in, e.Name())); err != nil || os.WriteFile(filepath.Join(fewer, e.Name()), b, 0o644) != nil {
+			t.Fatal(err)
+		}
+	}
+	other := t.TempDir()
+	if err := replay(fewer, labels, other+string(filepath.Separator), "--shard", "1/2"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"one shard of two", "holds 1 of the 2 shards of its split (shard=0)"},
+		{"two inputs", "is shard 1/2 of another split or input than"},
+	} {
+		dir := t.TempDir()
+		if err := replay(in, labels, dir+string(filepath.Separator), "--shard", "0/2"); err != nil {
+			t.Fatal(err)
+		}
+		if tt.name == "two inputs" {
+			if err := os.CopyFS(dir, os.DirFS(other)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, stderr := runCLI("--results", dir, "status")
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", tt.name, code, stderr, tt.want)
+		}
 	}
 }
 

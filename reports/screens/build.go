@@ -15,6 +15,9 @@ func (r *Results) Status() Status {
 		Breaker: Breaker{State: "none", Thresholds: thresholds(r.Meta.AssessConfig)},
 		Replay: Replay{Sessions: len(r.Sessions), OtherRuns: r.OtherRuns, InputFingerprint: r.Meta.InputFingerprint,
 			Analyzer: r.Meta.LLM, Labels: r.Meta.Labels, Version: r.Meta.Version}}
+	if r.Shards > 1 {
+		st.Replay.Shards = r.Shards
+	}
 	for i := range r.Sessions {
 		st.Replay.Events += num(r.Sessions[i].Events)
 	}

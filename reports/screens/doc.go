@@ -5,7 +5,12 @@
 //
 // [Open] reads the run table (the file replay --out wrote) and checks that it is one:
 // its loopwatch.table metadata must be "runs", and its output's manifest must be there
-// and name the same replay (an output whose commit was interrupted has none). Each
+// and name the same replay (an output whose commit was interrupted has none). Given
+// the folder replay --out DIR/ wrote, it reads every shard's run table in it, each
+// checked against its own manifest, and refuses a folder that does not hold every
+// shard of one split of one input (the shards' loopwatch.shard and
+// loopwatch.input_listing) or holds a session twice; a session's other tables are read
+// from its own shard's partition. Given one shard's run table, it shows that shard. Each
 // sibling table read must carry the run table's replay id and input fingerprint, so
 // that tables of different replays are never shown together. The rows of kind "session" are the
 // sessions, ordered newest first (started_at descending, then run_key; sessions

@@ -126,9 +126,11 @@ type Replay struct {
 	OtherRuns        int    `json:"other_runs"` // rows that are not sessions (quasar runs)
 	Events           int    `json:"events"`
 	InputFingerprint string `json:"input_fingerprint"`
-	Analyzer         string `json:"analyzer"` // loopwatch.llm: offline or claude
-	Labels           string `json:"labels"`
-	Version          string `json:"version"`
+	// Shards is the number of shards of a folder output read together (absent for one).
+	Shards   int    `json:"shards,omitempty"`
+	Analyzer string `json:"analyzer"` // loopwatch.llm: offline or claude
+	Labels   string `json:"labels"`
+	Version  string `json:"version"`
 }
 
 // History is the session list screen.

@@ -72,6 +72,9 @@ func (s Status) WriteText(w io.Writer) error {
 		sessions += fmt.Sprintf("; %s besides", plural(r.OtherRuns, "quasar run"))
 	}
 	p.line("Sessions: %s", sessions)
+	if r.Shards > 1 {
+		p.line("Shards: %d", r.Shards)
+	}
 	p.line("Input fingerprint: %s", orDash(r.InputFingerprint))
 	p.line("Analyzer: %s", orDash(r.Analyzer))
 	if r.Labels != "" {

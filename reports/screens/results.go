@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,17 +31,52 @@ type Results struct {
 	Sessions []reports.RunRow
 	// OtherRuns counts the rows of other kinds (quasar runs).
 	OtherRuns int
-	// Meta is the file's loopwatch key-value metadata.
+	// Meta is the file's loopwatch key-value metadata (of a folder output, its first
+	// shard's, with the input fingerprint of the merge's manifest when metrics wrote one).
 	Meta Metadata
+	// Shards is the number of run tables read: 1 in the file layout, every shard's in a
+	// folder output.
+	Shards int
 
-	short map[string]string // run_key → shortest unique prefix (≥ ShortIDLen)
+	parts  []part            // the run tables read, in shard order
+	partOf map[string]int    // run_key → its part
+	short  map[string]string // run_key → shortest unique prefix (≥ ShortIDLen)
 }
+
+// part is one run table of an output and where its tables are: the file layout's run
+// table, its siblings beside it (<stem>.events.parquet, …); or a shard's in the folder
+// layout, its tables in the same partition of each table's folder
+// (DIR/events/shard=i/part-0.parquet, …).
+type part struct {
+	path           string // the run table
+	dir, partition string // the folder layout's folder and partition ("shard=0"); "" in the file layout
+	meta           Metadata
+}
+
+func (p *part) sibling(table string) string {
+	if p.dir == "" {
+		return strings.TrimSuffix(p.path, ".parquet") + "." + table + ".parquet"
+	}
+	return filepath.Join(p.dir, table, p.partition, partFile)
+}
+
+func (p *part) manifestPath() string {
+	if p.dir == "" {
+		return reports.ManifestPath(p.path)
+	}
+	return filepath.Join(p.dir, reports.ManifestFolder, p.partition+".manifest.json")
+}
+
+// partFile is a table's file in its partition folder in the folder layout.
+const partFile = "part-0.parquet"
 
 // Metadata is what the screens use of a replay's key-value metadata.
 type Metadata struct {
 	Table            string // loopwatch.table
 	Version          string // loopwatch.version
 	InputFingerprint string // loopwatch.input_fingerprint
+	Shard            string // loopwatch.shard: "i/n" in a shard of a split replay
+	InputListing     string // loopwatch.input_listing: what every shard of one split read
 	LLM              string // loopwatch.llm: the session analyzer
 	Labels           string // loopwatch.labels
 	// AssessConfig is loopwatch.assess_config as written (JSON of assess.Config).
@@ -101,35 +137,138 @@ func replayHint(path string) string {
 	return "run `replay --out " + path + "` first, or give --results FILE"
 }
 
-// Open reads the run table of a replay (the file replay --out wrote). It returns a
-// [*FileError] when the file is missing or unreadable, is not Parquet, is not a
+// Open reads the run table of a replay: the file replay --out FILE.parquet wrote; the
+// folder replay --out DIR/ wrote, every shard's run table in it
+// (DIR/results/shard=i/part-0.parquet); or one shard's run table in such a folder. It
+// returns a [*FileError] when a file is missing or unreadable, is not Parquet, is not a
 // loopwatch run table, or is not part of a complete output: its manifest
-// (<stem>.manifest.json, written last by the replay's commit) is missing or names
-// another replay.
+// (<stem>.manifest.json, or DIR/_manifests/shard=i.manifest.json, written last by the
+// replay's commit) is missing or names another replay; and for a folder, when it holds
+// no run table, not every shard of its split, shards of different splits or inputs, or
+// a session in two shards.
 func Open(path string) (*Results, error) {
-	pf, closer, meta, err := openTable(path, runTable)
+	parts, folder, err := findParts(path)
 	if err != nil {
 		return nil, err
 	}
-	defer closer.Close()
-	if err := checkManifest(path, meta); err != nil {
-		return nil, err
-	}
-	rows, err := readAll[reports.RunRow](pf)
-	if err != nil {
-		return nil, &FileError{Path: path, Problem: "cannot read the run table: " + err.Error(), Hint: replayHint(path)}
-	}
-	r := &Results{Path: path, Meta: meta}
-	for _, row := range rows {
-		if row.Kind == "session" {
-			r.Sessions = append(r.Sessions, row)
-		} else {
-			r.OtherRuns++
+	r := &Results{Path: path, Shards: len(parts), parts: parts, partOf: map[string]int{}}
+	for i := range r.parts {
+		if err := r.read(i); err != nil {
+			return nil, err
 		}
+	}
+	r.Meta = r.parts[0].meta
+	if err := r.checkParts(folder); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(r.Sessions, compareSessions)
 	r.short = shortIDs(r.Sessions)
 	return r, nil
+}
+
+// read reads the run table of the i-th part into r.
+func (r *Results) read(i int) error {
+	p := &r.parts[i]
+	pf, closer, meta, err := openTable(p.path, runTable)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	p.meta = meta
+	if err := checkManifest(p, meta); err != nil {
+		return err
+	}
+	rows, err := readAll[reports.RunRow](pf)
+	if err != nil {
+		return &FileError{Path: p.path, Problem: "cannot read the run table: " + err.Error(), Hint: replayHint(p.path)}
+	}
+	for _, row := range rows {
+		if row.Kind != "session" {
+			r.OtherRuns++
+			continue
+		}
+		if j, ok := r.partOf[row.RunKey]; ok {
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("session %s is in %s too: the folder mixes outputs", row.RunKey, r.parts[j].path),
+				Hint: "replay every shard again into an empty folder"}
+		}
+		r.partOf[row.RunKey] = i
+		r.Sessions = append(r.Sessions, row)
+	}
+	return nil
+}
+
+// findParts returns the run tables path names — a folder's shards (folder set), one
+// shard's, or a file's.
+func findParts(path string) (parts []part, folder bool, err error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		dir := filepath.Clean(path)
+		found, _ := filepath.Glob(filepath.Join(dir, reports.RunTableFolder, "*", partFile))
+		if len(found) == 0 {
+			return nil, false, &FileError{Path: path, Problem: "is a folder without a run table (" + filepath.Join(reports.RunTableFolder, "shard=i", partFile) + ")",
+				Hint: "run `replay --out " + path + string(filepath.Separator) + "` first, or give --results FILE"}
+		}
+		parts = make([]part, len(found))
+		for i, f := range found {
+			parts[i] = part{path: f, dir: dir, partition: filepath.Base(filepath.Dir(f))}
+		}
+		slices.SortFunc(parts, func(a, b part) int {
+			return cmp.Or(cmp.Compare(shardIndex(a.partition), shardIndex(b.partition)), strings.Compare(a.partition, b.partition))
+		})
+		return parts, true, nil
+	}
+	partition := filepath.Base(filepath.Dir(path))
+	if filepath.Base(path) == partFile && strings.Contains(partition, "=") && filepath.Base(filepath.Dir(filepath.Dir(path))) == reports.RunTableFolder {
+		return []part{{path: path, dir: filepath.Dir(filepath.Dir(filepath.Dir(path))), partition: partition}}, false, nil
+	}
+	return []part{{path: path}}, false, nil
+}
+
+// shardIndex is the number of a "shard=i" partition (-1 for another name).
+func shardIndex(partition string) int {
+	i, err := strconv.Atoi(strings.TrimPrefix(partition, "shard="))
+	if err != nil || !strings.HasPrefix(partition, "shard=") {
+		return -1
+	}
+	return i
+}
+
+// checkParts checks that the run tables of a folder output (folder: the folder was
+// given) are every shard of one split of one input, and takes the merge's input
+// fingerprint when metrics wrote it.
+func (r *Results) checkParts(folder bool) error {
+	first := &r.parts[0]
+	if first.dir == "" {
+		return nil
+	}
+	shards := func(m Metadata) int { // n of "i/n"; 1 for a replay not split
+		_, ns, _ := strings.Cut(m.Shard, "/")
+		if n, err := strconv.Atoi(ns); err == nil {
+			return n
+		}
+		return 1
+	}
+	n := shards(first.meta)
+	for i := range r.parts {
+		if p := &r.parts[i]; shards(p.meta) != n || p.meta.InputListing != first.meta.InputListing {
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("is shard %s of another split or input than %s (shard %s)", orDash(p.meta.Shard), first.path, orDash(first.meta.Shard)),
+				Hint: "replay every shard again into an empty folder"}
+		}
+	}
+	if !folder {
+		return nil // one shard's run table, given as such: that shard alone
+	}
+	if len(r.parts) != n {
+		var have []string
+		for _, p := range r.parts {
+			have = append(have, p.partition)
+		}
+		return &FileError{Path: r.Path, Problem: fmt.Sprintf("holds %d of the %d shards of its split (%s)", len(r.parts), n, strings.Join(have, ", ")),
+			Hint: "wait for every shard, or give one shard's run table, " + first.path}
+	}
+	if m, err := reports.ReadManifestFile(filepath.Join(first.dir, reports.ManifestFolder, "merged.manifest.json")); err == nil && m.InputFingerprint != "" {
+		r.Meta.InputFingerprint = m.InputFingerprint
+	}
+	return nil
 }
 
 // compareSessions orders sessions newest first, then by key; undated ones last.
@@ -239,39 +378,39 @@ func (r *Results) noSessionsNote() string {
 }
 
 // Sibling returns the path of the replay's table named table ("events",
-// "checkpoints", "interventions"): the run table's stem plus ".<table>.parquet".
-func (r *Results) Sibling(table string) string {
-	return strings.TrimSuffix(r.Path, ".parquet") + "." + table + ".parquet"
-}
+// "checkpoints", "interventions") beside the (first) run table read: its stem plus
+// ".<table>.parquet", or in a folder output the table's file in the same partition.
+func (r *Results) Sibling(table string) string { return r.parts[0].sibling(table) }
 
-// checkManifest checks that the run table belongs to the output its manifest
+// checkManifest checks that the run table of p belongs to the output its manifest
 // records. Outputs written before manifests existed (no replay id) are not checked.
-func checkManifest(path string, meta Metadata) error {
+func checkManifest(p *part, meta Metadata) error {
 	if meta.ReplayID == "" {
 		return nil
 	}
-	m, err := reports.ReadManifest(path)
+	mp := p.manifestPath()
+	m, err := reports.ReadManifestFile(mp)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &FileError{Path: path, Problem: "the output is incomplete: its manifest " + filepath.Base(reports.ManifestPath(path)) +
+		return &FileError{Path: p.path, Problem: "the output is incomplete: its manifest " + mp +
 			" is missing (the replay that wrote it was interrupted while putting its tables in place)", Hint: "run the replay again"}
 	case err != nil:
-		return &FileError{Path: path, Problem: "cannot read the output's manifest: " + oneLine(err.Error()), Hint: "run the replay again"}
+		return &FileError{Path: p.path, Problem: "cannot read the output's manifest: " + oneLine(err.Error()), Hint: "run the replay again"}
 	case m.ReplayID != meta.ReplayID:
-		return &FileError{Path: path, Problem: "the run table and the output's manifest " + filepath.Base(reports.ManifestPath(path)) +
+		return &FileError{Path: p.path, Problem: "the run table and the output's manifest " + mp +
 			" are from different replays (an interrupted commit, or files copied together)", Hint: "run the replay again"}
 	}
 	return nil
 }
 
 // checkSibling checks that a sibling table comes from the same replay as the run
-// table: the same replay id and input fingerprint.
-func (r *Results) checkSibling(path string, meta Metadata) error {
-	if meta.ReplayID == r.Meta.ReplayID && meta.InputFingerprint == r.Meta.InputFingerprint {
+// table of its part: the same replay id and input fingerprint.
+func (p *part) checkSibling(path string, meta Metadata) error {
+	if meta.ReplayID == p.meta.ReplayID && meta.InputFingerprint == p.meta.InputFingerprint {
 		return nil
 	}
 	return &FileError{Path: path, Problem: fmt.Sprintf("is from another replay than the run table %s (input fingerprint %s, not %s): the output's tables are mixed, e.g. by an interrupted commit",
-		filepath.Base(r.Path), short(meta.InputFingerprint), short(r.Meta.InputFingerprint)), Hint: "run the replay again"}
+		p.path, short(meta.InputFingerprint), short(p.meta.InputFingerprint)), Hint: "run the replay again"}
 }
 
 func short(fp string) string {
@@ -315,6 +454,8 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	meta.Table, _ = pf.Lookup("loopwatch.table")
 	meta.Version, _ = pf.Lookup("loopwatch.version")
 	meta.InputFingerprint, _ = pf.Lookup("loopwatch.input_fingerprint")
+	meta.Shard, _ = pf.Lookup(reports.ShardKey)
+	meta.InputListing, _ = pf.Lookup(reports.InputListingKey)
 	meta.LLM, _ = pf.Lookup("loopwatch.llm")
 	meta.Labels, _ = pf.Lookup("loopwatch.labels")
 	meta.AssessConfig, _ = pf.Lookup("loopwatch.assess_config")
@@ -353,13 +494,14 @@ func readAll[T any](pf *parquet.File) ([]T, error) {
 // skipping the row groups whose session_key statistics rule the session out (a
 // replay writes each session's rows together).
 func readSession[T any](r *Results, table, key string, keyOf func(*T) string) ([]T, error) {
-	path := r.Sibling(table)
+	p := &r.parts[r.partOf[key]]
+	path := p.sibling(table)
 	pf, closer, meta, err := openTable(path, table)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
-	if err := r.checkSibling(path, meta); err != nil {
+	if err := p.checkSibling(path, meta); err != nil {
 		return nil, err
 	}
 	col := -1

@@ -231,7 +231,7 @@ func TestOpenErrors(t *testing.T) {
 		{"not loopwatch", foreign, "foreign.parquet: not a loopwatch results file (no loopwatch.table metadata)"},
 		{"a sibling table", strings.TrimSuffix(results, ".parquet") + ".events.parquet", "is the events table of a replay, not its run table (give --results " + results + ")"},
 		{"not .parquet", filepath.Join(dir, "results.csv"), "the name must end in .parquet"},
-		{"a folder", filepath.Join(dir, "folder.parquet"), "folder.parquet: cannot read: is a directory"},
+		{"a folder without a run table", filepath.Join(dir, "folder.parquet"), "folder.parquet: is a folder without a run table (results/shard=i/part-0.parquet)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
