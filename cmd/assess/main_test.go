@@ -236,7 +236,7 @@ func TestFolderOutput(t *testing.T) {
 		t.Errorf("the two shards' run tables list %d sessions, want 3", total)
 	}
 	// A folder missing a shard; a folder whose shards read different inputs (shard 1
-	// copied from a split of fewer transcripts).
+	// copied from a split of fewer transcripts); a folder holding one shard twice.
 	fewer := t.TempDir()
 	ents, err := os.ReadDir(in)
 	if err != nil {
@@ -254,13 +254,23 @@ func TestFolderOutput(t *testing.T) {
 	for _, tt := range []struct{ name, want string }{
 		{"one shard of two", "holds 1 of the 2 shards of its split (shard=0)"},
 		{"two inputs", "is shard 1/2 of another split or input than"},
+		{"a shard twice", "too: the folder mixes outputs"},
 	} {
 		dir := t.TempDir()
 		if err := replay(in, labels, dir+string(filepath.Separator), "--shard", "0/2"); err != nil {
 			t.Fatal(err)
 		}
-		if tt.name == "two inputs" {
+		switch tt.name {
+		case "two inputs":
 			if err := os.CopyFS(dir, os.DirFS(other)); err != nil {
+				t.Fatal(err)
+			}
+		case "a shard twice": // shard 0's run table and manifest copied as shard 1's
+			if err := os.CopyFS(filepath.Join(dir, "results", "shard=1"), os.DirFS(filepath.Join(dir, "results", "shard=0"))); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "_manifests", "shard=0.manifest.json"))
+			if err != nil || os.WriteFile(filepath.Join(dir, "_manifests", "shard=1.manifest.json"), b, 0o644) != nil {
 				t.Fatal(err)
 			}
 		}
