@@ -28,9 +28,6 @@ const ShardKey = reports.ShardKey
 // listing; see [reports.InputListingKey].
 const InputListingKey = reports.InputListingKey
 
-// mergedSet names the merge's manifest in a folder output (_manifests/merged.manifest.json).
-const mergedSet = "merged"
-
 // shardPartition is the partition folder, and the manifest's name, of shard i.
 func shardPartition(i int) string { return "shard=" + strconv.Itoa(i) }
 
@@ -497,7 +494,7 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 	if err != nil {
 		return nil, &SetError{Dir: dir, Reason: err.Error()}
 	}
-	out, err := reports.NewFolderOutput(dir, "", mergedSet, md)
+	out, err := reports.NewFolderOutput(dir, "", reports.MergedSet, md)
 	if err != nil {
 		return nil, err
 	}

@@ -928,11 +928,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 	res.format = sn.format.name
 	h := sha256.New()
 	src := &eofReader{r: f}
-	var keep func(string) bool
-	if sh.Split() && !sn.owned { // another shard reports on the file: of its runs, only this shard's are read
-		keep = opts.Shard.Owns
-	}
-	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc, keep)
+	runs, probs, notes := sn.format.read(name, io.TeeReader(src, h), jc, sh.keep(sn))
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}
@@ -1031,11 +1027,7 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	h := sha256.New()
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
 	src := &eofReader{r: f}
-	var keep func(string) bool
-	if sh.Split() && !sn.owned { // another shard reports on the file: of its sessions, only this shard's are read
-		keep = opts.Shard.Owns
-	}
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), keep)
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), sh.keep(sn))
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}

@@ -130,6 +130,16 @@ func (s *sharding) skips(sn *sniffedFile) bool {
 	return s.Split() && (sn.keyed && !sn.keyOwned || sn.foreign)
 }
 
+// keep returns what s builds of the runs or sessions of a file it reads: when another
+// shard reports on the file, only its own (Shard.Owns); else every one (nil), for the
+// problems of the file's other units are its to report.
+func (s *sharding) keep(sn *sniffedFile) func(key string) bool {
+	if s.Split() && !sn.owned {
+		return s.Owns
+	}
+	return nil
+}
+
 // fileProblems returns those of problems, found while reading the file at path name,
 // that s reports: owned says whether s reports the file's own (sniffedFile.owned);
 // those about other files go by ownsPath.

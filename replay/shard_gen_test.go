@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/replay"
@@ -84,12 +83,11 @@ func genVibes(r *rand.Rand, file int) string {
 	b.WriteString(`{"event_id":"019cb3ff-9f00-7000-8000-000000000000","type":"client_connected"}` + "\n") // recognised as vibes
 	for n := range 1 + r.IntN(30) {
 		sid := "v-" + string(rune('a'+r.IntN(6)))
-		ms := uint64(time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC).UnixMilli()) + uint64(r.IntN(4000))*1000
+		ms := r.IntN(4000) * 1000
 		if r.IntN(12) == 0 {
 			ms -= 40 * 60 * 1000
 		}
-		k := file<<8 | n
-		at := fmt.Sprintf(`{"event_id":"%08x-%04x-7%03x-8000-%012x"`, ms>>16, ms&0xffff, k&0xfff, k)
+		at := fmt.Sprintf(`{"event_id":%q`, vibesEventID(ms, file<<8|n))
 		ev := func(typ, extra string) string {
 			return fmt.Sprintf(`%s,"type":%q,"session_id":%q,%s}`, at, typ, sid, extra)
 		}

@@ -126,6 +126,13 @@ func shardFS(t *testing.T) fstest.MapFS {
 	return out
 }
 
+// vibesEventID returns a UUIDv7 for ms milliseconds after 2026-03-03 14:00 UTC (less
+// for a negative ms); k makes it unique.
+func vibesEventID(ms, k int) string {
+	u := time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC).UnixMilli() + int64(ms)
+	return fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", u>>16, u&0xffff, k&0xfff, k&0xfff, k)
+}
+
 // vibesLog is a vibes event log of n interleaved sessions (v-0 …) with bad lines: of
 // its sessions (an unknown type, a field of the wrong type, an event id that is no
 // UUIDv7, a clock fault, a hook that names its session only inside) and of none (not
@@ -135,8 +142,7 @@ func vibesLog(n int) string {
 	k := 0
 	ev := func(ms int, typ, session, extra string) {
 		k++
-		u := uint64(time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC).UnixMilli()) + uint64(ms)
-		fmt.Fprintf(&b, `{"event_id":"%08x-%04x-7%03x-8%03x-%012x","type":%q`, u>>16, u&0xffff, k&0xfff, k&0xfff, k, typ)
+		fmt.Fprintf(&b, `{"event_id":%q,"type":%q`, vibesEventID(ms, k), typ)
 		if session != "" {
 			fmt.Fprintf(&b, `,"session_id":%q`, session)
 		}

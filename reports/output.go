@@ -242,7 +242,7 @@ func (o *Output) replayID() string {
 // Path returns the destination of the table named table ("" for the run table).
 func (o *Output) Path(table string) string {
 	if o.stem == "" {
-		return filepath.Join(o.TableFolder(table), o.partition, partFile)
+		return filepath.Join(o.TableFolder(table), o.partition, PartFile)
 	}
 	if table == "" {
 		return o.stem + ".parquet"
@@ -265,14 +265,24 @@ func (o *Output) TableFolder(table string) string {
 	return filepath.Join(o.dir, table)
 }
 
-// partFile is the name of a table's file in its partition folder. It is always the
+// PartFile is the name of a table's file in its partition folder. It is always the
 // same, so that writing a partition again replaces it rather than adding to it.
-const partFile = "part-0.parquet"
+const PartFile = "part-0.parquet"
+
+// MergedSet names the manifest of the merge of a split replay's shards in its folder
+// (_manifests/merged.manifest.json), which holds the input fingerprint.
+const MergedSet = "merged"
+
+// FolderManifestPath returns the manifest of the set named set ("shard=0", MergedSet)
+// of the folder output dir.
+func FolderManifestPath(dir, set string) string {
+	return filepath.Join(dir, ManifestFolder, set+manifestSuffix)
+}
 
 // ManifestPath returns the destination of the output's manifest.
 func (o *Output) ManifestPath() string {
 	if o.stem == "" {
-		return filepath.Join(o.dir, ManifestFolder, o.set+manifestSuffix)
+		return FolderManifestPath(o.dir, o.set)
 	}
 	return ManifestPath(o.stem + ".parquet")
 }
@@ -376,7 +386,7 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("output %s: %w", dir, unwrapPathError(err))
 		}
-		o.cleaned = append(o.cleaned, cleanStale(dir, func(dest string) bool { return dest == partFile }, time.Now())...)
+		o.cleaned = append(o.cleaned, cleanStale(dir, func(dest string) bool { return dest == PartFile }, time.Now())...)
 	}
 	f, err := tmpname.Create(path)
 	if err != nil {

@@ -15,8 +15,8 @@ func (r *Results) Status() Status {
 		Breaker: Breaker{State: "none", Thresholds: thresholds(r.Meta.AssessConfig)},
 		Replay: Replay{Sessions: len(r.Sessions), OtherRuns: r.OtherRuns, InputFingerprint: r.Meta.InputFingerprint,
 			Analyzer: r.Meta.LLM, Labels: r.Meta.Labels, Version: r.Meta.Version}}
-	if r.Shards > 1 {
-		st.Replay.Shards = r.Shards
+	if n := r.Shards(); n > 1 {
+		st.Replay.Shards = n
 	}
 	for i := range r.Sessions {
 		st.Replay.Events += num(r.Sessions[i].Events)

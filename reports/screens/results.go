@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -34,9 +35,6 @@ type Results struct {
 	// Meta is the file's loopwatch key-value metadata (of a folder output, its first
 	// shard's, with the input fingerprint of the merge's manifest when metrics wrote one).
 	Meta Metadata
-	// Shards is the number of run tables read: 1 in the file layout, every shard's in a
-	// folder output.
-	Shards int
 
 	parts  []part            // the run tables read, in shard order
 	partOf map[string]int    // run_key → its part
@@ -57,18 +55,19 @@ func (p *part) sibling(table string) string {
 	if p.dir == "" {
 		return strings.TrimSuffix(p.path, ".parquet") + "." + table + ".parquet"
 	}
-	return filepath.Join(p.dir, table, p.partition, partFile)
+	return filepath.Join(p.dir, table, p.partition, reports.PartFile)
 }
 
 func (p *part) manifestPath() string {
 	if p.dir == "" {
 		return reports.ManifestPath(p.path)
 	}
-	return filepath.Join(p.dir, reports.ManifestFolder, p.partition+".manifest.json")
+	return reports.FolderManifestPath(p.dir, p.partition) // a shard's set is its partition
 }
 
-// partFile is a table's file in its partition folder in the folder layout.
-const partFile = "part-0.parquet"
+// Shards returns the number of run tables read: 1 in the file layout, every shard's
+// of a folder output.
+func (r *Results) Shards() int { return len(r.parts) }
 
 // Metadata is what the screens use of a replay's key-value metadata.
 type Metadata struct {
@@ -151,7 +150,7 @@ func Open(path string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Results{Path: path, Shards: len(parts), parts: parts, partOf: map[string]int{}}
+	r := &Results{Path: path, parts: parts, partOf: map[string]int{}}
 	for i := range r.parts {
 		if err := r.read(i); err != nil {
 			return nil, err
@@ -202,9 +201,9 @@ func (r *Results) read(i int) error {
 func findParts(path string) (parts []part, folder bool, err error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		dir := filepath.Clean(path)
-		found, _ := filepath.Glob(filepath.Join(dir, reports.RunTableFolder, "*", partFile))
+		found, _ := filepath.Glob(filepath.Join(dir, reports.RunTableFolder, "*", reports.PartFile))
 		if len(found) == 0 {
-			return nil, false, &FileError{Path: path, Problem: "is a folder without a run table (" + filepath.Join(reports.RunTableFolder, "shard=i", partFile) + ")",
+			return nil, false, &FileError{Path: path, Problem: "is a folder without a run table (" + filepath.Join(reports.RunTableFolder, "shard=i", reports.PartFile) + ")",
 				Hint: "run `replay --out " + path + string(filepath.Separator) + "` first, or give --results FILE"}
 		}
 		parts = make([]part, len(found))
@@ -217,7 +216,7 @@ func findParts(path string) (parts []part, folder bool, err error) {
 		return parts, true, nil
 	}
 	partition := filepath.Base(filepath.Dir(path))
-	if filepath.Base(path) == partFile && strings.Contains(partition, "=") && filepath.Base(filepath.Dir(filepath.Dir(path))) == reports.RunTableFolder {
+	if filepath.Base(path) == reports.PartFile && strings.Contains(partition, "=") && filepath.Base(filepath.Dir(filepath.Dir(path))) == reports.RunTableFolder {
 		return []part{{path: path, dir: filepath.Dir(filepath.Dir(filepath.Dir(path))), partition: partition}}, false, nil
 	}
 	return []part{{path: path}}, false, nil
@@ -241,9 +240,8 @@ func (r *Results) checkParts(folder bool) error {
 		return nil
 	}
 	shards := func(m Metadata) int { // n of "i/n"; 1 for a replay not split
-		_, ns, _ := strings.Cut(m.Shard, "/")
-		if n, err := strconv.Atoi(ns); err == nil {
-			return n
+		if sh, err := replay.ParseShard(m.Shard); err == nil {
+			return sh.Count
 		}
 		return 1
 	}
@@ -265,7 +263,7 @@ func (r *Results) checkParts(folder bool) error {
 		return &FileError{Path: r.Path, Problem: fmt.Sprintf("holds %d of the %d shards of its split (%s)", len(r.parts), n, strings.Join(have, ", ")),
 			Hint: "wait for every shard, or give one shard's run table, " + first.path}
 	}
-	if m, err := reports.ReadManifestFile(filepath.Join(first.dir, reports.ManifestFolder, "merged.manifest.json")); err == nil && m.InputFingerprint != "" {
+	if m, err := reports.ReadManifestFile(reports.FolderManifestPath(first.dir, reports.MergedSet)); err == nil && m.InputFingerprint != "" {
 		r.Meta.InputFingerprint = m.InputFingerprint
 	}
 	return nil
