@@ -65,7 +65,9 @@
 // of a shard's time that does not shrink with more shards (with none, the ratio of n
 // shards against m would be m/n). The shard-replay-runs kind does the same over
 // --runs synthetic runs, and shard-replay-vibes over --vibes synthetic vibes event
-// logs (two sessions each).
+// logs (two sessions each). The datagen kind measures datagen itself, writing n
+// synthetic runs and n synthetic sessions for each n of --sizes (the dataset checked
+// the same in every repetition) — whether generation streams what it writes.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -82,4 +84,5 @@
 //	benchcompare scale --kinds shard-replay --sessions 2000 --replay-shards 2,8
 //	benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
 //	benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
+//	benchcompare scale --kinds datagen --sizes 1000,10000 --reps 1
 package main

@@ -601,6 +601,20 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("scale %s: no shard of 5 was replayed:\n%s", kind, stderr)
 		}
 	}
+	// datagen itself, writing 20 and 40 runs and sessions, the same dataset every time.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "datagen", "--sizes", "20,40", "--reps", "2",
+		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale datagen: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{bins["datagen"] + " --runs n --sessions n --seed 1 --out DIR, n in [20 40]", "40 against 20 (2× the input)", "RSS 40/20", "datagen "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale datagen: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "datagen rep 2/2 40: wall") {
+		t.Errorf("scale datagen: datagen was not run at 40:\n%s", stderr)
+	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")
 	if code != 1 || !strings.Contains(stderr, "peak RSS grew") {

@@ -62,6 +62,9 @@ func runScale(ctx context.Context, s settings) error {
 			rep.Setup = append(rep.Setup, fmt.Sprintf("%s: replay --shard 0/n --out DIR/ over the same %s, n in %v", kind, s.splitInput(kind), s.splitCounts))
 		}
 	}
+	if slices.Contains(s.kinds, "datagen") {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("datagen: %s --runs n --sessions n --seed %d --out DIR, n in %v (the dataset the same in every repetition)", datagen, s.seed, s.sizes))
+	}
 	load := loadAverage()
 	var failures []string
 	for _, kind := range s.kinds {
@@ -113,6 +116,12 @@ func runScale(ctx context.Context, s settings) error {
 				case "merge":
 					what = "runs"
 				}
+				if kind == "datagen" {
+					// What is measured is the writing itself: runs and sessions, n of each.
+					args = []string{"--runs", strconv.Itoa(n), "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
+					vs = append(vs, variant{name: count(n), command: datagenCommand(ctx, datagen, args), outputs: true})
+					continue
+				}
 				fmt.Fprintf(s.log, "writing %d synthetic %s\n", n, what)
 				dir := filepath.Join(tmp, fmt.Sprintf("w-%s-%d", kind, n))
 				w, err := generated(ctx, datagen, dir, kind+"-"+count(n), fmt.Sprintf("%d synthetic %s", n, what), args...)
@@ -129,8 +138,11 @@ func runScale(ctx context.Context, s settings) error {
 				}
 				vs = append(vs, variant{name: count(n), command: s.mergeCommand(ctx, metrics, shards)})
 			}
-			if kind == "merge" {
+			switch kind {
+			case "merge":
 				about = fmt.Sprintf("metrics over synthetic runs (datagen) replayed in %d shards, sizes %v", s.shards, s.sizes)
+			case "datagen":
+				about = fmt.Sprintf("datagen writing n synthetic runs and n synthetic sessions, n in %v", s.sizes)
 			}
 		}
 		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
@@ -158,7 +170,7 @@ func runScale(ctx context.Context, s settings) error {
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
-	if slices.ContainsFunc(s.kinds, func(k string) bool { return k == "runs" || k == "sessions" || k == "merge" }) {
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return k == "runs" || k == "sessions" || k == "merge" || k == "datagen" }) {
 		for i := 1; i < len(s.sizes); i++ {
 			name := count(s.sizes[i]) + "/" + count(s.sizes[0])
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
@@ -216,6 +228,16 @@ func (s settings) splitInput(kind string) string {
 }
 
 // shardOfName names the shard-replay kinds' variant of n shards.
+// datagenCommand runs datagen with args into a folder of out: the datagen kind's
+// variant, whose output — the dataset — must be the same in every repetition.
+func datagenCommand(ctx context.Context, datagen string, args []string) func(string) *exec.Cmd {
+	return func(out string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, datagen, append(slices.Clone(args), "--out", filepath.Join(out, "dataset"))...)
+		cmd.Stdout = nil
+		return cmd
+	}
+}
+
 func shardOfName(n int) string { return "shard-of-" + strconv.Itoa(n) }
 
 // shardCommand replays shard 0/n of w into the folder it is given.
