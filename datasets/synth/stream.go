@@ -3,7 +3,6 @@ package synth
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -78,17 +76,26 @@ type Written struct {
 
 // WriteDataset generates the dataset of cfg into dest, laid out by [Layout], one run,
 // session and log at a time: each is written as soon as it is played out and then
-// dropped, so memory holds one of them and the labels of those written so far (a
-// few dozen bytes a run, a few hundred a session), however large the dataset. The
-// files are byte for byte those of [DatasetFiles].
+// dropped. The labels files, sorted by run key and by file, are gathered a few
+// thousand rows at a time, each batch sorted and spilled to a scratch file in the
+// system's temporary folder, and merged when the file is written: memory holds one
+// run, session or log and at most heldLabels label rows, however large the dataset.
+// The files are byte for byte those of [DatasetFiles].
 func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
-	var w Written
+	return writeDataset(dest, cfg, heldLabels)
+}
+
+// writeDataset is WriteDataset holding at most held label rows of each labels file in
+// memory (the rest spilled, sorted, to a scratch file until the file is written).
+func writeDataset(dest Dest, cfg DatasetConfig, held int) (w Written, err error) {
 	if cfg.Runs > 0 {
-		if err := writeRuns(dest, Config{Runs: cfg.Runs, Seed: cfg.Seed, RerunEvery: cfg.RerunEvery}, &w); err != nil {
+		if err := writeRuns(dest, Config{Runs: cfg.Runs, Seed: cfg.Seed, RerunEvery: cfg.RerunEvery}, held, &w); err != nil {
 			return w, err
 		}
 	}
-	var labels []keptLabel
+	labels := newLabelSorter(held)
+	defer func() { err = errors.Join(err, labels.close()) }()
+	n := 0
 	if cfg.Sessions > 0 {
 		for s := range Sessions(SessionConfig{Sessions: cfg.Sessions, Seed: cfg.Seed}) {
 			for _, name := range slices.Sorted(maps.Keys(s.Files)) {
@@ -97,7 +104,10 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 				}
 				w.Sessions++
 			}
-			labels = append(labels, keepLabel(s))
+			if err := labels.add(sessionLabelKey(s.Label), sessionLabelRow(s.Label)); err != nil {
+				return w, err
+			}
+			n++
 		}
 	}
 	for i := range cfg.VibesLogs {
@@ -106,12 +116,15 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 			return w, err
 		}
 		w.Vibes++
-		for k := range l.Labels {
-			labels = append(labels, keptLabel{id: l.Labels[k].SessionID, whole: &l.Labels[k]})
+		for _, label := range l.Labels {
+			if err := labels.add(sessionLabelKey(label), sessionLabelRow(label)); err != nil {
+				return w, err
+			}
+			n++
 		}
 	}
-	if len(labels) > 0 {
-		if err := writeWith(dest, SessionLabelsFile, func(out io.Writer) error { return writeKeptLabels(out, labels) }); err != nil {
+	if n > 0 {
+		if err := writeWith(dest, SessionLabelsFile, func(out io.Writer) error { return labels.writeTo(out, sessionLabelHeader) }); err != nil {
 			return w, err
 		}
 		w.Labels = append(w.Labels, SessionLabelsFile)
@@ -119,93 +132,9 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 	return w, nil
 }
 
-// keptLabel is a session's label as WriteDataset keeps it until the labels file is
-// written: a generated session's without what its scenario gives (the file's folder,
-// the outcome, the notes), a vibes log session's whole.
-type keptLabel struct {
-	id       string
-	scenario SessionScenario
-	humans   int
-	friction []string
-	whole    *SessionLabel // a vibes log session's label; nil for a generated session
-}
-
-func keepLabel(s Session) keptLabel {
-	k := keptLabel{id: s.Label.SessionID, scenario: s.Scenario, humans: s.Label.HumanMsgs, friction: s.Label.Friction}
-	if full := k.label(); full.File != s.Label.File || full.Notes != s.Label.Notes || full.Outcome != s.Label.Outcome {
-		panic("synth: a session's label is not the one its scenario gives") // playSession and label disagree
-	}
-	return k
-}
-
-// fileParts returns the label's file as two parts to be joined.
-func (k *keptLabel) fileParts() (string, string) {
-	if k.whole != nil {
-		return k.whole.File, ""
-	}
-	return sessionDir(k.scenario) + "/", k.id + ".jsonl"
-}
-
-// sessionDir is the folder of a scenario's session files, relative to the inputs.
-func sessionDir(sc SessionScenario) string { return "sessions/" + sessionScripts[sc].project.dir() }
-
-// label returns the whole label.
-func (k *keptLabel) label() SessionLabel {
-	if k.whole != nil {
-		return *k.whole
-	}
-	script := sessionScripts[k.scenario]
-	dir, file := k.fileParts()
-	return SessionLabel{SessionID: k.id, File: dir + file, Outcome: script.outcome, Confidence: "high", HumanMsgs: k.humans,
-		Friction: k.friction, Notes: "Synthetic " + string(k.scenario) + ": " + script.notes}
-}
-
-// writeKeptLabels writes labels as SessionLabels renders them, in the same order: it
-// sorts them by the same keys (file, then session id) over the same input, so the
-// sort makes the same moves.
-func writeKeptLabels(out io.Writer, labels []keptLabel) error {
-	slices.SortFunc(labels, func(a, b keptLabel) int {
-		a1, a2 := a.fileParts()
-		b1, b2 := b.fileParts()
-		if c := compareJoined(a1, a2, b1, b2); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	w := csv.NewWriter(out)
-	w.Write(sessionLabelHeader)
-	for i := range labels {
-		w.Write(sessionLabelRow(labels[i].label()))
-	}
-	w.Flush()
-	return w.Error()
-}
-
-// compareJoined compares a1+a2 with b1+b2 without joining them.
-func compareJoined(a1, a2, b1, b2 string) int {
-	for {
-		switch {
-		case a1 == "" && a2 == "":
-			if b1 == "" && b2 == "" {
-				return 0
-			}
-			return -1
-		case b1 == "" && b2 == "":
-			return 1
-		case a1 == "":
-			a1, a2 = a2, ""
-			continue
-		case b1 == "":
-			b1, b2 = b2, ""
-			continue
-		}
-		n := min(len(a1), len(b1))
-		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
-			return c
-		}
-		a1, b1 = a1[n:], b1[n:]
-	}
-}
+// sessionLabelKey is what a session's label row is sorted by in its file: the file,
+// then the session id (SessionLabels' order; no file or id holds a NUL).
+func sessionLabelKey(l SessionLabel) string { return l.File + "\x00" + l.SessionID }
 
 // datasetVibesConfig is the configuration of a dataset's i-th vibes log.
 func datasetVibesConfig(cfg DatasetConfig, i int) VibesConfig {
@@ -219,13 +148,14 @@ func datasetVibesConfig(cfg DatasetConfig, i int) VibesConfig {
 // writeRuns writes the runs of cfg as trace files, and their labels. The runs of one
 // file follow each other (a re-run joins the file of the run just before it), so one
 // file is open at a time.
-func writeRuns(dest Dest, cfg Config, w *Written) (err error) {
+func writeRuns(dest Dest, cfg Config, held int, w *Written) (err error) {
 	var (
 		out    io.WriteCloser
 		file   string
 		enc    *json.Encoder
-		labels []runLabel
+		labels = newLabelSorter(held)
 	)
+	defer func() { err = errors.Join(err, labels.close()) }()
 	closeOut := func() {
 		if out != nil {
 			err = errors.Join(err, out.Close())
@@ -251,12 +181,14 @@ func writeRuns(dest Dest, cfg Config, w *Written) (err error) {
 				return fmt.Errorf("synth: writing %s: %w", r.File, err)
 			}
 		}
-		labels = append(labels, labelOf(r))
+		if err := labels.add(r.Key, labelOf(r).row()); err != nil {
+			return err
+		}
 	}
 	if closeOut(); err != nil {
 		return err
 	}
-	if err := writeWith(dest, RunLabelsFile, func(out io.Writer) error { return writeRunLabels(out, labels) }); err != nil {
+	if err := writeWith(dest, RunLabelsFile, func(out io.Writer) error { return labels.writeTo(out, runLabelHeader) }); err != nil {
 		return err
 	}
 	w.Labels = append(w.Labels, RunLabelsFile)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -89,23 +88,27 @@ func TestWriteDataset(t *testing.T) {
 					t.Errorf("label file %s not in the dataset", l)
 				}
 			}
-		})
-	}
-}
-
-// TestCompareJoined: comparing two strings given in two parts each is comparing the
-// joined strings, wherever the parts split them.
-func TestCompareJoined(t *testing.T) {
-	words := []string{"", "a", "ab", "abc", "b", "sessions/", "sessions/-home-a/", "sessions/-home-ab/", "x.jsonl", "/"}
-	for _, a1 := range words {
-		for _, a2 := range words {
-			for _, b1 := range words {
-				for _, b2 := range words {
-					if got, want := compareJoined(a1, a2, b1, b2), strings.Compare(a1+a2, b1+b2); got != want {
-						t.Errorf("compareJoined(%q, %q, %q, %q) = %d, want %d", a1, a2, b1, b2, got, want)
+			// Holding 1, 2 or 7 label rows at a time, the labels files are merged from
+			// spilled sorted runs, of one row, of several, the last one short: the same
+			// files.
+			scratch := t.TempDir()
+			t.Setenv("TMPDIR", scratch)
+			for _, held := range []int{1, 2, 7} {
+				mem := memDest{}
+				if _, err := writeDataset(mem, cfg, held); err != nil {
+					t.Fatal(err)
+				}
+				if left, _ := os.ReadDir(scratch); len(left) > 0 {
+					t.Errorf("holding %d label rows: the scratch file was left: %v", held, left)
+				}
+				if !maps.EqualFunc(map[string][]byte(mem), want, bytes.Equal) {
+					for _, name := range slices.Sorted(maps.Keys(want)) {
+						if !bytes.Equal(mem[name], want[name]) {
+							t.Errorf("holding %d label rows: %s differs:\n%s\nwant\n%s", held, name, mem[name], want[name])
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }

@@ -65,16 +65,23 @@ func runLabelsCSV(labels []runLabel) []byte {
 func writeRunLabels(out io.Writer, labels []runLabel) error {
 	slices.SortFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
 	w := csv.NewWriter(out)
-	w.Write([]string{"run_key", "label", "outcome", "label_source", "rule"})
+	w.Write(runLabelHeader)
 	for _, r := range labels {
-		label := "negative"
-		if r.scenario.Struggling() {
-			label = "positive"
-		}
-		w.Write([]string{r.key, label, r.outcome, "derived", "synthetic ground truth: scenario " + string(r.scenario)})
+		w.Write(r.row())
 	}
 	w.Flush()
 	return w.Error()
+}
+
+var runLabelHeader = []string{"run_key", "label", "outcome", "label_source", "rule"}
+
+// row is the label's row of the labels file.
+func (r runLabel) row() []string {
+	label := "negative"
+	if r.scenario.Struggling() {
+		label = "positive"
+	}
+	return []string{r.key, label, r.outcome, "derived", "synthetic ground truth: scenario " + string(r.scenario)}
 }
 
 // SamplePlan is the scenario list of loopwatch's built-in sample: every scenario at
