@@ -21,7 +21,8 @@ const heldLabels = 8192
 // labelSorter writes a labels file's rows sorted by their keys while holding at most
 // held of them: rows are rendered to CSV as they come, and whenever held of them are
 // gathered they are sorted and appended to a scratch file as one sorted run; the file
-// is then the merge of the runs (and of the rows still held). Keys must be distinct.
+// is then the merge of the runs (and of the rows still held). Rows of one key (a
+// re-run's label shares its run key) keep the order they were added in.
 // Memory holds held rows, and a read buffer per run when merging, however many rows.
 type labelSorter struct {
 	held  int
@@ -58,7 +59,7 @@ func (s *labelSorter) add(key string, row []string) error {
 }
 
 func (s *labelSorter) sortHeld() {
-	slices.SortFunc(s.rows, func(a, b keyedRow) int { return cmp.Compare(a.key, b.key) })
+	slices.SortStableFunc(s.rows, func(a, b keyedRow) int { return cmp.Compare(a.key, b.key) })
 }
 
 // spillRun sorts the rows held and appends them to the scratch file as a run.
@@ -145,6 +146,9 @@ func (s *labelSorter) writeTo(out io.Writer, header []string) error {
 	return nil
 }
 
+// empty reports whether no row was added.
+func (s *labelSorter) empty() bool { return len(s.rows) == 0 && s.spill == nil }
+
 // close removes the scratch file.
 func (s *labelSorter) close() error {
 	if s.spill == nil {
@@ -158,7 +162,7 @@ func (s *labelSorter) close() error {
 // spilledRun reads one sorted run of the scratch file.
 type spilledRun struct {
 	r   *bufio.Reader
-	n   int // the run's place: ties (never with distinct keys) keep the runs' order
+	n   int // the run's place: of rows of one key, an earlier run's come first
 	row keyedRow
 }
 

@@ -95,7 +95,6 @@ func writeDataset(dest Dest, cfg DatasetConfig, held int) (w Written, err error)
 	}
 	labels := newLabelSorter(held)
 	defer func() { err = errors.Join(err, labels.close()) }()
-	n := 0
 	if cfg.Sessions > 0 {
 		for s := range Sessions(SessionConfig{Sessions: cfg.Sessions, Seed: cfg.Seed}) {
 			for _, name := range slices.Sorted(maps.Keys(s.Files)) {
@@ -107,7 +106,6 @@ func writeDataset(dest Dest, cfg DatasetConfig, held int) (w Written, err error)
 			if err := labels.add(sessionLabelKey(s.Label), sessionLabelRow(s.Label)); err != nil {
 				return w, err
 			}
-			n++
 		}
 	}
 	for i := range cfg.VibesLogs {
@@ -120,10 +118,9 @@ func writeDataset(dest Dest, cfg DatasetConfig, held int) (w Written, err error)
 			if err := labels.add(sessionLabelKey(label), sessionLabelRow(label)); err != nil {
 				return w, err
 			}
-			n++
 		}
 	}
-	if n > 0 {
+	if !labels.empty() {
 		if err := writeWith(dest, SessionLabelsFile, func(out io.Writer) error { return labels.writeTo(out, sessionLabelHeader) }); err != nil {
 			return w, err
 		}

@@ -63,7 +63,7 @@ func runLabelsCSV(labels []runLabel) []byte {
 
 // writeRunLabels writes labels as Labels renders them; it sorts them in place.
 func writeRunLabels(out io.Writer, labels []runLabel) error {
-	slices.SortFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
+	slices.SortStableFunc(labels, func(a, b runLabel) int { return strings.Compare(a.key, b.key) })
 	w := csv.NewWriter(out)
 	w.Write(runLabelHeader)
 	for _, r := range labels {

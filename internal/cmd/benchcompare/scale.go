@@ -115,9 +115,7 @@ func runScale(ctx context.Context, s settings) error {
 					args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
 				case "merge":
 					what = "runs"
-				}
-				if kind == "datagen" {
-					// What is measured is the writing itself: runs and sessions, n of each.
+				case "datagen": // what is measured is the writing itself: runs and sessions, n of each
 					args = []string{"--runs", strconv.Itoa(n), "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
 					vs = append(vs, variant{name: count(n), command: datagenCommand(ctx, datagen, args), outputs: true})
 					continue
@@ -227,7 +225,6 @@ func (s settings) splitInput(kind string) string {
 	return fmt.Sprintf("%d synthetic sessions", s.sessionsN)
 }
 
-// shardOfName names the shard-replay kinds' variant of n shards.
 // datagenCommand runs datagen with args into a folder of out: the datagen kind's
 // variant, whose output — the dataset — must be the same in every repetition.
 func datagenCommand(ctx context.Context, datagen string, args []string) func(string) *exec.Cmd {
@@ -238,6 +235,7 @@ func datagenCommand(ctx context.Context, datagen string, args []string) func(str
 	}
 }
 
+// shardOfName names the shard-replay kinds' variant of n shards.
 func shardOfName(n int) string { return "shard-of-" + strconv.Itoa(n) }
 
 // shardCommand replays shard 0/n of w into the folder it is given.
