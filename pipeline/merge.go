@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/internal/smallest"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/reports"
@@ -56,7 +57,7 @@ const MaxUnmatchedListed = 100
 // are replayed in, nor on how a replay is split.
 func (t *tally) momentMissing(detail string) {
 	t.MomentsMissing++
-	keepSmallest(&t.MomentExamples, detail, momentExamples)
+	smallest.Keep(&t.MomentExamples, detail, momentExamples)
 }
 
 // unmatched counts a label key that matches nothing; the keys kept are the smallest,
@@ -64,17 +65,7 @@ func (t *tally) momentMissing(detail string) {
 // holds MaxUnmatchedListed.
 func (t *tally) unmatched(key string) {
 	t.UnmatchedCount++
-	keepSmallest(&t.Unmatched, key, MaxUnmatchedListed)
-}
-
-// keepSmallest inserts s into the sorted list if it is among its k smallest, and
-// keeps only those.
-func keepSmallest(list *[]string, s string, k int) {
-	i, _ := slices.BinarySearch(*list, s)
-	if i < k {
-		*list = slices.Insert(*list, i, s)
-		*list = (*list)[:min(len(*list), k)]
-	}
+	smallest.Keep(&t.Unmatched, key, MaxUnmatchedListed)
 }
 
 // add adds another shard's tally. The shards' label keys are disjoint (a key is its
