@@ -95,9 +95,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var s screen
 	switch {
 	case cmd == "status":
-		s = res.Status()
+		if s, err = res.Status(); err != nil {
+			return fail("%v", err)
+		}
 	case len(rest) == 0:
-		s = res.History(screens.HistoryOptions{Days: *days, Limit: *limit})
+		if s, err = res.History(screens.HistoryOptions{Days: *days, Limit: *limit}); err != nil {
+			return fail("%v", err)
+		}
 	default:
 		d, err := res.Detail(rest[0])
 		var le *screens.LookupError

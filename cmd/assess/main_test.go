@@ -254,7 +254,7 @@ func TestFolderOutput(t *testing.T) {
 	for _, tt := range []struct{ name, want string }{
 		{"one shard of two", "holds 1 of the 2 shards of its split (shard=0)"},
 		{"two inputs", "is shard 1/2 of another split or input than"},
-		{"a shard twice", "too: the folder mixes outputs"},
+		{"a shard twice", "is shard 0/2 in the partition shard=1: the folder mixes outputs"},
 	} {
 		dir := t.TempDir()
 		if err := replay(in, labels, dir+string(filepath.Separator), "--shard", "0/2"); err != nil {

@@ -9,22 +9,23 @@ import (
 )
 
 // Status builds the status screen: the breaker's state in the newest session, that
-// session, and the replay.
-func (r *Results) Status() Status {
-	st := Status{Results: r.Path, Enabled: len(r.Sessions) > 0,
+// session, and the replay. It reads the newest session's row and every session's key.
+func (r *Results) Status() (Status, error) {
+	st := Status{Results: r.Path, Enabled: r.Sessions > 0,
 		Breaker: Breaker{State: "none", Thresholds: thresholds(r.Meta.AssessConfig)},
-		Replay: Replay{Sessions: len(r.Sessions), OtherRuns: r.OtherRuns, InputFingerprint: r.Meta.InputFingerprint,
+		Replay: Replay{Sessions: r.Sessions, OtherRuns: r.OtherRuns, Events: r.Events, InputFingerprint: r.Meta.InputFingerprint,
 			Analyzer: r.Meta.LLM, Labels: r.Meta.Labels, Version: r.Meta.Version}}
 	if n := r.Shards(); n > 1 {
 		st.Replay.Shards = n
 	}
-	for i := range r.Sessions {
-		st.Replay.Events += num(r.Sessions[i].Events)
+	if r.newest == nil {
+		return st, nil
 	}
-	if len(r.Sessions) == 0 {
-		return st
+	sessions, err := r.sessions([]entry{*r.newest})
+	if err != nil {
+		return Status{}, err
 	}
-	s := r.session(&r.Sessions[0])
+	s := sessions[0]
 	st.ActiveSession = &s
 	st.Breaker.State = "ok"
 	if s.Interventions > 0 {
@@ -32,7 +33,23 @@ func (r *Results) Status() Status {
 	}
 	st.Breaker.Interventions = s.Interventions
 	st.Breaker.FrustrationEMA = &s.FinalFrustrationEMA
-	return st
+	return st, nil
+}
+
+// sessions reads the rows of the entries and their short ids, and returns them as the
+// screens show them, in the entries' order.
+func (r *Results) sessions(es []entry) ([]Session, error) {
+	keys := make([]string, len(es))
+	for i := range es {
+		keys[i] = es[i].key
+	}
+	short, err := r.shortIDs(keys...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Session, len(es))
+	err = r.rows(es, func(i int, row *reports.RunRow) { out[i] = session(row, short[row.RunKey]) })
+	return out, err
 }
 
 // HistoryOptions choose the sessions of the history screen.
@@ -44,32 +61,53 @@ type HistoryOptions struct {
 	Limit int
 }
 
-// History builds the session list: newest first (start time descending, then id).
-func (r *Results) History(opts HistoryOptions) History {
-	h := History{Results: r.Path, Days: max(opts.Days, 0), Limit: max(opts.Limit, 0), TotalSessions: len(r.Sessions),
+// History builds the session list: newest first (start time descending, then id). It
+// reads every session's key and start, and the rows it lists.
+func (r *Results) History(opts HistoryOptions) (History, error) {
+	h := History{Results: r.Path, Days: max(opts.Days, 0), Limit: max(opts.Limit, 0), TotalSessions: r.Sessions,
 		Sessions: []Session{}}
 	var since time.Time
-	if h.Days > 0 && len(r.Sessions) > 0 && r.Sessions[0].StartedAt != nil {
-		until := r.Sessions[0].StartedAt.UTC()
+	if h.Days > 0 && r.newest != nil && r.newest.dated {
+		until := r.newest.started.UTC()
 		since = until.Add(-time.Duration(h.Days) * 24 * time.Hour)
 		h.Since, h.Until = &since, &until
 	}
-	for i := range r.Sessions {
-		row := &r.Sessions[i]
-		if row.StartedAt == nil {
-			h.Undated++
-			if h.Days > 0 {
-				continue
-			}
-		} else if h.Days > 0 && row.StartedAt.Before(since) {
-			continue
-		}
-		h.InWindow++
-		if h.Limit == 0 || len(h.Sessions) < h.Limit {
-			h.Sessions = append(h.Sessions, r.session(row))
+	var listed []entry // the first h.Limit in display order, once sorted and cut
+	cut := func() {
+		slices.SortFunc(listed, func(a, b entry) int { return compareEntries(&a, &b) })
+		if h.Limit > 0 && len(listed) > h.Limit {
+			listed = listed[:h.Limit]
 		}
 	}
-	return h
+	err := r.scan(func(e *entry, row *keyRow) error {
+		if row.Kind != "session" {
+			return nil
+		}
+		if !e.dated {
+			h.Undated++
+			if h.Days > 0 {
+				return nil
+			}
+		} else if h.Days > 0 && e.started.Before(since) {
+			return nil
+		}
+		h.InWindow++
+		listed = append(listed, *e)
+		if h.Limit > 0 && len(listed) >= 2*h.Limit+scanBatch {
+			cut()
+		}
+		return nil
+	})
+	if err != nil {
+		return History{}, err
+	}
+	cut()
+	if len(listed) > 0 {
+		if h.Sessions, err = r.sessions(listed); err != nil {
+			return History{}, err
+		}
+	}
+	return h, nil
 }
 
 // TrajectoryWidth is the number of cells of the frustration sparkline (fewer when the
@@ -80,31 +118,35 @@ const TrajectoryWidth = 30
 // reading its rows from the events, checkpoints and interventions tables beside the
 // run table.
 func (r *Results) Detail(id string) (Detail, error) {
-	row, err := r.Find(id)
+	e, row, err := r.find(id)
 	if err != nil {
 		return Detail{}, err
 	}
-	key := row.RunKey
-	events, err := readSession(r, "events", key, func(e *reports.EventRow) string { return e.SessionKey })
+	p := &r.parts[e.part]
+	events, err := readSession(p, "events", e.key, func(e *reports.EventRow) string { return e.SessionKey })
 	if err != nil {
 		return Detail{}, err
 	}
-	cps, err := readSession(r, "checkpoints", key, func(c *reports.CheckpointRow) string { return c.SessionKey })
+	cps, err := readSession(p, "checkpoints", e.key, func(c *reports.CheckpointRow) string { return c.SessionKey })
 	if err != nil {
 		return Detail{}, err
 	}
-	ivs, err := readSession(r, "interventions", key, func(i *reports.InterventionRow) string { return i.SessionKey })
+	ivs, err := readSession(p, "interventions", e.key, func(i *reports.InterventionRow) string { return i.SessionKey })
 	if err != nil {
 		return Detail{}, err
 	}
-	return r.detail(row, events, cps, ivs), nil
+	short, err := r.shortIDs(e.key)
+	if err != nil {
+		return Detail{}, err
+	}
+	return r.detail(row, short[e.key], events, cps, ivs), nil
 }
 
-func (r *Results) detail(row *reports.RunRow, events []reports.EventRow, cps []reports.CheckpointRow, ivs []reports.InterventionRow) Detail {
+func (r *Results) detail(row *reports.RunRow, shortID string, events []reports.EventRow, cps []reports.CheckpointRow, ivs []reports.InterventionRow) Detail {
 	slices.SortStableFunc(events, func(a, b reports.EventRow) int { return cmp.Compare(a.Index, b.Index) })
 	slices.SortStableFunc(cps, func(a, b reports.CheckpointRow) int { return cmp.Compare(a.Seq, b.Seq) })
 	slices.SortStableFunc(ivs, func(a, b reports.InterventionRow) int { return cmp.Compare(a.EventIndex, b.EventIndex) })
-	d := Detail{Results: r.Path, Session: r.session(row),
+	d := Detail{Results: r.Path, Session: session(row, shortID),
 		Analysis: Analysis{Outcome: row.PredictedOutcome, Confidence: row.PredictedConfidence, Summary: row.AnalysisSummary,
 			Error: row.AnalysisError, EndReason: row.EndReason},
 		Checkpoints: []Checkpoint{}, Signals: []Signal{}, Interventions: []Intervention{}}

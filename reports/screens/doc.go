@@ -9,15 +9,23 @@
 // the folder replay --out DIR/ wrote, it reads every shard's run table in it, each
 // checked against its own manifest, and refuses a folder that does not hold every
 // shard of one split of one input (the shards' loopwatch.shard and
-// loopwatch.input_listing) or holds a session twice; a session's other tables are read
-// from its own shard's partition. Given one shard's run table, it shows that shard. Each
-// sibling table read must carry the run table's replay id and input fingerprint, so
-// that tables of different replays are never shown together. The rows of kind "session" are the
-// sessions, ordered newest first (started_at descending, then run_key; sessions
-// without a start time last). A session's detail reads only its own rows from the
-// events, checkpoints and interventions tables beside the run table
-// (results.events.parquet, …), skipping row groups whose session_key statistics rule
-// it out.
+// loopwatch.input_listing), holds a shard in another's partition, or holds a session
+// in a shard its key does not hash to (so that no session is in two shards); a
+// session's other tables are read from its own shard's partition. Given one shard's
+// run table, it shows that shard. Each sibling table read must carry the run table's
+// replay id and input fingerprint, so that tables of different replays are never
+// shown together. The rows of kind "session" are the sessions, ordered newest first
+// (started_at descending, then run_key; sessions without a start time last). A
+// session's detail reads only its own rows from the events, checkpoints and
+// interventions tables beside the run table (results.events.parquet, …), skipping row
+// groups whose session_key statistics rule it out.
+//
+// The screens hold what they show, not the replay: however many sessions the run
+// tables hold, a screen reads their run_key, kind, started_at and events columns a
+// batch at a time — to count, order and window the sessions, and to shorten the ids it
+// shows — and then the full rows of the sessions it lists and no others. Status and a
+// session's detail keep one session; the history keeps the page --limit asks for (all
+// of the window without one).
 //
 // What the screens show, and where the seed's screens could not be followed:
 //

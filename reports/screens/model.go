@@ -59,9 +59,10 @@ type Label struct {
 	Source     *string `json:"source"`
 }
 
-func (r *Results) session(row *reports.RunRow) Session {
+// session is the run-table row of a session as the screens show it, with its short id.
+func session(row *reports.RunRow, shortID string) Session {
 	s := Session{
-		ID: row.RunKey, ShortID: r.ShortID(row.RunKey), Source: row.Source, File: row.File, Title: row.Title,
+		ID: row.RunKey, ShortID: shortID, Source: row.Source, File: row.File, Title: row.Title,
 		Project: deref(row.Project), StartedAt: utc(row.StartedAt), EndedAt: utc(row.EndedAt),
 		Events: num(row.Events), HumanMessages: num(row.HumanMessages), ToolFailures: num(row.ToolFailures),
 		Interrupts: num(row.Interrupts), Checkpoints: num(row.Checkpoints), Interventions: num(row.Interventions),

@@ -22,23 +22,24 @@ import (
 	"github.com/loopwatch/loopwatch/reports"
 )
 
-// Results is a replay's run table, opened for the screens: its session rows in
-// display order and the metadata every table of the replay carries.
+// Results is a replay's run table, opened for the screens: what they show of it as a
+// whole (its sessions counted, their events summed, the newest one) and the metadata
+// every table of the replay carries. It holds no session's row: each screen reads the
+// run tables again for the rows it shows, so that what it keeps in memory is what it
+// prints — one session for the status and detail screens, a page of the history —
+// however many sessions the replay wrote.
 type Results struct {
 	// Path is the run table as it was given.
 	Path string
-	// Sessions are the rows of kind "session", newest first: started_at descending,
-	// then run_key; sessions without a start time come last, by run_key.
-	Sessions []reports.RunRow
-	// OtherRuns counts the rows of other kinds (quasar runs).
-	OtherRuns int
+	// Sessions counts the rows of kind "session"; OtherRuns the rows of other kinds
+	// (quasar runs); Events the sessions' events.
+	Sessions, OtherRuns, Events int
 	// Meta is the file's loopwatch key-value metadata (of a folder output, its first
 	// shard's, with the input fingerprint of the merge's manifest when metrics wrote one).
 	Meta Metadata
 
-	parts  []part            // the run tables read, in shard order
-	partOf map[string]int    // run_key → its part
-	short  map[string]string // run_key → shortest unique prefix (≥ ShortIDLen)
+	parts  []part // the run tables read, in shard order
+	newest *entry // the first session in display order; nil without sessions
 }
 
 // part is one run table of an output and where its tables are: the file layout's run
@@ -49,6 +50,7 @@ type part struct {
 	path           string // the run table
 	dir, partition string // the folder layout's folder and partition ("shard=0"); "" in the file layout
 	meta           Metadata
+	shard          replay.Shard // its loopwatch.shard; the zero Shard for a replay not split
 }
 
 func (p *part) sibling(table string) string {
@@ -104,20 +106,22 @@ func (e *FileError) Error() string {
 
 // LookupError is a session id that names no session, or more than one.
 type LookupError struct {
-	Path       string
-	ID         string
-	Candidates []string // the sessions an ambiguous prefix matches, in key order
-	Note       string   // why it is unknown, when more can be said
+	Path string
+	ID   string
+	// Matches counts the sessions an ambiguous prefix begins; Candidates are the
+	// first of them in key order, at most eight.
+	Matches    int
+	Candidates []string
+	Note       string // why it is unknown, when more can be said
 }
 
 func (e *LookupError) Error() string {
-	if len(e.Candidates) > 1 {
-		const show = 8
-		list := strings.Join(e.Candidates[:min(show, len(e.Candidates))], ", ")
-		if n := len(e.Candidates) - show; n > 0 {
+	if e.Matches > 1 {
+		list := strings.Join(e.Candidates, ", ")
+		if n := e.Matches - len(e.Candidates); n > 0 {
 			list += fmt.Sprintf(" and %d more", n)
 		}
-		return fmt.Sprintf("session %q is ambiguous in %s: it begins %d sessions: %s (give more of the id)", e.ID, e.Path, len(e.Candidates), list)
+		return fmt.Sprintf("session %q is ambiguous in %s: it begins %d sessions: %s (give more of the id)", e.ID, e.Path, e.Matches, list)
 	}
 	msg := fmt.Sprintf("no session %q in %s", e.ID, e.Path)
 	if e.Note != "" {
@@ -143,16 +147,19 @@ func replayHint(path string) string {
 // loopwatch run table, or is not part of a complete output: its manifest
 // (<stem>.manifest.json, or DIR/_manifests/shard=i.manifest.json, written last by the
 // replay's commit) is missing or names another replay; and for a folder, when it holds
-// no run table, not every shard of its split, shards of different splits or inputs, or
-// a session in two shards.
+// no run table, not every shard of its split, shards of different splits or inputs, a
+// shard in another shard's partition, or a session in a shard its key does not hash to.
+//
+// Open reads the run tables' run_key, kind, started_at and events columns once, a
+// batch of rows at a time; it keeps what the screens show of the whole, not the rows.
 func Open(path string) (*Results, error) {
 	parts, folder, err := findParts(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &Results{Path: path, parts: parts, partOf: map[string]int{}}
+	r := &Results{Path: path, parts: parts}
 	for i := range r.parts {
-		if err := r.read(i); err != nil {
+		if err := r.readMeta(i); err != nil {
 			return nil, err
 		}
 	}
@@ -160,40 +167,43 @@ func Open(path string) (*Results, error) {
 	if err := r.checkParts(folder); err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(r.Sessions, compareSessions)
-	r.short = shortIDs(r.Sessions)
+	err = r.scan(func(e *entry, row *keyRow) error {
+		if row.Kind != "session" {
+			r.OtherRuns++
+			return nil
+		}
+		p := &r.parts[e.part]
+		if !p.shard.Owns(e.key) { // so no session is in two shards
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("session %s is not shard %s's: its key hashes to shard %d, so the folder mixes outputs",
+				e.key, p.shard, replay.ShardOf(e.key, p.shard.Count)), Hint: "replay every shard again into an empty folder"}
+		}
+		r.Sessions++
+		r.Events += num(row.Events)
+		if r.newest == nil || e.before(r.newest) {
+			n := *e
+			r.newest = &n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-// read reads the run table of the i-th part into r.
-func (r *Results) read(i int) error {
+// readMeta opens the run table of the i-th part and checks its metadata and manifest.
+func (r *Results) readMeta(i int) error {
 	p := &r.parts[i]
-	pf, closer, meta, err := openTable(p.path, runTable)
+	_, closer, meta, err := openTable(p.path, runTable)
 	if err != nil {
 		return err
 	}
-	defer closer.Close()
+	closer.Close()
 	p.meta = meta
-	if err := checkManifest(p, meta); err != nil {
-		return err
+	if sh, err := replay.ParseShard(meta.Shard); err == nil {
+		p.shard = sh
 	}
-	rows, err := readAll[reports.RunRow](pf)
-	if err != nil {
-		return &FileError{Path: p.path, Problem: "cannot read the run table: " + err.Error(), Hint: replayHint(p.path)}
-	}
-	for _, row := range rows {
-		if row.Kind != "session" {
-			r.OtherRuns++
-			continue
-		}
-		if j, ok := r.partOf[row.RunKey]; ok && j != i { // within one run table, as the replay wrote it
-			return &FileError{Path: p.path, Problem: fmt.Sprintf("session %s is in %s too: the folder mixes outputs", row.RunKey, r.parts[j].path),
-				Hint: "replay every shard again into an empty folder"}
-		}
-		r.partOf[row.RunKey] = i
-		r.Sessions = append(r.Sessions, row)
-	}
-	return nil
+	return checkManifest(p, meta)
 }
 
 // findParts returns the run tables path names — a folder's shards (folder set), one
@@ -239,16 +249,16 @@ func (r *Results) checkParts(folder bool) error {
 	if first.dir == "" {
 		return nil
 	}
-	shards := func(m Metadata) int { // n of "i/n"; 1 for a replay not split
-		if sh, err := replay.ParseShard(m.Shard); err == nil {
-			return sh.Count
-		}
-		return 1
-	}
-	n := shards(first.meta)
+	shards := func(p *part) int { return max(p.shard.Count, 1) } // n of "i/n"; 1 for a replay not split
+	n := shards(first)
 	for i := range r.parts {
-		if p := &r.parts[i]; shards(p.meta) != n || p.meta.InputListing != first.meta.InputListing {
+		p := &r.parts[i]
+		if shards(p) != n || p.meta.InputListing != first.meta.InputListing {
 			return &FileError{Path: p.path, Problem: fmt.Sprintf("is shard %s of another split or input than %s (shard %s)", orDash(p.meta.Shard), first.path, orDash(first.meta.Shard)),
+				Hint: "replay every shard again into an empty folder"}
+		}
+		if p.shard.Split() && shardIndex(p.partition) != p.shard.Index {
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("is shard %s in the partition %s: the folder mixes outputs", p.meta.Shard, p.partition),
 				Hint: "replay every shard again into an empty folder"}
 		}
 	}
@@ -269,51 +279,6 @@ func (r *Results) checkParts(folder bool) error {
 	return nil
 }
 
-// compareSessions orders sessions newest first, then by key; undated ones last.
-func compareSessions(a, b reports.RunRow) int {
-	switch {
-	case a.StartedAt == nil && b.StartedAt == nil:
-	case a.StartedAt == nil:
-		return 1
-	case b.StartedAt == nil:
-		return -1
-	default:
-		if c := b.StartedAt.Compare(*a.StartedAt); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(a.RunKey, b.RunKey)
-}
-
-// shortIDs gives each session the shortest prefix of its key, at least ShortIDLen
-// characters long, that begins no other session's key.
-func shortIDs(sessions []reports.RunRow) map[string]string {
-	keys := make([]string, len(sessions))
-	for i, s := range sessions {
-		keys[i] = s.RunKey
-	}
-	slices.Sort(keys)
-	short := make(map[string]string, len(keys))
-	common := func(a, b string) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
-	}
-	for i, k := range keys {
-		n := ShortIDLen
-		if i > 0 {
-			n = max(n, common(k, keys[i-1])+1)
-		}
-		if i+1 < len(keys) {
-			n = max(n, common(k, keys[i+1])+1)
-		}
-		short[k] = truncateID(k, n)
-	}
-	return short
-}
-
 // truncateID cuts k to n bytes without splitting a UTF-8 sequence.
 func truncateID(k string, n int) string {
 	if n >= len(k) {
@@ -326,47 +291,6 @@ func truncateID(k string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// ShortID returns the short form of a session's id shown in the history table.
-func (r *Results) ShortID(key string) string {
-	if s, ok := r.short[key]; ok {
-		return s
-	}
-	return key
-}
-
-// Find returns the session whose id is id or, failing that, the only session whose id
-// begins with id. It returns a [*LookupError] for no match or an ambiguous prefix.
-func (r *Results) Find(id string) (*reports.RunRow, error) {
-	if id == "" {
-		return nil, &LookupError{Path: r.Path, ID: id, Note: "the session id is empty"}
-	}
-	var matches []int
-	for i := range r.Sessions {
-		if r.Sessions[i].RunKey == id {
-			return &r.Sessions[i], nil
-		}
-		if strings.HasPrefix(r.Sessions[i].RunKey, id) {
-			matches = append(matches, i)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return &r.Sessions[matches[0]], nil
-	case 0:
-		e := &LookupError{Path: r.Path, ID: id}
-		if len(r.Sessions) == 0 {
-			e.Note = r.noSessionsNote()
-		}
-		return nil, e
-	}
-	e := &LookupError{Path: r.Path, ID: id}
-	for _, i := range matches {
-		e.Candidates = append(e.Candidates, r.Sessions[i].RunKey)
-	}
-	slices.Sort(e.Candidates)
-	return nil, e
-}
 
 func (r *Results) noSessionsNote() string {
 	if r.OtherRuns > 0 {
@@ -474,25 +398,10 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	return pf, f, meta, nil
 }
 
-func readAll[T any](pf *parquet.File) ([]T, error) {
-	rd := parquet.NewGenericReader[T](pf)
-	defer rd.Close()
-	rows := make([]T, pf.NumRows())
-	n, err := rd.Read(rows)
-	if err == io.EOF || (err == nil && int64(n) == pf.NumRows()) {
-		return rows[:n], nil
-	}
-	if err == nil {
-		err = fmt.Errorf("read %d of %d rows", n, pf.NumRows())
-	}
-	return nil, err
-}
-
 // readSession reads the rows of one session from the sibling table named table,
 // skipping the row groups whose session_key statistics rule the session out (a
 // replay writes each session's rows together).
-func readSession[T any](r *Results, table, key string, keyOf func(*T) string) ([]T, error) {
-	p := &r.parts[r.partOf[key]]
+func readSession[T any](p *part, table, key string, keyOf func(*T) string) ([]T, error) {
 	path := p.sibling(table)
 	pf, closer, meta, err := openTable(path, table)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,10 +51,10 @@ func TestGolden(t *testing.T) {
 		name  string
 		build func() (renderer, error)
 	}{
-		{"status", func() (renderer, error) { return r.Status(), nil }},
-		{"history", func() (renderer, error) { return r.History(HistoryOptions{Days: 7}), nil }},
-		{"history_all", func() (renderer, error) { return r.History(HistoryOptions{}), nil }},
-		{"history_limit", func() (renderer, error) { return r.History(HistoryOptions{Days: 30, Limit: 2}), nil }},
+		{"status", func() (renderer, error) { return r.Status() }},
+		{"history", func() (renderer, error) { return r.History(HistoryOptions{Days: 7}) }},
+		{"history_all", func() (renderer, error) { return r.History(HistoryOptions{}) }},
+		{"history_limit", func() (renderer, error) { return r.History(HistoryOptions{Days: 30, Limit: 2}) }},
 		{"session", detail("5f3c0")},
 		{"session_long", detail(keyC)},
 		{"session_empty", detail("9e")},
@@ -179,7 +180,10 @@ func TestHistoryWindow(t *testing.T) {
 		{HistoryOptions{Days: 7, Limit: 1}, []string{keyA}, 2},
 	}
 	for _, tt := range tests {
-		h := r.History(tt.opts)
+		h, err := r.History(tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got := keys(h); !slices.Equal(got, tt.want) || h.InWindow != tt.inWindow || h.TotalSessions != 4 || h.Undated != 1 {
 			t.Errorf("%+v: sessions %v (in window %d, total %d, undated %d), want %v (in window %d)", tt.opts, got, h.InWindow,
 				h.TotalSessions, h.Undated, tt.want, tt.inWindow)
@@ -189,27 +193,66 @@ func TestHistoryWindow(t *testing.T) {
 
 func TestShortIDs(t *testing.T) {
 	r := openFixture(t)
-	for key, want := range map[string]string{keyA: "5f3c0000", keyB: "5f3c1111", keyC: "77aa0000", keyD: "9e000000"} {
-		if got := r.ShortID(key); got != want {
-			t.Errorf("ShortID(%s) = %s, want %s", key, got, want)
+	want := map[string]string{keyA: "5f3c0000", keyB: "5f3c1111", keyC: "77aa0000", keyD: "9e000000"}
+	got, err := r.shortIDs(keyA, keyB, keyC, keyD)
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("shortIDs = %v, %v; want %v", got, err, want)
+	}
+	for k, w := range want { // one key at a time: the others read from the file
+		if got, err := r.shortIDs(k); err != nil || got[k] != w {
+			t.Errorf("shortIDs(%s) = %v, %v; want %s", k, got, err, w)
 		}
 	}
-	rows := shortIDs(nil)
-	if len(rows) != 0 {
-		t.Errorf("no sessions: %v", rows)
+	if got, err := r.shortIDs(); err != nil || len(got) != 0 {
+		t.Errorf("no keys: %v, %v", got, err)
 	}
 }
 
-func TestShortIDsLengthenToStayUnique(t *testing.T) {
-	r := &Results{}
-	for _, k := range []string{"abcdefgh-1", "abcdefgh-2", "abc", "zzzzzzzzzz"} {
-		r.Sessions = append(r.Sessions, reports.RunRow{RunKey: k, Kind: "session"})
+// TestPrefixes holds the prefixes kept of some keys, read among a stream of keys, to
+// the shortest unique prefixes of all the keys sorted together, whichever keys are
+// kept and in whatever order the stream comes.
+func TestPrefixes(t *testing.T) {
+	tests := []struct {
+		name   string
+		stream []string
+		want   map[string]string // every key's, of the whole stream
+	}{
+		{"lengthen to stay unique", []string{"abcdefgh-1", "abcdefgh-2", "abc", "zzzzzzzzzz"},
+			map[string]string{"abcdefgh-1": "abcdefgh-1", "abcdefgh-2": "abcdefgh-2", "abc": "abc", "zzzzzzzzzz": "zzzzzzzz"}},
+		{"a key twice stays whole", []string{"abcdefghij", "abcdefghij", "abcdefghik", "b"},
+			map[string]string{"abcdefghij": "abcdefghij", "abcdefghik": "abcdefghik", "b": "b"}},
+		{"a farther key shares less", []string{"aaaaaaaaa1", "aaaaaaaaa2x", "aaaaaaaaa2y", "aaaaaaaab"},
+			map[string]string{"aaaaaaaaa1": "aaaaaaaaa1", "aaaaaaaaa2x": "aaaaaaaaa2x", "aaaaaaaaa2y": "aaaaaaaaa2y", "aaaaaaaab": "aaaaaaaab"}},
+		{"a prefix of another key", []string{"0123456789", "01234567", "012345678"},
+			map[string]string{"0123456789": "0123456789", "01234567": "01234567", "012345678": "012345678"}},
+		{"multi-byte", []string{"ééééé-1", "ééééé-2", "ééééx"},
+			map[string]string{"ééééé-1": "ééééé-1", "ééééé-2": "ééééé-2", "ééééx": "ééééx"}},
 	}
-	short := shortIDs(r.Sessions)
-	for key, want := range map[string]string{"abcdefgh-1": "abcdefgh-1", "abcdefgh-2": "abcdefgh-2", "abc": "abc", "zzzzzzzzzz": "zzzzzzzz"} {
-		if short[key] != want {
-			t.Errorf("%s → %q, want %q", key, short[key], want)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			keys := slices.Sorted(maps.Keys(tt.want))
+			for mask := 1; mask < 1<<len(keys); mask++ { // every non-empty set of kept keys
+				var kept []string
+				for i, k := range keys {
+					if mask&(1<<i) != 0 {
+						kept = append(kept, k)
+					}
+				}
+				backward := slices.Clone(tt.stream)
+				slices.Reverse(backward)
+				for _, stream := range [][]string{tt.stream, backward} {
+					p := newPrefixes(kept)
+					for _, x := range stream {
+						p.see(x)
+					}
+					for k, got := range p.short() {
+						if got != tt.want[k] {
+							t.Errorf("kept %v, stream %v: %s → %q, want %q", kept, stream, k, got, tt.want[k])
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -270,7 +313,10 @@ func TestDetailMissingSibling(t *testing.T) {
 
 func TestStatusWithoutSessions(t *testing.T) {
 	r := &Results{Path: "q.parquet", OtherRuns: 3}
-	s := r.Status()
+	s, err := r.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.Enabled || s.ActiveSession != nil || s.Breaker.State != "none" {
 		t.Errorf("status of a file without sessions: %+v", s)
 	}
@@ -287,7 +333,11 @@ func TestStatusWithoutSessions(t *testing.T) {
 		t.Errorf("Find in a file without sessions: %v", err)
 	}
 	var h bytes.Buffer
-	r.History(HistoryOptions{Days: 7}).WriteText(&h)
+	hs, err := r.History(HistoryOptions{Days: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.WriteText(&h)
 	if !strings.Contains(h.String(), "No sessions in q.parquet.") {
 		t.Errorf("history of a file without sessions:\n%s", h.String())
 	}

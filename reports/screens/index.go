@@ -1,0 +1,333 @@
+package screens
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/loopwatch/loopwatch/internal/smallest"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// keyRow is what the screens read of every row of a run table: the columns that
+// order the sessions, window them and count them. Reading it leaves the other
+// columns on disk.
+type keyRow struct {
+	RunKey    string     `parquet:"run_key"`
+	Kind      string     `parquet:"kind"`
+	StartedAt *time.Time `parquet:"started_at,optional,timestamp(millisecond:utc)"`
+	Events    *int32     `parquet:"events,optional"`
+}
+
+// entry is a row of a run table as the screens place it: its key, its start, and
+// where it is (the part and the row's position in the part's run table).
+type entry struct {
+	key     string
+	started time.Time
+	dated   bool
+	part    int
+	row     int64
+}
+
+// before reports whether e comes before o in display order: newest first (started_at
+// descending), then by key; undated sessions last; rows equal in both in the order
+// they are read (part, then row).
+func (e *entry) before(o *entry) bool { return compareEntries(e, o) < 0 }
+
+func compareEntries(a, b *entry) int {
+	switch {
+	case a.dated != b.dated:
+		if a.dated {
+			return -1
+		}
+		return 1
+	case a.dated:
+		if c := b.started.Compare(a.started); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.part, b.part), cmp.Compare(a.row, b.row))
+}
+
+// scanBatch is how many rows a scan reads at a time.
+const scanBatch = 1024
+
+// scan reads the keyRow columns of every run table of r, in part order and row order,
+// and calls fn with each row and its entry (valid during the call only). Each run
+// table is opened again and must still be the replay Open checked.
+func (r *Results) scan(fn func(*entry, *keyRow) error) error {
+	buf := make([]keyRow, scanBatch)
+	for i := range r.parts {
+		p := &r.parts[i]
+		pf, closer, err := p.reopen()
+		if err != nil {
+			return err
+		}
+		rd := parquet.NewGenericReader[keyRow](pf)
+		var at int64
+		for {
+			clear(buf)
+			n, err := rd.Read(buf)
+			for j := range buf[:n] {
+				row := &buf[j]
+				e := entry{key: row.RunKey, part: i, row: at}
+				if row.StartedAt != nil {
+					e.started, e.dated = *row.StartedAt, true
+				}
+				at++
+				if ferr := fn(&e, row); ferr != nil {
+					rd.Close()
+					closer.Close()
+					return ferr
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rd.Close()
+				closer.Close()
+				return &FileError{Path: p.path, Problem: "cannot read the run table: " + oneLine(err.Error()), Hint: replayHint(p.path)}
+			}
+		}
+		rd.Close()
+		closer.Close()
+	}
+	return nil
+}
+
+// reopen opens the run table of p again, for a later reading than Open's, and checks
+// that it is the same replay's.
+func (p *part) reopen() (*parquet.File, io.Closer, error) {
+	pf, closer, meta, err := openTable(p.path, runTable)
+	if err != nil {
+		return nil, nil, err
+	}
+	if meta.ReplayID != p.meta.ReplayID || meta.InputFingerprint != p.meta.InputFingerprint {
+		closer.Close()
+		return nil, nil, &FileError{Path: p.path, Problem: "was replaced by another replay's run table while it was read", Hint: "run the command again"}
+	}
+	return pf, closer, nil
+}
+
+// rows reads the full run-table rows of the entries and calls take with each (valid
+// during the call only) and its index in es. It reads only the row groups that hold
+// them, seeking past long stretches of rows between two of them.
+func (r *Results) rows(es []entry, take func(int, *reports.RunRow)) error {
+	order := make([]int, len(es))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(es[a].part, es[b].part), cmp.Compare(es[a].row, es[b].row))
+	})
+	k := 0 // the next entry to read, in order
+	for k < len(order) {
+		pi := es[order[k]].part
+		p := &r.parts[pi]
+		pf, closer, err := p.reopen()
+		if err != nil {
+			return err
+		}
+		next := func() (int64, bool) { // the row of the next entry of this part
+			if k < len(order) && es[order[k]].part == pi {
+				return es[order[k]].row, true
+			}
+			return 0, false
+		}
+		var start int64 // the row group's first row
+		for _, rg := range pf.RowGroups() {
+			end := start + rg.NumRows()
+			if want, ok := next(); ok && want < end {
+				if err := readRows(rg, start, end, next, func(row *reports.RunRow) { take(order[k], row); k++ }); err != nil {
+					closer.Close()
+					return &FileError{Path: p.path, Problem: "cannot read the run table: " + oneLine(err.Error()), Hint: replayHint(p.path)}
+				}
+			}
+			start = end
+		}
+		closer.Close()
+		if want, ok := next(); ok {
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("has no row %d: the run table is shorter than when it was read", want),
+				Hint: "run the command again"}
+		}
+	}
+	return nil
+}
+
+// rowsBatch is how many full rows rows reads at a time; it seeks past more.
+const rowsBatch = 64
+
+// readRows reads the rows next names, in increasing order, from rg (rows start to end
+// of its file), and gives each to take, which advances next.
+func readRows(rg parquet.RowGroup, start, end int64, next func() (int64, bool), take func(*reports.RunRow)) error {
+	rd := parquet.NewGenericRowGroupReader[reports.RunRow](rg)
+	defer rd.Close()
+	buf := make([]reports.RunRow, rowsBatch)
+	pos := start // the row the reader reads next
+	for {
+		want, ok := next()
+		if !ok || want >= end {
+			return nil
+		}
+		if want-pos >= rowsBatch {
+			if err := rd.SeekToRow(want - start); err != nil {
+				return err
+			}
+			pos = want
+		}
+		clear(buf)
+		n, err := rd.Read(buf[:min(rowsBatch, end-pos)])
+		for j := range buf[:n] {
+			for want, ok := next(); ok && want == pos+int64(j); want, ok = next() {
+				take(&buf[j])
+			}
+		}
+		pos += int64(n)
+		switch {
+		case err != nil && err != io.EOF:
+			return err
+		case n == 0:
+			return fmt.Errorf("the row group ends at row %d, not %d", pos, end)
+		}
+	}
+}
+
+// shortIDs gives each of keys the shortest prefix, at least ShortIDLen characters
+// long, that begins no other session's key, reading every session's key once.
+func (r *Results) shortIDs(keys ...string) (map[string]string, error) {
+	p := newPrefixes(keys)
+	err := r.scan(func(e *entry, row *keyRow) error {
+		if row.Kind == "session" {
+			p.see(e.key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.short(), nil
+}
+
+// prefixes finds the shortest unique prefixes of some keys among a stream of keys,
+// keeping only those keys: the longest prefix a key shares with any other key is the
+// one it shares with a neighbour in sorted order, and a key of the stream that falls
+// between two of the keys shares no more with any farther one than that neighbour does.
+type prefixes struct {
+	keys []string // sorted, distinct
+	seen []int    // how many times each key was seen in the stream
+	best []int    // the longest prefix each key shares with another key of the stream
+}
+
+func newPrefixes(keys []string) *prefixes {
+	sorted := slices.Compact(slices.Sorted(slices.Values(keys)))
+	return &prefixes{keys: sorted, seen: make([]int, len(sorted)), best: make([]int, len(sorted))}
+}
+
+// see takes one key of the stream (the keys themselves among them).
+func (p *prefixes) see(x string) {
+	i, found := slices.BinarySearch(p.keys, x)
+	if found {
+		if p.seen[i]++; p.seen[i] > 1 { // a key twice: no prefix tells them apart
+			p.best[i] = len(x)
+		}
+		// The keys' neighbours among themselves count once they are seen too.
+		if i > 0 && p.seen[i-1] > 0 {
+			c := commonPrefix(p.keys[i-1], x)
+			p.best[i-1], p.best[i] = max(p.best[i-1], c), max(p.best[i], c)
+		}
+		if i+1 < len(p.keys) && p.seen[i+1] > 0 {
+			c := commonPrefix(p.keys[i+1], x)
+			p.best[i+1], p.best[i] = max(p.best[i+1], c), max(p.best[i], c)
+		}
+		return
+	}
+	if i > 0 {
+		p.best[i-1] = max(p.best[i-1], commonPrefix(p.keys[i-1], x))
+	}
+	if i < len(p.keys) {
+		p.best[i] = max(p.best[i], commonPrefix(p.keys[i], x))
+	}
+}
+
+// short returns each key's shortest unique prefix (the whole key for a key seen twice).
+func (p *prefixes) short() map[string]string {
+	out := make(map[string]string, len(p.keys))
+	for i, k := range p.keys {
+		out[k] = truncateID(k, max(ShortIDLen, p.best[i]+1))
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// maxCandidates is how many of the sessions an ambiguous prefix begins a
+// [*LookupError] lists (the first in key order).
+const maxCandidates = 8
+
+// find is [Results.Find], with the session's entry.
+func (r *Results) find(id string) (*entry, *reports.RunRow, error) {
+	if id == "" {
+		return nil, nil, &LookupError{Path: r.Path, ID: id, Note: "the session id is empty"}
+	}
+	var exact, prefixed *entry
+	le := &LookupError{Path: r.Path, ID: id}
+	err := r.scan(func(e *entry, row *keyRow) error {
+		switch {
+		case row.Kind != "session":
+		case e.key == id:
+			if exact == nil || e.before(exact) {
+				n := *e
+				exact = &n
+			}
+		case strings.HasPrefix(e.key, id):
+			le.Matches++
+			if prefixed == nil || e.before(prefixed) {
+				n := *e
+				prefixed = &n
+			}
+			smallest.Keep(&le.Candidates, e.key, maxCandidates)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	found := exact
+	if found == nil && le.Matches == 1 {
+		found = prefixed
+	}
+	if found == nil {
+		if le.Matches == 0 {
+			le.Candidates = nil
+			if r.Sessions == 0 {
+				le.Note = r.noSessionsNote()
+			}
+		}
+		return nil, nil, le
+	}
+	var row reports.RunRow
+	if err := r.rows([]entry{*found}, func(_ int, rr *reports.RunRow) { row = *rr }); err != nil {
+		return nil, nil, err
+	}
+	return found, &row, nil
+}
+
+// Find returns the session whose id is id or, failing that, the only session whose id
+// begins with id. It returns a [*LookupError] for no match or an ambiguous prefix, and
+// a [*FileError] when the run table cannot be read again.
+func (r *Results) Find(id string) (*reports.RunRow, error) {
+	_, row, err := r.find(id)
+	return row, err
+}
