@@ -67,7 +67,10 @@
 // --runs synthetic runs, and shard-replay-vibes over --vibes synthetic vibes event
 // logs (two sessions each). The datagen kind measures datagen itself, writing n
 // synthetic runs and n synthetic sessions for each n of --sizes (the dataset checked
-// the same in every repetition) — whether generation streams what it writes.
+// the same in every repetition) — whether generation streams what it writes. The
+// assess kind measures a page of assess history (--days 0 --limit 20) over n synthetic
+// sessions replayed into a run table first (not measured) — whether the screens hold
+// what they show, not the replay.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -85,4 +88,5 @@
 //	benchcompare scale --kinds shard-replay-runs --runs 2000 --replay-shards 2,8
 //	benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
 //	benchcompare scale --kinds datagen --sizes 1000,10000 --reps 1
+//	benchcompare scale --kinds assess --sizes 1000,10000
 package main

@@ -615,6 +615,24 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(stderr, "datagen rep 2/2 40: wall") {
 		t.Errorf("scale datagen: datagen was not run at 40:\n%s", stderr)
 	}
+	// assess: a page of the history over 20 and 40 sessions replayed, assess built from
+	// the working tree.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "assess", "--sizes", "20,40", "--reps", "2",
+		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale assess: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"--results FILE history --days 0 --limit 20 over n synthetic sessions replayed into FILE (not measured), n in [20 40]",
+		"40 against 20 (2× the input)", "RSS 40/20", "assess "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale assess: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"building ./cmd/assess", "replaying assess-40 into", "assess rep 2/2 40: wall"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("scale assess: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")
 	if code != 1 || !strings.Contains(stderr, "peak RSS grew") {

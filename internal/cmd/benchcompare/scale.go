@@ -45,11 +45,17 @@ func runScale(ctx context.Context, s settings) error {
 				s.reps, s.warmup, s.workers, s.seed),
 		},
 	}
-	var metrics string // the merge's binary
+	var metrics, assess string // the merge's binary; the assess kind's
 	if slices.Contains(s.kinds, "merge") || slices.Contains(s.kinds, "shards") {
-		if metrics, err = s.metricsBinary(ctx, bin, filepath.Join(tmp, "new")); err != nil {
+		if metrics, err = s.toolBinary(ctx, bin, filepath.Join(tmp, "new"), "metrics"); err != nil {
 			return err
 		}
+	}
+	if slices.Contains(s.kinds, "assess") {
+		if assess, err = s.toolBinary(ctx, bin, filepath.Join(tmp, "new"), "assess"); err != nil {
+			return err
+		}
+		rep.Setup = append(rep.Setup, fmt.Sprintf("assess: %s --results FILE %s over n synthetic sessions replayed into FILE (not measured), n in %v", assess, strings.Join(assessArgs, " "), s.sizes))
 	}
 	if slices.Contains(s.kinds, "merge") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("merge: metrics (%s) over the runs replayed in %d shards (replay --shard i/%[2]d --out DIR/, not measured)", metrics, s.shards))
@@ -115,6 +121,8 @@ func runScale(ctx context.Context, s settings) error {
 					args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
 				case "merge":
 					what = "runs"
+				case "assess":
+					args, what = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}, "sessions"
 				case "datagen": // what is measured is the writing itself: runs and sessions, n of each
 					args = []string{"--runs", strconv.Itoa(n), "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
 					vs = append(vs, variant{name: count(n), command: datagenCommand(ctx, datagen, args), outputs: true})
@@ -126,7 +134,15 @@ func runScale(ctx context.Context, s settings) error {
 				if err != nil {
 					return err
 				}
-				if kind != "merge" {
+				switch kind {
+				case "assess":
+					results := filepath.Join(dir, "replayed", "results.parquet")
+					if err := s.replayInto(ctx, bin, w, results); err != nil {
+						return err
+					}
+					vs = append(vs, variant{name: count(n), command: assessCommand(ctx, assess, results)})
+					continue
+				case "runs", "sessions":
 					vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
 					continue
 				}
@@ -141,6 +157,8 @@ func runScale(ctx context.Context, s settings) error {
 				about = fmt.Sprintf("metrics over synthetic runs (datagen) replayed in %d shards, sizes %v", s.shards, s.sizes)
 			case "datagen":
 				about = fmt.Sprintf("datagen writing n synthetic runs and n synthetic sessions, n in %v", s.sizes)
+			case "assess":
+				about = fmt.Sprintf("assess %s over n synthetic sessions (datagen) replayed, n in %v", strings.Join(assessArgs, " "), s.sizes)
 			}
 		}
 		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
@@ -168,7 +186,7 @@ func runScale(ctx context.Context, s settings) error {
 	}
 	rep.Setup = append(rep.Setup, fmt.Sprintf("machine: %s, load average %s at the start and %s at the end — on a shared machine the ratios carry over, not the times", machine(), load, loadAverage()),
 		"ratio: larger size / smallest size (linear time: the size ratio; flat memory: rss ratio near 1); rss is the peak resident set size (wait4)")
-	if slices.ContainsFunc(s.kinds, func(k string) bool { return k == "runs" || k == "sessions" || k == "merge" || k == "datagen" }) {
+	if slices.ContainsFunc(s.kinds, func(k string) bool { return slices.Contains(sizedKinds, k) }) {
 		for i := 1; i < len(s.sizes); i++ {
 			name := count(s.sizes[i]) + "/" + count(s.sizes[0])
 			rep.Tables = append(rep.Tables, benchcmp.Table{Comparison: name, Caption: fmt.Sprintf("%s against %s (%.0f× the input)", count(s.sizes[i]), count(s.sizes[0]), float64(s.sizes[i])/float64(s.sizes[0]))})
@@ -197,20 +215,48 @@ func runScale(ctx context.Context, s settings) error {
 	return nil
 }
 
-// metricsBinary returns the metrics command measured by the merge kind: beside the
-// replay binary when --new names one that has it, else built from the working tree
-// into dir.
-func (s settings) metricsBinary(ctx context.Context, replay, dir string) (string, error) {
-	beside := filepath.Join(filepath.Dir(replay), "metrics")
+// toolBinary returns the command name (metrics, assess) that a kind measures: beside
+// the replay binary when --new names one that has it, else built from the working
+// tree into dir.
+func (s settings) toolBinary(ctx context.Context, replay, dir, name string) (string, error) {
+	beside := filepath.Join(filepath.Dir(replay), name)
 	if _, err := os.Stat(beside); err == nil {
 		return beside, nil
 	}
-	fmt.Fprintf(s.log, "building ./cmd/metrics from the working tree\n")
-	bins, err := goBuild(ctx, s.repo, dir, "./cmd/metrics")
+	fmt.Fprintf(s.log, "building ./cmd/%s from the working tree\n", name)
+	bins, err := goBuild(ctx, s.repo, dir, "./cmd/"+name)
 	if err != nil {
 		return "", err
 	}
-	return bins["metrics"], nil
+	return bins[name], nil
+}
+
+// sizedKinds are the kinds measured at each of --sizes.
+var sizedKinds = []string{"runs", "sessions", "merge", "datagen", "assess"}
+
+// assessArgs is the screen the assess kind measures: a page of the history, which reads
+// every session's key and start twice (the list, the short ids) and the page's rows.
+var assessArgs = []string{"history", "--days", "0", "--limit", "20"}
+
+// assessCommand shows the assess kind's screen of the run table results.
+func assessCommand(ctx context.Context, assess, results string) func(string) *exec.Cmd {
+	return func(string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, assess, append([]string{"--results", results}, assessArgs...)...)
+		cmd.Stdout = nil
+		return cmd
+	}
+}
+
+// replayInto replays w into the run table results (not measured).
+func (s settings) replayInto(ctx context.Context, bin string, w workload, results string) error {
+	fmt.Fprintf(s.log, "replaying %s into %s\n", w.name, results)
+	if err := os.MkdirAll(filepath.Dir(results), 0o755); err != nil {
+		return err
+	}
+	if _, err := benchcmp.Run(exec.CommandContext(ctx, bin, w.replayTo(results, s.workers)...)); err != nil {
+		return fmt.Errorf("workload %s: %w", w.name, err)
+	}
+	return nil
 }
 
 // splitInput describes what the shard-replay kind (sessions), shard-replay-runs or
