@@ -77,33 +77,54 @@ func (d PairedDifference) IncludesZero() bool {
 // resamples of n units drawn with replacement (seeded by opts.Seed). figures returns
 // the two figures (a NaN where undefined) for the units it is given, which may repeat.
 func PairedBootstrap(n int, figures func(units []int) (a, b float64), opts Options) PairedDifference {
+	return PairedBootstraps(n, 1, func(units []int, a, b []float64) { a[0], b[0] = figures(units) }, opts)[0]
+}
+
+// PairedBootstraps is [PairedBootstrap] of k pairs of figures at once, all from the
+// same resamples: figures fills a[j] and b[j], j < k, for the units it is given. Each
+// difference is the one PairedBootstrap gives of its pair alone with the same opts,
+// for the cost of one pass over the units a resample instead of k.
+func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts Options) []PairedDifference {
 	opts = opts.withDefaults()
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
-	a, b := figures(all)
-	d := PairedDifference{A: a, B: b, Diff: b - a, Low: math.NaN(), High: math.NaN()}
+	a, b := make([]float64, k), make([]float64, k)
+	figures(all, a, b)
+	ds := make([]PairedDifference, k)
+	for j := range ds {
+		ds[j] = PairedDifference{A: a[j], B: b[j], Diff: b[j] - a[j], Low: math.NaN(), High: math.NaN()}
+	}
 	if opts.Resamples <= 0 || n == 0 {
-		return d
+		return ds
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x706169726564)) // "paired"
-	diffs := make([]float64, 0, opts.Resamples)
+	diffs := make([][]float64, k)
+	for j := range diffs {
+		diffs[j] = make([]float64, 0, opts.Resamples)
+	}
 	units := make([]int, n)
 	for range opts.Resamples {
 		for i := range units {
 			units[i] = rng.IntN(n)
 		}
-		if x, y := figures(units); !math.IsNaN(x) && !math.IsNaN(y) {
-			diffs = append(diffs, y-x)
+		figures(units, a, b)
+		for j := range diffs {
+			if !math.IsNaN(a[j]) && !math.IsNaN(b[j]) {
+				diffs[j] = append(diffs[j], b[j]-a[j])
+			}
 		}
 	}
-	d.Resamples = len(diffs)
-	if len(diffs) < opts.Resamples/2 || math.IsNaN(d.Diff) {
-		return d
-	}
-	sort.Float64s(diffs)
 	alpha := (1 - opts.Level) / 2
-	d.Low, d.High = stat.Quantile(alpha, stat.Empirical, diffs, nil), stat.Quantile(1-alpha, stat.Empirical, diffs, nil)
-	return d
+	for j := range ds {
+		d := &ds[j]
+		d.Resamples = len(diffs[j])
+		if len(diffs[j]) < opts.Resamples/2 || math.IsNaN(d.Diff) {
+			continue
+		}
+		sort.Float64s(diffs[j])
+		d.Low, d.High = stat.Quantile(alpha, stat.Empirical, diffs[j], nil), stat.Quantile(1-alpha, stat.Empirical, diffs[j], nil)
+	}
+	return ds
 }

@@ -201,6 +201,59 @@ func TestPairedBootstrap(t *testing.T) {
 	}
 }
 
+// TestPairedBootstraps holds each pair of figures computed together to the difference
+// PairedBootstrap gives of that pair alone: a defined pair, one undefined in some
+// resamples (a ratio whose denominator a resample can miss), one undefined always,
+// one undefined on all units only.
+func TestPairedBootstraps(t *testing.T) {
+	n := 60
+	count := func(units []int, f func(int) bool) float64 {
+		k := 0
+		for _, u := range units {
+			if f(u) {
+				k++
+			}
+		}
+		return float64(k)
+	}
+	pairs := []func(units []int) (float64, float64){
+		func(u []int) (float64, float64) {
+			return count(u, func(i int) bool { return i%3 == 0 }) / float64(len(u)), count(u, func(i int) bool { return i%2 == 0 }) / float64(len(u))
+		},
+		func(u []int) (float64, float64) { // a rare unit as the denominator
+			rare := count(u, func(i int) bool { return i < 2 })
+			if rare == 0 {
+				return math.NaN(), 0
+			}
+			return count(u, func(i int) bool { return i == 0 }) / rare, 0.5
+		},
+		func([]int) (float64, float64) { return math.NaN(), math.NaN() },
+		func(u []int) (float64, float64) {
+			if len(u) > 0 && slices.IsSorted(u) {
+				return math.NaN(), 1 // every unit once: the figures on all units only
+			}
+			return 0, 1
+		},
+	}
+	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	for _, opts := range []Options{{Seed: 5, Resamples: 400}, {Seed: 9, Resamples: 0}, {Seed: 1, Resamples: 50, Level: 0.8}} {
+		got := PairedBootstraps(n, len(pairs), func(u []int, a, b []float64) {
+			for j, f := range pairs {
+				a[j], b[j] = f(u)
+			}
+		}, opts)
+		for j, f := range pairs {
+			w, g := PairedBootstrap(n, f, opts), got[j]
+			if !same(g.A, w.A) || !same(g.B, w.B) || !same(g.Diff, w.Diff) || !same(g.Low, w.Low) || !same(g.High, w.High) || g.Resamples != w.Resamples {
+				t.Errorf("%+v, pair %d: together %+v, alone %+v", opts, j, g, w)
+			}
+		}
+		if opts.Resamples > 0 && (got[1].Resamples == opts.Resamples || got[1].Resamples == 0 || math.IsNaN(got[1].Low)) {
+			t.Errorf("%+v: the rare denominator is not undefined in some resamples only: %+v", opts, got[1])
+		}
+	}
+}
+
 // FuzzParseObjective: any text parses to an objective that prints back as text that
 // parses to the same objective, or is refused with an error.
 func FuzzParseObjective(f *testing.F) {

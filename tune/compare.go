@@ -104,39 +104,50 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		tr.Verdict = fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
 		return
 	}
-	defOut, tunedOut := rows[0].outcomes, rows[1].outcomes
-	sum := func(outs []unitOutcome, idx []int) tally {
-		var t tally
-		for _, k := range idx {
-			t.add(outs[k].tally)
-		}
-		return t
+	// The metrics of the paired differences, the objective's first; each resample's
+	// units are summed once for all of them, the default's and the tuned choice's
+	// tallies side by side.
+	type pairedMetric struct {
+		name   string
+		higher bool
+		f      func(eval.Score) float64
 	}
-	metric := func(name string, higher bool, f func(eval.Score) float64) Paired {
-		d := eval.PairedBootstrap(len(held), func(idx []int) (float64, float64) {
-			return f(sum(defOut, idx).score(tr.Target)), f(sum(tunedOut, idx).score(tr.Target))
-		}, opts)
-		return Paired{Metric: name, PairedDifference: d, HigherIsBetter: higher}
-	}
-	main := metric(obj.Metric(), obj.HigherIsBetter(), func(sc eval.Score) float64 {
+	metrics := []pairedMetric{{obj.Metric(), obj.HigherIsBetter(), func(sc eval.Score) float64 {
 		if obj.Kind == eval.ObjectiveFBeta {
 			return sc.FBeta(obj.Beta)
 		}
 		return obj.Value(sc)
-	})
-	tr.Paired = append(tr.Paired, main)
-	for _, m := range []struct {
-		name string
-		f    func(eval.Score) float64
-	}{{"precision", func(sc eval.Score) float64 { return sc.Precision }}, {"recall", func(sc eval.Score) float64 { return sc.Recall }}} {
+	}}}
+	for _, m := range []pairedMetric{{"precision", true, func(sc eval.Score) float64 { return sc.Precision }}, {"recall", true, func(sc eval.Score) float64 { return sc.Recall }}} {
 		if m.name != obj.Metric() {
-			tr.Paired = append(tr.Paired, metric(m.name, true, m.f))
+			metrics = append(metrics, m)
 		}
 	}
 	if tr.Target == TargetFriction {
-		tr.Paired = append(tr.Paired, metric("false_alarms_per_100_turns", false, func(sc eval.Score) float64 { return sc.FalseAlarmsPer100 }))
+		metrics = append(metrics, pairedMetric{"false_alarms_per_100_turns", false, func(sc eval.Score) float64 { return sc.FalseAlarmsPer100 }})
 	}
-	tr.Verdict = verdict(tr, obj, main, sum(tunedOut, seq(len(held))).score(tr.Target))
+	pairs := make([][2]tally, len(held))
+	var tuned tally // on every held-out unit
+	for k := range pairs {
+		pairs[k] = [2]tally{rows[0].outcomes[k].tally, rows[1].outcomes[k].tally}
+		tuned.add(pairs[k][1])
+	}
+	ds := eval.PairedBootstraps(len(held), len(metrics), func(idx []int, a, b []float64) {
+		var def, tun tally
+		for _, k := range idx {
+			def.add(pairs[k][0])
+			tun.add(pairs[k][1])
+		}
+		sd, st := def.score(tr.Target), tun.score(tr.Target)
+		for j, m := range metrics {
+			a[j], b[j] = m.f(sd), m.f(st)
+		}
+	}, opts)
+	for j, m := range metrics {
+		tr.Paired = append(tr.Paired, Paired{Metric: m.name, PairedDifference: ds[j], HigherIsBetter: m.higher})
+	}
+	main := tr.Paired[len(tr.Paired)-len(metrics)]
+	tr.Verdict = verdict(tr, obj, main, tuned.score(tr.Target))
 }
 
 // verdict says whether the tuned choice beats the default on the held-out units.
@@ -190,14 +201,6 @@ func (s *scorer) key(target Target, u int) string {
 		return s.d.runs[u].key
 	}
 	return s.d.sessions[u].key
-}
-
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func signed(v float64) string {
