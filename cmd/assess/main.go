@@ -88,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	defer res.Close()
 	type screen interface {
 		WriteText(io.Writer) error
 		WriteJSON(io.Writer) error

@@ -58,21 +58,16 @@ func compareEntries(a, b *entry) int {
 const scanBatch = 1024
 
 // scan reads the keyRow columns of every run table of r, in part order and row order,
-// and calls fn with each row and its entry (valid during the call only). Each run
-// table is opened again and must still be the replay Open checked.
+// and calls fn with each row and its entry (valid during the call only).
 func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 	buf := make([]keyRow, scanBatch)
 	for i := range r.parts {
 		p := &r.parts[i]
-		pf, closer, err := p.reopen()
-		if err != nil {
-			return err
-		}
-		rd := parquet.NewGenericReader[keyRow](pf)
+		rd := parquet.NewGenericReader[keyRow](p.file)
 		var at int64
 		for {
 			clear(buf)
-			n, err := rd.Read(buf)
+			n, err := readBatch(rd, buf)
 			for j := range buf[:n] {
 				row := &buf[j]
 				e := entry{key: row.RunKey, part: i, row: at}
@@ -82,7 +77,6 @@ func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 				at++
 				if ferr := fn(&e, row); ferr != nil {
 					rd.Close()
-					closer.Close()
 					return ferr
 				}
 			}
@@ -91,28 +85,12 @@ func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 			}
 			if err != nil {
 				rd.Close()
-				closer.Close()
 				return &FileError{Path: p.path, Problem: "cannot read the run table: " + oneLine(err.Error()), Hint: replayHint(p.path)}
 			}
 		}
 		rd.Close()
-		closer.Close()
 	}
 	return nil
-}
-
-// reopen opens the run table of p again, for a later reading than Open's, and checks
-// that it is the same replay's.
-func (p *part) reopen() (*parquet.File, io.Closer, error) {
-	pf, closer, meta, err := openTable(p.path, runTable)
-	if err != nil {
-		return nil, nil, err
-	}
-	if meta.ReplayID != p.meta.ReplayID || meta.InputFingerprint != p.meta.InputFingerprint {
-		closer.Close()
-		return nil, nil, &FileError{Path: p.path, Problem: "was replaced by another replay's run table while it was read", Hint: "run the command again"}
-	}
-	return pf, closer, nil
 }
 
 // rows reads the full run-table rows of the entries and calls take with each (valid
@@ -130,10 +108,6 @@ func (r *Results) rows(es []entry, take func(int, *reports.RunRow)) error {
 	for k < len(order) {
 		pi := es[order[k]].part
 		p := &r.parts[pi]
-		pf, closer, err := p.reopen()
-		if err != nil {
-			return err
-		}
 		next := func() (int64, bool) { // the row of the next entry of this part
 			if k < len(order) && es[order[k]].part == pi {
 				return es[order[k]].row, true
@@ -141,17 +115,15 @@ func (r *Results) rows(es []entry, take func(int, *reports.RunRow)) error {
 			return 0, false
 		}
 		var start int64 // the row group's first row
-		for _, rg := range pf.RowGroups() {
+		for _, rg := range p.file.RowGroups() {
 			end := start + rg.NumRows()
 			if want, ok := next(); ok && want < end {
 				if err := readRows(rg, start, end, next, func(row *reports.RunRow) { take(order[k], row); k++ }); err != nil {
-					closer.Close()
 					return &FileError{Path: p.path, Problem: "cannot read the run table: " + oneLine(err.Error()), Hint: replayHint(p.path)}
 				}
 			}
 			start = end
 		}
-		closer.Close()
 		if want, ok := next(); ok {
 			return &FileError{Path: p.path, Problem: fmt.Sprintf("has no row %d: the run table is shorter than when it was read", want),
 				Hint: "run the command again"}
@@ -176,13 +148,13 @@ func readRows(rg parquet.RowGroup, start, end int64, next func() (int64, bool), 
 			return nil
 		}
 		if want-pos >= rowsBatch {
-			if err := rd.SeekToRow(want - start); err != nil {
+			if err := guarded(func() error { return rd.SeekToRow(want - start) }); err != nil {
 				return err
 			}
 			pos = want
 		}
 		clear(buf)
-		n, err := rd.Read(buf[:min(rowsBatch, end-pos)])
+		n, err := readBatch(rd, buf[:min(rowsBatch, end-pos)])
 		for j := range buf[:n] {
 			for want, ok := next(); ok && want == pos+int64(j); want, ok = next() {
 				take(&buf[j])
@@ -330,4 +302,26 @@ func (r *Results) find(id string) (*entry, *reports.RunRow, error) {
 func (r *Results) Find(id string) (*reports.RunRow, error) {
 	_, row, err := r.find(id)
 	return row, err
+}
+
+// readBatch is rd.Read(buf), guarded.
+func readBatch[T any](rd *parquet.GenericReader[T], buf []T) (n int, err error) {
+	err = guarded(func() error {
+		n, err = rd.Read(buf)
+		return err
+	})
+	return n, err
+}
+
+// guarded runs a call into the Parquet reader and returns a panic of it as an error:
+// the reader trusts some fields of a page header, which no checksum covers, and a
+// corrupt one can make it index out of range. Only calls into the reader are guarded,
+// so that a panic of the screens' own code stays one.
+func guarded(call func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("corrupt Parquet data: %v", v)
+		}
+	}()
+	return call()
 }

@@ -50,7 +50,9 @@ type part struct {
 	path           string // the run table
 	dir, partition string // the folder layout's folder and partition ("shard=0"); "" in the file layout
 	meta           Metadata
-	shard          replay.Shard // its loopwatch.shard; the zero Shard for a replay not split
+	shard          replay.Shard  // its loopwatch.shard; the zero Shard for a replay not split
+	file           *parquet.File // the run table, open from Open to Close: every screen reads the version Open checked
+	closer         io.Closer
 }
 
 func (p *part) sibling(table string) string {
@@ -152,22 +154,45 @@ func replayHint(path string) string {
 //
 // Open reads the run tables' run_key, kind, started_at and events columns once, a
 // batch of rows at a time; it keeps what the screens show of the whole, not the rows.
+// The run tables stay open until [Results.Close], so that every screen reads the
+// version Open checked, even if a replay replaces them meanwhile.
 func Open(path string) (*Results, error) {
 	parts, folder, err := findParts(path)
 	if err != nil {
 		return nil, err
 	}
 	r := &Results{Path: path, parts: parts}
+	if err := r.open(folder); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close closes the run tables Open opened; r's screens cannot be read after it.
+func (r *Results) Close() error {
+	var errs []error
+	for i := range r.parts {
+		if p := &r.parts[i]; p.closer != nil {
+			errs = append(errs, p.closer.Close())
+			p.file, p.closer = nil, nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// open opens and checks the run tables of r's parts, and reads what r keeps of them.
+func (r *Results) open(folder bool) error {
 	for i := range r.parts {
 		if err := r.readMeta(i); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	r.Meta = r.parts[0].meta
 	if err := r.checkParts(folder); err != nil {
-		return nil, err
+		return err
 	}
-	err = r.scan(func(e *entry, row *keyRow) error {
+	return r.scan(func(e *entry, row *keyRow) error {
 		if row.Kind != "session" {
 			r.OtherRuns++
 			return nil
@@ -185,21 +210,16 @@ func Open(path string) (*Results, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // readMeta opens the run table of the i-th part and checks its metadata and manifest.
 func (r *Results) readMeta(i int) error {
 	p := &r.parts[i]
-	_, closer, meta, err := openTable(p.path, runTable)
+	pf, closer, meta, err := openTable(p.path, runTable)
 	if err != nil {
 		return err
 	}
-	closer.Close()
-	p.meta = meta
+	p.file, p.closer, p.meta = pf, closer, meta
 	if sh, err := replay.ParseShard(meta.Shard); err == nil {
 		p.shard = sh
 	}
@@ -368,7 +388,11 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 		f.Close()
 		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + unwrapPathError(err).Error(), Hint: hint}
 	}
-	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	var pf *parquet.File
+	err = guarded(func() (err error) {
+		pf, err = parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
 	if err != nil {
 		f.Close()
 		return nil, nil, meta, &FileError{Path: path, Problem: "not a Parquet file (" + oneLine(err.Error()) + ")", Hint: hint}
@@ -423,7 +447,7 @@ func readSession[T any](p *part, table, key string, keyOf func(*T) string) ([]T,
 		}
 		rd := parquet.NewGenericRowGroupReader[T](rg)
 		for {
-			n, err := rd.Read(buf)
+			n, err := readBatch(rd, buf)
 			for j := range buf[:n] {
 				if keyOf(&buf[j]) == key {
 					out = append(out, buf[j])

@@ -33,6 +33,7 @@ func openFixture(t *testing.T) *Results {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.Close() })
 	return r
 }
 
@@ -98,6 +99,7 @@ func TestRenderingIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r2.Close()
 	for _, id := range []string{keyA, keyC} {
 		d1, err1 := r.Detail(id)
 		d2, err2 := r2.Detail(id)
@@ -300,6 +302,7 @@ func TestDetailMissingSibling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	events := r.Sibling("events")
 	if err := os.Remove(events); err != nil {
 		t.Fatal(err)
@@ -479,6 +482,7 @@ func TestMixedOrIncompleteOutputIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	if err := os.WriteFile(r.Sibling("events"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
