@@ -52,7 +52,11 @@ func OpenRows[T any](path string, batch int) (*RowReader[T], error) {
 		f.Close()
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, fi.Size())
+	var pf *parquet.File
+	err = Guarded(func() (err error) {
+		pf, err = parquet.OpenFile(f, fi.Size())
+		return err
+	})
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -69,7 +73,10 @@ func (r *RowReader[T]) Next() *T {
 			return nil
 		}
 		clear(r.buf) // rows handed out own their slices and pointers: never let the reader reuse them
-		r.n, r.err = r.rd.Read(r.buf)
+		r.err = Guarded(func() (err error) {
+			r.n, err = r.rd.Read(r.buf)
+			return err
+		})
 		r.i = 0
 		if r.n == 0 && r.err == nil { // nothing and no error: read as the end, never a loop
 			r.err = io.EOF
@@ -108,10 +115,28 @@ func FileMetadata(path, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	var pf *parquet.File
+	err = Guarded(func() (err error) {
+		pf, err = parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	v, _ := pf.Lookup(key)
 	return v, nil
+}
+
+// Guarded runs a call into the Parquet reader and returns a panic of it as an error.
+// The reader trusts some fields of a page header, which no checksum covers, and a
+// corrupt one can make it index out of range: a corrupt file must be an error, not a
+// crash. Only calls into the reader should be guarded, so that a panic of loopwatch's
+// own code stays one.
+func Guarded(call func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("corrupt Parquet data: %v", v)
+		}
+	}()
+	return call()
 }

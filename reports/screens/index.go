@@ -148,7 +148,7 @@ func readRows(rg parquet.RowGroup, start, end int64, next func() (int64, bool), 
 			return nil
 		}
 		if want-pos >= rowsBatch {
-			if err := guarded(func() error { return rd.SeekToRow(want - start) }); err != nil {
+			if err := reports.Guarded(func() error { return rd.SeekToRow(want - start) }); err != nil {
 				return err
 			}
 			pos = want
@@ -304,24 +304,11 @@ func (r *Results) Find(id string) (*reports.RunRow, error) {
 	return row, err
 }
 
-// readBatch is rd.Read(buf), guarded.
+// readBatch is rd.Read(buf), [reports.Guarded].
 func readBatch[T any](rd *parquet.GenericReader[T], buf []T) (n int, err error) {
-	err = guarded(func() error {
+	err = reports.Guarded(func() error {
 		n, err = rd.Read(buf)
 		return err
 	})
 	return n, err
-}
-
-// guarded runs a call into the Parquet reader and returns a panic of it as an error:
-// the reader trusts some fields of a page header, which no checksum covers, and a
-// corrupt one can make it index out of range. Only calls into the reader are guarded,
-// so that a panic of the screens' own code stays one.
-func guarded(call func() error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("corrupt Parquet data: %v", v)
-		}
-	}()
-	return call()
 }

@@ -389,7 +389,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + unwrapPathError(err).Error(), Hint: hint}
 	}
 	var pf *parquet.File
-	err = guarded(func() (err error) {
+	err = reports.Guarded(func() (err error) {
 		pf, err = parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		return err
 	})
