@@ -125,8 +125,8 @@ func (r *Results) rows(es []entry, take func(int, *reports.RunRow)) error {
 			start = end
 		}
 		if want, ok := next(); ok {
-			return &FileError{Path: p.path, Problem: fmt.Sprintf("has no row %d: the run table is shorter than when it was read", want),
-				Hint: "run the command again"}
+			return &FileError{Path: p.path, Problem: fmt.Sprintf("has no row %d: its row groups hold fewer rows than reading it found", want),
+				Hint: replayHint(p.path)}
 		}
 	}
 	return nil
@@ -281,11 +281,8 @@ func (r *Results) find(id string) (*entry, *reports.RunRow, error) {
 		found = prefixed
 	}
 	if found == nil {
-		if le.Matches == 0 {
-			le.Candidates = nil
-			if r.Sessions == 0 {
-				le.Note = r.noSessionsNote()
-			}
+		if le.Matches == 0 && r.Sessions == 0 {
+			le.Note = r.noSessionsNote()
 		}
 		return nil, nil, le
 	}
@@ -298,7 +295,7 @@ func (r *Results) find(id string) (*entry, *reports.RunRow, error) {
 
 // Find returns the session whose id is id or, failing that, the only session whose id
 // begins with id. It returns a [*LookupError] for no match or an ambiguous prefix, and
-// a [*FileError] when the run table cannot be read again.
+// a [*FileError] when the run table cannot be read.
 func (r *Results) Find(id string) (*reports.RunRow, error) {
 	_, row, err := r.find(id)
 	return row, err
