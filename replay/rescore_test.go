@@ -186,6 +186,11 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 				t.Fatal(err)
 			}
 			o := sr.Outcome()
+			for i := range tr.Steps { // each step's signals, from the trace's one slice
+				if got, want := tr.Signals(i), sr.Steps[i].Signals; !slices.Equal(got, want) || (got == nil) != (len(want) == 0) {
+					t.Fatalf("config %d, session %s, event %d: trace's signals %v, processor's %v", c, s.Key, i, got, want)
+				}
+			}
 			for i, f := range tr.Frustration(cfg.Detect.EMA) {
 				if f != sr.Steps[i].FrustrationEMA {
 					t.Fatalf("config %d, session %s, event %d: trace's frustration %v, processor's %v", c, s.Key, i, f, sr.Steps[i].FrustrationEMA)

@@ -1,6 +1,9 @@
 package assess
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -18,7 +21,12 @@ import (
 // same detector, EMA tracker, breaker and session-end rules in the same order (the
 // tuning of thresholds relies on it, and a test holds it).
 type Trace struct {
+	// Steps are the session's events as the processor met them, in order.
 	Steps []TraceStep
+	// signals holds every step's signals, step after step: step i's end at
+	// Steps[i].end. One slice a trace instead of one a step, since a tuning sweep holds
+	// a trace of every session of its input at once.
+	signals []detect.Signal
 }
 
 // TraceStep is one event as the processor met it.
@@ -33,8 +41,20 @@ type TraceStep struct {
 	Opens bool
 	// Human: a human turn ([detect.IsHumanTurn]), at which the EMAs move by default.
 	Human bool
-	// Signals are the detector's signals for the event.
-	Signals []detect.Signal
+	end   uint32 // the end of the step's signals in Trace.signals
+}
+
+// Signals returns the detector's signals for step i (nil for none). The slice is the
+// trace's: it must not be modified.
+func (t *Trace) Signals(i int) []detect.Signal {
+	start := uint32(0)
+	if i > 0 {
+		start = t.Steps[i-1].end
+	}
+	if start == t.Steps[i].end {
+		return nil
+	}
+	return t.signals[start:t.Steps[i].end:t.Steps[i].end]
 }
 
 // TraceSession reads events — one session's, in order — as a processor with cfg does:
@@ -56,7 +76,7 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 	for i := range events {
 		ev := &events[i]
 		st := &t.Steps[i]
-		st.Time = ev.Time
+		st.Time, st.end = ev.Time, uint32(len(t.signals))
 		if len(timeout.Expired(ev.Time)) > 0 {
 			det = nil
 		}
@@ -68,12 +88,19 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 			det, st.Opens = detect.NewLightweightDetector(rules), true
 		}
 		timeout.Touch(id, ev.Time)
-		st.Signals = det.Detect(*ev)
+		t.signals = append(t.signals, det.Detect(*ev)...)
+		if uint64(len(t.signals)) > math.MaxUint32 {
+			return nil, fmt.Errorf("event %d: more than %d signals in one session", i+1, uint64(math.MaxUint32))
+		}
+		st.end = uint32(len(t.signals))
 		st.Human = detect.IsHumanTurn(ev)
 		if ends.IsSessionEnd(*ev) {
 			det = nil
 			timeout.Forget(id)
 		}
+	}
+	if cap(t.signals) > len(t.signals) {
+		t.signals = slices.Clone(t.signals) // held as long as the trace: no room to grow
 	}
 	return t, nil
 }
@@ -102,12 +129,13 @@ func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 		if st.Opens {
 			br, frustration = breaker.New(bc), detect.NewEmaTracker(ema.Alpha)
 		}
+		signals := t.Signals(i)
 		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(st.Signals))
+			frustration.Update(ema.FrustrationValue(signals))
 		}
 		f := frustration.Value()
 		d.PeakFrustration = max(d.PeakFrustration, f)
-		br.Update(st.Time, st.Signals, f)
+		br.Update(st.Time, signals, f)
 		if kind, ok := br.ShouldIntervene(st.Time); ok {
 			br.RecordIntervention(st.Time)
 			d.Interventions = append(d.Interventions, i)
@@ -131,7 +159,7 @@ func (t *Trace) Frustration(ema detect.EMAConfig) []float64 {
 			frustration = detect.NewEmaTracker(ema.Alpha)
 		}
 		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(st.Signals))
+			frustration.Update(ema.FrustrationValue(t.Signals(i)))
 		}
 		out[i] = frustration.Value()
 	}
