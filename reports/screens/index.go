@@ -2,6 +2,7 @@ package screens
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -9,19 +10,20 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/loopwatch/loopwatch/internal/smallest"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
 // keyRow is what the screens read of every row of a run table: the columns that
-// order the sessions, window them and count them. Reading it leaves the other
-// columns on disk.
+// order the sessions, window them and count them ([keyColumns]). Reading it leaves the
+// other columns on disk.
 type keyRow struct {
-	RunKey    string     `parquet:"run_key"`
-	Kind      string     `parquet:"kind"`
-	StartedAt *time.Time `parquet:"started_at,optional,timestamp(millisecond:utc)"`
-	Events    *int32     `parquet:"events,optional"`
+	RunKey    string
+	Kind      string
+	StartedAt *time.Time
+	Events    *int32
 }
 
 // entry is a row of a run table as the screens place it: its key, its start, and
@@ -57,38 +59,160 @@ func compareEntries(a, b *entry) int {
 // scanBatch is how many rows a scan reads at a time.
 const scanBatch = 1024
 
-// scan reads the keyRow columns of every run table of r, in part order and row order,
-// and calls fn with each row and its entry (valid during the call only).
+// keyColumns are the run table's columns a scan reads, each with the kind of value it
+// must hold; a timestamp is Int64 in its logical type's unit.
+var keyColumns = [...]struct {
+	name string
+	kind parquet.Kind
+}{{"run_key", parquet.ByteArray}, {"kind", parquet.ByteArray}, {"started_at", parquet.Int64}, {"events", parquet.Int32}}
+
+// keyLayout is where a run table holds keyColumns: each one's column index, and the
+// unit of started_at.
+type keyLayout struct {
+	index [len(keyColumns)]int
+	unit  time.Duration
+}
+
+// time is a started_at value as a time in UTC.
+func (l *keyLayout) time(v int64) time.Time {
+	switch l.unit {
+	case time.Millisecond:
+		return time.UnixMilli(v).UTC()
+	case time.Microsecond:
+		return time.UnixMicro(v).UTC()
+	}
+	return time.Unix(0, v).UTC()
+}
+
+// layout finds keyColumns in p's run table.
+func (p *part) layout() (keyLayout, error) {
+	var l keyLayout
+	for c, col := range keyColumns {
+		leaf, ok := p.file.Schema().Lookup(col.name)
+		if !ok || leaf.MaxRepetitionLevel > 0 || leaf.Node.Type().Kind() != col.kind {
+			return l, &FileError{Path: p.path, Problem: fmt.Sprintf("not a loopwatch run table: no %s column of %s values", col.name, col.kind), Hint: replayHint(p.path)}
+		}
+		l.index[c] = leaf.ColumnIndex
+		if col.name == "started_at" {
+			var ts *format.TimestampType
+			if lt := leaf.Node.Type().LogicalType(); lt != nil {
+				ts, _ = lt.Value.(*format.TimestampType)
+			}
+			if ts == nil || ts.Unit.Value == nil {
+				return l, &FileError{Path: p.path, Problem: "not a loopwatch run table: started_at is not a timestamp", Hint: replayHint(p.path)}
+			}
+			l.unit = ts.Unit.Value.Duration()
+		}
+	}
+	return l, nil
+}
+
+// scan reads the keyColumns of every run table of r — their values only, a batch of
+// rows at a time, column by column — in part order and row order, and calls fn with
+// each row and its entry (valid during the call only).
 func (r *Results) scan(fn func(*entry, *keyRow) error) error {
-	buf := make([]keyRow, scanBatch)
+	buf := make([]parquet.Value, scanBatch)
+	var batch [scanBatch]keyRow // the batch's rows, column by column
+	var starts [scanBatch]time.Time
+	var events [scanBatch]int32
 	for i := range r.parts {
 		p := &r.parts[i]
-		rd := parquet.NewGenericReader[keyRow](p.file)
-		var at int64
-		for {
-			clear(buf)
-			n, err := readBatch(rd, buf)
-			for j := range buf[:n] {
-				row := &buf[j]
+		l, err := p.layout()
+		if err != nil {
+			return err
+		}
+		// take copies a value out of the reader's page, which the reader may reuse
+		// once it reads the next one.
+		take := func(c, j int, v parquet.Value) {
+			row := &batch[j]
+			switch c {
+			case 0:
+				row.RunKey = string(v.ByteArray())
+			case 1:
+				row.Kind = string(v.ByteArray())
+			case 2:
+				row.StartedAt = nil
+				if !v.IsNull() {
+					starts[j] = l.time(v.Int64())
+					row.StartedAt = &starts[j]
+				}
+			case 3:
+				row.Events = nil
+				if !v.IsNull() {
+					events[j] = v.Int32()
+					row.Events = &events[j]
+				}
+			}
+		}
+		var at int64 // the row's position in the part
+		for _, rg := range p.file.RowGroups() {
+			var rds [len(keyColumns)]parquet.ColumnChunkValueReader
+			for c := range rds {
+				rds[c] = parquet.NewColumnChunkValueReader(rg.ColumnChunks()[l.index[c]])
+			}
+			err := scanGroup(rds[:], buf, rg.NumRows(), take, func(j int) error {
+				row := &batch[j]
 				e := entry{key: row.RunKey, part: i, row: at}
 				if row.StartedAt != nil {
 					e.started, e.dated = *row.StartedAt, true
 				}
 				at++
-				if ferr := fn(&e, row); ferr != nil {
-					rd.Close()
-					return ferr
-				}
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
+				return fn(&e, row)
+			})
+			for _, rd := range rds {
 				rd.Close()
+			}
+			var ce callbackError
+			switch {
+			case errors.As(err, &ce):
+				return ce.err
+			case err != nil:
 				return &FileError{Path: p.path, Problem: "cannot read the run table: " + oneLine(err.Error()), Hint: replayHint(p.path)}
 			}
 		}
-		rd.Close()
+	}
+	return nil
+}
+
+// callbackError carries an error of scan's callback through scanGroup, apart from the
+// reading's own.
+type callbackError struct{ err error }
+
+func (e callbackError) Error() string { return e.err.Error() }
+
+// scanGroup reads n rows of a row group from rds, one reader a column, a batch of
+// len(buf) rows at a time: it gives take every value of column c for row j of the
+// batch as soon as it is read, then calls row with each row's position in the batch.
+func scanGroup(rds []parquet.ColumnChunkValueReader, buf []parquet.Value, n int64, take func(c, j int, v parquet.Value), row func(int) error) error {
+	for n > 0 {
+		b := int(min(n, int64(len(buf))))
+		for c, rd := range rds {
+			for got := 0; got < b; {
+				var k int
+				clear(buf[:b-got])
+				err := reports.Guarded(func() (err error) {
+					k, err = rd.ReadValues(buf[:b-got])
+					return err
+				})
+				for j := range buf[:k] {
+					take(c, got+j, buf[j])
+				}
+				got += k
+				switch {
+				case got == b:
+				case err == io.EOF || err == nil && k == 0:
+					return fmt.Errorf("a column chunk ends %d values short of its row group", b-got)
+				case err != nil:
+					return err
+				}
+			}
+		}
+		for j := range b {
+			if err := row(j); err != nil {
+				return callbackError{err}
+			}
+		}
+		n -= int64(b)
 	}
 	return nil
 }

@@ -107,17 +107,25 @@ func refScreens(rows []reports.RunRow, opts HistoryOptions) (sessions int, histo
 // TestScreensOfManyRowGroups holds the screens of a run table of many row groups —
 // read a batch of columns at a time, the rows shown fetched by position — to the
 // screens computed with every row held. Groups of 37 rows are read through; in groups
-// of 500 the rows shown are sought.
+// of 500 the rows shown are sought; with pages of 256 bytes a batch of a column spans
+// many pages, each of which the reader may reuse once it reads the next.
 func TestScreensOfManyRowGroups(t *testing.T) {
 	rows := manyRows(1500)
-	for _, group := range []int64{37, 500} {
-		t.Run(fmt.Sprint(group), func(t *testing.T) { testScreensOfRowGroups(t, rows, group) })
+	for _, tt := range []struct {
+		group int64
+		page  int
+	}{{37, 0}, {500, 0}, {500, 256}} {
+		t.Run(fmt.Sprintf("group=%d/page=%d", tt.group, tt.page), func(t *testing.T) { testScreensOfRowGroups(t, rows, tt.group, tt.page) })
 	}
 }
 
-func testScreensOfRowGroups(t *testing.T, rows []reports.RunRow, group int64) {
+func testScreensOfRowGroups(t *testing.T, rows []reports.RunRow, group int64, page int) {
 	path := filepath.Join(t.TempDir(), "results.parquet")
-	if err := parquet.WriteFile(path, rows, parquet.MaxRowsPerRowGroup(group), parquet.KeyValueMetadata("loopwatch.table", "runs")); err != nil {
+	opts := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(group), parquet.KeyValueMetadata("loopwatch.table", "runs")}
+	if page > 0 {
+		opts = append(opts, parquet.PageBufferSize(page))
+	}
+	if err := parquet.WriteFile(path, rows, opts...); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(path)
