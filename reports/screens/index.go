@@ -60,14 +60,16 @@ func compareEntries(a, b *entry) int {
 const scanBatch = 1024
 
 // keyColumns are the run table's columns a scan reads, each with the kind of value it
-// must hold; a timestamp is Int64 in its logical type's unit.
+// must hold (a timestamp is Int64 in its logical type's unit) and whether a run table
+// may lack it (every value then null).
 var keyColumns = [...]struct {
-	name string
-	kind parquet.Kind
-}{{"run_key", parquet.ByteArray}, {"kind", parquet.ByteArray}, {"started_at", parquet.Int64}, {"events", parquet.Int32}}
+	name     string
+	kind     parquet.Kind
+	optional bool
+}{{"run_key", parquet.ByteArray, false}, {"kind", parquet.ByteArray, false}, {"started_at", parquet.Int64, true}, {"events", parquet.Int32, true}}
 
-// keyLayout is where a run table holds keyColumns: each one's column index, and the
-// unit of started_at.
+// keyLayout is where a run table holds keyColumns: each one's column index (-1 for an
+// optional column it lacks), and the unit of started_at.
 type keyLayout struct {
 	index [len(keyColumns)]int
 	unit  time.Duration
@@ -89,6 +91,10 @@ func (p *part) layout() (keyLayout, error) {
 	var l keyLayout
 	for c, col := range keyColumns {
 		leaf, ok := p.file.Schema().Lookup(col.name)
+		if !ok && col.optional {
+			l.index[c] = -1
+			continue
+		}
 		if !ok || leaf.MaxRepetitionLevel > 0 || leaf.Node.Type().Kind() != col.kind {
 			return l, &FileError{Path: p.path, Problem: fmt.Sprintf("not a loopwatch run table: no %s column of %s values", col.name, col.kind), Hint: replayHint(p.path)}
 		}
@@ -146,9 +152,11 @@ func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 		}
 		var at int64 // the row's position in the part
 		for _, rg := range p.file.RowGroups() {
-			var rds [len(keyColumns)]parquet.ColumnChunkValueReader
+			var rds [len(keyColumns)]parquet.ColumnChunkValueReader // nil: a column the table lacks
 			for c := range rds {
-				rds[c] = parquet.NewColumnChunkValueReader(rg.ColumnChunks()[l.index[c]])
+				if l.index[c] >= 0 {
+					rds[c] = parquet.NewColumnChunkValueReader(rg.ColumnChunks()[l.index[c]])
+				}
 			}
 			err := scanGroup(rds[:], buf, rg.NumRows(), take, func(j int) error {
 				row := &batch[j]
@@ -160,7 +168,9 @@ func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 				return fn(&e, row)
 			})
 			for _, rd := range rds {
-				rd.Close()
+				if rd != nil {
+					rd.Close()
+				}
 			}
 			var ce callbackError
 			switch {
@@ -180,13 +190,20 @@ type callbackError struct{ err error }
 
 func (e callbackError) Error() string { return e.err.Error() }
 
-// scanGroup reads n rows of a row group from rds, one reader a column, a batch of
-// len(buf) rows at a time: it gives take every value of column c for row j of the
-// batch as soon as it is read, then calls row with each row's position in the batch.
+// scanGroup reads n rows of a row group from rds, one reader a column (nil: a column
+// of nulls), a batch of len(buf) rows at a time: it gives take every value of column c
+// for row j of the batch as soon as it is read, then calls row with each row's position
+// in the batch.
 func scanGroup(rds []parquet.ColumnChunkValueReader, buf []parquet.Value, n int64, take func(c, j int, v parquet.Value), row func(int) error) error {
 	for n > 0 {
 		b := int(min(n, int64(len(buf))))
 		for c, rd := range rds {
+			if rd == nil { // a column the table lacks: nulls
+				for j := range b {
+					take(c, j, parquet.Value{})
+				}
+				continue
+			}
 			for got := 0; got < b; {
 				var k int
 				clear(buf[:b-got])

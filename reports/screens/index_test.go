@@ -302,3 +302,66 @@ func TestScreensOfACorruptRunTable(t *testing.T) {
 		t.Errorf("%d of %d corrupted tables opened: the corruption reached nothing, or everything", opened, tried)
 	}
 }
+
+// TestKeyColumns: a run table without started_at or events (every session undated,
+// no events) is read; one without run_key, or whose key columns hold other kinds of
+// values, is refused as no loopwatch run table.
+func TestKeyColumns(t *testing.T) {
+	type bare struct {
+		RunKey string `parquet:"run_key"`
+		Kind   string `parquet:"kind"`
+	}
+	type noKey struct {
+		Kind string `parquet:"kind"`
+	}
+	type intKey struct {
+		RunKey int64  `parquet:"run_key"`
+		Kind   string `parquet:"kind"`
+	}
+	type textStart struct {
+		RunKey    string `parquet:"run_key"`
+		Kind      string `parquet:"kind"`
+		StartedAt string `parquet:"started_at"`
+	}
+	dir := t.TempDir()
+	md := parquet.KeyValueMetadata("loopwatch.table", "runs")
+	write := func(name string, write func(string) error) string {
+		path := filepath.Join(dir, name+".parquet")
+		if err := write(path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tests := []struct {
+		name    string
+		path    string
+		wantErr string
+	}{
+		{"no start, no events", write("bare", func(p string) error {
+			return parquet.WriteFile(p, []bare{{"s-2", "session"}, {"s-1", "session"}, {"q", "quasar_run"}}, md)
+		}), ""},
+		{"no run_key", write("nokey", func(p string) error { return parquet.WriteFile(p, []noKey{{"session"}}, md) }), "no run_key column of BYTE_ARRAY values"},
+		{"an integer run_key", write("intkey", func(p string) error { return parquet.WriteFile(p, []intKey{{1, "session"}}, md) }), "no run_key column of BYTE_ARRAY values"},
+		{"a text start", write("textstart", func(p string) error { return parquet.WriteFile(p, []textStart{{"s", "session", "today"}}, md) }), "no started_at column of INT64 values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Open(tt.path)
+			if tt.wantErr != "" {
+				var fe *FileError
+				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Open: %v, want a *FileError with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			h, err := r.History(HistoryOptions{})
+			if err != nil || r.Sessions != 2 || r.OtherRuns != 1 || r.Events != 0 || h.Undated != 2 || len(h.Sessions) != 2 || h.Sessions[0].ID != "s-1" {
+				t.Errorf("history %+v, %v (%d sessions, %d other runs, %d events)", h, err, r.Sessions, r.OtherRuns, r.Events)
+			}
+		})
+	}
+}
