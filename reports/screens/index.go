@@ -16,14 +16,11 @@ import (
 	"github.com/loopwatch/loopwatch/reports"
 )
 
-// keyRow is what the screens read of every row of a run table: the columns that
-// order the sessions, window them and count them ([keyColumns]). Reading it leaves the
-// other columns on disk.
+// keyRow is what a scan reads of a row besides its entry: the columns that tell a
+// session from another run and count its events ([keyColumns]).
 type keyRow struct {
-	RunKey    string
-	Kind      string
-	StartedAt *time.Time
-	Events    *int32
+	Kind   string
+	Events int // 0 when null
 }
 
 // entry is a row of a run table as the screens place it: its key, its start, and
@@ -86,7 +83,7 @@ func (l *keyLayout) time(v int64) time.Time {
 	return time.Unix(0, v).UTC()
 }
 
-// layout finds keyColumns in p's run table.
+// layout finds keyColumns in p's run table, once, when Open opens it.
 func (p *part) layout() (keyLayout, error) {
 	var l keyLayout
 	for c, col := range keyColumns {
@@ -115,38 +112,33 @@ func (p *part) layout() (keyLayout, error) {
 
 // scan reads the keyColumns of every run table of r — their values only, a batch of
 // rows at a time, column by column — in part order and row order, and calls fn with
-// each row and its entry (valid during the call only).
+// each row's entry and the rest of what it read (both valid during the call only).
 func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 	buf := make([]parquet.Value, scanBatch)
-	var batch [scanBatch]keyRow // the batch's rows, column by column
-	var starts [scanBatch]time.Time
-	var events [scanBatch]int32
+	var batch [scanBatch]struct {
+		e   entry
+		row keyRow
+	}
 	for i := range r.parts {
 		p := &r.parts[i]
-		l, err := p.layout()
-		if err != nil {
-			return err
-		}
 		// take copies a value out of the reader's page, which the reader may reuse
 		// once it reads the next one.
 		take := func(c, j int, v parquet.Value) {
-			row := &batch[j]
+			b := &batch[j]
 			switch c {
 			case 0:
-				row.RunKey = string(v.ByteArray())
+				b.e.key = string(v.ByteArray())
 			case 1:
-				row.Kind = string(v.ByteArray())
+				b.row.Kind = string(v.ByteArray())
 			case 2:
-				row.StartedAt = nil
-				if !v.IsNull() {
-					starts[j] = l.time(v.Int64())
-					row.StartedAt = &starts[j]
+				b.e.started, b.e.dated = time.Time{}, !v.IsNull()
+				if b.e.dated {
+					b.e.started = p.keys.time(v.Int64())
 				}
 			case 3:
-				row.Events = nil
+				b.row.Events = 0
 				if !v.IsNull() {
-					events[j] = v.Int32()
-					row.Events = &events[j]
+					b.row.Events = int(v.Int32())
 				}
 			}
 		}
@@ -154,18 +146,15 @@ func (r *Results) scan(fn func(*entry, *keyRow) error) error {
 		for _, rg := range p.file.RowGroups() {
 			var rds [len(keyColumns)]parquet.ColumnChunkValueReader // nil: a column the table lacks
 			for c := range rds {
-				if l.index[c] >= 0 {
-					rds[c] = parquet.NewColumnChunkValueReader(rg.ColumnChunks()[l.index[c]])
+				if p.keys.index[c] >= 0 {
+					rds[c] = parquet.NewColumnChunkValueReader(rg.ColumnChunks()[p.keys.index[c]])
 				}
 			}
 			err := scanGroup(rds[:], buf, rg.NumRows(), take, func(j int) error {
-				row := &batch[j]
-				e := entry{key: row.RunKey, part: i, row: at}
-				if row.StartedAt != nil {
-					e.started, e.dated = *row.StartedAt, true
-				}
+				b := &batch[j]
+				b.e.part, b.e.row = i, at
 				at++
-				return fn(&e, row)
+				return fn(&b.e, &b.row)
 			})
 			for _, rd := range rds {
 				if rd != nil {

@@ -53,6 +53,7 @@ type part struct {
 	shard          replay.Shard  // its loopwatch.shard; the zero Shard for a replay not split
 	file           *parquet.File // the run table, open from Open to Close: every screen reads the version Open checked
 	closer         io.Closer
+	keys           keyLayout // where file holds the columns a scan reads
 }
 
 func (p *part) sibling(table string) string {
@@ -203,7 +204,7 @@ func (r *Results) open(folder bool) error {
 				e.key, p.shard, replay.ShardOf(e.key, p.shard.Count)), Hint: "replay every shard again into an empty folder"}
 		}
 		r.Sessions++
-		r.Events += num(row.Events)
+		r.Events += row.Events
 		if r.newest == nil || e.before(r.newest) {
 			n := *e
 			r.newest = &n
@@ -212,7 +213,8 @@ func (r *Results) open(folder bool) error {
 	})
 }
 
-// readMeta opens the run table of the i-th part and checks its metadata and manifest.
+// readMeta opens the run table of the i-th part, checks its metadata and manifest, and
+// finds the columns a scan reads.
 func (r *Results) readMeta(i int) error {
 	p := &r.parts[i]
 	pf, closer, meta, err := openTable(p.path, runTable)
@@ -223,7 +225,11 @@ func (r *Results) readMeta(i int) error {
 	if sh, err := replay.ParseShard(meta.Shard); err == nil {
 		p.shard = sh
 	}
-	return checkManifest(p, meta)
+	if err := checkManifest(p, meta); err != nil {
+		return err
+	}
+	p.keys, err = p.layout()
+	return err
 }
 
 // findParts returns the run tables path names — a folder's shards (folder set), one
