@@ -143,10 +143,12 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 			a[j], b[j] = m.f(sd), m.f(st)
 		}
 	}, opts)
+	paired := make([]Paired, len(metrics))
 	for j, m := range metrics {
-		tr.Paired = append(tr.Paired, Paired{Metric: m.name, PairedDifference: ds[j], HigherIsBetter: m.higher})
+		paired[j] = Paired{Metric: m.name, PairedDifference: ds[j], HigherIsBetter: m.higher}
 	}
-	main := tr.Paired[len(tr.Paired)-len(metrics)]
+	tr.Paired = append(tr.Paired, paired...)
+	main := paired[0] // the objective's
 	tr.Verdict = verdict(tr, obj, main, tuned.score(tr.Target))
 }
 

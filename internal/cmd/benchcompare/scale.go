@@ -137,6 +137,7 @@ func runScale(ctx context.Context, s settings) error {
 				switch kind {
 				case "assess":
 					results := filepath.Join(dir, "replayed", "results.parquet")
+					fmt.Fprintf(s.log, "replaying %s into %s\n", w.name, results)
 					if err := s.replayInto(ctx, bin, w, results); err != nil {
 						return err
 					}
@@ -247,13 +248,13 @@ func assessCommand(ctx context.Context, assess, results string) func(string) *ex
 	}
 }
 
-// replayInto replays w into the run table results (not measured).
-func (s settings) replayInto(ctx context.Context, bin string, w workload, results string) error {
-	fmt.Fprintf(s.log, "replaying %s into %s\n", w.name, results)
-	if err := os.MkdirAll(filepath.Dir(results), 0o755); err != nil {
+// replayInto replays w into out, a run table or a folder, with more arguments (not
+// measured).
+func (s settings) replayInto(ctx context.Context, bin string, w workload, out string, more ...string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if _, err := benchcmp.Run(exec.CommandContext(ctx, bin, w.replayTo(results, s.workers)...)); err != nil {
+	if _, err := benchcmp.Run(exec.CommandContext(ctx, bin, w.replayTo(out, s.workers, more...)...)); err != nil {
 		return fmt.Errorf("workload %s: %w", w.name, err)
 	}
 	return nil
@@ -300,9 +301,8 @@ func (s settings) replayShards(ctx context.Context, bin string, w workload, dir 
 	shards := dir + string(filepath.Separator)
 	for i := range n {
 		fmt.Fprintf(s.log, "replaying shard %d/%d of %d runs\n", i, n, runs)
-		cmd := exec.CommandContext(ctx, bin, w.replayTo(shards, s.workers, "--shard", fmt.Sprintf("%d/%d", i, n))...)
-		if _, err := benchcmp.Run(cmd); err != nil {
-			return "", fmt.Errorf("workload %s: shard %d/%d: %w", w.name, i, n, err)
+		if err := s.replayInto(ctx, bin, w, shards, "--shard", fmt.Sprintf("%d/%d", i, n)); err != nil {
+			return "", fmt.Errorf("shard %d/%d: %w", i, n, err)
 		}
 	}
 	return shards, nil
