@@ -52,11 +52,7 @@ func OpenRows[T any](path string, batch int) (*RowReader[T], error) {
 		f.Close()
 		return nil, err
 	}
-	var pf *parquet.File
-	err = Guarded(func() (err error) {
-		pf, err = parquet.OpenFile(f, fi.Size())
-		return err
-	})
+	pf, err := OpenFile(f, fi.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -115,16 +111,21 @@ func FileMetadata(path, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var pf *parquet.File
-	err = Guarded(func() (err error) {
-		pf, err = parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-		return err
-	})
+	pf, err := OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	v, _ := pf.Lookup(key)
 	return v, nil
+}
+
+// OpenFile is parquet.OpenFile, [Guarded].
+func OpenFile(r io.ReaderAt, size int64, options ...parquet.FileOption) (pf *parquet.File, err error) {
+	err = Guarded(func() (err error) {
+		pf, err = parquet.OpenFile(r, size, options...)
+		return err
+	})
+	return pf, err
 }
 
 // Guarded runs a call into the Parquet reader and returns a panic of it as an error.

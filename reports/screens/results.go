@@ -394,11 +394,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 		f.Close()
 		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + unwrapPathError(err).Error(), Hint: hint}
 	}
-	var pf *parquet.File
-	err = reports.Guarded(func() (err error) {
-		pf, err = parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-		return err
-	})
+	pf, err := reports.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		f.Close()
 		return nil, nil, meta, &FileError{Path: path, Problem: "not a Parquet file (" + oneLine(err.Error()) + ")", Hint: hint}
