@@ -152,12 +152,13 @@ func runCompare(ctx context.Context, s settings) error {
 			vs = append(vs, variant{name: "new-1core", outputs: true, command: pinnedRound(ctx, self, replayCommand(ctx, newBin, w, 1))})
 			same = append(same, mustMatch{oneCoreIndex, varNew, "the replay on one core changed the output"})
 		}
-		partsIndex := -1
+		partsIndex, pattern := -1, ""
 		if canPinOneCore {
 			// The same input split in parts, each replayed at once by a process of its
 			// own on a core of its own: the cores given work that shares nothing.
 			n := partCount(s.workers)
-			pattern, err := splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), n)
+			var err error
+			pattern, err = splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), n)
 			if err != nil {
 				return fmt.Errorf("workload %s: splitting it in %d: %w", w.name, n, err)
 			}
@@ -177,6 +178,15 @@ func runCompare(ctx context.Context, s settings) error {
 				jsonValid = pinnedRound(ctx, self, jsonValid)
 			}
 			vs = append(vs, variant{name: "json.Valid", command: jsonValid})
+			if pattern != "" {
+				// The control: the same bare pass over the parts, each on a core of its
+				// own, all at once — what the machine's cores give work that shares
+				// nothing and is little but reading and parsing.
+				n := partCount(s.workers)
+				vs = append(vs, variant{name: "json.Valid-parts", command: func(string) *exec.Cmd {
+					return exec.CommandContext(ctx, self, onCoresCommand, strconv.Itoa(n), self, jsonValidCommand, pattern)
+				}})
+			}
 			if duckOK {
 				threads := s.workers
 				vs = append(vs, variant{name: "duckdb", command: func(out string) *exec.Cmd {
@@ -224,14 +234,18 @@ func runCompare(ctx context.Context, s settings) error {
 		for i := anchors; i < len(vs); i++ {
 			// json.Valid runs on one core: the replay it is held to is --workers 1 on
 			// one core, where it can be pinned.
-			other := varNew
-			if vs[i].name == "json.Valid" {
+			name, base, other := "anchor "+vs[i].name, i, varNew
+			switch vs[i].name {
+			case "json.Valid":
 				other = varNewW1
 				if oneCoreIndex >= 0 {
 					other = oneCoreIndex
 				}
+			case "json.Valid-parts":
+				// The control is held to the pass on one core, not to a replay.
+				name, base, other = "control", i-1, i
 			}
-			if err := add("anchor "+vs[i].name, i, other, ""); err != nil {
+			if err := add(name, base, other, ""); err != nil {
 				return err
 			}
 		}
@@ -253,6 +267,7 @@ func runCompare(ctx context.Context, s settings) error {
 		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
 		{Comparison: "split", Caption: fmt.Sprintf("Split between processes that share nothing: new with --workers 1 against the same files split in %d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — no runtime, heap or delivery in common (wall < 1: faster)", partCount(s.workers))},
 		{Comparison: "workers/split", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall ≤ 1: the workers lose nothing to sharing a process — they share out the files as they go, where a split is fixed beforehand)", s.workers, partCount(s.workers))},
+		{Comparison: "control", Caption: fmt.Sprintf("The control — what the machine's cores give work that shares nothing: the bare json.Valid pass split in the same %d parts, each part a process pinned to a core of its own, all at once, against the whole pass on one core (wall: 1/%[1]d if the cores were %[1]d whole cores to themselves; read the split and workers tables against it)", partCount(s.workers))},
 		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}

@@ -24,9 +24,10 @@
 // folders of about equal bytes, a session's files together, and the hidden on-cores
 // subcommand runs replay --workers 1 over every part at once, each through one-core on
 // a CPU of its own, and waits for them all), and the anchors (a bare json.Valid pass
-// over the same files, pinned to one core too and held to new on one core; DuckDB's
-// read_json → COPY … TO parquet from interop/node_modules, skipped with a notice when
-// not installed) — run after --warmup warm-ups in --reps repetitions, old and new
+// over the same files, pinned to one core too and held to new on one core; the same
+// pass over the N parts, each through one-core on a CPU of its own, all at once — the
+// control; DuckDB's read_json → COPY … TO parquet from interop/node_modules, skipped
+// with a notice when not installed) — run after --warmup warm-ups in --reps repetitions, old and new
 // always next to each other and alternating, the rest rotating
 // (internal/benchcmp.Schedule). Each run is measured from outside: wall time, user and
 // system time and peak RSS from the child's rusage (wait4). The report gives per
@@ -44,7 +45,13 @@
 // delivery, each process on a core of its own; and the next, --workers N against them:
 // what the workers lose to sharing one process (a wall ratio at or below 1: nothing —
 // the workers share out the files as they go, where the split is fixed beforehand and
-// its parts need not take equally long).
+// its parts need not take equally long). The control table holds the json.Valid pass
+// over the parts against the whole pass on one core: what the machine's cores give work
+// that shares nothing and is little but reading files and parsing lines — 1/N if they
+// were N whole cores to themselves. On a machine whose cores share their caches, their
+// memory or their host with other work, it is well above 1/N, and the split and workers
+// tables are read against it: a replay cannot be expected to scale past what the
+// machine gives a bare pass over the same files.
 //
 // Every replay's output files are hashed. A run that fails, a replay whose outputs
 // differ between repetitions or between --workers 1 and N, or old and new outputs that

@@ -71,7 +71,9 @@ current binary with --workers 1 against --workers N, and --workers 1 pinned to o
 core (Linux) against --workers N on every core; --workers 1 and N against the same
 files split in N parts replayed at once by N processes, each pinned to a core of its
 own (Linux); and anchors: a bare json.Valid pass over the same files on one core,
-and DuckDB's read_json → Parquet when interop/node_modules holds it. A failed build
+the same pass over the N parts on a core each, all at once (the control: what the
+machine's cores give work that shares nothing, Linux), and DuckDB's read_json →
+Parquet when interop/node_modules holds it. A failed build
 or run, a replay whose outputs differ between repetitions or worker counts, or old
 and new outputs that differ (unless --allow-output-change; then the table says so)
 fail the command as soon as it is known: exit status 1, no figures.

@@ -477,7 +477,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if canPinOneCore {
 		for _, want := range []string{"What the cores buy: new with --workers 2", "WALL NEW/NEW-1CORE", "both pinned to one core",
-			"Split between processes that share nothing", "WALL NEW-PARTS/NEW-W1", "WALL NEW/NEW-PARTS"} {
+			"Split between processes that share nothing", "WALL NEW-PARTS/NEW-W1", "WALL NEW/NEW-PARTS",
+			"The control — what the machine's cores give work that shares nothing", "WALL JSON.VALID-PARTS/JSON.VALID"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, stdout)
 			}
@@ -516,6 +517,15 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("variant %s: %+v", v.Name, v.Samples)
 		}
 	}
+	if canPinOneCore {
+		found := false
+		for _, c := range rep.Workloads[0].Comparisons {
+			found = found || c.Name == "control"
+		}
+		if !found {
+			t.Errorf("no control comparison: %s", data)
+		}
+	}
 	for _, c := range rep.Workloads[0].Comparisons {
 		if (c.Name == "workers" || c.Name == "cores") && c.Outputs != "identical" {
 			t.Errorf("%s outputs: %q", c.Name, c.Outputs)
@@ -524,6 +534,10 @@ func TestEndToEnd(t *testing.T) {
 		// more: CPU and wall are read at different moments).
 		if c.Name == "cores" && !(c.Cores > 0 && c.Cores < 1.2) {
 			t.Errorf("cores: the pinned replay kept %.2f cores busy", c.Cores)
+		}
+		// The control's base is the json.Valid pass pinned to one core.
+		if c.Name == "control" && !(c.Cores > 0 && c.Cores < 1.2) {
+			t.Errorf("control: the pinned json.Valid pass kept %.2f cores busy", c.Cores)
 		}
 		if !(c.Cores > 0) {
 			t.Errorf("%s: base cores %v", c.Name, c.Cores)
