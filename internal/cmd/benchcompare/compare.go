@@ -170,13 +170,14 @@ func runCompare(ctx context.Context, s settings) error {
 				return exec.CommandContext(ctx, self, append([]string{onCoresCommand, strconv.Itoa(n), newBin}, args...)...)
 			}})
 		}
-		anchors := len(vs)
+		anchors, jsonValidIndex := len(vs), -1
 		if s.anchors {
 			in := w.in
 			jsonValid := func(string) *exec.Cmd { return exec.CommandContext(ctx, self, jsonValidCommand, in) }
 			if canPinOneCore {
 				jsonValid = pinnedRound(ctx, self, jsonValid)
 			}
+			jsonValidIndex = len(vs)
 			vs = append(vs, variant{name: "json.Valid", command: jsonValid})
 			if pattern != "" {
 				// The control: the same bare pass over the parts, each on a core of its
@@ -243,7 +244,7 @@ func runCompare(ctx context.Context, s settings) error {
 				}
 			case "json.Valid-parts":
 				// The control is held to the pass on one core, not to a replay.
-				name, base, other = "control", i-1, i
+				name, base, other = "control", jsonValidIndex, i
 			}
 			if err := add(name, base, other, ""); err != nil {
 				return err
