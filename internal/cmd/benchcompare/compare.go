@@ -30,6 +30,12 @@ func onOneCore(ctx context.Context, self string, n int, cmd *exec.Cmd) *exec.Cmd
 	return pinned
 }
 
+// onCoresEach returns bin args... run by self's on-cores subcommand: n processes at
+// once, each on a CPU of its own, every "{i}" of args replaced by the process's number.
+func onCoresEach(ctx context.Context, self string, n int, bin string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, self, append([]string{onCoresCommand, strconv.Itoa(n), bin}, args...)...)
+}
+
 // pinnedRound returns command's commands run on one core each, on the next CPU this
 // process may run on at each call, round: the CPUs of a shared machine are not equally
 // fast from one minute to the next.
@@ -140,6 +146,7 @@ func runCompare(ctx context.Context, s settings) error {
 	} else if selfErr != nil {
 		return fmt.Errorf("one core: %w", selfErr)
 	}
+	nParts := partCount(s.workers)
 	for _, w := range workloads {
 		vs := []variant{
 			varOld:   {name: "old", command: replayCommand(ctx, oldBin, w, s.workers), outputs: true},
@@ -156,21 +163,19 @@ func runCompare(ctx context.Context, s settings) error {
 		if canPinOneCore {
 			// The same input split in parts, each replayed at once by a process of its
 			// own on a core of its own: the cores given work that shares nothing.
-			n := partCount(s.workers)
 			var err error
-			pattern, err = splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), n)
+			pattern, err = splitInput(w.in, filepath.Join(tmp, "parts-"+w.name), nParts)
 			if err != nil {
-				return fmt.Errorf("workload %s: splitting it in %d: %w", w.name, n, err)
+				return fmt.Errorf("workload %s: splitting it in %d: %w", w.name, nParts, err)
 			}
 			parts := w
 			parts.in = pattern
 			partsIndex = len(vs)
 			vs = append(vs, variant{name: "new-parts", outputs: true, command: func(out string) *exec.Cmd {
-				args := parts.replayTo(filepath.Join(out, "part-"+partPlaceholder+".parquet"), 1)
-				return exec.CommandContext(ctx, self, append([]string{onCoresCommand, strconv.Itoa(n), newBin}, args...)...)
+				return onCoresEach(ctx, self, nParts, newBin, parts.replayTo(filepath.Join(out, "part-"+partPlaceholder+".parquet"), 1)...)
 			}})
 		}
-		anchors, jsonValidIndex := len(vs), -1
+		anchors, jsonValidIndex, controlIndex := len(vs), -1, -1
 		if s.anchors {
 			in := w.in
 			jsonValid := func(string) *exec.Cmd { return exec.CommandContext(ctx, self, jsonValidCommand, in) }
@@ -183,9 +188,9 @@ func runCompare(ctx context.Context, s settings) error {
 				// The control: the same bare pass over the parts, each on a core of its
 				// own, all at once — what the machine's cores give work that shares
 				// nothing and is little but reading and parsing.
-				n := partCount(s.workers)
+				controlIndex = len(vs)
 				vs = append(vs, variant{name: "json.Valid-parts", command: func(string) *exec.Cmd {
-					return exec.CommandContext(ctx, self, onCoresCommand, strconv.Itoa(n), self, jsonValidCommand, pattern)
+					return onCoresEach(ctx, self, nParts, self, jsonValidCommand, pattern)
 				}})
 			}
 			if duckOK {
@@ -233,16 +238,16 @@ func runCompare(ctx context.Context, s settings) error {
 			}
 		}
 		for i := anchors; i < len(vs); i++ {
-			// json.Valid runs on one core: the replay it is held to is --workers 1 on
-			// one core, where it can be pinned.
 			name, base, other := "anchor "+vs[i].name, i, varNew
-			switch vs[i].name {
-			case "json.Valid":
+			switch i {
+			case jsonValidIndex:
+				// json.Valid runs on one core: the replay it is held to is --workers 1
+				// on one core, where it can be pinned.
 				other = varNewW1
 				if oneCoreIndex >= 0 {
 					other = oneCoreIndex
 				}
-			case "json.Valid-parts":
+			case controlIndex:
 				// The control is held to the pass on one core, not to a replay.
 				name, base, other = "control", jsonValidIndex, i
 			}
@@ -266,9 +271,9 @@ func runCompare(ctx context.Context, s settings) error {
 		{Comparison: "new/old", Caption: "New against old (< 1: new is faster or smaller)"},
 		{Comparison: "workers", Caption: fmt.Sprintf("New with --workers %d against --workers 1 (wall < 1: the workers help; floor: the wall ratio if the CPU of --workers %[1]d were spread evenly over its cores — a wall ratio at its floor can only come down with less CPU; cores: CPU over wall time, what --workers 1 keeps busy beside its one worker)", s.workers)},
 		{Comparison: "cores", Caption: fmt.Sprintf("What the cores buy: new with --workers %d on the machine's cores against --workers 1 pinned to one core, as on a one-core machine (wall < 1: faster with the cores)", s.workers)},
-		{Comparison: "split", Caption: fmt.Sprintf("Split between processes that share nothing: new with --workers 1 against the same files split in %d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — no runtime, heap or delivery in common (wall < 1: faster)", partCount(s.workers))},
-		{Comparison: "workers/split", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall ≤ 1: the workers lose nothing to sharing a process — they share out the files as they go, where a split is fixed beforehand)", s.workers, partCount(s.workers))},
-		{Comparison: "control", Caption: fmt.Sprintf("The control — what the machine's cores give work that shares nothing: the bare json.Valid pass split in the same %d parts, each part a process pinned to a core of its own, all at once, against the whole pass on one core (wall: 1/%[1]d if the cores were %[1]d whole cores to themselves; read the split and workers tables against it)", partCount(s.workers))},
+		{Comparison: "split", Caption: fmt.Sprintf("Split between processes that share nothing: new with --workers 1 against the same files split in %d parts of equal bytes (a session's files together), each part replayed with --workers 1 by a process pinned to a core of its own, all at once — no runtime, heap or delivery in common (wall < 1: faster)", nParts)},
+		{Comparison: "workers/split", Caption: fmt.Sprintf("New with --workers %d, one process, against those %d processes (wall ≤ 1: the workers lose nothing to sharing a process — they share out the files as they go, where a split is fixed beforehand)", s.workers, nParts)},
+		{Comparison: "control", Caption: fmt.Sprintf("The control — what the machine's cores give work that shares nothing: the bare json.Valid pass split in the same %d parts, each part a process pinned to a core of its own, all at once, against the whole pass on one core (wall: 1/%[1]d if the cores were %[1]d whole cores to themselves; read the split and workers tables against it)", nParts)},
 		{Comparison: "anchor json.Valid", Caption: jsonValidCaption},
 		{Comparison: "anchor duckdb", Caption: fmt.Sprintf("New against DuckDB's read_json → COPY … TO parquet on %d threads", s.workers)},
 	}

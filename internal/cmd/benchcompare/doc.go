@@ -27,8 +27,8 @@
 // over the same files, pinned to one core too and held to new on one core; the same
 // pass over the N parts, each through one-core on a CPU of its own, all at once — the
 // control; DuckDB's read_json → COPY … TO parquet from interop/node_modules, skipped
-// with a notice when not installed) — run after --warmup warm-ups in --reps repetitions, old and new
-// always next to each other and alternating, the rest rotating
+// with a notice when not installed) — run after --warmup warm-ups in --reps
+// repetitions, old and new always next to each other and alternating, the rest rotating
 // (internal/benchcmp.Schedule). Each run is measured from outside: wall time, user and
 // system time and peak RSS from the child's rusage (wait4). The report gives per
 // workload the median wall time of old and new, the median of the paired ratios
