@@ -10,7 +10,8 @@
 // '^Target$' -fuzztime D, its output passed through as it comes. A target that fails
 // does not stop the sweep: the others still run, and the sweep exits with status 1
 // naming every target that failed, with why (a failing input written to its corpus
-// folder, testdata/fuzz/Target, or the failure go test printed).
+// folder, testdata/fuzz/Target, or the failure go test printed), and every package
+// whose targets could not be listed (its tests do not build).
 //
 // What it does not take for a failure of the code: Go's fuzzing coordinator, up to Go
 // 1.26 at least, can report its own -fuzztime deadline as the target's failure. When

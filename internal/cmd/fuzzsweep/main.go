@@ -24,7 +24,8 @@ const usage = `Usage: fuzzsweep [--fuzztime D] [--retries N] [--go CMD] [PACKAGE
 
 Runs every fuzz target of the packages (default ./...) in turn, each alone for
 --fuzztime, passing go test's output through. A failing target does not stop the
-sweep; the sweep exits with status 1 and names every target that failed.
+sweep; the sweep exits with status 1 and names every target that failed, and every
+package whose targets could not be listed (its tests do not build).
 
 A run whose only failure is "context deadline exceeded" at the --fuzztime deadline,
 with no failing input written, is Go's fuzzing coordinator reporting its own deadline
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	s.list = func(ctx context.Context) ([]target, error) { return listTargets(ctx, *goCmd, patterns) }
+	s.list = func(ctx context.Context) ([]target, []error, error) { return listTargets(ctx, *goCmd, patterns) }
 	s.fuzz = func(ctx context.Context, t target, out io.Writer) error {
 		cmd := exec.CommandContext(ctx, *goCmd, "test", "-run", "^$", "-fuzz", "^"+t.name+"$", "-fuzztime", s.fuzztime, t.pkg)
 		cmd.Stdout, cmd.Stderr = out, out

@@ -156,7 +156,7 @@ func TestTailBuffer(t *testing.T) {
 
 // scripted is a sweep over fake targets whose runs print the outputs of script in
 // turn (a missing one passes), recording the runs made.
-func scripted(t *testing.T, retries int, timed bool, script map[string][]string) (*sweep, *strings.Builder, *strings.Builder, map[string]int) {
+func scripted(t *testing.T, retries int, timed bool, script map[string][]string, unlisted []error) (*sweep, *strings.Builder, *strings.Builder, map[string]int) {
 	t.Helper()
 	exit := exitError(t)
 	dir := t.TempDir()
@@ -167,7 +167,7 @@ func scripted(t *testing.T, retries int, timed bool, script map[string][]string)
 	var stdout, stderr strings.Builder
 	runs := map[string]int{}
 	s := &sweep{fuzztime: "20s", timed: timed, retries: retries, stdout: &stdout, stderr: &stderr,
-		list: func(context.Context) ([]target, error) { return targets, nil },
+		list: func(context.Context) ([]target, []error, error) { return targets, unlisted, nil },
 		fuzz: func(_ context.Context, tg target, out io.Writer) error {
 			n := runs[tg.name]
 			runs[tg.name]++
@@ -193,13 +193,14 @@ func scripted(t *testing.T, retries int, timed bool, script map[string][]string)
 
 func TestSweep(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		retries int
-		timed   bool
-		script  map[string][]string
-		runs    map[string]int
-		failed  []string // parts of the error; none: the sweep passes
-		summary string
+		name     string
+		retries  int
+		timed    bool
+		script   map[string][]string
+		unlisted []error
+		runs     map[string]int
+		failed   []string // parts of the error; none: the sweep passes
+		summary  string
 	}{
 		{name: "every target passes", retries: 2, timed: true,
 			runs: map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1}, summary: "3 fuzz targets in 1 package, --fuzztime 20s each: 3 passed, 0 failed"},
@@ -213,11 +214,15 @@ func TestSweep(t *testing.T) {
 			script: map[string][]string{"FuzzA": {crashOutput}, "FuzzC": {seedOutput}},
 			runs:   map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1},
 			failed: []string{"2 of 3 fuzz targets", "example.com/p FuzzA (a failing input was written to testdata/fuzz/FuzzA)", "example.com/p FuzzC (eventlog_test.go:366: round trip"}},
+		{name: "a package not listed, the others run", retries: 2, timed: true, script: map[string][]string{"FuzzB": {crashOutput}},
+			unlisted: []error{errors.New("go test -list ^Fuzz example.com/q: exit status 1: # example.com/q")},
+			runs:     map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1}, summary: "3 fuzz targets in 1 package, --fuzztime 20s each: 2 passed, 1 failed; the targets of 1 more package not listed",
+			failed: []string{"1 of 3 fuzz targets: example.com/p FuzzB", "the fuzz targets of 1 package could not be listed: go test -list ^Fuzz example.com/q"}},
 		{name: "a count of runs is never raced", retries: 2, timed: false, script: map[string][]string{"FuzzB": {racedOutput}},
 			runs: map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1}, failed: []string{"example.com/p FuzzB", "sets no deadline"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, stdout, _, runs := scripted(t, tc.retries, tc.timed, tc.script)
+			s, stdout, _, runs := scripted(t, tc.retries, tc.timed, tc.script, tc.unlisted)
 			err := s.run(context.Background())
 			if len(tc.failed) == 0 && err != nil {
 				t.Fatalf("run: %v", err)
@@ -244,7 +249,7 @@ func TestSweep(t *testing.T) {
 
 func TestSweepNothingToRun(t *testing.T) {
 	s := &sweep{fuzztime: "1s", timed: true, stdout: io.Discard, stderr: io.Discard,
-		list: func(context.Context) ([]target, error) { return nil, nil }}
+		list: func(context.Context) ([]target, []error, error) { return nil, nil, nil }}
 	if err := s.run(context.Background()); err == nil || !strings.Contains(err.Error(), "no fuzz targets") {
 		t.Errorf("run = %v", err)
 	}
@@ -254,8 +259,8 @@ func TestSweepInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	runs := 0
 	s := &sweep{fuzztime: "1s", timed: true, retries: 2, stdout: io.Discard, stderr: io.Discard,
-		list: func(context.Context) ([]target, error) {
-			return []target{{pkg: "p", dir: t.TempDir(), name: "FuzzA"}, {pkg: "p", dir: t.TempDir(), name: "FuzzB"}}, nil
+		list: func(context.Context) ([]target, []error, error) {
+			return []target{{pkg: "p", dir: t.TempDir(), name: "FuzzA"}, {pkg: "p", dir: t.TempDir(), name: "FuzzB"}}, nil, nil
 		},
 		fuzz: func(context.Context, target, io.Writer) error { runs++; cancel(); return exitError(t) }}
 	if err := s.run(ctx); err == nil || !strings.Contains(err.Error(), "interrupted at p FuzzA") || runs != 1 {
@@ -284,7 +289,8 @@ func TestUsage(t *testing.T) {
 }
 
 // TestEndToEnd fuzzes this package's own target with the go command, once by a count
-// of runs and once for a second, and fails a sweep over a package that does not build.
+// of runs and once for a second; a package whose tests do not build fails the sweep
+// after the others ran, and so does a package that is not there.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs go test -fuzz (make fuzz runs the sweep)")
@@ -302,7 +308,14 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("--fuzztime %s: exit %d\nstdout:\n%s\nstderr:\n%s", fuzztime, code, stdout.String(), stderr.String())
 		}
 	}
-	var stderr strings.Builder
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{"--go", goCmd, "--fuzztime", "50x", ".", "./testdata/broken"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stdout.String(), "fuzzsweep: 1 fuzz target in 1 package, --fuzztime 50x each: 1 passed, 0 failed; the targets of 1 more package not listed\n") ||
+		!strings.Contains(stderr.String(), "fuzzsweep: FAILED: the fuzz targets of 1 package could not be listed: ") ||
+		!strings.Contains(stderr.String(), "internal/cmd/fuzzsweep/testdata/broken") {
+		t.Errorf("with a package whose tests do not build: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
 	if code := run(context.Background(), []string{"--go", goCmd, "./no/such/package"}, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "fuzzsweep: FAILED: ") {
 		t.Errorf("a package that is not there: exit %d, %s", code, stderr.String())
 	}

@@ -38,13 +38,14 @@ func parseFuzztime(s string) (timed bool, err error) {
 }
 
 // listTargets lists the fuzz targets of the packages patterns name, in go list's
-// order of packages and go test -list's order within one.
-func listTargets(ctx context.Context, goCmd string, patterns []string) ([]target, error) {
+// order of packages and go test -list's order within one. A package whose targets
+// cannot be listed (its tests do not build) is left out, with its error in unlisted;
+// err is go list's own failure.
+func listTargets(ctx context.Context, goCmd string, patterns []string) (targets []target, unlisted []error, err error) {
 	out, err := command(ctx, goCmd, append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}"}, patterns...)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var targets []target
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, dir, ok := strings.Cut(line, "\t")
 		if !ok {
@@ -52,7 +53,11 @@ func listTargets(ctx context.Context, goCmd string, patterns []string) ([]target
 		}
 		names, err := command(ctx, goCmd, "test", "-list", "^Fuzz", pkg)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			unlisted = append(unlisted, err)
+			continue
 		}
 		for _, name := range strings.Fields(string(names)) {
 			if strings.HasPrefix(name, "Fuzz") {
@@ -60,7 +65,7 @@ func listTargets(ctx context.Context, goCmd string, patterns []string) ([]target
 			}
 		}
 	}
-	return targets, nil
+	return targets, unlisted, nil
 }
 
 // command runs the go command and returns its standard output; its error says what
@@ -83,7 +88,7 @@ type sweep struct {
 	retries  int
 	stdout   io.Writer
 	stderr   io.Writer
-	list     func(ctx context.Context) ([]target, error)
+	list     func(ctx context.Context) (targets []target, unlisted []error, err error) // see listTargets
 	// fuzz runs one target, writing go test's output to out; its error is the run's
 	// exit.
 	fuzz func(ctx context.Context, t target, out io.Writer) error
@@ -99,11 +104,11 @@ type outcome struct {
 // run runs every target and prints a summary; its error names the targets that
 // failed.
 func (s *sweep) run(ctx context.Context) error {
-	targets, err := s.list(ctx)
+	targets, unlisted, err := s.list(ctx)
 	if err != nil {
 		return err
 	}
-	if len(targets) == 0 {
+	if len(targets) == 0 && len(unlisted) == 0 {
 		return errors.New("no fuzz targets in the packages")
 	}
 	outcomes := make([]outcome, 0, len(targets))
@@ -114,7 +119,7 @@ func (s *sweep) run(ctx context.Context) error {
 		}
 		outcomes = append(outcomes, o)
 	}
-	return s.summary(outcomes)
+	return s.summary(outcomes, unlisted)
 }
 
 // target runs one target until it passes, fails, or has raced with the deadline
@@ -143,8 +148,9 @@ func (s *sweep) target(ctx context.Context, t target) outcome {
 	}
 }
 
-// summary prints what the sweep came to; its error names the targets that failed.
-func (s *sweep) summary(outcomes []outcome) error {
+// summary prints what the sweep came to; its error names the targets that failed and
+// the packages whose targets could not be listed.
+func (s *sweep) summary(outcomes []outcome, unlisted []error) error {
 	pkgs := map[string]bool{}
 	var rerun, failed []string
 	for _, o := range outcomes {
@@ -156,16 +162,24 @@ func (s *sweep) summary(outcomes []outcome) error {
 			rerun = append(rerun, o.t.String())
 		}
 	}
-	fmt.Fprintf(s.stdout, "fuzzsweep: %s in %s, --fuzztime %s each: %d passed, %d failed\n",
-		count(len(outcomes), "fuzz target"), count(len(pkgs), "package"), s.fuzztime, len(outcomes)-len(failed), len(failed))
+	notListed := ""
+	if len(unlisted) > 0 {
+		notListed = fmt.Sprintf("; the targets of %s not listed", count(len(unlisted), "more package"))
+	}
+	fmt.Fprintf(s.stdout, "fuzzsweep: %s in %s, --fuzztime %s each: %d passed, %d failed%s\n",
+		count(len(outcomes), "fuzz target"), count(len(pkgs), "package"), s.fuzztime, len(outcomes)-len(failed), len(failed), notListed)
 	if len(rerun) > 0 {
 		fmt.Fprintf(s.stdout, "fuzzsweep: passed on a re-run, after Go's fuzzing coordinator reported its own deadline as a failure (go.dev/issue/75804): %s\n",
 			strings.Join(rerun, ", "))
 	}
+	var errs []error
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %s: %s", len(failed), count(len(outcomes), "fuzz target"), strings.Join(failed, "; "))
+		errs = append(errs, fmt.Errorf("%d of %s: %s", len(failed), count(len(outcomes), "fuzz target"), strings.Join(failed, "; ")))
 	}
-	return nil
+	if len(unlisted) > 0 {
+		errs = append(errs, fmt.Errorf("the fuzz targets of %s could not be listed: %w", count(len(unlisted), "package"), errors.Join(unlisted...)))
+	}
+	return errors.Join(errs...)
 }
 
 // count is n things, one of which is called one.
