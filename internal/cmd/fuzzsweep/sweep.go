@@ -233,16 +233,7 @@ func classify(name string, err error, out []byte, written, timed bool) (v verdic
 	if failLine < 0 {
 		return failed, lastFailure(lines, err)
 	}
-	var messages []string
-	for _, l := range lines[failLine+1:] {
-		if !strings.HasPrefix(l, "    ") && strings.TrimSpace(l) != "" {
-			break
-		}
-		if m := strings.TrimSpace(l); m != "" {
-			messages = append(messages, m)
-		}
-	}
-	if len(messages) != 1 || messages[0] != deadlineMessage {
+	if messages := messagesUnder(lines, failLine); len(messages) != 1 || messages[0] != deadlineMessage {
 		return failed, lastFailure(lines, err)
 	}
 	if !timed {
@@ -262,12 +253,8 @@ func lastFailure(lines []string, err error) string {
 			continue
 		}
 		var messages []string
-		for _, l := range lines[i+1:] {
-			m := strings.TrimSpace(l)
-			if !strings.HasPrefix(l, " ") && m != "" {
-				break
-			}
-			if m != "" && !strings.HasPrefix(m, "--- FAIL: ") && m != deadlineMessage {
+		for _, m := range messagesUnder(lines, i) {
+			if !strings.HasPrefix(m, "--- FAIL: ") && m != deadlineMessage {
 				messages = append(messages, m)
 			}
 		}
@@ -290,6 +277,23 @@ func lastFailure(lines []string, err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// messagesUnder returns the messages under lines[i], a FAIL line: the indented lines
+// after it, trimmed, blank ones skipped, up to the first line that is not indented.
+func messagesUnder(lines []string, i int) []string {
+	var messages []string
+	for _, l := range lines[i+1:] {
+		m := strings.TrimSpace(l)
+		switch {
+		case m == "":
+		case !strings.HasPrefix(l, " "):
+			return messages
+		default:
+			messages = append(messages, m)
+		}
+	}
+	return messages
 }
 
 // corpusFiles lists the names in a target's corpus folder (none when it is absent).
