@@ -107,8 +107,9 @@ func Preset(name string) (StruggleConfig, error) {
 }
 
 // Validate rejects settings that are not meaningful: negative counts, thresholds or
-// weights, NaN or infinite values, a similarity or composite threshold outside [0, 1].
-// (A zero threshold or weight is meaningful: it switches its signal off.)
+// weights, NaN or infinite values, weights whose sum is not finite (the score, their
+// weighted sum, would overflow to +Inf), a similarity or composite threshold outside
+// [0, 1]. (A zero threshold or weight is meaningful: it switches its signal off.)
 func (c StruggleConfig) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
 	switch {
@@ -124,6 +125,9 @@ func (c StruggleConfig) Validate() error {
 		return fmt.Errorf("struggle: composite_threshold %v must be in [0, 1]", c.CompositeThreshold)
 	case bad(c.Weights.FilterRepeat) || bad(c.Weights.FindingOverlap) || bad(c.Weights.BudgetBurn):
 		return errors.New("struggle: weights must be numbers ≥ 0")
+	case math.IsInf(c.Weights.FilterRepeat+c.Weights.FindingOverlap+c.Weights.BudgetBurn, 0):
+		return fmt.Errorf("struggle: weights %v, %v and %v sum to more than the largest float64 (the score would be +Inf); weights need not exceed 1",
+			c.Weights.FilterRepeat, c.Weights.FindingOverlap, c.Weights.BudgetBurn)
 	case bad(c.FindingSimilarity) || c.FindingSimilarity > 1:
 		return fmt.Errorf("struggle: finding_similarity %v must be in [0, 1]", c.FindingSimilarity)
 	}

@@ -263,6 +263,17 @@ func TestValidate(t *testing.T) {
 		{"overlap above 1", func(c *StruggleConfig) { c.FindingOverlapThreshold = 2 }, "finding_overlap_threshold 2"},
 		{"negative cycles", func(c *StruggleConfig) { c.MinCyclesBeforeCheck = -1 }, "min_cycles_before_check -1"},
 		{"negative weight", func(c *StruggleConfig) { c.Weights.FindingOverlap = -0.1 }, "weights"},
+		{"huge weights each finite", func(c *StruggleConfig) {
+			c.Weights = Weights{FilterRepeat: 1e308, FindingOverlap: 1e308, BudgetBurn: 1e308}
+		}, "sum to more than the largest float64"},
+		{"two max weights", func(c *StruggleConfig) {
+			c.Weights.FilterRepeat, c.Weights.BudgetBurn = math.MaxFloat64, math.MaxFloat64
+		}, "sum to more"},
+		{"one max weight", func(c *StruggleConfig) { c.Weights = Weights{FindingOverlap: math.MaxFloat64} }, ""},
+		{"large finite sum", func(c *StruggleConfig) {
+			c.Weights = Weights{FilterRepeat: 1e300, FindingOverlap: 1e300, BudgetBurn: 1e300}
+		}, ""},
+		{"infinite weight", func(c *StruggleConfig) { c.Weights.BudgetBurn = math.Inf(1) }, "weights must be numbers"},
 		{"similarity above 1", func(c *StruggleConfig) { c.FindingSimilarity = 1.2 }, "finding_similarity 1.2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
