@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -220,23 +221,33 @@ func parsePassProb(s string) (map[string]float64, error) {
 		return fmt.Errorf(`--fix-pass-prob %q: %q is not a probability in [0, 1] (use "history", 0.6, or build=0.8,test=0.5)`, s, v)
 	}
 	given := map[string]float64{}
+	checks := []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims}
 	if !strings.Contains(s, "=") {
 		p, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(p >= 0 && p <= 1) {
 			return nil, bad(s)
 		}
-		for _, c := range []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims} {
+		for _, c := range checks {
 			given[c] = p
 		}
 		return given, nil
 	}
 	for _, pair := range strings.Split(s, ",") {
 		check, v, _ := strings.Cut(pair, "=")
+		check = strings.TrimSpace(check)
 		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || !(p >= 0 && p <= 1) || strings.TrimSpace(check) == "" {
+		if err != nil || !(p >= 0 && p <= 1) || check == "" {
 			return nil, bad(pair)
 		}
-		given[strings.TrimSpace(check)] = p
+		// A name the chain does not have would be ignored (its runs, an input problem
+		// of their own, keep their history): a typo must not fall back silently.
+		if !slices.Contains(checks, check) {
+			return nil, fmt.Errorf("--fix-pass-prob %q: %q is not a check of quasar's filter chain (%s)", s, check, strings.Join(checks, ", "))
+		}
+		if _, twice := given[check]; twice {
+			return nil, fmt.Errorf("--fix-pass-prob %q: check %q is given twice", s, check)
+		}
+		given[check] = p
 	}
 	return given, nil
 }

@@ -96,6 +96,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "replay: unexpected argument %q (inputs go in --in)\n", fs.Arg(0))
 		return 2
 	}
+	if fs.Changed("in") && s.In == "" { // an unset variable, say: not the built-in sample
+		fmt.Fprintln(stderr, "replay: --in is empty: name an input folder or file (leave --in out for the built-in sample)")
+		return 2
+	}
 	if showProblems < 0 {
 		fmt.Fprintf(stderr, "replay: --show-problems %d: must be ≥ 0\n", showProblems)
 		return 2

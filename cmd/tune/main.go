@@ -83,6 +83,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tune: %v\n", err)
 		return code
 	}
+	switch {
+	case fs.Changed("in") && s.In == "": // an unset variable, say: not the built-in sample
+		return fail(2, errors.New("--in is empty: name an input folder or file (leave --in out for the built-in sample)"))
+	case opts.Folds == 0: // only given so: 0 would be tune.Options' default of 5
+		return fail(2, errors.New("--folds 0: need at least 2"))
+	case opts.MaxConfigs == 0: // likewise its default of 10,000
+		return fail(2, errors.New("--max-configs 0: must be ≥ 1"))
+	}
 	if printConfig != "" {
 		if err := pipeline.PrintConfig(stdout, s, printConfig); err != nil {
 			return fail(2, err)
