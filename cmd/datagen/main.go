@@ -18,9 +18,11 @@
 //
 // Replay DIR/inputs; the session labels' file column is relative to it. Parts with
 // nothing to write (--runs 0, no sessions or logs) are left out. The same flags
-// always write the same bytes. Files already in DIR are left as they are: write into
-// an empty folder. --sample writes loopwatch's built-in sample dataset, the one
-// committed under datasets/sample and replayed by `make demo`.
+// always write the same bytes. DIR may exist, but not its inputs/ or labels/: datagen
+// refuses to write beside an earlier dataset, whose files it would leave among the new
+// ones (ten runs of an earlier call beside the labels of two). --sample writes loopwatch's built-in sample dataset, the one
+// committed under datasets/sample and replayed by `make demo`; it writes its fixed
+// set of files over an earlier sample's, which is how that folder is regenerated.
 //
 // Examples:
 //
@@ -70,9 +72,20 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "datagen: --out is required")
 		return 2
 	}
-	if *runs < 0 || *sessions < 0 || *vibes < 0 {
-		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions and --vibes must not be negative")
+	if *runs < 0 || *sessions < 0 || *vibes < 0 || *rerun < 0 {
+		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions, --vibes and --rerun-every must not be negative")
 		return 2
+	}
+	for _, part := range []string{synth.InputsDir, filepath.Dir(synth.RunLabelsFile)} {
+		if *sample {
+			break // its fixed files, written over an earlier sample's: how datasets/sample is regenerated
+		}
+		p := filepath.Join(*out, filepath.FromSlash(part))
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
+				p, synth.InputsDir, filepath.Dir(synth.RunLabelsFile))
+			return 2
+		}
 	}
 	var w synth.Written
 	if *sample {

@@ -70,6 +70,7 @@ func TestRun(t *testing.T) {
 		}},
 		{"no out", nil, 2, nil},
 		{"negative", []string{"--sessions", "-1"}, 2, nil},
+		{"negative re-runs", []string{"--rerun-every", "-1"}, 2, nil},
 		{"bad flag", []string{"--nope"}, 2, nil},
 	}
 	for _, tt := range tests {
@@ -86,5 +87,41 @@ func TestRun(t *testing.T) {
 				tt.check(t, written(t, dir))
 			}
 		})
+	}
+}
+
+// TestRefusesAnEarlierDataset: a second call into the same folder would leave the
+// first one's files among its own; it is refused, and what is there is left alone.
+func TestRefusesAnEarlierDataset(t *testing.T) {
+	for _, part := range []string{"inputs", "labels"} {
+		t.Run(part, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, part), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := written(t, dir)
+			if code := run([]string{"--runs", "2", "--out", dir}); code != 2 {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			if after := written(t, dir); len(after) != len(before) {
+				t.Errorf("%d files after a refused call, %d before", len(after), len(before))
+			}
+		})
+	}
+	dir := t.TempDir() // an existing folder with other things in it is fine
+	if err := os.WriteFile(filepath.Join(dir, "README"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"--runs", "2", "--out", dir}); code != 0 {
+		t.Fatalf("exit %d into a folder without inputs/ or labels/, want 0", code)
+	}
+	if code := run([]string{"--runs", "10", "--out", dir}); code != 2 {
+		t.Fatalf("second call: exit %d, want 2", code)
+	}
+	if code := run([]string{"--sample", "--out", dir}); code != 0 { // over an earlier sample: datasets/sample regenerated
+		t.Fatalf("--sample into a dataset: exit %d, want 0", code)
+	}
+	if code := run([]string{"--sample", "--out", dir}); code != 0 {
+		t.Fatalf("--sample again: exit %d, want 0", code)
 	}
 }
