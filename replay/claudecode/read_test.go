@@ -490,6 +490,42 @@ func TestReadClockFaultAndJoinedRecords(t *testing.T) {
 	}
 }
 
+// TestReadZeroTime: a timestamp that parses to Go's zero time is a time like any
+// other, not "no time": the same clock fault as a second after it, reported and placed
+// among its neighbours, not counted among the records without a time.
+func TestReadZeroTime(t *testing.T) {
+	for _, tt := range []struct {
+		name, ts string
+		detail   string // in the problem's detail
+	}{
+		{"zero time", "0001-01-01T00:00:00Z", "timestamp 0001-01-01T00:00:00Z is"},
+		{"zero time with an offset", "0001-01-01T02:00:00+02:00", "timestamp 0001-01-01T00:00:00Z is"},
+		{"zero time with fractional zeros", "0001-01-01T00:00:00.000Z", "timestamp 0001-01-01T00:00:00Z is"},
+		{"a second after the zero time", "0001-01-01T00:00:01Z", "timestamp 0001-01-01T00:00:01Z is"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := userText("u1", "2026-03-03T10:00:00Z", "start") + userText("u2", tt.ts, "odd") +
+				userText("u3", "2026-03-03T10:01:00Z", "after")
+			s, probs := ReadTranscript("s.jsonl", strings.NewReader(in))
+			if got := fmt.Sprint(probKinds(probs)); got != "[2:invalid_record]" {
+				t.Fatalf("problems %s: %v", got, probs)
+			}
+			if !strings.Contains(probs[0].Detail, tt.detail) || !strings.Contains(probs[0].Detail, "a clock fault") {
+				t.Errorf("detail %q, want %q", probs[0].Detail, tt.detail)
+			}
+			if n := s.Records["time/missing"]; n != 0 {
+				t.Errorf("time/missing %d, want 0", n)
+			}
+			if len(s.Events) != 3 || s.Events[1].UserContent != "odd" || !s.Events[1].Time.Equal(s.Events[0].Time) {
+				t.Errorf("events %v, want the odd one placed at the first's time", s.Events)
+			}
+			if s.Start.Year() != 2026 || s.End.Year() != 2026 {
+				t.Errorf("start %v end %v", s.Start, s.End)
+			}
+		})
+	}
+}
+
 // TestReadNestedWrongType: a wrong type deep in a record (a tool result's is_error
 // "yes") loses that field, reported; the record keeps its uuid, its timestamp and its
 // tool output — as Claude Code writes them, after the message, where json.Unmarshal

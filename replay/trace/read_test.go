@@ -312,23 +312,45 @@ func TestReadClockFaults(t *testing.T) {
 		start    string
 		end      string
 		times    []string // cycle end times, 15:04 on the day
+		detail   string   // in the first problem's detail, when given
 	}{
 		{"a cycle logged days before its neighbours",
 			ev(at("5T10:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
 				ev(at("5T10:10:00"), "cycle_done", "", "q", cyc(2, 2, "", false)) +
 				ev(at("2T10:20:00"), "cycle_done", "", "q", cyc(3, 3, "", false)) +
 				ev(at("5T10:30:00"), "cycle_done", "", "q", cyc(4, 4, "", false)),
-			[]string{"3:invalid_record"}, "05 10:00", "05 10:30", []string{"05 10:00", "05 10:10", "05 10:10", "05 10:30"}},
+			[]string{"3:invalid_record"}, "05 10:00", "05 10:30", []string{"05 10:00", "05 10:10", "05 10:10", "05 10:30"}, ""},
 		{"one event 70 years ahead",
 			ev(at("5T10:00:00"), "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":1}`) +
 				ev("2096-03-09T23:59:00Z", "cycle_done", "", "q", cyc(1, 1, "", false)) +
 				ev(at("5T10:10:00"), "cycle_done", "", "q", cyc(2, 2, "", false)) +
 				ev(at("5T10:20:00"), "cycle_done", "", "q", cyc(3, 3, "", false)),
-			[]string{"2:invalid_record"}, "05 10:00", "05 10:20", []string{"05 10:00", "05 10:10", "05 10:20"}},
+			[]string{"2:invalid_record"}, "05 10:00", "05 10:20", []string{"05 10:00", "05 10:10", "05 10:20"}, ""},
 		{"in order: nothing to report",
 			ev(at("5T10:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
 				ev(at("7T10:00:00"), "cycle_done", "", "q", cyc(2, 2, "", false)),
-			nil, "05 10:00", "07 10:00", []string{"05 10:00", "07 10:00"}},
+			nil, "05 10:00", "07 10:00", []string{"05 10:00", "07 10:00"}, ""},
+		// Go's zero time is a time like any other here, not "no time": it is the same
+		// clock fault as a second later.
+		{"an agent_done at the zero time",
+			ev(at("2T14:00:00"), "task_start", "", "q", `{"max_cycles":3,"max_budget_usd":5}`) +
+				ev("0001-01-01T00:00:00Z", "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":0.5}`) +
+				ev(at("2T14:05:20"), "cycle_done", "", "q", cyc(1, 0.5, "", true)),
+			[]string{"2:invalid_record"}, "02 14:00", "02 14:05", []string{"02 14:05"}, "ts 0001-01-01T00:00:00Z is 106752 days behind"},
+		{"an agent_done a second after the zero time",
+			ev(at("2T14:00:00"), "task_start", "", "q", `{"max_cycles":3,"max_budget_usd":5}`) +
+				ev("0001-01-01T00:00:01Z", "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":0.5}`) +
+				ev(at("2T14:05:20"), "cycle_done", "", "q", cyc(1, 0.5, "", true)),
+			[]string{"2:invalid_record"}, "02 14:00", "02 14:05", []string{"02 14:05"}, "ts 0001-01-01T00:00:01Z is 106752 days behind"},
+		{"a cycle_done at the zero time",
+			ev(at("2T14:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev("0001-01-01T00:00:00+00:00", "cycle_done", "", "q", cyc(2, 2, "", false)) +
+				ev(at("2T14:20:00"), "cycle_done", "", "q", cyc(3, 3, "", false)),
+			[]string{"2:invalid_record"}, "02 14:00", "02 14:20", []string{"02 14:00", "02 14:00", "02 14:20"}, "ts 0001-01-01T00:00:00Z is"},
+		{"the zero time in another zone",
+			ev(at("2T14:00:00"), "cycle_done", "", "q", cyc(1, 1, "", false)) +
+				ev("0001-01-01T01:00:00+01:00", "cycle_done", "", "q", cyc(2, 2, "", false)),
+			[]string{"2:invalid_record"}, "02 14:00", "02 14:00", []string{"02 14:00", "02 14:00"}, "ts 0001-01-01T00:00:00Z is"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,6 +361,9 @@ func TestReadClockFaults(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.problems) {
 				t.Errorf("problems %v, want %v: %v", got, tt.problems, probs)
+			}
+			if tt.detail != "" && (len(probs) == 0 || !strings.Contains(probs[0].Detail, tt.detail)) {
+				t.Errorf("problems %v, want the first to say %q", probs, tt.detail)
 			}
 			r := runs[0]
 			for _, c := range r.Cycles {

@@ -368,6 +368,8 @@ func TestEventTime(t *testing.T) {
 		{"019cb3ff-9f00-7001-8000-000000000001", "2026-03-03T14:00:00Z"},
 		{"019CB3FF-9F00-7001-B000-000000000001", "2026-03-03T14:00:00Z"},
 		{"019cb3ff9f0070018000000000000001", "2026-03-03T14:00:00Z"},
+		// The earliest time an id holds: never Go's zero time, which the reader takes for
+		// no time (so no id's time is lost as 0001-01-01T00:00:00Z is in other formats).
 		{"00000000-0000-7000-8000-000000000000", "1970-01-01T00:00:00Z"},
 		{"019cb3ff-9f00-4001-8000-000000000001", "error"}, // v4
 		{"019cb3ff-9f00-7001-c000-000000000001", "error"}, // wrong variant
