@@ -13,8 +13,13 @@
 // check's pass probability from all of them. metrics does it once every shard is
 // written. It refuses a folder that is not one complete set — a shard missing, two
 // copies of one, shards of different splits, input, versions, labels or flags, a
-// table overwritten since its shard wrote it, a partition no shard of the set wrote —
-// with a message that says which, and never prints metrics from part of the runs.
+// table overwritten since its shard wrote it (every table's size and replay are
+// checked against its shard's manifest; the tables metrics reads — predictions,
+// fix-loop cases, inputs, problems, and with --report the run, cycle, event and
+// intervention rows — byte for byte, by their SHA-256; a table it does not read is
+// not hashed, so an edit inside one that keeps its size is found by whatever reads it
+// next, such as assess), a partition no shard of the set wrote — with a message that
+// says which, and never prints metrics from part of the runs.
 //
 // From every shard's predictions and recorded filter failures it computes the metrics
 // and curves of every detector and configuration, and simulates the inner fix loop, by

@@ -378,6 +378,11 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	if !strings.HasSuffix(path, ".parquet") {
 		return nil, nil, meta, &FileError{Path: path, Problem: "not a loopwatch results file: the name must end in .parquet", Hint: replayHint("results.parquet")}
 	}
+	// Not opened unless a regular file (or a folder, refused below): opening a named
+	// pipe blocks until something writes to it.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, nil, meta, &FileError{Path: path, Problem: "not a regular file but " + specialKind(fi.Mode()), Hint: hint}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		problem := "cannot open: " + unwrapPathError(err).Error()
@@ -511,4 +516,18 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// specialKind names what a file that is neither regular nor a folder is.
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file (" + m.Type().String() + ")"
+	}
 }
