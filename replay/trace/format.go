@@ -33,7 +33,11 @@
 // longer than [MaxLine] is reported as an [input.Problem] with its file and line and
 // skipped. A field of the wrong JSON type loses that field, not the event: it is
 // reported (every such field named) and the event read without it; a cycle_done whose
-// cycle number is unreadable takes the number after the run's cycles before it. A line
+// cycle number is unreadable takes the number after the run's cycles before it. So is
+// an integer field outside the range of a 32-bit integer (the output tables' columns,
+// where it would wrap), a lint_fix_calls that takes its run's total out of that range,
+// and a negative max_cycles or max_budget_usd (0 is "not set"). A ts that parses to
+// Go's zero time, 0001-01-01T00:00:00Z, is a far-off time like any other. A line
 // holding several events (a lost newline, or an event cut off mid-write with the next
 // written straight after it) is reported and its complete events are read. An event
 // whose ts is a clock fault against the run's other events (more than [MaxBackstep]

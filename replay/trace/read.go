@@ -283,6 +283,8 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		msg, _, ok := decode(data, valid, &b.start)
 		note(msg)
 		if ok {
+			note(inRange("max_cycles", &b.start.MaxCycles))
+			checkLimits(&b.start.MaxCycles, &b.start.MaxBudgetUSD, note)
 			r.Title, r.Phase = b.start.Title, b.start.Phase
 		}
 	case KindAgentDone:
@@ -290,6 +292,9 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		*a = AgentDone{}
 		msg, _, ok := decode(data, valid, a)
 		note(msg)
+		if ok {
+			note(inRange("cycle", &a.Cycle))
+		}
 		switch {
 		case !ok:
 		case a.Role == "":
@@ -308,6 +313,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
+			note(inRange("cycle", &f.Cycle))
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
 		}
 	case KindFilterFixAttempt:
@@ -316,6 +322,8 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
+			note(inRange("cycle", &f.Cycle))
+			note(inRange("attempt", &f.Attempt))
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed,
 				Attempt: f.Attempt, CostUSD: f.CostUSD, Time: ts})
 		}
@@ -325,6 +333,8 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		msg, _, ok := decode(data, valid, f)
 		note(msg)
 		if ok {
+			note(inRange("cycle", &f.Cycle))
+			note(inRange("attempts", &f.Attempts))
 			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Fixed,
 				Attempt: f.Attempts, CostUSD: f.CostUSD, Time: ts})
 		}
@@ -337,6 +347,14 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 			break
 		}
 		inferred := slices.ContainsFunc(bad, func(e jsonl.FieldError) bool { return e.Field == "cycle" })
+		if m := inRange("cycle", &c.Cycle); m != "" {
+			note(m)
+			inferred = true
+		}
+		note(inRange("max_cycles", &c.MaxCycles))
+		checkLimits(&c.MaxCycles, &c.MaxBudgetUSD, note)
+		note(inRange("lint_fix_calls", &c.LintFixCalls))
+		note(inRange("filter_fix_attempts", &c.FilterFixAttempts))
 		if inferred {
 			// The cycle number is lost: the cycle_done is the one after the run's
 			// cycles so far, in file order.
@@ -358,6 +376,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		if !ok {
 			break
 		}
+		note(inRange("cycles", &st.Cycles))
 		if o := input.Outcome(st.Outcome); !o.Valid() || o == input.OutcomeIncomplete {
 			note(fmt.Sprintf("outcome %q is not one of approved, max_cycles, budget_exceeded, decomposed, error; skipped", st.Outcome))
 			break
@@ -372,6 +391,36 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		return ""
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// inRange reads *v, an integer field of an event's payload, as 0 when it lies outside
+// the range of a 32-bit integer, as a field of the wrong type is read without it, and
+// says so ("" when it is in range): the output tables hold counts and cycle numbers as
+// 32-bit integers, where a wider value would wrap (2147483648 as -2147483648) while
+// the scoring used it whole.
+func inRange(field string, v *int) string {
+	if *v >= math.MinInt32 && *v <= math.MaxInt32 {
+		return ""
+	}
+	msg := fmt.Sprintf("field %s %d is outside the range of a 32-bit integer; read without it", field, *v)
+	*v = 0
+	return msg
+}
+
+// checkLimits reads a negative max_cycles or max_budget_usd as not given (0), as a
+// field of the wrong type is read without it, and says so through note: a limit is a
+// number of cycles or an amount of money. A limit of 0 is left as it is: quasar's
+// configuration takes 0 for "not set", and so does the reader (a cycle_done's 0 leaves
+// the run's limit to its task_start).
+func checkLimits(maxCycles *int, maxBudget *float64, note func(string)) {
+	if *maxCycles < 0 {
+		note(fmt.Sprintf("field max_cycles %d is negative; read without it", *maxCycles))
+		*maxCycles = 0
+	}
+	if *maxBudget < 0 {
+		note(fmt.Sprintf("field max_budget_usd %v is negative; read without it", *maxBudget))
+		*maxBudget = 0
+	}
 }
 
 // check records a filter check or fix attempt.
@@ -446,6 +495,7 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		return boolInt(x.inferred) - boolInt(y.inferred)
 	})
 	prevCost := 0.0
+	lintFixes := 0 // the run's lint-fix calls so far, which the run table sums as a 32-bit integer
 	for _, at := range b.cycles {
 		c := at.c
 		want := len(r.Cycles) + 1
@@ -467,6 +517,12 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		} else {
 			prevCost = c.TotalCostUSD
 		}
+		if sum := lintFixes + c.LintFixCalls; sum < math.MinInt32 || sum > math.MaxInt32 {
+			report(at.line, input.ProblemInvalid, "lint_fix_calls %d at cycle %d takes the run's total past the range of a 32-bit integer; read without it",
+				c.LintFixCalls, c.Cycle)
+			c.LintFixCalls = 0
+		}
+		lintFixes += c.LintFixCalls
 		cyc := input.Cycle{Cycle: c.Cycle, Time: b.times[at.stamp], TotalCostUSD: c.TotalCostUSD,
 			FilterCheckName: c.FilterCheckName, FilterOutput: c.FilterOutput, LintFixCalls: c.LintFixCalls,
 			Approved: c.Approved, FilterFixAttempts: c.FilterFixAttempts, FilterFixCostUSD: c.FilterFixCostUSD}

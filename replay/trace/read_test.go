@@ -375,3 +375,100 @@ func TestReadClockFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOutOfRange: an integer field outside the range of a 32-bit integer (the
+// tables' columns, where it would wrap) and a negative limit are read without them,
+// each reported; so is a cycle's lint_fix_calls that takes the run's total out of
+// that range. In-range values and limits of 0 are read as they are, unreported.
+func TestReadOutOfRange(t *testing.T) {
+	at := func(m int) string { return fmt.Sprintf("2026-03-02T14:%02d:00Z", m) }
+	cd := func(n int, extra string) string {
+		return fmt.Sprintf(`{"cycle":%d,"total_cost_usd":%d,"max_budget_usd":5,"approved":false%s}`, n, n, extra)
+	}
+	start := func(data string) string { return ev(at(0), "task_start", "e1", "q", data) }
+	tests := []struct {
+		name      string
+		in        string
+		maxCycles int
+		budget    float64
+		cycles    []string // cycle:lint_fix_calls
+		problems  []string // "line:kind" then a substring of the detail, after a space
+	}{
+		{"in range: read as recorded",
+			start(`{"max_cycles":2147483647,"max_budget_usd":5}`) +
+				ev(at(1), "cycle_done", "e1", "q", cd(1, `,"max_cycles":2147483647,"lint_fix_calls":2147483647`)),
+			2147483647, 5, []string{"1:2147483647"}, nil},
+		{"max_cycles and lint_fix_calls past int32",
+			start(`{"max_cycles":2147483648,"max_budget_usd":5}`) +
+				ev(at(1), "agent_done", "e1", "q", `{"cycle":1,"role":"coder","cost_usd":0.5}`) +
+				ev(at(2), "cycle_done", "e1", "q", cd(1, `,"max_cycles":2147483648,"lint_fix_calls":4294967296`)),
+			0, 5, []string{"1:0"}, []string{
+				"1:invalid_record task_start field max_cycles 2147483648 is outside the range of a 32-bit integer; read without it",
+				"3:invalid_record cycle_done field max_cycles 2147483648 is outside the range of a 32-bit integer; read without it; field lint_fix_calls 4294967296 is outside"}},
+		{"2^62 and below the range",
+			ev(at(1), "cycle_done", "e1", "q", cd(1, `,"max_cycles":5,"lint_fix_calls":4611686018427387904`)) +
+				ev(at(2), "cycle_done", "e1", "q", cd(2, `,"lint_fix_calls":-2147483649`)),
+			5, 5, []string{"1:0", "2:0"}, []string{"1:invalid_record field lint_fix_calls 4611686018427387904", "2:invalid_record field lint_fix_calls -2147483649"}},
+		{"a cycle number past int32 is taken from its place",
+			ev(at(1), "cycle_done", "e1", "q", cd(1, "")) +
+				ev(at(2), "cycle_done", "e1", "q", `{"cycle":4294967298,"total_cost_usd":2,"approved":false}`),
+			0, 5, []string{"1:0", "2:0"}, []string{"2:invalid_record field cycle 4294967298 is outside the range of a 32-bit integer; read without it; cycle taken as 2"}},
+		{"other events' integers",
+			ev(at(1), "agent_done", "e1", "q", `{"cycle":2147483648,"role":"coder","cost_usd":0.5}`) +
+				ev(at(2), "filter_fix_attempt", "e1", "q", `{"cycle":1,"check":"vet","attempt":-2147483649,"cost_usd":0.1,"passed":true}`) +
+				ev(at(3), "cycle_done", "e1", "q", cd(1, "")) +
+				ev(at(4), "task_state", "e1", "q", `{"outcome":"error","cycles":2147483648}`),
+			0, 5, []string{"1:0"}, []string{"1:invalid_record agent_done field cycle 2147483648", "2:invalid_record filter_fix_attempt field attempt -2147483649",
+				"4:invalid_record task_state field cycles 2147483648"}},
+		{"the run's total lint_fix_calls past int32",
+			ev(at(1), "cycle_done", "e1", "q", cd(1, `,"lint_fix_calls":2000000000`)) +
+				ev(at(2), "cycle_done", "e1", "q", cd(2, `,"lint_fix_calls":2000000000`)) +
+				ev(at(3), "cycle_done", "e1", "q", cd(3, `,"lint_fix_calls":3`)),
+			0, 5, []string{"1:2000000000", "2:0", "3:3"}, []string{"2:invalid_record run q@e1: lint_fix_calls 2000000000 at cycle 2 takes the run's total past"}},
+		{"negative limits",
+			start(`{"max_cycles":-1,"max_budget_usd":-5}`) +
+				ev(at(1), "cycle_done", "e1", "q", `{"cycle":1,"max_cycles":-1,"max_budget_usd":-5,"total_cost_usd":1}`),
+			0, 0, []string{"1:0"}, []string{"1:invalid_record task_start field max_cycles -1 is negative; read without it; field max_budget_usd -5 is negative",
+				"2:invalid_record cycle_done field max_cycles -1 is negative; read without it; field max_budget_usd -5 is negative"}},
+		{"limits of 0 are not set: the task_start's count",
+			start(`{"max_cycles":4,"max_budget_usd":8}`) +
+				ev(at(1), "cycle_done", "e1", "q", `{"cycle":1,"max_cycles":0,"max_budget_usd":0,"total_cost_usd":1}`),
+			4, 8, []string{"1:0"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs := Read("t.jsonl", strings.NewReader(tt.in))
+			if len(runs) != 1 {
+				t.Fatalf("%d runs, problems %v", len(runs), probs)
+			}
+			r := runs[0]
+			var cycles []string
+			for _, c := range r.Cycles {
+				cycles = append(cycles, fmt.Sprintf("%d:%d", c.Cycle, c.LintFixCalls))
+			}
+			if r.MaxCycles != tt.maxCycles || r.MaxBudgetUSD != tt.budget || fmt.Sprint(cycles) != fmt.Sprint(tt.cycles) {
+				t.Errorf("max_cycles %d, max_budget_usd %v, cycles %v; want %d, %v, %v (problems %v)",
+					r.MaxCycles, r.MaxBudgetUSD, cycles, tt.maxCycles, tt.budget, tt.cycles, probs)
+			}
+			for _, c := range r.Calls {
+				if c.Cycle != int(int32(c.Cycle)) {
+					t.Errorf("call of cycle %d", c.Cycle)
+				}
+			}
+			for _, c := range r.Checks {
+				if c.Cycle != int(int32(c.Cycle)) || c.Attempt != int(int32(c.Attempt)) {
+					t.Errorf("check %+v", c)
+				}
+			}
+			if len(probs) != len(tt.problems) {
+				t.Fatalf("problems %v, want %q", probs, tt.problems)
+			}
+			for i, p := range probs {
+				where, detail, _ := strings.Cut(tt.problems[i], " ")
+				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
+					t.Errorf("problem %v, want %q", p, tt.problems[i])
+				}
+			}
+		})
+	}
+}
