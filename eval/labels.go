@@ -699,7 +699,15 @@ func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*La
 		if err != nil {
 			var perr *csv.ParseError
 			if errors.As(err, &perr) {
-				probs = append(probs, LabelProblem{perr.Line, perr.Err.Error() + "; skipped"})
+				// the record from its first line: a quote left open reads on to where it
+				// closes, or to the end of the file, and every line of it is skipped
+				line, detail := perr.StartLine, perr.Err.Error()
+				if line == 0 {
+					line = perr.Line
+				} else if perr.Line != line {
+					detail += fmt.Sprintf(" (the record runs from line %d to line %d)", line, perr.Line)
+				}
+				probs = append(probs, LabelProblem{line, detail + "; skipped"})
 				continue
 			}
 			return nil, nil, err
@@ -708,6 +716,9 @@ func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*La
 		row, ok := cols.row(rec)
 		if !ok {
 			continue
+		}
+		if len(rec) > len(header) {
+			probs = append(probs, LabelProblem{line, fmt.Sprintf("%d fields, the header names %d; the extra fields are ignored", len(rec), len(header))})
 		}
 		if at != nil {
 			*at = recordPlace{src.start + start, cr.InputOffset() - start}

@@ -58,6 +58,7 @@ type labelSet struct {
 	note, id string
 	explicit bool    // read from files (or the sample's), not only derived
 	warnings []error // label problems and keys labelled twice
+	problems int     // the label problems among the warnings: the files' bad rows
 	// files are the --labels files the labels stay in (read again for each unit, see
 	// eval.Labels), open until close.
 	files []labelFile
@@ -150,9 +151,13 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (set labelSet, err error
 		if ls.Len() == 0 && len(probs) > 0 {
 			return set, fmt.Errorf("--labels %s: none of its %d rows is usable (line %d: %s)", f.name, len(probs), probs[0].Line, probs[0].Detail)
 		}
+		if ls.Len() == 0 {
+			return set, fmt.Errorf("--labels %s: no label rows (the file is empty, or a header only)", f.name)
+		}
 		for _, p := range probs {
 			set.warnings = append(set.warnings, fmt.Errorf("%s:%d: label: %s", f.name, p.Line, p.Detail))
 		}
+		set.problems += len(probs)
 		if all.Len() == 0 { // the first labels read are the set's, not a copy of them
 			all, set.labels = ls, ls
 			all.Outcomes = outcomes

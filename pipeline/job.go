@@ -379,8 +379,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, Out: j.out, Struggle: in.Struggle, Assess: in.Assess,
-		Shard: j.shard}
+	res := &Result{Summary: sum, LabelsNote: labels.note, Warnings: labels.warnings, LabelProblems: labels.problems, Out: j.out,
+		Struggle: in.Struggle, Assess: in.Assess, Shard: j.shard}
 	if n := len(j.out.Cleaned()); n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Errorf("removed %d stale temporary files an interrupted replay left beside %s", n, j.out.Path("")))
 	}
@@ -411,6 +411,9 @@ type Inputs struct {
 	Labels        *eval.Labels
 	LabelsNote    string
 	LabelWarnings []error
+	// LabelProblems counts the bad rows of the labels files (each one of
+	// LabelWarnings): problems under --strict.
+	LabelProblems int
 	Outcomes      eval.OutcomeClass
 	Struggle      struggle.StruggleConfig
 	Assess        assess.Config
@@ -450,6 +453,7 @@ func Prepare(s Settings) (*Inputs, error) {
 		return nil, UsageError{err}
 	}
 	in.Labels, in.LabelsNote, in.LabelWarnings = in.labels.labels, in.labels.note, in.labels.warnings
+	in.LabelProblems = in.labels.problems
 	if in.Struggle, err = LoadStruggleConfig(s.StruggleConfig); err != nil {
 		return nil, UsageError{err}
 	}
@@ -539,6 +543,9 @@ type Result struct {
 	// them does not grow with a labels file that labels far more than the input.
 	UnmatchedCount  int
 	UnmatchedLabels []string
+	// LabelProblems counts the rows of the labels files that are skipped or partly
+	// read (each is one of Warnings, with its file and line): problems under --strict.
+	LabelProblems int
 	// Warnings are facts the user should see that are not input problems (bad label
 	// rows, keys labelled twice, friction moments missing from their session).
 	Warnings []error
@@ -598,6 +605,9 @@ type TableCount struct {
 	Rows  int64
 }
 
-// Problems is the number of problems: input problems and label keys that match
-// nothing (a label that scores nothing is a problem under --strict).
-func (r *Result) Problems() int { return r.Summary.TotalProblems() + r.UnmatchedCount }
+// Problems is the number of problems: input problems, problems in the labels files
+// and label keys that match nothing (a label that scores nothing is a problem under
+// --strict).
+func (r *Result) Problems() int {
+	return r.Summary.TotalProblems() + r.LabelProblems + r.UnmatchedCount
+}

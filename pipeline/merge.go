@@ -112,6 +112,7 @@ type shardSummary struct {
 	Joins       replay.JoinCounts `json:"joins"`
 	LabelsNote  string            `json:"labels_note"`
 	LabelWarns  []string          `json:"label_warnings,omitempty"`
+	LabelProbs  int               `json:"label_problems,omitempty"` // how many of LabelWarns are bad rows
 	DeriveLabel bool              `json:"derive_labels"`
 	Tally       tally             `json:"tally"`
 }
@@ -119,7 +120,7 @@ type shardSummary struct {
 func newShardSummary(sum *replay.Summary, j *job, labels labelSet) shardSummary {
 	s := shardSummary{Files: sum.Files, FilesByFmt: sum.FilesByFmt, Ignored: sum.Ignored, Runs: sum.Runs, Sessions: sum.Sessions,
 		Events: sum.Events, Problems: map[string]int{}, Notes: sum.Notes, Joins: sum.Joins, LabelsNote: labels.note,
-		DeriveLabel: j.s.DeriveLabels, Tally: j.tally}
+		LabelProbs: labels.problems, DeriveLabel: j.s.DeriveLabels, Tally: j.tally}
 	for k, n := range sum.ProblemCount {
 		s.Problems[string(k)] = n
 	}
@@ -502,7 +503,7 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 		return nil, err
 	}
 	out.SetMetadata("loopwatch.input_fingerprint", sum.Fingerprint)
-	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, Out: out, Shards: len(set.manifests), shards: set}
+	res := &Result{Summary: sum, LabelsNote: shard0.LabelsNote, LabelProblems: shard0.LabelProbs, Out: out, Shards: len(set.manifests), shards: set}
 	for _, w := range shard0.LabelWarns {
 		res.Warnings = append(res.Warnings, errors.New(w))
 	}

@@ -28,6 +28,9 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 		fmt.Fprintf(stderr, "%s: %v\n", command, w)
 	}
 	labelsNote := res.LabelsNote
+	if n := res.LabelProblems; n > 0 {
+		labelsNote += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", n)
+	}
 	if n := res.UnmatchedCount; n > 0 {
 		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, n, 3))
 	}

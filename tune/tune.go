@@ -75,8 +75,11 @@ type Result struct {
 	// nothing, small strata).
 	LabelsNote string
 	Warnings   []error
-	Space      *Space
-	Objective  eval.Objective
+	// LabelProblems counts the bad rows of the labels files (each one of Warnings):
+	// problems under --strict.
+	LabelProblems int
+	Space         *Space
+	Objective     eval.Objective
 	// Scheme says how choices were scored: "5-fold cross-validation …" or
 	// "holdout …".
 	Scheme  string
@@ -256,7 +259,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := in.Close(); err != nil { // every label the replay read was its file's
 		return nil, err
 	}
-	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, Space: sp, Objective: opts.Objective, Settings: s, data: d}
+	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, LabelProblems: in.LabelProblems, Space: sp, Objective: opts.Objective,
+		Settings: s, data: d}
 	res.Warnings = append(append(res.Warnings, in.LabelWarnings...), d.warnings...)
 	if d.derived > 0 {
 		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", d.derived, res.LabelsNote)

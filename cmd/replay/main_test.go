@@ -149,6 +149,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"composite_threshhold": 1}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "nolabel.csv"), []byte("run_key,outcome\nq,approved\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "allbad.csv"), []byte("run_key,label\nq,maybe\nr,perhaps\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "header.csv"), []byte("run_key,label,rule\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "neg.json"), []byte(`{"composite_threshold": -5}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "trailing.json"), []byte(`{"composite_threshold": 0.5} {"enabled": false}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "assess-trailing.json"), []byte(`{"breaker": {"cooldown": "1m"}}}`), 0o644)
@@ -181,6 +183,8 @@ func TestUsageErrors(t *testing.T) {
 		{"empty --in", []string{"--in", "", "--out", filepath.Join(dir, "r.parquet")}, "--in is empty"},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
 		{"labels file with no usable row", []string{"--in", runs, "--labels", filepath.Join(dir, "allbad.csv"), "--out", filepath.Join(dir, "r.parquet")}, "none of its 2 rows is usable"},
+		{"empty labels file", []string{"--in", runs, "--labels", filepath.Join(dir, "empty.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "empty.csv") + ": no label rows"},
+		{"labels file with a header only", []string{"--in", runs, "--labels", filepath.Join(dir, "header.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "header.csv") + ": no label rows"},
 		{"negative composite threshold", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "neg.json"), "--out", filepath.Join(dir, "r.parquet")}, "composite_threshold -5 must be in [0, 1]"},
 		{"data after the struggle config", []string{"--in", runs, "--struggle-config", filepath.Join(dir, "trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
 		{"data after the assess config", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-trailing.json"), "--out", filepath.Join(dir, "r.parquet")}, "data after the JSON object"},
@@ -629,6 +633,78 @@ func TestUnmatchedLabels(t *testing.T) {
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
 	if code != 1 || !strings.Contains(stderr, "2 problems") {
 		t.Errorf("--strict: exit %d, %s", code, stderr)
+	}
+}
+
+// TestLabelProblems: a bad row of a labels file (a quote left open, a label or outcome
+// that is none, a friction time that is no time, more fields than the header) is
+// reported with its file and line and counted in the summary; the rest of the file is
+// read, the replay exits 0, and --strict fails it — a whole replay into a file, and
+// into a folder (through the merge, as metrics reads it).
+func TestLabelProblems(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	runs := filepath.Join(dir, "runs")
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	quotes := write("quotes.csv", "run_key,label,rule\n\"q-0001\",positive,x\n\"q-0002,negative\nq-0003,negative,x\n")
+	rows := write("rows.csv", "run_key,label,rule\nq-0001,positive,x\nq-0002,maybe,x\nq-0003,negative,x,extra\n")
+	sessions := write("sessions.csv", "session_id,outcome,friction_times\ns-1,failure,\ns-2,weird_outcome,\ns-3,success,notatime\n")
+	for _, tt := range []struct {
+		labels []string
+		want   []string // in stderr
+		n      int      // label problems
+	}{
+		{[]string{quotes}, []string{quotes + `:3: label: extraneous or missing " in quoted-field (the record runs from line 3 to line 4); skipped`}, 1},
+		{[]string{rows}, []string{rows + `:3: label: label "maybe" is not`, rows + ":4: label: 4 fields, the header names 3; the extra fields are ignored"}, 2},
+		{[]string{sessions}, []string{sessions + `:3: label: no label, and outcome "weird_outcome" is not a session outcome`,
+			sessions + `:4: label: friction time "notatime" is not an RFC 3339 time; ignored`}, 2},
+	} {
+		for _, out := range []string{filepath.Join(dir, "r.parquet"), filepath.Join(dir, "out") + "/"} {
+			args := []string{"--in", runs, "--out", out}
+			for _, l := range tt.labels {
+				args = append(args, "--labels", l)
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, "replay: "+w) {
+					t.Errorf("%v: stderr does not report %q:\n%s", args, w, stderr)
+				}
+			}
+			if want := fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", tt.n); !strings.Contains(stdout, want) {
+				t.Errorf("%v: the summary does not count them (%q):\n%s", args, want, stdout)
+			}
+			// The labels' other rows are read.
+			if !strings.Contains(stdout, ": 1 labelled") && !strings.Contains(stdout, ": 2 labelled") {
+				t.Errorf("%v: the file's good rows are not read:\n%s", args, stdout)
+			}
+			code, _, stderr = runCLI(t, append(args, "--strict")...)
+			// The sample's runs are not q-… nor s-…: the good rows match nothing, and count too.
+			if code != 1 || !regexp.MustCompile(`replay: \d+ problems in the input and --strict is set`).MatchString(stderr) {
+				t.Errorf("%v --strict: exit %d, want 1\n%s", args, code, stderr)
+			}
+		}
+	}
+	// With the sample's own labels and a bad row, --strict fails on the bad row alone.
+	sample, err := os.ReadFile(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := write("sample-bad.csv", string(sample)+"q-9,maybe,,human,\n")
+	args := []string{"--in", runs, "--labels", bad, "--out", filepath.Join(dir, "s.parquet")}
+	if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "16 labelled; 1 problems in the labels") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(args, "--strict")...); code != 1 || !strings.Contains(stderr, "replay: 1 problems in the input and --strict is set") {
+		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 }
 

@@ -148,8 +148,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
-	if strict && res.Summary.TotalProblems() > 0 {
-		return fail(1, fmt.Errorf("%d problems in the input and --strict is set", res.Summary.TotalProblems()))
+	if n := res.Summary.TotalProblems() + res.LabelProblems; strict && n > 0 {
+		return fail(1, fmt.Errorf("%d problems in the input and --strict is set", n))
 	}
 	return 0
 }
@@ -223,7 +223,11 @@ func printResult(stdout, stderr io.Writer, res *tune.Result, w *tune.Output) err
 			}
 		}
 	}
-	if err := reports.WriteSummary(stdout, sum, res.LabelsNote, dets); err != nil {
+	labelsNote := res.LabelsNote
+	if n := res.LabelProblems; n > 0 {
+		labelsNote += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", n)
+	}
+	if err := reports.WriteSummary(stdout, sum, labelsNote, dets); err != nil {
 		return err
 	}
 	if err := reports.WriteMomentSummary(stdout, moments); err != nil {

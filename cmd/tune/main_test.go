@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -282,5 +283,31 @@ func TestReadmeCorpusFigures(t *testing.T) {
 	}
 	if quoted < 2 {
 		t.Errorf("the README quotes %d tune runs on the corpora, want 2", quoted)
+	}
+}
+
+// TestLabelProblems: a bad row of a labels file is reported with its file and line and
+// counted in the summary; the sweep goes on (exit 0), and --strict fails it.
+func TestLabelProblems(t *testing.T) {
+	runs, err := os.ReadFile(filepath.Join("..", "..", "datasets", "sample", "labels", "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	labels := filepath.Join(dir, "runs.csv")
+	if err := os.WriteFile(labels, append(runs, "synth-0099@e1,maybe,,human,\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(string(runs), "\n") + 1
+	args := []string{"--in", filepath.Join("..", "..", "datasets", "sample", "inputs", "runs"), "--labels", labels,
+		"--target", "struggle", "--grid", "composite_threshold=0.5,0.6", "--resamples", "0", "--out", filepath.Join(dir, "sweep.parquet")}
+	code, stdout, stderr := runCLI(t, args...)
+	if want := fmt.Sprintf("tune: %s:%d: label: label \"maybe\" is not", labels, line); code != 0 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stdout, "; 1 problems in the labels (listed above, by file and line)") {
+		t.Fatalf("exit %d, want 0, %q in stderr and the count in the summary\n%s%s", code, want, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, append(args, "--strict")...)
+	if code != 1 || !strings.Contains(stderr, "tune: 1 problems in the input and --strict is set") {
+		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 }
