@@ -1,6 +1,8 @@
 package beads
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,35 +30,48 @@ func (k kind) String() string {
 const truncMark = "... [truncated]"
 
 var (
-	cycleRE  = regexp.MustCompile(`^\[(coder|reviewer) cycle ([0-9]{1,9})\][ \t]*(\r?\n|$)`)
+	cycleRE  = regexp.MustCompile(`^\[(coder|reviewer) cycle ([0-9]+)\][ \t]*(\r?\n|$)`)
 	reportRE = regexp.MustCompile(`^\[reviewer report\][ \t]*(\r?\n|$)`)
-	maxRE    = regexp.MustCompile(`^Max cycles reached \(([0-9]{1,9})\)`)
+	maxRE    = regexp.MustCompile(`^Max cycles reached \(([0-9]+)\)`)
 	budgetRE = regexp.MustCompile(`^Budget exceeded: \$([0-9]+(?:\.[0-9]+)?) / \$([0-9]+(?:\.[0-9]+)?)`)
 )
 
 // classify returns the convention a comment follows and its numbers: the cycle of a
-// cycle comment, N of a max-cycles comment, X and Y of a budget comment.
-func classify(text string) (k kind, n int, x, y float64) {
+// cycle comment, N of a max-cycles comment, X and Y of a budget comment. bad says why
+// the comment's number cannot be read ("" when it can): a cycle or N outside the range
+// of a 32-bit integer (the output tables' columns, where it would wrap), n then 0.
+func classify(text string) (k kind, n int, x, y float64, bad string) {
 	if m := cycleRE.FindStringSubmatch(text); m != nil {
-		n, _ = strconv.Atoi(m[2])
+		k = kindReviewer
 		if m[1] == "coder" {
-			return kindCoder, n, 0, 0
+			k = kindCoder
 		}
-		return kindReviewer, n, 0, 0
+		n, bad = count("cycle", m[2])
+		return k, n, 0, 0, bad
 	}
 	if reportRE.MatchString(text) {
-		return kindReport, 0, 0, 0
+		return kindReport, 0, 0, 0, ""
 	}
 	if m := maxRE.FindStringSubmatch(text); m != nil {
-		n, _ = strconv.Atoi(m[1])
-		return kindMaxCycles, n, 0, 0
+		n, bad = count("max cycles", m[1])
+		return kindMaxCycles, n, 0, 0, bad
 	}
 	if m := budgetRE.FindStringSubmatch(text); m != nil {
 		x, _ = strconv.ParseFloat(m[1], 64)
 		y, _ = strconv.ParseFloat(m[2], 64)
-		return kindBudget, 0, x, y
+		return kindBudget, 0, x, y, ""
 	}
-	return kindOther, 0, 0, 0
+	return kindOther, 0, 0, 0, ""
+}
+
+// count reads the digits of a comment's number; a number outside the range of a
+// 32-bit integer is read as 0 and described.
+func count(what, digits string) (int, string) {
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > math.MaxInt32 {
+		return 0, fmt.Sprintf("%s %s is outside the range of a 32-bit integer", what, clip(digits))
+	}
+	return n, ""
 }
 
 // parseReport reads a [reviewer report] comment: `Key: value` lines for Satisfaction,

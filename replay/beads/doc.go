@@ -8,7 +8,8 @@
 // close_reason, labels, comments ({id, issue_id, author, text, created_at}) and
 // dependencies ({issue_id, depends_on_id, type}). Timestamps are RFC 3339, with
 // fractional seconds and an offset (older exports) or whole seconds in UTC (newer);
-// both are read and kept in UTC. A bead is keyed by (id, created_at): quasar reused an
+// both are read and kept in UTC. A time that parses to Go's zero time,
+// 0001-01-01T00:00:00Z, is a far-off time like any other, not "no time". A bead is keyed by (id, created_at): quasar reused an
 // id once.
 //
 // # How runs are rebuilt
@@ -53,7 +54,9 @@
 // review-finding child without a parent (or whose parent has no reviewer comment before
 // it), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
 // the bead's line and what to do, and the rest is used as far as it is consistent. A
-// run whose first comment is not cycle 1 is reported and skipped. A field of the wrong
+// run whose first comment is not cycle 1 is reported and skipped. A cycle comment whose
+// cycle lies outside the range of a 32-bit integer (the tables' columns) is reported and
+// skipped; a max-cycles comment whose N does is reported and gives no MaxCycles. A field of the wrong
 // JSON type is reported and the bead read without it; a line holding several beads (a
 // lost newline, or a bead cut off mid-write with the next written straight after it)
 // is reported and its complete beads are read. Beads of other projects — no cycle

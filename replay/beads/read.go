@@ -101,7 +101,8 @@ type bead struct {
 // note is a parsed comment.
 type note struct {
 	kind  kind
-	n     int // cycle number, or N of "Max cycles reached (N)"
+	n     int    // cycle number, or N of "Max cycles reached (N)"
+	bad   string // why n could not be read (out of range), n then 0
 	x, y  float64
 	text  string
 	at    time.Time
@@ -152,9 +153,20 @@ func (rd *reader) notes() []input.Note {
 	}
 }
 
-// parseTime reads both of beads' timestamp formats.
+// zeroTime is what a timestamp that parses to Go's zero time, 0001-01-01T00:00:00Z,
+// is read as. The reader and package clockfault take the zero time for no time, so
+// the recorded time is kept one nanosecond later: a far-off time like any other (a
+// comment's is told as a clock fault against the bead's other comments as
+// 0001-01-01T00:00:01Z is), not lost as no time.
+var zeroTime = time.Time{}.Add(time.Nanosecond)
+
+// parseTime reads both of beads' timestamp formats, in UTC; the zero time is read as
+// zeroTime.
 func parseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err == nil && t.IsZero() {
+		return zeroTime, nil
+	}
 	return t.UTC(), err
 }
 
@@ -254,17 +266,23 @@ func (rd *reader) line(l jsonl.Line, seen map[string]int) {
 func (rd *reader) parseComments(b *bead) {
 	kinds := make([]note, len(b.Comments))
 	for i, c := range b.Comments {
-		k, n, x, y := classify(c.Text)
-		kinds[i] = note{kind: k, n: n, x: x, y: y}
+		k, n, x, y, bad := classify(c.Text)
+		kinds[i] = note{kind: k, n: n, x: x, y: y, bad: bad}
 		if k == kindCoder || k == kindReviewer {
 			b.hasCycle = true
 			b.calls++
 		}
 	}
 	for i, c := range b.Comments {
-		k, n, x, y := kinds[i].kind, kinds[i].n, kinds[i].x, kinds[i].y
+		k, n, x, y, bad := kinds[i].kind, kinds[i].n, kinds[i].x, kinds[i].y, kinds[i].bad
 		if b.hasCycle && strings.HasSuffix(c.Text, truncMark) {
 			rd.nCut++
+		}
+		if bad != "" && (k == kindCoder || k == kindReviewer) {
+			// Its cycle is unknown: the comment joins no cycle.
+			rd.report(b.line, input.ProblemInvalid, "bead %s: comment %s (%s): %s; skipped",
+				b.ID, commentID(c.ID, i), k, bad)
+			continue
 		}
 		at, err := parseTime(c.CreatedAt)
 		if err != nil {
@@ -274,7 +292,7 @@ func (rd *reader) parseComments(b *bead) {
 			}
 			continue
 		}
-		b.comments = append(b.comments, note{kind: k, n: n, x: x, y: y, text: c.Text, at: at, order: i})
+		b.comments = append(b.comments, note{kind: k, n: n, x: x, y: y, bad: bad, text: c.Text, at: at, order: i})
 	}
 	if b.hasCycle {
 		rd.dropClockFaults(b)

@@ -384,3 +384,107 @@ func TestReadKeepsTheRest(t *testing.T) {
 		t.Errorf("problems %v: %v", kinds, probs)
 	}
 }
+
+// TestReadZeroTime: a created_at that parses to Go's zero time is a time like any
+// other, not "no time": a comment's is the same clock fault as a second after it,
+// reported and skipped; a bead's is kept as the far-off creation time it is, as a second
+// after it is, not left unknown.
+func TestReadZeroTime(t *testing.T) {
+	for _, tt := range []struct {
+		name, ts string
+		detail   string // in the problem's detail
+	}{
+		{"zero time", "0001-01-01T00:00:00Z", "has created_at 0001-01-01T00:00:00Z, more than a year from"},
+		{"zero time with an offset", "0001-01-01T02:00:00+02:00", "has created_at 0001-01-01T00:00:00Z, more than a year from"},
+		{"zero time with fractional zeros", "0001-01-01T00:00:00.000Z", "has created_at 0001-01-01T00:00:00Z, more than a year from"},
+		{"a second after the zero time", "0001-01-01T00:00:01Z", "has created_at 0001-01-01T00:00:01Z, more than a year from"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// A comment at that time among a run's: reported and skipped.
+			in := line("q-1", "2026-02-24T10:00:00Z", "closed", "",
+				c{"2026-02-24T10:05:00Z", coder(1)}, c{"2026-02-24T10:06:00Z", reviewer(1)},
+				c{tt.ts, coder(2)}, c{"2026-02-24T10:07:00Z", report})
+			runs, probs, _ := Read("issues.jsonl", strings.NewReader(in), nil)
+			if len(probs) != 1 || probs[0].Line != 1 || probs[0].Kind != input.ProblemInvalid ||
+				!strings.Contains(probs[0].Detail, tt.detail) || !strings.Contains(probs[0].Detail, "a clock fault") {
+				t.Errorf("problems %v, want one at line 1 with %q", probs, tt.detail)
+			}
+			if len(runs) != 1 || runSummary(runs[0]) != "q-1#1 approved 1 [0]" || runs[0].Start.Year() != 2026 {
+				t.Errorf("runs %v", runs)
+			}
+			// A comment at that time as the run's first: the far-off time it is.
+			in = line("q-2", tt.ts, "open", "", c{tt.ts, coder(1)})
+			runs, probs, _ = Read("issues.jsonl", strings.NewReader(in), nil)
+			if len(runs) != 1 || len(probs) != 0 {
+				t.Fatalf("runs %v problems %v", runs, probs)
+			}
+			r := runs[0]
+			if r.TaskCreatedAt.IsZero() || r.TaskCreatedAt.Year() != 1 || r.Start.IsZero() || r.Start.Year() != 1 ||
+				r.Cycles[0].Time.IsZero() || r.Cycles[0].CoderTime.IsZero() {
+				t.Errorf("created %v start %v cycle %+v: want the far-off time, not none", r.TaskCreatedAt, r.Start, r.Cycles[0])
+			}
+			checkRun(t, r)
+		})
+	}
+}
+
+// TestReadOutOfRange: a cycle comment or max-cycles comment whose number lies outside
+// the range of a 32-bit integer (the tables' columns, where it would wrap) is reported:
+// a cycle comment is skipped (its cycle is unknown), a max-cycles comment ends the run
+// without giving its MaxCycles. The largest 32-bit number is read as it is.
+func TestReadOutOfRange(t *testing.T) {
+	at := func(m int) string { return fmt.Sprintf("2026-02-24T10:%02d:00Z", m) }
+	tests := []struct {
+		name      string
+		in        string
+		runs      []string
+		maxCycles int      // of the first run
+		problems  []string // "line:kind" then a substring of the detail, after a space
+	}{
+		{"in range: read as recorded",
+			line("q-1", at(0), "open", "", c{at(1), coder(1)}, c{at(2), reviewer(1)}, c{at(3), "Max cycles reached (2147483647). Stop."}),
+			[]string{"q-1#1 max_cycles 1 [0]"}, 2147483647, []string{"1:invalid_record says 2147483647 cycles but the run has 1"}},
+		{"a max-cycles number past int32",
+			line("q-1", at(0), "open", "", c{at(1), coder(1)}, c{at(2), reviewer(1)}, c{at(3), "Max cycles reached (2147483648). Stop."}),
+			[]string{"q-1#1 max_cycles 1 [0]"}, 3, []string{"1:invalid_record max cycles 2147483648 is outside the range of a 32-bit integer; the run reached its limit, but MaxCycles is not taken"}},
+		{"a max-cycles number past int64",
+			line("q-1", at(0), "open", "", c{at(1), coder(1)}, c{at(2), reviewer(1)}, c{at(3), "Max cycles reached (99999999999999999999)."}),
+			[]string{"q-1#1 max_cycles 1 [0]"}, 3, []string{"1:invalid_record max cycles 99999999999999999999 is outside"}},
+		{"a cycle comment past int32 is skipped",
+			line("q-1", at(0), "open", "", c{at(1), coder(1)}, c{at(2), reviewer(1)}, c{at(4), "[coder cycle 4294967298]\nDone."}),
+			[]string{"q-1#1 incomplete 1 [0]"}, 3, []string{"1:invalid_record comment 3 (coder cycle): cycle 4294967298 is outside the range of a 32-bit integer; skipped"}},
+		{"a bead whose only cycle comments are past int32 is reported, not counted as another project's",
+			line("q-1", at(0), "open", "", c{at(1), "[coder cycle 2147483648]\nDone."}, c{at(2), "[reviewer cycle 99999999999999999999]\nok"}),
+			nil, 0, []string{"1:invalid_record comment 1 (coder cycle): cycle 2147483648 is outside", "1:invalid_record comment 2 (reviewer cycle): cycle 99999999999999999999 is outside"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs, notes := Read("issues.jsonl", strings.NewReader(tt.in), nil)
+			var got []string
+			for _, r := range runs {
+				got = append(got, runSummary(r))
+				checkRun(t, r)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.runs) {
+				t.Errorf("runs %v, want %v (problems %v)", got, tt.runs, probs)
+			}
+			if len(runs) > 0 && runs[0].MaxCycles != tt.maxCycles {
+				t.Errorf("max cycles %d, want %d", runs[0].MaxCycles, tt.maxCycles)
+			}
+			if len(probs) != len(tt.problems) {
+				t.Fatalf("problems %v, want %q", probs, tt.problems)
+			}
+			for i, p := range probs {
+				where, detail, _ := strings.Cut(tt.problems[i], " ")
+				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
+					t.Errorf("problem %v, want %q", p, tt.problems[i])
+				}
+			}
+			for _, n := range notes {
+				if n.What == "beads: beads without cycle comments (not runs)" && n.Count != 0 {
+					t.Errorf("note %v", n)
+				}
+			}
+		})
+	}
+}

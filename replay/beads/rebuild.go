@@ -205,7 +205,9 @@ func (rd *reader) splitRuns(b *bead) []reviewAt {
 			r.reason = fmt.Sprintf("reviewer report at cycle %d", c.n)
 		case kindMaxCycles:
 			r.outcome, r.maxN, r.reason = input.OutcomeMaxCycles, n.n, firstLine(n.text)
-			if c == nil || c.n != n.n {
+			if n.bad != "" {
+				bad(n, "%s; the run reached its limit, but MaxCycles is not taken from the comment", n.bad)
+			} else if c == nil || c.n != n.n {
 				bad(n, "says %d cycles but the run has %d; MaxCycles is taken from the comment", n.n, cycleNo(c))
 			}
 		case kindBudget:
