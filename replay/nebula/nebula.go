@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -139,7 +140,10 @@ func ReadManifest(file string, r io.Reader, jc *join.Context) []input.Problem {
 	if name := strings.TrimSpace(m.Nebula.Name); name != "" {
 		n.Name = name
 	}
-	if v := m.Execution.MaxReviewCycles; v > 0 {
+	if v := m.Execution.MaxReviewCycles; v > math.MaxInt32 {
+		probs = append(probs, input.Problem{File: file, Line: lineOf(b, "max_review_cycles"), Kind: input.ProblemInvalid,
+			Detail: fmt.Sprintf("max_review_cycles %d is outside the range of a 32-bit integer; ignored (limits fall back to quasar's configuration and defaults)", v)})
+	} else if v > 0 {
 		n.MaxCycles = v
 	} else if v < 0 {
 		probs = append(probs, input.Problem{File: file, Line: lineOf(b, "max_review_cycles"), Kind: input.ProblemInvalid,
@@ -243,21 +247,42 @@ func ReadState(file string, r io.Reader, jc *join.Context) []input.Problem {
 }
 
 // toTime converts a TOML date-time value; it returns a message when the value is not
-// one (the zero time then).
+// one (the zero time then). A value that is Go's zero time, 0001-01-01T00:00:00Z, is
+// reported too: the zero time stands for no time in the join, so it is left unknown
+// (the phase's time is only used to tell apart the phases of a bead), said rather than
+// lost.
 func toTime(v any) (time.Time, string) {
+	var tt time.Time
 	switch t := v.(type) {
 	case nil:
 		return time.Time{}, ""
 	case time.Time:
-		return t.UTC(), ""
+		tt = t
 	case toml.LocalDateTime:
-		return t.AsTime(time.UTC), ""
+		tt = t.AsTime(time.UTC)
 	case string:
-		if tt, err := time.Parse(time.RFC3339Nano, t); err == nil {
-			return tt.UTC(), ""
+		var err error
+		if tt, err = time.Parse(time.RFC3339Nano, t); err != nil {
+			return time.Time{}, fmt.Sprintf("%v is not a date-time; left unknown", v)
 		}
+	default:
+		return time.Time{}, fmt.Sprintf("%v is not a date-time; left unknown", v)
 	}
-	return time.Time{}, fmt.Sprintf("%v is not a date-time; left unknown", v)
+	if tt.IsZero() {
+		desc := tt.Format(time.RFC3339Nano)
+		if s, ok := v.(string); ok {
+			desc = strconv.Quote(s)
+		}
+		return time.Time{}, fmt.Sprintf("%s is Go's zero time, 0001-01-01T00:00:00Z, which stands for no time; left unknown", desc)
+	}
+	return tt.UTC(), ""
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
 }
 
 // phaseLines maps each phase id to the line of its [phases.<id>] or [tasks.<id>] table.
@@ -335,7 +360,10 @@ func ReadPhase(file string, r io.Reader, jc *join.Context) []input.Problem {
 		return []input.Problem{{File: file, Line: 1, Kind: input.ProblemInvalid, Detail: "the front matter has no id: the phase joins no run"}}
 	}
 	spec := join.PhaseSpec{ID: s.ID, File: file}
-	if s.MaxReviewCycles > 0 {
+	if s.MaxReviewCycles > math.MaxInt32 {
+		probs = append(probs, input.Problem{File: file, Line: 1 + lineOf(front, "max_review_cycles"), Kind: input.ProblemInvalid,
+			Detail: fmt.Sprintf("max_review_cycles %d is outside the range of a 32-bit integer; ignored", s.MaxReviewCycles)})
+	} else if s.MaxReviewCycles > 0 {
 		spec.MaxCycles = s.MaxReviewCycles
 	} else if s.MaxReviewCycles < 0 {
 		probs = append(probs, input.Problem{File: file, Line: 1 + lineOf(front, "max_review_cycles"), Kind: input.ProblemInvalid,
@@ -378,6 +406,11 @@ func ReadConfig(file string, r io.Reader, jc *join.Context) []input.Problem {
 		switch key {
 		case "max_review_cycles":
 			v, err := strconv.Atoi(val)
+			if ne := (*strconv.NumError)(nil); errors.As(err, &ne) && ne.Err == strconv.ErrRange || v > math.MaxInt32 {
+				probs = append(probs, input.Problem{File: file, Line: n, Kind: input.ProblemInvalid,
+					Detail: fmt.Sprintf("max_review_cycles %s is outside the range of a 32-bit integer; ignored", clip(val))})
+				continue
+			}
 			if err != nil || v <= 0 {
 				probs = append(probs, input.Problem{File: file, Line: n, Kind: input.ProblemInvalid,
 					Detail: fmt.Sprintf("max_review_cycles %q is not a positive whole number; ignored", val)})

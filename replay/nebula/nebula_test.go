@@ -231,3 +231,80 @@ func FuzzReadConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestReadZeroTimeAndOutOfRange: a phase time that is Go's zero time (which stands for
+// no time in the join) is reported and left unknown, not lost silently; a
+// max_review_cycles outside the range of a 32-bit integer (the tables' column, where it
+// would wrap) is reported and ignored, in the manifest, a phase file and the
+// configuration. The largest 32-bit number and an ordinary time are read as they are.
+func TestReadZeroTimeAndOutOfRange(t *testing.T) {
+	const state = "nebula_name = 'n'\n[phases.a]\nbead_id = 'q-a'\nstatus = 'done'\n"
+	tests := []struct {
+		name      string
+		files     map[string]string
+		maxCycles int       // the limit phase a resolves to
+		created   time.Time // phase a's created_at
+		want      []string  // "file:line:kind" then a substring of the detail, after a space
+	}{
+		{name: "in range",
+			files: map[string]string{"n/nebula.toml": "[execution]\nmax_review_cycles = 2147483647\n",
+				"n/nebula.state.toml": state + "created_at = 2026-02-23T16:20:45Z\n"},
+			maxCycles: 2147483647, created: time.Date(2026, 2, 23, 16, 20, 45, 0, time.UTC)},
+		{name: "a TOML date-time at the zero time",
+			files:     map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = 0001-01-01T00:00:00Z\nupdated_at = 0001-01-01T02:00:00+02:00\n"},
+			maxCycles: 3, want: []string{`n/nebula.state.toml:2:invalid_record phase "a" created_at 0001-01-01T00:00:00Z is Go's zero time`,
+				`n/nebula.state.toml:2:invalid_record phase "a" updated_at 0001-01-01T02:00:00+02:00 is Go's zero time`}},
+		{name: "a string and a local date-time at the zero time",
+			files:     map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = '0001-01-01T00:00:00.000Z'\nupdated_at = 0001-01-01T00:00:00\n"},
+			maxCycles: 3, want: []string{`n/nebula.state.toml:2:invalid_record phase "a" created_at "0001-01-01T00:00:00.000Z" is Go's zero time`,
+				`n/nebula.state.toml:2:invalid_record phase "a" updated_at 0001-01-01T00:00:00Z is Go's zero time`}},
+		{name: "a second after the zero time is a time",
+			files:     map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = 0001-01-01T00:00:01Z\n"},
+			maxCycles: 3, created: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
+		{name: "manifest max_review_cycles past int32",
+			files: map[string]string{"n/nebula.toml": "[execution]\nmax_review_cycles = 2147483648\n", "n/nebula.state.toml": state,
+				"quasar.yaml": "max_review_cycles: 6\n"},
+			maxCycles: 6, want: []string{"n/nebula.toml:2:invalid_record max_review_cycles 2147483648 is outside the range of a 32-bit integer; ignored"}},
+		{name: "phase file max_review_cycles past int32",
+			files: map[string]string{"n/nebula.toml": "[execution]\nmax_review_cycles = 4\n", "n/nebula.state.toml": state,
+				"n/a.md": "+++\nid = 'a'\nmax_review_cycles = 9223372036854775807\n+++\n"},
+			maxCycles: 4, want: []string{"n/a.md:3:invalid_record max_review_cycles 9223372036854775807 is outside the range of a 32-bit integer"}},
+		{name: "configuration max_review_cycles past int32 and past int64",
+			files: map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state,
+				"quasar.yaml": "max_review_cycles: 4294967297\nmax_review_cycles: 99999999999999999999\n"},
+			maxCycles: 3, want: []string{"quasar.yaml:1:invalid_record max_review_cycles 4294967297 is outside the range of a 32-bit integer",
+				"quasar.yaml:2:invalid_record max_review_cycles 99999999999999999999 is outside"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jc := join.New()
+			var probs []input.Problem
+			for _, name := range []string{"n/a.md", "n/nebula.state.toml", "n/nebula.toml", "quasar.yaml"} {
+				content, ok := tt.files[name]
+				if !ok {
+					continue
+				}
+				read := map[string]func(string, io.Reader, *join.Context) []input.Problem{
+					"n/a.md": ReadPhase, "n/nebula.state.toml": ReadState, "n/nebula.toml": ReadManifest, "quasar.yaml": ReadConfig}[name]
+				probs = append(probs, read(name, strings.NewReader(content), jc)...)
+			}
+			probs = append(probs, jc.Finish()...)
+			p := jc.PhaseFor("q-a", time.Time{})
+			if p == nil {
+				t.Fatalf("no phase (problems %v)", probs)
+			}
+			if l := jc.Limits(p); l.MaxCycles != tt.maxCycles || !p.CreatedAt.Equal(tt.created) {
+				t.Errorf("max cycles %d created %v, want %d %v", l.MaxCycles, p.CreatedAt, tt.maxCycles, tt.created)
+			}
+			if len(probs) != len(tt.want) {
+				t.Fatalf("problems %v, want %q", probs, tt.want)
+			}
+			for i, p := range probs {
+				where, detail, _ := strings.Cut(tt.want[i], " ")
+				if fmt.Sprintf("%s:%d:%s", p.File, p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
+					t.Errorf("problem %v, want %q", p, tt.want[i])
+				}
+			}
+		})
+	}
+}
