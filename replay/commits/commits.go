@@ -15,7 +15,10 @@
 //
 // Commits whose subject is not a cycle commit are counted, not reported: a full git log
 // holds other commits too. A line that is not a commit (bad sha, bad time, wrong number
-// of fields) is reported as an [input.Problem] with its line and skipped. The package
+// of fields) is reported as an [input.Problem] with its line and skipped; so is a cycle
+// commit whose cycle is 0 or outside the range of a 32-bit integer (the tables' columns).
+// A time that parses to Go's zero time, 0001-01-01T00:00:00Z, is a far-off time like any
+// other. The package
 // does not decide which run a commit belongs to: the beads source joins them.
 package commits
 
@@ -23,6 +26,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -51,21 +55,52 @@ var (
 )
 
 // ParseSubject reads a cycle commit's subject: the bead, the cycle, and whether it is a
-// lint-fix commit. ok is false for any other subject.
+// lint-fix commit. ok is false for any other subject, and for a cycle commit's subject
+// whose cycle is 0 or outside the range of a 32-bit integer.
 func ParseSubject(s string) (bead string, cycle int, lintFix, ok bool) {
+	bead, cycle, lintFix, ok, bad := parseSubject(s)
+	if bad != "" {
+		return "", 0, false, false
+	}
+	return bead, cycle, lintFix, ok
+}
+
+// parseSubject is ParseSubject that also says why a subject of a cycle commit's shape
+// is not read: its cycle is 0 (quasar counts cycles from 1) or outside the range of a
+// 32-bit integer (the tables hold cycles as 32-bit integers, where it would wrap). ok
+// is then false and bad the reason.
+func parseSubject(s string) (bead string, cycle int, lintFix, ok bool, bad string) {
 	s = strings.TrimSpace(s)
 	m := subjectRE.FindStringSubmatch(s)
 	if m == nil {
 		m = subjectRE2.FindStringSubmatch(s)
 	}
 	if m == nil {
-		return "", 0, false, false
+		return "", 0, false, false, ""
 	}
 	n, err := strconv.Atoi(m[2])
-	if err != nil || n < 1 {
-		return "", 0, false, false
+	switch {
+	case err != nil || n > math.MaxInt32:
+		return "", 0, false, false, fmt.Sprintf("cycle %s is outside the range of a 32-bit integer", clip(m[2]))
+	case n < 1:
+		return "", 0, false, false, fmt.Sprintf("cycle %s is not a cycle (quasar counts cycles from 1)", m[2])
 	}
-	return m[1], n, strings.HasSuffix(s, LintFixSuffix), true
+	return m[1], n, strings.HasSuffix(s, LintFixSuffix), true, ""
+}
+
+// zeroTime is what a time that parses to Go's zero time, 0001-01-01T00:00:00Z, is read
+// as: one nanosecond later, a far-off time like any other (the beads source reports
+// the commit as that far from its cycle), not taken for no time (a git log commit
+// without a Date line).
+var zeroTime = time.Time{}.Add(time.Nanosecond)
+
+// readTime returns the time a parsed time is read as: t in UTC, zeroTime for the zero
+// time.
+func readTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return zeroTime
+	}
+	return t.UTC()
 }
 
 // Sniff reports whether head, the opening bytes of a file, is a commit list: its first
@@ -128,7 +163,10 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 	}
 	add := func(sha string, t time.Time, subject string, line int) {
 		st.Commits++
-		bead, cycle, lint, ok := ParseSubject(subject)
+		bead, cycle, lint, ok, bad := parseSubject(subject)
+		if bad != "" {
+			report(line, input.ProblemInvalid, "commit %s: subject %q: %s; skipped", sha[:12], clip(strings.TrimSpace(subject)), bad)
+		}
 		if !ok {
 			return
 		}
@@ -136,7 +174,7 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 		if lint {
 			st.LintFix++
 		}
-		jc.AddCommit(join.Commit{SHA: sha, Time: t.UTC(), BeadID: bead, Cycle: cycle, LintFix: lint,
+		jc.AddCommit(join.Commit{SHA: sha, Time: readTime(t), BeadID: bead, Cycle: cycle, LintFix: lint,
 			Subject: strings.TrimSpace(subject), File: file, Line: line})
 	}
 	var g *gitCommit // the git log commit being read
@@ -254,7 +292,7 @@ func (g *gitCommit) add(s string) string {
 				continue
 			}
 			if key == "CommitDate" || !g.commitTime {
-				g.time, g.commitTime = t, key == "CommitDate"
+				g.time, g.commitTime = readTime(t), key == "CommitDate"
 			}
 			return ""
 		}

@@ -29,6 +29,9 @@ func TestParseSubject(t *testing.T) {
 		{"quasar: quasar-kf8 cycle-3", "quasar-kf8", 3, false, true},
 		{"q-0mzl.1/cycle-1: a child bead id", "q-0mzl.1", 1, false, true},
 		{"q-x/cycle-0: no cycle zero", "", 0, false, false},
+		{"q-x/cycle-2147483647: the largest 32-bit cycle", "q-x", 2147483647, false, true},
+		{"q-x/cycle-2147483648: past int32", "", 0, false, false},
+		{"quasar: q-x cycle-99999999999999999999", "", 0, false, false},
 		{"Merge branch 'main'", "", 0, false, false},
 		{"fix: (lint fix)", "", 0, false, false},
 	}
@@ -128,4 +131,61 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("stats %+v, %d recorded", st, n)
 		}
 	})
+}
+
+// TestReadOutOfRange: a cycle commit whose cycle is 0 or outside the range of a 32-bit
+// integer (the tables' columns, where it would wrap) is reported and skipped, in a TSV
+// and in git log; a time that parses to Go's zero time is a far-off time, not "no
+// time" (git log's "no readable Date line").
+func TestReadOutOfRange(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		commits  []string // bead:cycle@time
+		problems []string // "line:kind" then a substring of the detail, after a space
+	}{
+		{name: "in range",
+			in:      sha1 + "\t2026-03-01T00:03:07Z\tq-a/cycle-2147483647: x\n",
+			commits: []string{"q-a:2147483647@2026-03-01T00:03:07Z"}},
+		{name: "TSV: past int32, past int64, cycle 0",
+			in: sha1 + "\t2026-03-01T00:03:07Z\tq-a/cycle-2147483648: x\n" + sha2 + "\t2026-03-01T00:03:07Z\tquasar: q-a cycle-99999999999999999999\n" +
+				sha3 + "\t2026-03-01T00:03:07Z\tq-a/cycle-0: x (lint fix)\n" + sha1 + "\t2026-03-01T00:04:07Z\tq-a/cycle-1: x\n",
+			commits: []string{"q-a:1@2026-03-01T00:04:07Z"},
+			problems: []string{"1:invalid_record cycle 2147483648 is outside the range of a 32-bit integer; skipped",
+				"2:invalid_record cycle 99999999999999999999 is outside", "3:invalid_record cycle 0 is not a cycle"}},
+		{name: "git log: past int32",
+			in:       "commit " + sha1 + "\nDate:   Sun Mar 1 00:03:07 2026 -0500\n\n    q-a/cycle-4294967297: x\n",
+			problems: []string{"1:invalid_record commit " + sha1[:12] + `: subject "q-a/cycle-4294967297: x": cycle 4294967297 is outside`}},
+		{name: "the zero time",
+			in: sha1 + "\t0001-01-01T00:00:00Z\tq-a/cycle-1: x\n" +
+				"commit " + sha2 + "\nDate: 0001-01-01T00:00:00Z\n\n    q-a/cycle-2: x\n" +
+				"commit " + sha3 + "\nDate: 0001-01-01 00:00:01 +0000\n\n    q-a/cycle-3: x\n",
+			commits: []string{"q-a:1@0001-01-01T00:00:00Z", "q-a:2@0001-01-01T00:00:00Z", "q-a:3@0001-01-01T00:00:01Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jc := join.New()
+			probs, _ := Read("c.tsv", strings.NewReader(tt.in), jc)
+			jc.Finish()
+			var got []string
+			for _, c := range jc.CommitsFor("q-a") {
+				got = append(got, fmt.Sprintf("%s:%d@%s", c.BeadID, c.Cycle, c.Time.Format(time.RFC3339)))
+				if c.Time.IsZero() || c.Cycle < 1 || c.Cycle > 1<<31-1 {
+					t.Errorf("commit %+v", c)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.commits) {
+				t.Errorf("commits %v, want %v", got, tt.commits)
+			}
+			if len(probs) != len(tt.problems) {
+				t.Fatalf("problems %v, want %q", probs, tt.problems)
+			}
+			for i, p := range probs {
+				where, detail, _ := strings.Cut(tt.problems[i], " ")
+				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
+					t.Errorf("problem %v, want %q", p, tt.problems[i])
+				}
+			}
+		})
+	}
 }
