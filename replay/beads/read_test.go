@@ -488,3 +488,37 @@ func TestReadOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestReadFarCommits: a cycle commit stamped centuries from its cycle (the year 1, Go's
+// zero time included, as package commits reads it) is reported as too far away, not
+// joined (the saturated distance was negative, within the window).
+func TestReadFarCommits(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		at     time.Time
+		joined bool
+	}{
+		{"near", time.Date(2026, 2, 24, 10, 4, 30, 0, time.UTC), true},
+		{"Go's zero time, as read", time.Time{}.Add(time.Nanosecond), false},
+		{"the year 1700", time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"the year 2400", time.Date(2400, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"a day ahead", time.Date(2026, 2, 25, 10, 4, 30, 0, time.UTC), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			jc := join.New()
+			jc.AddCommit(join.Commit{SHA: strings.Repeat("a", 40), BeadID: "q-1", Cycle: 1, Time: tt.at, LintFix: true, File: "c.tsv", Line: 1})
+			jc.Finish()
+			in := line("q-1", "2026-02-24T10:00:00Z", "open", "", c{"2026-02-24T10:05:00Z", coder(1)}, c{"2026-02-24T10:06:00Z", reviewer(1)})
+			runs, probs, _ := Read("issues.jsonl", strings.NewReader(in), jc)
+			if len(runs) != 1 {
+				t.Fatalf("runs %v", runs)
+			}
+			if got := runs[0].Cycles[0].LintFixCalls == 1; got != tt.joined {
+				t.Errorf("joined %v, want %v (problems %v)", got, tt.joined, probs)
+			}
+			if tt.joined != (len(probs) == 0) || !tt.joined && (probs[0].Kind != input.ProblemUnmatched || !strings.Contains(probs[0].Detail, "away from cycle 1")) {
+				t.Errorf("problems %v", probs)
+			}
+		})
+	}
+}

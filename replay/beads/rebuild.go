@@ -388,10 +388,7 @@ func (rd *reader) joinCommits() {
 					continue
 				}
 				c := r.cycles[cm.Cycle-1]
-				d := cm.Time.Sub(c.anchor())
-				if d < 0 {
-					d = -d
-				}
+				d := distance(cm.Time, c.anchor())
 				if best == nil || d < dist {
 					best, dist = c, d
 				}
@@ -409,6 +406,17 @@ func (rd *reader) joinCommits() {
 			}
 		}
 	}
+}
+
+// distance is how far apart two times are. time.Time.Sub saturates at the Duration's
+// range (about 292 years) and its negative bound has no positive counterpart, so the
+// later time is taken first: a commit stamped centuries from its cycle (year 1) is the
+// longest distance, not a negative one that would join within [CommitWindow].
+func distance(a, b time.Time) time.Duration {
+	if a.Before(b) {
+		a, b = b, a
+	}
+	return a.Sub(b)
 }
 
 // finish assembles one rebuilt run.
