@@ -58,6 +58,8 @@ func TestUnmatchedTally(t *testing.T) {
 		{[]string{"a", "b", "c"}, 3, 3, "a, b, c"},
 		{[]string{"a", "b", "c", "d"}, 4, 3, "a, b, c and 1 more"},
 		{[]string{"a", "b", "c", "d"}, 900, 3, "a, b, c and 897 more"},
+		{[]string{"a", "b"}, 5, 3, "a, b and 3 more"},
+		{[]string{"new\nline", "\x1b[2J"}, 2, 3, `"new\nline", "\x1b[2J"`}, // shown, not acted on
 	} {
 		if got := examples(tt.keys, tt.total, tt.n); got != tt.want {
 			t.Errorf("examples(%v, %d, %d) = %q, want %q", tt.keys, tt.total, tt.n, got, tt.want)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/internal/printable"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
 )
@@ -24,8 +25,8 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 		where = res.Out.TableFolder("problems")
 	}
 	reports.WriteProblems(stderr, sum, showProblems, " (all are in "+where+")")
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "%s: %v\n", command, w)
+	for _, w := range res.Warnings { // of the input: one line each, safe for a terminal
+		fmt.Fprintf(stderr, "%s: %s\n", command, printable.Line(w.Error()))
 	}
 	labelsNote := res.LabelsNote
 	if n := res.LabelProblems; n > 0 {
@@ -80,9 +81,13 @@ func countList(tables []TableCount) string {
 
 // examples lists the first n of keys, the first of total, and how many more there are.
 func examples(keys []string, total, n int) string {
-	if total <= n && len(keys) >= total {
-		return strings.Join(keys[:total], ", ")
+	n = min(n, len(keys), total)
+	shown := make([]string, n, n+1)
+	for i, k := range keys[:n] {
+		shown[i] = printable.Line(k)
 	}
-	n = min(n, len(keys))
-	return fmt.Sprintf("%s and %d more", strings.Join(keys[:n], ", "), total-n)
+	if total <= n {
+		return strings.Join(shown, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), total-n)
 }

@@ -499,3 +499,46 @@ func TestReadmeShowsTheScreens(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileText: a session id holding escape sequences (a colour, a window title,
+// BEL) and a file name holding a newline reach neither the screens nor the replay's
+// problem lines as they are: they are shown Go-quoted, each on its line.
+func TestHostileText(t *testing.T) {
+	needFixture(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := "\x1b[31mRED\x1b]0;pwned\a"
+	line := `{"type":"user","sessionId":"\u001b[31mRED\u001b]0;pwned\u0007","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	for name, data := range map[string]string{"a.jsonl": line, "b.jsonl": line, "new\nline.jsonl": "x\n"} {
+		if err := os.WriteFile(filepath.Join(in, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := filepath.Join(dir, "results.parquet")
+	cmd := exec.Command(fixture.replay, "--in", in, "--out", results)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"\n" + `"new\nline.jsonl": unknown_file: `, `b.jsonl:1: duplicate_run: "session \x1b[31mRED\x1b]0;pwned\a was already read from a.jsonl`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("replay's stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	code, stdout, errOut := runCLI("--results", results, "history", "--days", "0")
+	if code != 0 {
+		t.Fatalf("assess history: exit %d: %s", code, errOut)
+	}
+	for name, out := range map[string]string{"replay's stderr": stderr.String(), "assess history": stdout} {
+		if strings.ContainsAny(out, "\x1b\a") || strings.Contains(out, id) {
+			t.Errorf("%s holds the raw escapes:\n%q", name, out)
+		}
+	}
+	if !strings.Contains(stdout, "\n"+`"\x1b[31mRED"  success`) { // the id's first 8 characters, quoted
+		t.Errorf("assess history does not show the id quoted:\n%s", stdout)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/printable"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
@@ -209,8 +210,8 @@ func printResult(stdout, stderr io.Writer, res *tune.Result, w *tune.Output) err
 		fmt.Fprintln(stderr, "tune: no input file is in a recognised format")
 	}
 	reports.WriteProblems(stderr, sum, 20, "")
-	for _, e := range res.Warnings {
-		fmt.Fprintf(stderr, "tune: %v\n", e)
+	for _, e := range res.Warnings { // of the input: one line each, safe for a terminal
+		fmt.Fprintf(stderr, "tune: %s\n", printable.Line(e.Error()))
 	}
 	var dets []reports.DetectorReport
 	var moments []reports.MomentResult

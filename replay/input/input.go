@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/internal/printable"
 )
 
 // Outcome is how a quasar run ended.
@@ -205,12 +206,14 @@ type Note struct {
 	Count int
 }
 
-// String formats the problem as "file:line: kind: detail".
+// String formats the problem as "file:line: kind: detail", on one line: a file name or
+// detail holding a control character (a newline, an escape sequence) or invalid UTF-8
+// is shown Go-quoted ([printable.Line]), never as it is.
 func (p Problem) String() string {
 	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Kind, p.Detail)
+		return fmt.Sprintf("%s:%d: %s: %s", printable.Line(p.File), p.Line, p.Kind, printable.Line(p.Detail))
 	}
-	return fmt.Sprintf("%s: %s: %s", p.File, p.Kind, p.Detail)
+	return fmt.Sprintf("%s: %s: %s", printable.Line(p.File), p.Kind, printable.Line(p.Detail))
 }
 
 // Session is one agent session — a Claude Code transcript with its subagents, or one

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loopwatch/loopwatch/internal/printable"
 )
 
 // dateLayout is how the screens print a time (always UTC).
@@ -113,13 +115,13 @@ func (h History) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(tw, head+"MSGS\tFRUST\tINTERV\tDATE (UTC)")
 		for _, s := range h.Sessions {
-			line := s.ShortID + "\t" + orDash(deref(s.Outcome)) + "\t"
+			line := printable.Line(s.ShortID) + "\t" + printable.Line(orDash(deref(s.Outcome))) + "\t"
 			if labels {
 				l := ""
 				if s.Label != nil {
 					l = deref(s.Label.Outcome)
 				}
-				line += orDash(l) + "\t"
+				line += printable.Line(orDash(l)) + "\t"
 			}
 			fmt.Fprintf(tw, "%s%d\t%.2f\t%d\t%s\n", line, s.HumanMessages, s.PeakFrustrationEMA, s.Interventions, date(s.StartedAt))
 		}
@@ -370,7 +372,14 @@ type printer struct {
 
 func newPrinter(w io.Writer) *printer { return &printer{w: bufio.NewWriter(w)} }
 
+// line prints a line; its string arguments — ids, names and text from the input —
+// are shown on one line and safe for a terminal ([printable.Line]).
 func (p *printer) line(format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = printable.Line(s)
+		}
+	}
 	if p.e == nil {
 		_, p.e = fmt.Fprintf(p.w, format+"\n", args...)
 	}
