@@ -497,12 +497,14 @@ func TestReadFarCommits(t *testing.T) {
 		name   string
 		at     time.Time
 		joined bool
+		away   string // in the problem's detail
 	}{
-		{"near", time.Date(2026, 2, 24, 10, 4, 30, 0, time.UTC), true},
-		{"Go's zero time, as read", time.Time{}.Add(time.Nanosecond), false},
-		{"the year 1700", time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC), false},
-		{"the year 2400", time.Date(2400, 1, 1, 0, 0, 0, 0, time.UTC), false},
-		{"a day ahead", time.Date(2026, 2, 25, 10, 4, 30, 0, time.UTC), false},
+		{"near", time.Date(2026, 2, 24, 10, 4, 30, 0, time.UTC), true, ""},
+		{"Go's zero time, as read", time.Time{}.Add(time.Nanosecond), false, "is 106752 days away"},
+		{"the year 1700", time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC), false, "is 106752 days away"},
+		{"the year 2400", time.Date(2400, 1, 1, 0, 0, 0, 0, time.UTC), false, "is 106752 days away"},
+		{"a day ahead", time.Date(2026, 2, 25, 10, 4, 30, 0, time.UTC), false, "is 23h59m30s away"},
+		{"three days ahead", time.Date(2026, 2, 27, 10, 4, 30, 0, time.UTC), false, "is 3 days away"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			jc := join.New()
@@ -516,7 +518,7 @@ func TestReadFarCommits(t *testing.T) {
 			if got := runs[0].Cycles[0].LintFixCalls == 1; got != tt.joined {
 				t.Errorf("joined %v, want %v (problems %v)", got, tt.joined, probs)
 			}
-			if tt.joined != (len(probs) == 0) || !tt.joined && (probs[0].Kind != input.ProblemUnmatched || !strings.Contains(probs[0].Detail, "away from cycle 1")) {
+			if tt.joined != (len(probs) == 0) || !tt.joined && (probs[0].Kind != input.ProblemUnmatched || !strings.Contains(probs[0].Detail, tt.away+" from cycle 1")) {
 				t.Errorf("problems %v", probs)
 			}
 		})

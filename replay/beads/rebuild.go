@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
 )
@@ -399,7 +400,7 @@ func (rd *reader) joinCommits() {
 					cm.SHA[:min(12, len(cm.SHA))], cm.File, cm.Line, cm.Cycle, b.ID)
 			case dist > CommitWindow:
 				rd.report(b.line, input.ProblemUnmatched, "cycle commit %s (%s:%d) is %s away from cycle %d of bead %s, more than %s; ignored",
-					cm.SHA[:min(12, len(cm.SHA))], cm.File, cm.Line, dist.Round(time.Second), cm.Cycle, b.ID, CommitWindow)
+					cm.SHA[:min(12, len(cm.SHA))], cm.File, cm.Line, clockfault.Span(dist), cm.Cycle, b.ID, CommitWindow)
 			default:
 				best.commits = append(best.commits, cm)
 				rd.nCommits++
