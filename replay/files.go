@@ -134,6 +134,10 @@ func (w *walker) dir(name string, depth int) error {
 	return nil
 }
 
+// linkToFolder is the problem of a symbolic link to a folder met in the walk. Read as
+// a file, it failed as "is a directory" with a hint to check its permissions.
+const linkToFolder = "is a symbolic link to a folder, which the walk does not follow; skipped (give the folder itself as the input, or a folder that holds it)"
+
 // keep reports whether the walk returns the file p, whose base name is base and type
 // typ: not one of loopwatch's temporary files, nor a special file the options leave
 // out.
@@ -144,6 +148,10 @@ func (w *walker) keep(p, base string, typ fs.FileMode) bool {
 	if typ&fs.ModeSymlink != 0 {
 		if fi, err := fs.Stat(w.fsys, p); err == nil {
 			typ = fi.Mode().Type()
+		}
+		if typ.IsDir() { // not followed: a link can lead back up, round and round
+			w.problem(input.Problem{File: p, Kind: input.ProblemRead, Detail: linkToFolder})
+			return false
 		}
 	}
 	if typ&specialMode != 0 {

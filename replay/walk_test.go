@@ -60,6 +60,10 @@ func walkDirRef(fsys fs.FS, opts Options, problem func(input.Problem)) (files []
 			if fi, err := fs.Stat(fsys, name); err == nil {
 				mode = fi.Mode().Type()
 			}
+			if mode.IsDir() {
+				problem(input.Problem{File: name, Kind: input.ProblemRead, Detail: linkToFolder})
+				return nil
+			}
 		}
 		if mode&specialMode != 0 {
 			if !opts.ReadSpecialFiles {

@@ -59,12 +59,17 @@ func TestWalkMatchesWalkDirOnDisk(t *testing.T) {
 	}
 	t.Run("problems", func(t *testing.T) {
 		got := sameWalk(t, fsys, Options{})
-		want := 2 // sub/pipe, to-pipe
+		want := 4 // sub/pipe, to-pipe; to-dir, sub/up (links to folders)
 		if unreadable {
 			want++ // locked
 		}
 		if len(got.Problems) != want {
-			t.Errorf("problems %+v, want %d: the named pipe twice and the locked folder if it is unreadable", got.Problems, want)
+			t.Errorf("problems %+v, want %d: the named pipe twice, the two links to folders and the locked folder if it is unreadable", got.Problems, want)
+		}
+		for _, p := range got.Problems {
+			if (p.File == "to-dir" || p.File == "sub/up") && p.Detail != linkToFolder {
+				t.Errorf("%s: %s, want %q", p.File, p.Detail, linkToFolder)
+			}
 		}
 	})
 	t.Run("root unreadable", func(t *testing.T) {
