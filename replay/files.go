@@ -157,7 +157,7 @@ func (w *walker) keep(p, base string, typ fs.FileMode) bool {
 	if typ&specialMode != 0 {
 		if !w.opts.ReadSpecialFiles {
 			w.problem(input.Problem{File: p, Kind: input.ProblemRead,
-				Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", modeName(typ))})
+				Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", ModeName(typ))})
 			return false
 		}
 		w.special[p] = true
@@ -261,7 +261,10 @@ func (w *walker) cancelled() error {
 	return nil
 }
 
-func modeName(m fs.FileMode) string {
+// ModeName names the kind of a file that is neither regular nor a folder, as problems
+// and messages say it: "named pipe", "socket", "character device", "device", or
+// "special file".
+func ModeName(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"

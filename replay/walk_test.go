@@ -68,7 +68,7 @@ func walkDirRef(fsys fs.FS, opts Options, problem func(input.Problem)) (files []
 		if mode&specialMode != 0 {
 			if !opts.ReadSpecialFiles {
 				problem(input.Problem{File: name, Kind: input.ProblemRead,
-					Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", modeName(mode))})
+					Detail: fmt.Sprintf("is a %s, not a regular file; skipped (to read it, give it on its own as the input)", ModeName(mode))})
 				return nil
 			}
 			special[name] = true

@@ -153,21 +153,14 @@ func (rd *reader) notes() []input.Note {
 	}
 }
 
-// zeroTime is what a timestamp that parses to Go's zero time, 0001-01-01T00:00:00Z,
-// is read as. The reader and package clockfault take the zero time for no time, so
-// the recorded time is kept one nanosecond later: a far-off time like any other (a
-// comment's is told as a clock fault against the bead's other comments as
-// 0001-01-01T00:00:01Z is), not lost as no time.
-var zeroTime = time.Time{}.Add(time.Nanosecond)
-
-// parseTime reads both of beads' timestamp formats, in UTC; the zero time is read as
-// zeroTime.
+// parseTime reads both of beads' timestamp formats, in UTC; the zero time as a
+// far-off time ([clockfault.Recorded]).
 func parseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	if err == nil && t.IsZero() {
-		return zeroTime, nil
+	if err != nil {
+		return t.UTC(), err
 	}
-	return t.UTC(), err
+	return clockfault.Recorded(t), nil
 }
 
 // parse reads every line into beads, reporting bad lines and duplicates.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/input/inputtest"
 	"github.com/loopwatch/loopwatch/replay/join"
 )
 
@@ -471,15 +472,7 @@ func TestReadOutOfRange(t *testing.T) {
 			if len(runs) > 0 && runs[0].MaxCycles != tt.maxCycles {
 				t.Errorf("max cycles %d, want %d", runs[0].MaxCycles, tt.maxCycles)
 			}
-			if len(probs) != len(tt.problems) {
-				t.Fatalf("problems %v, want %q", probs, tt.problems)
-			}
-			for i, p := range probs {
-				where, detail, _ := strings.Cut(tt.problems[i], " ")
-				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
-					t.Errorf("problem %v, want %q", p, tt.problems[i])
-				}
-			}
+			inputtest.Problems(t, probs, tt.problems)
 			for _, n := range notes {
 				if n.What == "beads: beads without cycle comments (not runs)" && n.Count != 0 {
 					t.Errorf("note %v", n)

@@ -226,30 +226,6 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 	b.placeTimes(fst)
 }
 
-// zeroTime is what a timestamp that parses to Go's zero time, 0001-01-01T00:00:00Z,
-// is read as. The reader and package clockfault take the zero time for no time, so
-// the recorded time is kept one nanosecond later: a far-off time like any other, told
-// as a clock fault against the records around it as 0001-01-01T00:00:01Z is, not
-// counted among the records without a time.
-var zeroTime = time.Time{}.Add(time.Nanosecond)
-
-// readTime returns the time a parsed timestamp is read as: t in UTC, zeroTime for
-// the zero time.
-func readTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return zeroTime
-	}
-	return t.UTC()
-}
-
-// formatTime formats a time as read for a problem's detail: zeroTime as written.
-func formatTime(t time.Time) string {
-	if t.Equal(zeroTime) {
-		t = time.Time{}
-	}
-	return t.Format(time.RFC3339Nano)
-}
-
 // placeTimes times the events of a file once it is read. A record's timestamp that
 // is a clock fault against the records around it in the file (package clockfault) is
 // reported, and the record placed at its trusted neighbour's time, in file order. A
@@ -265,7 +241,7 @@ func (b *builder) placeTimes(fst *fileState) {
 		st := fst.stamps[f.Index]
 		b.report(fst.name, st.line, input.ProblemInvalid,
 			"timestamp %s is %s the records around it (a clock fault); the record is placed at line %d's time, in file order",
-			formatTime(st.t), f.Describe(st.t), fst.stamps[f.From].line)
+			clockfault.Format(st.t), f.Describe(st.t), fst.stamps[f.From].line)
 		times[f.Index] = f.Placed
 	}
 	var last, maxEv, first time.Time
@@ -358,7 +334,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 		if err != nil {
 			b.report(fst.name, l.Num, input.ProblemInvalid, "timestamp %q is not an RFC 3339 time; the record takes the previous record's time", rec.Timestamp)
 		} else {
-			ts, timed = readTime(t), true
+			ts, timed = clockfault.Recorded(t), true
 		}
 	}
 

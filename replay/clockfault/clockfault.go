@@ -261,3 +261,27 @@ func Span(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// zero is what [Recorded] reads Go's zero time as.
+var zero = time.Time{}.Add(time.Nanosecond)
+
+// Recorded returns the time a timestamp that parsed to t is read as: t in UTC, and
+// Go's zero time, 0001-01-01T00:00:00Z, one nanosecond later. The sources and this
+// package take the zero time for no time; a record that bears it has a time, a far-off
+// one, and is told as a clock fault against the records around it as
+// 0001-01-01T00:00:01Z is, not lost among the records without one.
+func Recorded(t time.Time) time.Time {
+	if t.IsZero() {
+		return zero
+	}
+	return t.UTC()
+}
+
+// Format formats a time as a problem's detail shows it, RFC 3339 to the nanosecond: a
+// time [Recorded] read from the zero time as it was written.
+func Format(t time.Time) string {
+	if t.Equal(zero) {
+		t = time.Time{}
+	}
+	return t.Format(time.RFC3339Nano)
+}

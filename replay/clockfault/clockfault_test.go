@@ -2,6 +2,7 @@ package clockfault
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -88,4 +89,32 @@ func FuzzFind(f *testing.F) {
 			t.Fatal("more faults than records")
 		}
 	})
+}
+
+func TestRecorded(t *testing.T) {
+	east := time.FixedZone("east", 2*3600)
+	for _, tc := range []struct {
+		in         time.Time
+		wantZero   bool   // read as no time
+		wantFormat string // Format of what it is read as
+	}{
+		{time.Time{}, false, "0001-01-01T00:00:00Z"},
+		{time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), false, "0001-01-01T00:00:01Z"},
+		{time.Date(1, 1, 1, 2, 0, 0, 0, east), false, "0001-01-01T00:00:00Z"}, // the zero time, written in another zone
+		{time.Date(2026, 3, 2, 16, 0, 0, 5, east), false, "2026-03-02T14:00:00.000000005Z"},
+	} {
+		got := Recorded(tc.in)
+		if got.IsZero() != tc.wantZero || got.Location() != time.UTC || Format(got) != tc.wantFormat {
+			t.Errorf("Recorded(%v) = %v (zero %v, %v), formatted %q; want zero %v, UTC, %q", tc.in, got, got.IsZero(), got.Location(), Format(got), tc.wantZero, tc.wantFormat)
+		}
+		if !tc.in.IsZero() && !got.Equal(tc.in) {
+			t.Errorf("Recorded(%v) = %v, another instant", tc.in, got)
+		}
+	}
+	// What it reads the zero time as is far from a time of today, as the second after it is.
+	now := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	zero, second := Recorded(time.Time{}), Recorded(time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC))
+	if got, want := Far([]time.Time{now, now, zero}), Far([]time.Time{now, now, second}); len(got) != 1 || !slices.Equal(got, want) {
+		t.Errorf("Far with the zero time read: %v, with a second later: %v; want the same one fault", got, want)
+	}
 }

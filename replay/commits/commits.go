@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
 	"github.com/loopwatch/loopwatch/replay/jsonl"
@@ -86,21 +87,6 @@ func parseSubject(s string) (bead string, cycle int, lintFix, ok bool, bad strin
 		return "", 0, false, false, fmt.Sprintf("cycle %s is not a cycle (quasar counts cycles from 1)", m[2])
 	}
 	return m[1], n, strings.HasSuffix(s, LintFixSuffix), true, ""
-}
-
-// zeroTime is what a time that parses to Go's zero time, 0001-01-01T00:00:00Z, is read
-// as: one nanosecond later, a far-off time like any other (the beads source reports
-// the commit as that far from its cycle), not taken for no time (a git log commit
-// without a Date line).
-var zeroTime = time.Time{}.Add(time.Nanosecond)
-
-// readTime returns the time a parsed time is read as: t in UTC, zeroTime for the zero
-// time.
-func readTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return zeroTime
-	}
-	return t.UTC()
 }
 
 // Sniff reports whether head, the opening bytes of a file, is a commit list: its first
@@ -174,7 +160,7 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 		if lint {
 			st.LintFix++
 		}
-		jc.AddCommit(join.Commit{SHA: sha, Time: readTime(t), BeadID: bead, Cycle: cycle, LintFix: lint,
+		jc.AddCommit(join.Commit{SHA: sha, Time: clockfault.Recorded(t), BeadID: bead, Cycle: cycle, LintFix: lint,
 			Subject: strings.TrimSpace(subject), File: file, Line: line})
 	}
 	var g *gitCommit // the git log commit being read
@@ -292,7 +278,7 @@ func (g *gitCommit) add(s string) string {
 				continue
 			}
 			if key == "CommitDate" || !g.commitTime {
-				g.time, g.commitTime = readTime(t), key == "CommitDate"
+				g.time, g.commitTime = clockfault.Recorded(t), key == "CommitDate"
 			}
 			return ""
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopwatch/loopwatch/replay/input/inputtest"
 	"github.com/loopwatch/loopwatch/replay/join"
 )
 
@@ -177,15 +178,7 @@ func TestReadOutOfRange(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tt.commits) {
 				t.Errorf("commits %v, want %v", got, tt.commits)
 			}
-			if len(probs) != len(tt.problems) {
-				t.Fatalf("problems %v, want %q", probs, tt.problems)
-			}
-			for i, p := range probs {
-				where, detail, _ := strings.Cut(tt.problems[i], " ")
-				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
-					t.Errorf("problem %v, want %q", p, tt.problems[i])
-				}
-			}
+			inputtest.Problems(t, probs, tt.problems)
 		})
 	}
 }

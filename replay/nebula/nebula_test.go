@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/input/inputtest"
 	"github.com/loopwatch/loopwatch/replay/join"
 )
 
@@ -296,15 +297,7 @@ func TestReadZeroTimeAndOutOfRange(t *testing.T) {
 			if l := jc.Limits(p); l.MaxCycles != tt.maxCycles || !p.CreatedAt.Equal(tt.created) {
 				t.Errorf("max cycles %d created %v, want %d %v", l.MaxCycles, p.CreatedAt, tt.maxCycles, tt.created)
 			}
-			if len(probs) != len(tt.want) {
-				t.Fatalf("problems %v, want %q", probs, tt.want)
-			}
-			for i, p := range probs {
-				where, detail, _ := strings.Cut(tt.want[i], " ")
-				if fmt.Sprintf("%s:%d:%s", p.File, p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
-					t.Errorf("problem %v, want %q", p, tt.want[i])
-				}
-			}
+			inputtest.ProblemsInFiles(t, probs, tt.want)
 		})
 	}
 }

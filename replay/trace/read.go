@@ -58,29 +58,6 @@ type envelope struct {
 	Data  json.RawMessage `json:"data"`
 }
 
-// zeroTime is what a ts that parses to Go's zero time, 0001-01-01T00:00:00Z, is read
-// as. The reader and package clockfault take the zero time for no time, so the
-// recorded time is kept one nanosecond later: a far-off time like any other, told as a
-// clock fault against the run's other events as 0001-01-01T00:00:01Z is, not lost.
-var zeroTime = time.Time{}.Add(time.Nanosecond)
-
-// readTime returns the time a parsed ts is read as: t in UTC, zeroTime for the zero
-// time.
-func readTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return zeroTime
-	}
-	return t.UTC()
-}
-
-// formatTime formats a time as read for a problem's detail: zeroTime as written.
-func formatTime(t time.Time) string {
-	if t.Equal(zeroTime) {
-		t = time.Time{}
-	}
-	return t.Format(time.RFC3339Nano)
-}
-
 type cycleAt struct {
 	line     int
 	c        CycleDone
@@ -246,7 +223,7 @@ func (tr *traceReader) line(l jsonl.Line, valid bool) {
 		tr.report(l.Num, input.ProblemUnknownKind, "unknown event kind %q; skipped", env.Kind)
 		return
 	}
-	ts = readTime(ts)
+	ts = clockfault.Recorded(ts)
 	key := append(tr.key[:0], env.Task...)
 	if env.Epoch != "" {
 		key = append(append(key, '@'), env.Epoch...)
@@ -459,7 +436,7 @@ func (b *runBuilder) placeTimes(report func(line int, kind input.ProblemKind, fo
 		for _, f := range clockfault.Find(b.times, MaxBackstep) {
 			st := b.stamps[f.Index]
 			report(st.line, input.ProblemInvalid, "ts %s is %s the run's events around it (a clock fault); the event is placed at line %d's time, in file order",
-				formatTime(st.t), f.Describe(st.t), b.stamps[f.From].line)
+				clockfault.Format(st.t), f.Describe(st.t), b.stamps[f.From].line)
 			b.times[f.Index] = f.Placed
 		}
 		for i, si := range b.callStamps {

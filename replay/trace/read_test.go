@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/input/inputtest"
 )
 
 func ev(ts, kind, epoch, task, data string) string {
@@ -288,15 +289,7 @@ func TestReadLosesTheFieldNotTheRun(t *testing.T) {
 			if fmt.Sprint(cycles) != fmt.Sprint(tt.cycles) {
 				t.Errorf("cycles %v, want %v (problems %v)", cycles, tt.cycles, probs)
 			}
-			if len(probs) != len(tt.problems) {
-				t.Fatalf("problems %v, want %q", probs, tt.problems)
-			}
-			for i, p := range probs {
-				where, detail, _ := strings.Cut(tt.problems[i], " ")
-				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
-					t.Errorf("problem %v, want %q", p, tt.problems[i])
-				}
-			}
+			inputtest.Problems(t, probs, tt.problems)
 		})
 	}
 }
@@ -460,15 +453,7 @@ func TestReadOutOfRange(t *testing.T) {
 					t.Errorf("check %+v", c)
 				}
 			}
-			if len(probs) != len(tt.problems) {
-				t.Fatalf("problems %v, want %q", probs, tt.problems)
-			}
-			for i, p := range probs {
-				where, detail, _ := strings.Cut(tt.problems[i], " ")
-				if fmt.Sprintf("%d:%s", p.Line, p.Kind) != where || !strings.Contains(p.Detail, detail) {
-					t.Errorf("problem %v, want %q", p, tt.problems[i])
-				}
-			}
+			inputtest.Problems(t, probs, tt.problems)
 		})
 	}
 }

@@ -381,7 +381,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	// Not opened unless a regular file (or a folder, refused below): opening a named
 	// pipe blocks until something writes to it.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		return nil, nil, meta, &FileError{Path: path, Problem: "not a regular file but " + specialKind(fi.Mode()), Hint: hint}
+		return nil, nil, meta, &FileError{Path: path, Problem: "not a regular file but a " + replay.ModeName(fi.Mode()), Hint: hint}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -516,18 +516,4 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// specialKind names what a file that is neither regular nor a folder is.
-func specialKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file (" + m.Type().String() + ")"
-	}
 }
