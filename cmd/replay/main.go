@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (label keys that match nothing included)")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and label keys that match nothing included)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap confidence intervals")
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")

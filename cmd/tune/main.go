@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed and configurations scored at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files included)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the folds, the samples and the bootstrap")
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples for intervals and the paired comparison (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
