@@ -77,14 +77,16 @@ type Output struct {
 	metadata            map[string]string
 	info                ManifestInfo
 	tables              []committer
-	done                bool
-	cleaned             []string
-	codec               *zstdCodec         // shared by the tables, made with the first
-	pages               parquet.BufferPool // the row groups' pages (a pageStore), shared by the tables, made with the first
-	scratch             []*os.File         // see Scratch
-	scratchMu           sync.Mutex         // guards scratch: Scratch may run on several goroutines
-	sealedID            string             // the replay id the sealed tables carry ("" before a Seal)
-	sealMu              sync.Mutex         // guards sealedID and done while tables are sealed at once (SealAll)
+	// rename is os.Rename, but in tests of a commit that fails part-way.
+	rename    func(oldpath, newpath string) error
+	done      bool
+	cleaned   []string
+	codec     *zstdCodec         // shared by the tables, made with the first
+	pages     parquet.BufferPool // the row groups' pages (a pageStore), shared by the tables, made with the first
+	scratch   []*os.File         // see Scratch
+	scratchMu sync.Mutex         // guards scratch: Scratch may run on several goroutines
+	sealedID  string             // the replay id the sealed tables carry ("" before a Seal)
+	sealMu    sync.Mutex         // guards sealedID and done while tables are sealed at once (SealAll)
 }
 
 type committer interface {
@@ -124,7 +126,7 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	for k, v := range metadata {
 		md[k] = v
 	}
-	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md}
+	o := &Output{stem: strings.TrimSuffix(path, ".parquet"), metadata: md, rename: os.Rename}
 	o.cleaned = cleanStale(dir, siblingOf(filepath.Base(o.stem)), time.Now())
 	return o, nil
 }
@@ -170,7 +172,7 @@ func NewFolderOutput(dir, partition, set string, metadata map[string]string) (*O
 	os.Remove(probe.Name())
 	md := map[string]string{"loopwatch.version": loopwatch.Version}
 	maps.Copy(md, metadata)
-	o := &Output{dir: dir, partition: partition, set: set, metadata: md}
+	o := &Output{dir: dir, partition: partition, set: set, metadata: md, rename: os.Rename}
 	manifest := filepath.Base(o.ManifestPath())
 	o.cleaned = cleanStale(filepath.Join(dir, ManifestFolder), func(dest string) bool { return dest == manifest }, time.Now())
 	return o, nil
@@ -742,11 +744,16 @@ func ReplayID(metadata map[string]string, tables []string) string {
 
 // Commit completes every table and puts the set in place as a unit: each table is
 // closed with the same [ReplayIDKey], the manifest is written aside, the previous
-// output's manifest is removed, the tables are renamed into place, and the manifest is
+// output's manifest is moved aside, the tables are renamed into place — each previous
+// table moved aside first, under a temporary name beside it — and the manifest is
 // renamed into place last. Until that last rename a reader finds no manifest and must
-// refuse the set; once it is there, the set is complete. After an error nothing has
-// been renamed, unless the error is from a rename itself — then the error says the
-// output is incomplete, and no manifest stands for it.
+// refuse the set; once it is there, the set is complete, and what was moved aside is
+// removed. A destination that is a folder is refused before anything is moved. When a
+// rename fails, what was put in place is removed and what was moved aside is moved
+// back: the previous output stands as it was, manifest and all, and the error says
+// nothing was replaced. Only when moving back fails too (or the process dies
+// part-way) is the output left incomplete — the error says so — and no manifest
+// stands for it.
 func (o *Output) Commit() error {
 	if o.isDone() {
 		return errors.New("output already committed or aborted")
@@ -793,23 +800,46 @@ func (o *Output) Commit() error {
 		removeTemps()
 		return err
 	}
-	if err := os.Remove(o.ManifestPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		removeTemps()
-		os.Remove(mtmp)
-		return fmt.Errorf("output %s: %w", o.ManifestPath(), err)
+	// The manifest first out of the way, then each table, the manifest last into place.
+	steps := make([]placing, 0, len(o.tables)+1)
+	for _, t := range o.tables {
+		steps = append(steps, placing{tmp: t.tmpName(), final: t.finalName()})
 	}
-	for i, t := range o.tables {
-		if err := os.Rename(t.tmpName(), t.finalName()); err != nil {
+	steps = append(steps, placing{tmp: mtmp, final: o.ManifestPath()})
+	for _, st := range steps {
+		if fi, err := os.Lstat(st.final); err == nil && fi.IsDir() {
 			removeTemps()
 			os.Remove(mtmp)
-			return fmt.Errorf("output %s: %w; the output is incomplete (%d of %d tables replaced, no manifest): readers refuse it until a replay completes",
-				t.finalName(), unwrapPathError(err), i, len(o.tables))
+			return fmt.Errorf("output %s: is a folder; nothing was replaced (move it away, or choose another --out)", st.final)
 		}
 	}
-	if err := os.Rename(mtmp, o.ManifestPath()); err != nil {
+	last := len(steps) - 1
+	if err := steps[last].aside(o.rename); err != nil { // no manifest while the tables move
+		removeTemps()
 		os.Remove(mtmp)
-		return fmt.Errorf("output %s: %w; the tables are in place but the manifest is not: readers refuse them until a replay completes",
-			o.ManifestPath(), unwrapPathError(err))
+		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), unwrapPathError(err))
+	}
+	for i := range steps {
+		err := steps[i].place(o.rename, i == last)
+		if err == nil {
+			continue
+		}
+		removeTemps()
+		os.Remove(mtmp)
+		done := steps[:i+1]
+		if i < last { // and the manifest moved aside before the tables
+			done = append(slices.Clip(done), steps[last])
+		}
+		if rerr := undo(done, o.rename); rerr != nil {
+			return fmt.Errorf("output %s: %w; the output is incomplete (%d of %d tables replaced, no manifest: putting the previous ones back failed too, %v): readers refuse it until a replay completes",
+				steps[i].final, unwrapPathError(err), min(i, len(o.tables)), len(o.tables), unwrapPathError(rerr))
+		}
+		return fmt.Errorf("output %s: %w; nothing was replaced: the previous output, if any, is as it was", steps[i].final, unwrapPathError(err))
+	}
+	for _, st := range steps {
+		if st.backup != "" {
+			os.Remove(st.backup) // else a stale temporary, removed by the next replay here
+		}
 	}
 	if o.stem == "" {
 		return syncDir(filepath.Dir(o.ManifestPath()))
@@ -885,4 +915,65 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// placing is one file of a commit: its temporary, its destination, and where the
+// destination's previous file was moved aside ("" for none).
+type placing struct {
+	tmp, final, backup string
+	placed             bool // tmp is at final
+}
+
+// aside moves the destination's file, if there is one, to a new temporary name beside
+// it.
+func (p *placing) aside(rename func(string, string) error) error {
+	if _, err := os.Lstat(p.final); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	f, err := tmpname.Create(p.final) // a name of ours, which renaming over replaces
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if err := rename(p.final, f.Name()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	p.backup = f.Name()
+	return nil
+}
+
+// place puts the temporary at the destination, the previous file moved aside first
+// (unless moved already: the manifest's is, before any table moves).
+func (p *placing) place(rename func(string, string) error, asideAlready bool) error {
+	if !asideAlready {
+		if err := p.aside(rename); err != nil {
+			return err
+		}
+	}
+	if err := rename(p.tmp, p.final); err != nil {
+		return err
+	}
+	p.placed = true
+	return nil
+}
+
+// undo takes back the steps, the last first: what was put in place is removed, what
+// was moved aside is moved back. It returns the first error, and goes on past it.
+func undo(steps []placing, rename func(string, string) error) error {
+	var first error
+	for i := len(steps) - 1; i >= 0; i-- {
+		p := &steps[i]
+		if p.placed {
+			if err := os.Remove(p.final); err != nil && first == nil {
+				first = err
+			}
+		}
+		if p.backup != "" {
+			if err := rename(p.backup, p.final); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }

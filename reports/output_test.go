@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,30 +132,106 @@ func TestCommitWritesAManifestLast(t *testing.T) {
 	}
 }
 
-// TestFailedCommitLeavesNoManifest: a rename failing mid-commit leaves new and old
-// tables side by side, and no manifest, so that no reader takes them for one output.
-func TestFailedCommitLeavesNoManifest(t *testing.T) {
+// snapshot reads every file of dir by name (temporaries included).
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, e := range entries(t, dir) {
+		b, err := os.ReadFile(filepath.Join(dir, e))
+		if err == nil {
+			files[e] = string(b)
+		}
+	}
+	return files
+}
+
+// TestCommitRefusesAFolder: a destination that is a folder is refused before anything
+// moves; the previous output stands as it was, and no temporary is left.
+func TestCommitRefusesAFolder(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "res.parquet")
 	if err := writeOutput(t, path, "old", 5).Commit(); err != nil {
 		t.Fatal(err)
 	}
-	// The events table's destination becomes a folder that is not empty: its rename fails.
 	events := filepath.Join(dir, "res.events.parquet")
 	os.Remove(events)
 	os.MkdirAll(filepath.Join(events, "x"), 0o755)
+	before := snapshot(t, dir)
 	err := writeOutput(t, path, "new", 7).Commit()
-	if err == nil || !strings.Contains(err.Error(), "incomplete") {
+	if err == nil || !strings.Contains(err.Error(), "res.events.parquet: is a folder; nothing was replaced") {
 		t.Fatalf("commit: %v", err)
 	}
-	if _, err := ReadManifest(path); !os.IsNotExist(err) {
-		t.Errorf("a manifest stands for an incomplete output: %v", err)
+	if after := snapshot(t, dir); !maps.Equal(before, after) {
+		t.Errorf("files changed by a refused commit: %v, before %v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
-	for _, e := range entries(t, dir) {
-		if strings.Contains(e, ".tmp-") {
-			t.Errorf("temporary %s left behind", e)
+}
+
+// TestFailedCommitPutsThePreviousBack: whichever rename of a commit fails — moving a
+// previous table or the manifest aside, or putting a new one in place — the previous
+// output is left byte for byte as it was, manifest and all, or, with none, nothing;
+// and no temporary is left. Only when moving back fails too is the output said to be
+// incomplete, with no manifest.
+func TestFailedCommitPutsThePreviousBack(t *testing.T) {
+	for _, previous := range []bool{true, false} {
+		for fail := 0; ; fail++ {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "res.parquet")
+			if previous {
+				if err := writeOutput(t, path, "old", 5).Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := snapshot(t, dir)
+			out := writeOutput(t, path, "new", 7)
+			calls := 0
+			out.rename = func(oldpath, newpath string) error {
+				calls++
+				if calls == fail+1 {
+					return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: errors.New("injected")}
+				}
+				return os.Rename(oldpath, newpath)
+			}
+			err := out.Commit()
+			if err == nil { // past the commit's last rename: every one was failed once
+				if fail < 3 {
+					t.Fatalf("previous %v: only %d renames", previous, calls)
+				}
+				if m, rerr := ReadManifest(path); rerr != nil || m.InputFingerprint != "new" {
+					t.Errorf("previous %v: after a commit that went through: %+v, %v", previous, m, rerr)
+				}
+				break
+			}
+			if !strings.Contains(err.Error(), "injected; nothing was replaced") {
+				t.Errorf("previous %v, rename %d failing: %v", previous, fail+1, err)
+			}
+			if after := snapshot(t, dir); !maps.Equal(before, after) {
+				t.Errorf("previous %v, rename %d failing: files %v, before %v", previous, fail+1, slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+			}
 		}
 	}
+	t.Run("moving back fails too", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "res.parquet")
+		if err := writeOutput(t, path, "old", 5).Commit(); err != nil {
+			t.Fatal(err)
+		}
+		out := writeOutput(t, path, "new", 7)
+		calls := 0
+		out.rename = func(oldpath, newpath string) error {
+			calls++
+			if calls >= 4 { // the manifest and the run table aside, the new run table in place; then nothing
+				return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: errors.New("injected")}
+			}
+			return os.Rename(oldpath, newpath)
+		}
+		err := out.Commit()
+		if err == nil || !strings.Contains(err.Error(), "incomplete") || !strings.Contains(err.Error(), "putting the previous ones back failed too") {
+			t.Fatalf("commit: %v", err)
+		}
+		if _, err := ReadManifest(path); !os.IsNotExist(err) {
+			t.Errorf("a manifest stands for an incomplete output: %v", err)
+		}
+	})
 }
 
 // TestScratchFilesAreRemoved: an output's scratch files are temporaries beside it,
