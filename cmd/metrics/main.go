@@ -29,7 +29,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&workers, "workers", 0, "runs simulated at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input had any problem (bad rows of the labels files and label keys that match nothing included)")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input had any problem (bad rows of the labels files and label keys that match nothing included) or held no file in a recognised format")
 	fs.IntVar(&showProblems, "show-problems", 20, "input problems printed on stderr (all are in DIR/problems/)")
 	fs.StringVar(&report, "report", "", "also write a self-contained HTML report (curves, sweeps, lead times, trajectories, problems) of the whole replay to this .html file, read from every shard")
 	fs.Usage = func() {
@@ -75,6 +75,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if strict && res.Problems() > 0 {
 		fmt.Fprintf(stderr, "metrics: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
+		return 1
+	}
+	if strict && res.Summary.Files == 0 {
+		fmt.Fprintln(stderr, "metrics: no shard read an input file in a recognised format and --strict is set")
 		return 1
 	}
 	return 0

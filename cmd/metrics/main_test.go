@@ -287,3 +287,28 @@ func moduleRoot(t *testing.T) string {
 	}
 	return root
 }
+
+// TestEmptyInputUnderStrict: shards of a folder with no input file merge to a warning,
+// and fail --strict.
+func TestEmptyInputUnderStrict(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for i := range 2 {
+		s := pipeline.DefaultSettings()
+		s.In, s.Out, s.Shard = empty, out+"/", replay.Shard{Index: i, Count: 2}
+		if _, err := pipeline.Run(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, out); code != 0 {
+		t.Fatalf("without --strict: exit %d, %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, "--strict", out)
+	if code != 1 || !strings.Contains(stderr, "no shard read an input file in a recognised format and --strict is set") {
+		t.Errorf("--strict: exit %d, %s", code, stderr)
+	}
+}

@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and label keys that match nothing included)")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and label keys that match nothing included) or holds no file in a recognised format")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap confidence intervals")
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
@@ -185,6 +185,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	if strict && res.Problems() > 0 {
 		fmt.Fprintf(stderr, "replay: %d problems in the input and --strict is set (fix them or drop --strict)\n", res.Problems())
+		return 1
+	}
+	if strict && res.Summary.Files == 0 && !res.Shard.Split() { // a shard may own no file
+		fmt.Fprintln(stderr, "replay: no input file is in a recognised format and --strict is set (an empty --in?)")
 		return 1
 	}
 	return 0

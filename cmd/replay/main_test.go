@@ -636,6 +636,39 @@ func TestUnmatchedLabels(t *testing.T) {
 	}
 }
 
+// TestEmptyInputUnderStrict: a folder with no input file (an artifact that was not
+// downloaded, say) replays to a warning, and fails --strict; a shard that owns no file
+// of a non-empty input does not.
+func TestEmptyInputUnderStrict(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--in", empty, "--out", filepath.Join(dir, "r.parquet")}
+	code, _, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stderr, "no input file is in a recognised format") {
+		t.Fatalf("without --strict: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(args, "--strict")...)
+	if code != 1 || !strings.Contains(stderr, "no input file is in a recognised format and --strict is set") {
+		t.Errorf("--strict: exit %d, %s", code, stderr)
+	}
+	one := filepath.Join(dir, "one")
+	writeSample(t, one)
+	entries, _ := os.ReadDir(filepath.Join(one, "runs"))
+	if len(entries) == 0 {
+		t.Fatal("the sample has no run file")
+	}
+	run := filepath.Join(one, "runs", entries[0].Name())
+	for i := range 8 { // eight shards of one file: seven own nothing, and pass
+		code, _, stderr := runCLI(t, "--in", run, "--out", filepath.Join(dir, "sh")+"/", "--shard", fmt.Sprintf("%d/8", i), "--strict")
+		if code != 0 {
+			t.Errorf("shard %d/8 of one file: exit %d, %s", i, code, stderr)
+		}
+	}
+}
+
 // TestLabelProblems: a bad row of a labels file (a quote left open, a label or outcome
 // that is none, a friction time that is no time, more fields than the header) is
 // reported with its file and line and counted in the summary; the rest of the file is
