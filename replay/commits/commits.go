@@ -127,13 +127,14 @@ type Stats struct {
 	Commits      int // commits read
 	CycleCommits int // of those, cycle commits (recorded in the context)
 	LintFix      int // of those, lint-fix commits
+	Skipped      int // of the others, cycle commits whose subject is reported as a problem
 }
 
 // Notes returns the stats as notes for the replay summary.
 func (s Stats) Notes() []input.Note {
 	return []input.Note{
 		{What: "cycle-commits: commits read", Count: s.Commits},
-		{What: "cycle-commits: not cycle commits (ignored)", Count: s.Commits - s.CycleCommits},
+		{What: "cycle-commits: not cycle commits (ignored)", Count: s.Commits - s.CycleCommits - s.Skipped},
 		{What: "cycle-commits: lint-fix commits", Count: s.LintFix},
 	}
 }
@@ -154,6 +155,9 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 			report(line, input.ProblemInvalid, "commit %s: subject %q: %s; skipped", sha[:12], clip(strings.TrimSpace(subject)), bad)
 		}
 		if !ok {
+			if bad != "" {
+				st.Skipped++ // a problem, not a commit of something else
+			}
 			return
 		}
 		st.CycleCommits++

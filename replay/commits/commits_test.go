@@ -58,14 +58,14 @@ func TestRead(t *testing.T) {
 		problems []string
 		stats    Stats
 	}{
-		{name: "TSV", in: tsv, stats: Stats{3, 3, 1},
+		{name: "TSV", in: tsv, stats: Stats{3, 3, 1, 0},
 			commits: []string{"q-a:1:false@04:52:49", "q-a:1:true@04:59:00", "q-a:2:false@05:03:07"}},
 		{name: "TSV with a header and bad lines", in: "sha\ttime\tsubject\n" + tsv + "zzz\t2026-02-28T23:52:49Z\tq-a/cycle-1: x\n" +
 			sha1 + "\tyesterday\tq-a/cycle-1: x\n" + "just one field\n\n" + sha2 + "\t2026-02-28T23:52:49Z\tnot a cycle commit\n",
-			stats:    Stats{4, 3, 1},
+			stats:    Stats{4, 3, 1, 0},
 			commits:  []string{"q-a:1:false@04:52:49", "q-a:1:true@04:59:00", "q-a:2:false@05:03:07"},
 			problems: []string{"5:malformed_line", "6:malformed_line", "7:malformed_line"}},
-		{name: "git log", in: gitLog, stats: Stats{3, 2, 0},
+		{name: "git log", in: gitLog, stats: Stats{3, 2, 0, 0},
 			commits: []string{"q-a:1:false@04:52:49", "q-a:2:false@05:03:07"}},
 		{name: "git log with a broken block", in: "commit " + sha1 + "\nAuthor: A\nDate: someday\n\n    q-a/cycle-1: x\n" +
 			"commit " + sha2 + "\nDate: 2026-02-28T23:59:00-05:00\n",
@@ -144,6 +144,7 @@ func TestReadOutOfRange(t *testing.T) {
 		in       string
 		commits  []string // bead:cycle@time
 		problems []string // "line:kind" then a substring of the detail, after a space
+		ignored  int      // commits of something else, in the note
 	}{
 		{name: "in range",
 			in:      sha1 + "\t2026-03-01T00:03:07Z\tq-a/cycle-2147483647: x\n",
@@ -162,11 +163,18 @@ func TestReadOutOfRange(t *testing.T) {
 				"commit " + sha2 + "\nDate: 0001-01-01T00:00:00Z\n\n    q-a/cycle-2: x\n" +
 				"commit " + sha3 + "\nDate: 0001-01-01 00:00:01 +0000\n\n    q-a/cycle-3: x\n",
 			commits: []string{"q-a:1@0001-01-01T00:00:00Z", "q-a:2@0001-01-01T00:00:00Z", "q-a:3@0001-01-01T00:00:01Z"}},
+		{name: "a commit of something else beside one skipped",
+			in:       sha1 + "\t2026-03-01T00:03:07Z\tfix a typo in the README\n" + sha2 + "\t2026-03-01T00:03:07Z\tq-a/cycle-0: x\n",
+			problems: []string{"2:invalid_record cycle 0 is not a cycle"}, ignored: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			jc := join.New()
-			probs, _ := Read("c.tsv", strings.NewReader(tt.in), jc)
+			probs, st := Read("c.tsv", strings.NewReader(tt.in), jc)
+			// a skipped cycle commit is a problem, not counted among the commits of something else
+			if n := st.Notes()[1]; n.What != "cycle-commits: not cycle commits (ignored)" || n.Count != tt.ignored {
+				t.Errorf("note %+v, want %d ignored", n, tt.ignored)
+			}
 			jc.Finish()
 			var got []string
 			for _, c := range jc.CommitsFor("q-a") {
