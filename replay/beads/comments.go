@@ -30,9 +30,9 @@ func (k kind) String() string {
 const truncMark = "... [truncated]"
 
 var (
-	cycleRE  = regexp.MustCompile(`^\[(coder|reviewer) cycle ([0-9]+)\][ \t]*(\r?\n|$)`)
+	cycleRE  = regexp.MustCompile(`^\[(coder|reviewer) cycle ([-+]?[0-9]+)\][ \t]*(\r?\n|$)`)
 	reportRE = regexp.MustCompile(`^\[reviewer report\][ \t]*(\r?\n|$)`)
-	maxRE    = regexp.MustCompile(`^Max cycles reached \(([0-9]+)\)`)
+	maxRE    = regexp.MustCompile(`^Max cycles reached \(([-+]?[0-9]+)\)`)
 	budgetRE = regexp.MustCompile(`^Budget exceeded: \$([0-9]+(?:\.[0-9]+)?) / \$([0-9]+(?:\.[0-9]+)?)`)
 )
 
@@ -64,12 +64,15 @@ func classify(text string) (k kind, n int, x, y float64, bad string) {
 	return kindOther, 0, 0, 0, ""
 }
 
-// count reads the digits of a comment's number; a number outside the range of a
-// 32-bit integer is read as 0 and described.
+// count reads the digits of a comment's number, signed or not; a number outside the
+// range of a 32-bit integer, or below 0 (a count), is read as 0 and described.
 func count(what, digits string) (int, string) {
 	n, err := strconv.Atoi(digits)
-	if err != nil || n > math.MaxInt32 {
+	switch {
+	case err != nil || n > math.MaxInt32 || n < math.MinInt32:
 		return 0, fmt.Sprintf("%s %s is outside the range of a 32-bit integer", what, clip(digits))
+	case n < 0:
+		return 0, fmt.Sprintf("%s %s is negative", what, clip(digits))
 	}
 	return n, ""
 }

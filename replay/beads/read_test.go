@@ -457,6 +457,12 @@ func TestReadOutOfRange(t *testing.T) {
 		{"a bead whose only cycle comments are past int32 is reported, not counted as another project's",
 			line("q-1", at(0), "open", "", c{at(1), "[coder cycle 2147483648]\nDone."}, c{at(2), "[reviewer cycle 99999999999999999999]\nok"}),
 			nil, 0, []string{"1:invalid_record comment 1 (coder cycle): cycle 2147483648 is outside", "1:invalid_record comment 2 (reviewer cycle): cycle 99999999999999999999 is outside"}},
+		{"a negative cycle is skipped, a negative max-cycles number not taken",
+			line("q-1", at(0), "open", "", c{at(1), coder(1)}, c{at(2), reviewer(1)}, c{at(3), "[coder cycle -1]\nDone."}, c{at(4), "Max cycles reached (-2). Stop."}),
+			[]string{"q-1#1 max_cycles 1 [0]"}, 3, []string{"1:invalid_record comment 3 (coder cycle): cycle -1 is negative; skipped", "1:invalid_record max cycles -2 is negative"}},
+		{"a bead whose only cycle comment is negative is reported",
+			line("q-1", at(0), "open", "", c{at(1), "[coder cycle -3]\nDone."}),
+			nil, 0, []string{"1:invalid_record comment 1 (coder cycle): cycle -3 is negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
