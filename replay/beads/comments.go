@@ -39,7 +39,8 @@ var (
 // classify returns the convention a comment follows and its numbers: the cycle of a
 // cycle comment, N of a max-cycles comment, X and Y of a budget comment. bad says why
 // the comment's number cannot be read ("" when it can): a cycle or N outside the range
-// of a 32-bit integer (the output tables' columns, where it would wrap), n then 0.
+// of a 32-bit integer (the output tables' columns, where it would wrap) or negative, n
+// then 0.
 func classify(text string) (k kind, n int, x, y float64, bad string) {
 	if m := cycleRE.FindStringSubmatch(text); m != nil {
 		k = kindReviewer
@@ -70,9 +71,9 @@ func count(what, digits string) (int, string) {
 	n, err := strconv.Atoi(digits)
 	switch {
 	case err != nil || n > math.MaxInt32 || n < math.MinInt32:
-		return 0, fmt.Sprintf("%s %s is outside the range of a 32-bit integer", what, clip(digits))
+		return 0, fmt.Sprintf("%s %s is outside the range of a 32-bit integer", what, input.Clip(digits))
 	case n < 0:
-		return 0, fmt.Sprintf("%s %s is negative", what, clip(digits))
+		return 0, fmt.Sprintf("%s %s is negative", what, input.Clip(digits))
 	}
 	return n, ""
 }

@@ -55,8 +55,9 @@
 // it), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
 // the bead's line and what to do, and the rest is used as far as it is consistent. A
 // run whose first comment is not cycle 1 is reported and skipped. A cycle comment whose
-// cycle lies outside the range of a 32-bit integer (the tables' columns) is reported and
-// skipped; a max-cycles comment whose N does is reported and gives no MaxCycles. A field of the wrong
+// cycle is negative or lies outside the range of a 32-bit integer (the tables' columns)
+// is reported and skipped; a max-cycles comment whose N is is reported and gives no
+// MaxCycles. A field of the wrong
 // JSON type is reported and the bead read without it; a line holding several beads (a
 // lost newline, or a bead cut off mid-write with the next written straight after it)
 // is reported and its complete beads are read. Beads of other projects — no cycle

@@ -102,7 +102,7 @@ type bead struct {
 type note struct {
 	kind  kind
 	n     int    // cycle number, or N of "Max cycles reached (N)"
-	bad   string // why n could not be read (out of range), n then 0
+	bad   string // why n could not be read (out of range, negative), n then 0
 	x, y  float64
 	text  string
 	at    time.Time

@@ -128,7 +128,7 @@ func (rd *reader) splitRuns(b *bead) []reviewAt {
 	}
 	unknown := func(n note) {
 		rd.report(b.line, input.ProblemUnknownKind, "bead %s: comment at %s follows none of quasar's comment conventions (%q); ignored",
-			b.ID, n.at.Format(time.RFC3339), clip(firstLine(n.text)))
+			b.ID, n.at.Format(time.RFC3339), input.Clip(firstLine(n.text)))
 	}
 	for _, n := range b.comments {
 		if n.kind == kindCoder && n.n == 1 || r == nil && n.kind == kindReviewer && n.n == 1 {
@@ -235,13 +235,6 @@ func cycleNo(c *cycleB) int {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return strings.TrimSpace(s)
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }
 
 var severityRE = regexp.MustCompile(`^\s*\[([A-Za-z]+)\]\s*`)

@@ -82,7 +82,7 @@ func parseSubject(s string) (bead string, cycle int, lintFix, ok bool, bad strin
 	n, err := strconv.Atoi(m[2])
 	switch {
 	case err != nil || n > math.MaxInt32:
-		return "", 0, false, false, fmt.Sprintf("cycle %s is outside the range of a 32-bit integer", clip(m[2]))
+		return "", 0, false, false, fmt.Sprintf("cycle %s is outside the range of a 32-bit integer", input.Clip(m[2]))
 	case n < 1:
 		return "", 0, false, false, fmt.Sprintf("cycle %s is not a cycle (quasar counts cycles from 1)", m[2])
 	}
@@ -152,7 +152,7 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 		st.Commits++
 		bead, cycle, lint, ok, bad := parseSubject(subject)
 		if bad != "" {
-			report(line, input.ProblemInvalid, "commit %s: subject %q: %s; skipped", sha[:12], clip(strings.TrimSpace(subject)), bad)
+			report(line, input.ProblemInvalid, "commit %s: subject %q: %s; skipped", sha[:12], input.Clip(strings.TrimSpace(subject)), bad)
 		}
 		if !ok {
 			if bad != "" {
@@ -219,12 +219,12 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 			continue
 		}
 		if !shaRE.MatchString(f[0]) {
-			report(l.Num, input.ProblemMalformed, "%q is not a 40-hex commit sha; skipped", clip(f[0]))
+			report(l.Num, input.ProblemMalformed, "%q is not a 40-hex commit sha; skipped", input.Clip(f[0]))
 			continue
 		}
 		t, err := time.Parse(time.RFC3339Nano, f[1])
 		if err != nil {
-			report(l.Num, input.ProblemMalformed, "time %q is not RFC 3339 (git's %%cI); skipped", clip(f[1]))
+			report(l.Num, input.ProblemMalformed, "time %q is not RFC 3339 (git's %%cI); skipped", input.Clip(f[1]))
 			continue
 		}
 		add(f[0], t, f[2], l.Num)
@@ -232,13 +232,6 @@ func Read(file string, r io.Reader, jc *join.Context) ([]input.Problem, Stats) {
 	flush()
 	slices.SortStableFunc(probs, func(a, b input.Problem) int { return a.Line - b.Line })
 	return probs, st
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }
 
 // gitCommit is one `commit <sha>` block of git log output being read.
@@ -271,7 +264,7 @@ func (g *gitCommit) add(s string) string {
 	}
 	key, val, ok := strings.Cut(s, ":")
 	if !ok {
-		return fmt.Sprintf("commit %s: header line %q is not `Key: value`; ignored", g.sha, clip(s))
+		return fmt.Sprintf("commit %s: header line %q is not `Key: value`; ignored", g.sha, input.Clip(s))
 	}
 	switch key {
 	case "Date", "AuthorDate", "CommitDate":
@@ -286,7 +279,7 @@ func (g *gitCommit) add(s string) string {
 			}
 			return ""
 		}
-		return fmt.Sprintf("commit %s: %s %q is in none of git's date formats (default, rfc, iso, iso-strict); ignored", g.sha, key, clip(val))
+		return fmt.Sprintf("commit %s: %s %q is in none of git's date formats (default, rfc, iso, iso-strict); ignored", g.sha, key, input.Clip(val))
 	}
 	return "" // Author, Merge, Commit, …
 }

@@ -206,6 +206,15 @@ type Note struct {
 	Count int
 }
 
+// Clip shortens a value a problem's detail quotes from the input to its first 60
+// bytes and "…", so that one long field does not make the detail a page.
+func Clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
 // String formats the problem as "file:line: kind: detail", on one line: a file name or
 // detail holding a control character (a newline, an escape sequence) or invalid UTF-8
 // is shown Go-quoted ([printable.Line]), never as it is.

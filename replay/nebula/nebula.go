@@ -278,13 +278,6 @@ func toTime(v any) (time.Time, string) {
 	return tt.UTC(), ""
 }
 
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
-
 // phaseLines maps each phase id to the line of its [phases.<id>] or [tasks.<id>] table.
 func phaseLines(b []byte) map[string]int {
 	lines := map[string]int{}
@@ -406,9 +399,9 @@ func ReadConfig(file string, r io.Reader, jc *join.Context) []input.Problem {
 		switch key {
 		case "max_review_cycles":
 			v, err := strconv.Atoi(val)
-			if ne := (*strconv.NumError)(nil); errors.As(err, &ne) && ne.Err == strconv.ErrRange || v > math.MaxInt32 {
+			if errors.Is(err, strconv.ErrRange) || v > math.MaxInt32 {
 				probs = append(probs, input.Problem{File: file, Line: n, Kind: input.ProblemInvalid,
-					Detail: fmt.Sprintf("max_review_cycles %s is outside the range of a 32-bit integer; ignored", clip(val))})
+					Detail: fmt.Sprintf("max_review_cycles %s is outside the range of a 32-bit integer; ignored", input.Clip(val))})
 				continue
 			}
 			if err != nil || v <= 0 {
