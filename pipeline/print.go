@@ -28,10 +28,7 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 	for _, w := range res.Warnings { // of the input: one line each, safe for a terminal
 		fmt.Fprintf(stderr, "%s: %s\n", command, printable.Line(w.Error()))
 	}
-	labelsNote := res.LabelsNote
-	if n := res.LabelProblems; n > 0 {
-		labelsNote += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", n)
-	}
+	labelsNote := LabelsNote(res.LabelsNote, res.LabelProblems)
 	if n := res.UnmatchedCount; n > 0 {
 		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, n, 3))
 	}
@@ -80,9 +77,18 @@ func countList(tables []TableCount) string {
 }
 
 // examples lists the first n of keys, the first of total, and how many more there are.
+// LabelsNote is the summary's labels line: note, and how many bad rows the labels
+// files had (each printed on stderr), when they had any.
+func LabelsNote(note string, problems int) string {
+	if problems > 0 {
+		note += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", problems)
+	}
+	return note
+}
+
 func examples(keys []string, total, n int) string {
 	n = min(n, len(keys), total)
-	shown := make([]string, n, n+1)
+	shown := make([]string, n)
 	for i, k := range keys[:n] {
 		shown[i] = printable.Line(k)
 	}

@@ -224,11 +224,7 @@ func printResult(stdout, stderr io.Writer, res *tune.Result, w *tune.Output) err
 			}
 		}
 	}
-	labelsNote := res.LabelsNote
-	if n := res.LabelProblems; n > 0 {
-		labelsNote += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", n)
-	}
-	if err := reports.WriteSummary(stdout, sum, labelsNote, dets); err != nil {
+	if err := reports.WriteSummary(stdout, sum, pipeline.LabelsNote(res.LabelsNote, res.LabelProblems), dets); err != nil {
 		return err
 	}
 	if err := reports.WriteMomentSummary(stdout, moments); err != nil {
