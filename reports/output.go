@@ -801,44 +801,54 @@ func (o *Output) Commit() error {
 		return err
 	}
 	// The manifest first out of the way, then each table, the manifest last into place.
-	steps := make([]placing, 0, len(o.tables)+1)
-	for _, t := range o.tables {
-		steps = append(steps, placing{tmp: t.tmpName(), final: t.finalName()})
+	tables := make([]placing, len(o.tables))
+	for i, t := range o.tables {
+		tables[i] = placing{tmp: t.tmpName(), final: t.finalName()}
 	}
-	steps = append(steps, placing{tmp: mtmp, final: o.ManifestPath()})
-	for _, st := range steps {
-		if fi, err := os.Lstat(st.final); err == nil && fi.IsDir() {
+	man := placing{tmp: mtmp, final: o.ManifestPath()}
+	for _, p := range append(slices.Clip(tables), man) {
+		if fi, err := os.Lstat(p.final); err == nil && fi.IsDir() {
 			removeTemps()
 			os.Remove(mtmp)
-			return fmt.Errorf("output %s: is a folder; nothing was replaced (move it away, or choose another --out)", st.final)
+			return fmt.Errorf("output %s: is a folder; nothing was replaced (move it away, or choose another --out)", p.final)
 		}
 	}
-	last := len(steps) - 1
-	if err := steps[last].aside(o.rename); err != nil { // no manifest while the tables move
+	if err := man.aside(o.rename); err != nil { // no manifest while the tables move
 		removeTemps()
 		os.Remove(mtmp)
 		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), unwrapPathError(err))
 	}
-	for i := range steps {
-		err := steps[i].place(o.rename, i == last)
-		if err == nil {
-			continue
-		}
+	// fail takes back what the renames did, the manifest's moving aside included.
+	fail := func(final string, moved []placing, err error) error {
 		removeTemps()
 		os.Remove(mtmp)
-		done := steps[:i+1]
-		if i < last { // and the manifest moved aside before the tables
-			done = append(slices.Clip(done), steps[last])
+		replaced := 0
+		for _, p := range moved {
+			if p.placed {
+				replaced++
+			}
 		}
-		if rerr := undo(done, o.rename); rerr != nil {
+		if rerr := undo(append(slices.Clip(moved), man), o.rename); rerr != nil {
 			return fmt.Errorf("output %s: %w; the output is incomplete (%d of %d tables replaced, no manifest: putting the previous ones back failed too, %v): readers refuse it until a replay completes",
-				steps[i].final, unwrapPathError(err), min(i, len(o.tables)), len(o.tables), unwrapPathError(rerr))
+				final, unwrapPathError(err), replaced, len(o.tables), unwrapPathError(rerr))
 		}
-		return fmt.Errorf("output %s: %w; nothing was replaced: the previous output, if any, is as it was", steps[i].final, unwrapPathError(err))
+		return fmt.Errorf("output %s: %w; nothing was replaced: the previous output, if any, is as it was", final, unwrapPathError(err))
 	}
-	for _, st := range steps {
-		if st.backup != "" {
-			os.Remove(st.backup) // else a stale temporary, removed by the next replay here
+	for i := range tables {
+		err := tables[i].aside(o.rename)
+		if err == nil {
+			err = tables[i].put(o.rename)
+		}
+		if err != nil {
+			return fail(tables[i].final, tables[:i+1], err)
+		}
+	}
+	if err := man.put(o.rename); err != nil {
+		return fail(man.final, tables, err)
+	}
+	for _, p := range append(tables, man) {
+		if p.backup != "" {
+			os.Remove(p.backup) // else a stale temporary, removed by the next replay here
 		}
 	}
 	if o.stem == "" {
@@ -943,14 +953,8 @@ func (p *placing) aside(rename func(string, string) error) error {
 	return nil
 }
 
-// place puts the temporary at the destination, the previous file moved aside first
-// (unless moved already: the manifest's is, before any table moves).
-func (p *placing) place(rename func(string, string) error, asideAlready bool) error {
-	if !asideAlready {
-		if err := p.aside(rename); err != nil {
-			return err
-		}
-	}
+// put renames the temporary to the destination (moved aside first).
+func (p *placing) put(rename func(string, string) error) error {
 	if err := rename(p.tmp, p.final); err != nil {
 		return err
 	}
