@@ -20,9 +20,10 @@
 // nothing to write (--runs 0, no sessions or logs) are left out. The same flags
 // always write the same bytes. DIR may exist, but not its inputs/ or labels/: datagen
 // refuses to write beside an earlier dataset, whose files it would leave among the new
-// ones (ten runs of an earlier call beside the labels of two). --sample writes loopwatch's built-in sample dataset, the one
-// committed under datasets/sample and replayed by `make demo`; it writes its fixed
-// set of files over an earlier sample's, which is how that folder is regenerated.
+// ones (ten runs of an earlier call beside the labels of two). --sample writes
+// loopwatch's built-in sample dataset, the one committed under datasets/sample and
+// replayed by `make demo`; it writes its fixed set of files over an earlier sample's,
+// which is how that folder is regenerated.
 //
 // Examples:
 //
@@ -36,6 +37,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,16 +78,12 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions, --vibes and --rerun-every must not be negative")
 		return 2
 	}
-	for _, part := range []string{synth.InputsDir, filepath.Dir(synth.RunLabelsFile)} {
-		if *sample {
-			break // its fixed files, written over an earlier sample's: how datasets/sample is regenerated
-		}
-		p := filepath.Join(*out, filepath.FromSlash(part))
-		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(os.Stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
-				p, synth.InputsDir, filepath.Dir(synth.RunLabelsFile))
-			return 2
-		}
+	// --sample writes its fixed files over an earlier sample's: how datasets/sample is
+	// regenerated.
+	if p := earlierDataset(*out); p != "" && !*sample {
+		fmt.Fprintf(os.Stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
+			p, synth.InputsDir, labelsDir)
+		return 2
 	}
 	var w synth.Written
 	if *sample {
@@ -118,6 +116,21 @@ func run(args []string) int {
 	fmt.Printf("wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
 		w.Runs, w.Sessions, w.Vibes, *out)
 	return 0
+}
+
+// labelsDir is the folder of a dataset's labels.
+var labelsDir = path.Dir(synth.RunLabelsFile)
+
+// earlierDataset returns the path of an earlier dataset's inputs/ or labels/ in dir,
+// "" when there is neither.
+func earlierDataset(dir string) string {
+	for _, part := range []string{synth.InputsDir, labelsDir} {
+		p := filepath.Join(dir, filepath.FromSlash(part))
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
 
 func writeFile(dir, name string, data []byte) error {
