@@ -186,9 +186,20 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 				t.Fatal(err)
 			}
 			o := sr.Outcome()
-			for i := range tr.Steps { // each step's signals, from the trace's one slice
-				if got, want := tr.Signals(i), sr.Steps[i].Signals; !slices.Equal(got, want) || (got == nil) != (len(want) == 0) {
+			if tr.Len() != len(sr.Steps) {
+				t.Fatalf("config %d, session %s: %d steps in the trace, %d in the processor's", c, s.Key, tr.Len(), len(sr.Steps))
+			}
+			for i, st := range tr.Steps() { // each step's signals and time, decoded
+				if got, want := st.Signals, sr.Steps[i].Signals; !slices.Equal(got, want) || (got == nil) != (len(want) == 0) {
 					t.Fatalf("config %d, session %s, event %d: trace's signals %v, processor's %v", c, s.Key, i, got, want)
+				}
+				if !st.Time.Equal(s.Events[i].Time) {
+					t.Fatalf("config %d, session %s, event %d: trace's time %v, the event's %v", c, s.Key, i, st.Time, s.Events[i].Time)
+				}
+			}
+			for k, i := range d.Interventions {
+				if !d.Times[k].Equal(s.Events[i].Time) {
+					t.Fatalf("config %d, session %s: intervention at event %d has time %v, the event %v", c, s.Key, i, d.Times[k], s.Events[i].Time)
 				}
 			}
 			for i, f := range tr.Frustration(cfg.Detect.EMA) {

@@ -190,11 +190,11 @@ func (s *scorer) shippedOutcome(target Target, u int) unitOutcome {
 	case TargetBreaker:
 		su := &s.d.sessions[u]
 		var t tally
-		t.conf.Add(su.label == eval.Positive, len(su.shipped.Interventions) > 0)
-		return unitOutcome{tally: t, score: su.shipped.PeakFrustration}
+		t.conf.Add(su.label == eval.Positive, len(su.shippedAt) > 0)
+		return unitOutcome{tally: t, score: su.shippedPeak}
 	}
 	su := &s.d.sessions[u]
-	return s.frictionOutcome(su, su.shippedPoints(su.traces[0]), true)
+	return s.frictionOutcome(su, su.shippedAt, true)
 }
 
 // key is unit u's key.

@@ -27,7 +27,10 @@ type sessionUnit struct {
 	moments    []eval.Point
 	humanTurns int
 	traces     []*assess.Trace
-	shipped    replay.SessionOutcome
+	// shippedAt are the shipped baseline's interventions as moments-scoring points,
+	// and shippedPeak its peak frustration.
+	shippedAt   []eval.Point
+	shippedPeak float64
 }
 
 // dataset is what a sweep rescores: every run and session of the input, read once.
@@ -108,7 +111,10 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 				missingExample = fmt.Sprintf("%s in session %s", miss[0], s.Key)
 			}
 			missing += len(miss)
-			u := sessionUnit{key: s.Key, label: eval.Unlabelled, labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shipped: t.session}
+			u := sessionUnit{key: s.Key, label: eval.Unlabelled, labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shippedPeak: t.session.PeakFrustration}
+			for _, i := range t.session.Interventions {
+				u.shippedAt = append(u.shippedAt, eval.Point{Time: s.Events[i].Time, Index: i})
+			}
 			if ok {
 				u.label = rec.Label
 				for _, m := range moments {
@@ -143,21 +149,12 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 }
 
 // interventionPoints returns a decision's interventions as moments-scoring points.
-func interventionPoints(tr *assess.Trace, d *assess.Decision, dst []eval.Point) []eval.Point {
+func interventionPoints(d *assess.Decision, dst []eval.Point) []eval.Point {
 	dst = dst[:0]
-	for _, i := range d.Interventions {
-		dst = append(dst, eval.Point{Time: tr.Steps[i].Time, Index: i})
+	for k, i := range d.Interventions {
+		dst = append(dst, eval.Point{Time: d.Times[k], Index: i})
 	}
 	return dst
-}
-
-// shippedPoints returns the shipped baseline's interventions as points.
-func (u *sessionUnit) shippedPoints(tr *assess.Trace) []eval.Point {
-	var out []eval.Point
-	for _, i := range u.shipped.Interventions {
-		out = append(out, eval.Point{Time: tr.Steps[i].Time, Index: i})
-	}
-	return out
 }
 
 // unknownKeys returns the keys that are no run's or session's, in the order given.

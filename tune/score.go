@@ -140,7 +140,7 @@ func (s *scorer) outcome(target Target, c *Config, u int, dec *assess.Decision, 
 		t.conf.Add(su.label == eval.Positive, len(dec.Interventions) > 0)
 		return unitOutcome{tally: t, score: dec.PeakFrustration}
 	}
-	ivs := interventionPoints(tr, dec, nil)
+	ivs := interventionPoints(dec, nil)
 	o := s.frictionOutcome(su, ivs, keepInterventions)
 	o.score = dec.PeakFrustration
 	return o

@@ -1,8 +1,8 @@
 package assess
 
 import (
-	"fmt"
-	"math"
+	"encoding/binary"
+	"iter"
 	"slices"
 	"time"
 
@@ -20,13 +20,24 @@ import (
 // frustration a [Processor] gives with the whole configuration, because it runs the
 // same detector, EMA tracker, breaker and session-end rules in the same order (the
 // tuning of thresholds relies on it, and a test holds it).
+//
+// A tuning sweep holds a trace of every session of its input at once, so a trace is
+// kept compact: its steps are encoded one after another in a few bytes each (flags,
+// the time as a difference from the step before, which of the trace's distinct
+// signal lists the detector gave), and are read in order ([Trace.Steps]), not by
+// index: about 4 bytes an event and the distinct signal lists (BenchmarkTraceDecide),
+// where a step took 32 bytes and a signal 40. Times read back as the same instant in
+// the same zone (name and offset) as the events'.
 type Trace struct {
-	// Steps are the session's events as the processor met them, in order.
-	Steps []TraceStep
-	// signals holds every step's signals, step after step: step i's end at
-	// Steps[i].end. One slice a trace instead of one a step, since a tuning sweep holds
-	// a trace of every session of its input at once.
-	signals []detect.Signal
+	n    int
+	data []byte // the steps, encoded (see traceWriter.add)
+	// lists holds the trace's distinct non-empty signal lists, one after another:
+	// list k is lists[ends[k-1]:ends[k]] (ends[-1] = 0).
+	lists []detect.Signal
+	ends  []int
+	// zones are the time zones the steps' times are in, other than UTC, in order of
+	// first use.
+	zones []*time.Location
 }
 
 // TraceStep is one event as the processor met it.
@@ -41,20 +52,37 @@ type TraceStep struct {
 	Opens bool
 	// Human: a human turn ([detect.IsHumanTurn]), at which the EMAs move by default.
 	Human bool
-	end   uint32 // the end of the step's signals in Trace.signals
+	// Signals are the detector's signals for the event (nil for none). The slice is
+	// the trace's: it must not be modified.
+	Signals []detect.Signal
 }
 
-// Signals returns the detector's signals for step i (nil for none). The slice is the
-// trace's: it must not be modified.
-func (t *Trace) Signals(i int) []detect.Signal {
-	start := uint32(0)
-	if i > 0 {
-		start = t.Steps[i-1].end
+// The flags byte that starts each encoded step.
+const (
+	stepSkipped = 1 << iota
+	stepOpens
+	stepHuman
+	stepSignals  // a signal list's index follows
+	stepZone     // the step's zone differs from the step before's: its index follows (0: UTC)
+	stepWholeSec // the time has no fraction of a second: no nanoseconds follow
+)
+
+// Len returns the number of steps: the session's events.
+func (t *Trace) Len() int { return t.n }
+
+// Steps returns the trace's steps in order with their indices (the events' 0-based
+// positions). A step's Signals are the trace's own and stay valid.
+func (t *Trace) Steps() iter.Seq2[int, TraceStep] {
+	return func(yield func(int, TraceStep) bool) {
+		r := t.reader()
+		var st TraceStep
+		for i := range t.n {
+			r.next(&st)
+			if !yield(i, st) {
+				return
+			}
+		}
 	}
-	if start == t.Steps[i].end {
-		return nil
-	}
-	return t.signals[start:t.Steps[i].end:t.Steps[i].end]
 }
 
 // TraceSession reads events — one session's, in order — as a processor with cfg does:
@@ -71,46 +99,245 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 	const id = "session"
 	ends := session.HookEndDetector{Hooks: cfg.EndHooks, Systems: cfg.EndSystemEvents}
 	timeout := session.NewTimeoutEndDetector(cfg.InactivityTimeout.Std())
-	t := &Trace{Steps: make([]TraceStep, len(events))}
+	w := traceWriter{t: &Trace{n: len(events), data: make([]byte, 0, 4*len(events))}}
 	var det *detect.LightweightDetector
 	for i := range events {
 		ev := &events[i]
-		st := &t.Steps[i]
-		st.Time, st.end = ev.Time, uint32(len(t.signals))
+		st := TraceStep{Time: ev.Time}
 		if len(timeout.Expired(ev.Time)) > 0 {
 			det = nil
 		}
 		if det == nil {
 			if ev.Kind == analyze.KindHook || ev.Kind == analyze.KindSystem {
 				st.Skipped = true
+				w.add(st)
 				continue
 			}
 			det, st.Opens = detect.NewLightweightDetector(rules), true
 		}
 		timeout.Touch(id, ev.Time)
-		t.signals = append(t.signals, det.Detect(*ev)...)
-		if uint64(len(t.signals)) > math.MaxUint32 {
-			return nil, fmt.Errorf("event %d: more than %d signals in one session", i+1, uint64(math.MaxUint32))
-		}
-		st.end = uint32(len(t.signals))
+		st.Signals = det.Detect(*ev) // copied into the trace's lists when new
 		st.Human = detect.IsHumanTurn(ev)
+		w.add(st)
 		if ends.IsSessionEnd(*ev) {
 			det = nil
 			timeout.Forget(id)
 		}
 	}
-	if cap(t.signals) > len(t.signals) {
-		t.signals = slices.Clone(t.signals) // held as long as the trace: no room to grow
-	}
+	t := w.t
+	// Held as long as the trace: no room to grow.
+	t.data, t.lists, t.ends, t.zones = slices.Clone(t.data), slices.Clone(t.lists), slices.Clone(t.ends), slices.Clone(t.zones)
 	return t, nil
+}
+
+// traceWriter encodes a trace's steps.
+type traceWriter struct {
+	t      *Trace
+	sec    int64 // the time of the step before, in Unix seconds
+	zone   int   // the zone of the step before: 0 UTC, k zones[k-1]
+	byHash map[uint64][]int
+	byZone map[zoneKey]int
+}
+
+// add appends step st. A step is: the flags byte; the seconds since the step
+// before's as a zigzag varint (wrapping, so that any two times round-trip); the
+// nanoseconds as a varint unless stepWholeSec; the zone's index as a varint when
+// stepZone; the signal list's index as a varint when stepSignals.
+func (w *traceWriter) add(st TraceStep) {
+	t := w.t
+	var flags byte
+	if st.Skipped {
+		flags |= stepSkipped
+	}
+	if st.Opens {
+		flags |= stepOpens
+	}
+	if st.Human {
+		flags |= stepHuman
+	}
+	if len(st.Signals) > 0 {
+		flags |= stepSignals
+	}
+	zone := w.zoneOf(st.Time)
+	if zone != w.zone {
+		flags |= stepZone
+	}
+	nsec := st.Time.Nanosecond()
+	if nsec == 0 {
+		flags |= stepWholeSec
+	}
+	sec := st.Time.Unix()
+	t.data = append(t.data, flags)
+	t.data = binary.AppendVarint(t.data, int64(uint64(sec)-uint64(w.sec)))
+	w.sec = sec
+	if nsec != 0 {
+		t.data = binary.AppendUvarint(t.data, uint64(nsec))
+	}
+	if zone != w.zone {
+		t.data = binary.AppendUvarint(t.data, uint64(zone))
+		w.zone = zone
+	}
+	if len(st.Signals) > 0 {
+		t.data = binary.AppendUvarint(t.data, uint64(w.list(st.Signals)))
+	}
+}
+
+// zoneOf returns the index of tm's zone: 0 for UTC, k for zones[k-1]. Two locations
+// are one zone when they have the same name and give tm the same zone name and
+// offset (a parser makes a fixed zone of every time it reads), so that tm read back
+// in the first of them formats as tm does.
+func (w *traceWriter) zoneOf(tm time.Time) int {
+	loc := tm.Location()
+	if loc == time.UTC {
+		return 0
+	}
+	if w.zone > 0 && w.t.zones[w.zone-1] == loc {
+		return w.zone
+	}
+	name, offset := tm.Zone()
+	key := zoneKey{loc.String(), name, offset}
+	if k, ok := w.byZone[key]; ok {
+		if n, o := tm.In(w.t.zones[k-1]).Zone(); n == name && o == offset {
+			return k
+		}
+	}
+	w.t.zones = append(w.t.zones, loc)
+	if w.byZone == nil {
+		w.byZone = map[zoneKey]int{}
+	}
+	w.byZone[key] = len(w.t.zones)
+	return len(w.t.zones)
+}
+
+// zoneKey tells zones apart: a location's name, and the zone's name and offset at a
+// time.
+type zoneKey struct {
+	loc, name string
+	offset    int
+}
+
+// list returns the index of signals among the trace's distinct lists, adding it.
+func (w *traceWriter) list(signals []detect.Signal) int {
+	t := w.t
+	// A few lists are searched one by one; past them, by a hash of their signals.
+	const linear = 8
+	if len(t.ends) <= linear {
+		for k := range t.ends {
+			if slices.Equal(t.list(k), signals) {
+				return k
+			}
+		}
+	} else {
+		if w.byHash == nil {
+			w.byHash = make(map[uint64][]int, 2*linear)
+			for k := range t.ends {
+				h := hashSignals(t.list(k))
+				w.byHash[h] = append(w.byHash[h], k)
+			}
+		}
+		for _, k := range w.byHash[hashSignals(signals)] {
+			if slices.Equal(t.list(k), signals) {
+				return k
+			}
+		}
+	}
+	t.lists = append(t.lists, signals...)
+	t.ends = append(t.ends, len(t.lists))
+	k := len(t.ends) - 1
+	if w.byHash != nil {
+		h := hashSignals(signals)
+		w.byHash[h] = append(w.byHash[h], k)
+	}
+	return k
+}
+
+// hashSignals hashes a signal list: FNV-1a over each signal's kind, source and
+// target, each string followed by a 0.
+func hashSignals(signals []detect.Signal) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	b := func(c byte) { h = (h ^ uint64(c)) * prime }
+	for _, s := range signals {
+		b(byte(s.Kind))
+		for i := range len(s.Source) {
+			b(s.Source[i])
+		}
+		b(0)
+		for i := range len(s.Target) {
+			b(s.Target[i])
+		}
+		b(0)
+	}
+	return h
+}
+
+// list returns the trace's k-th distinct signal list.
+func (t *Trace) list(k int) []detect.Signal {
+	start := 0
+	if k > 0 {
+		start = t.ends[k-1]
+	}
+	return t.lists[start:t.ends[k]:t.ends[k]]
+}
+
+// traceReader decodes a trace's steps in order.
+type traceReader struct {
+	t    *Trace
+	pos  int
+	sec  int64
+	zone int
+}
+
+func (t *Trace) reader() traceReader { return traceReader{t: t} }
+
+// next decodes the next step into st. The encoding is the trace's own, written by
+// TraceSession: it is well formed.
+func (r *traceReader) next(st *TraceStep) {
+	d, pos := r.t.data, r.pos
+	flags := d[pos]
+	u, pos := uvarint(d, pos+1)
+	delta := int64(u >> 1) // zigzag, as binary.AppendVarint writes it
+	if u&1 != 0 {
+		delta = ^delta
+	}
+	r.sec = int64(uint64(r.sec) + uint64(delta))
+	var nsec uint64
+	if flags&stepWholeSec == 0 {
+		nsec, pos = uvarint(d, pos)
+	}
+	if flags&stepZone != 0 {
+		u, pos = uvarint(d, pos)
+		r.zone = int(u)
+	}
+	st.Skipped, st.Opens, st.Human, st.Signals = flags&stepSkipped != 0, flags&stepOpens != 0, flags&stepHuman != 0, nil
+	if r.zone == 0 {
+		st.Time = time.Unix(r.sec, int64(nsec)).UTC()
+	} else {
+		st.Time = time.Unix(r.sec, int64(nsec)).In(r.t.zones[r.zone-1])
+	}
+	if flags&stepSignals != 0 {
+		u, pos = uvarint(d, pos)
+		st.Signals = r.t.list(int(u))
+	}
+	r.pos = pos
+}
+
+// uvarint reads the varint at d[pos:] and returns it and the position after it.
+func uvarint(d []byte, pos int) (uint64, int) {
+	if b := d[pos]; b < 0x80 {
+		return uint64(b), pos + 1
+	}
+	v, n := binary.Uvarint(d[pos:])
+	return v, pos + n
 }
 
 // Decision is what the EMA and the breaker decided over a trace.
 type Decision struct {
 	// Interventions are the steps (event indices) that triggered an intervention, in
-	// order, and Kinds their kinds.
+	// order, Kinds their kinds and Times their events' times.
 	Interventions []int
 	Kinds         []breaker.Intervention
+	Times         []time.Time
 	// PeakFrustration is the highest frustration EMA after any event read.
 	PeakFrustration float64
 }
@@ -118,28 +345,30 @@ type Decision struct {
 // Decide runs the frustration EMA (ema) and the breaker (bc) over the trace as the
 // processor does, into d (reset first; its slices are reused).
 func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
-	d.Interventions, d.Kinds, d.PeakFrustration = d.Interventions[:0], d.Kinds[:0], 0
+	d.Interventions, d.Kinds, d.Times, d.PeakFrustration = d.Interventions[:0], d.Kinds[:0], d.Times[:0], 0
 	var br *breaker.CircuitBreaker
 	var frustration detect.EmaTracker
-	for i := range t.Steps {
-		st := &t.Steps[i]
+	r := t.reader()
+	var st TraceStep
+	for i := range t.n {
+		r.next(&st)
 		if st.Skipped {
 			continue
 		}
 		if st.Opens {
 			br, frustration = breaker.New(bc), detect.NewEmaTracker(ema.Alpha)
 		}
-		signals := t.Signals(i)
 		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(signals))
+			frustration.Update(ema.FrustrationValue(st.Signals))
 		}
 		f := frustration.Value()
 		d.PeakFrustration = max(d.PeakFrustration, f)
-		br.Update(st.Time, signals, f)
+		br.Update(st.Time, st.Signals, f)
 		if kind, ok := br.ShouldIntervene(st.Time); ok {
 			br.RecordIntervention(st.Time)
 			d.Interventions = append(d.Interventions, i)
 			d.Kinds = append(d.Kinds, kind)
+			d.Times = append(d.Times, st.Time)
 		}
 	}
 }
@@ -148,10 +377,12 @@ func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 // as the processor reports it (Step.FrustrationEMA): 0 for a skipped event, and
 // starting again from 0 wherever a fresh session state opens.
 func (t *Trace) Frustration(ema detect.EMAConfig) []float64 {
-	out := make([]float64, len(t.Steps))
+	out := make([]float64, t.n)
 	var frustration detect.EmaTracker
-	for i := range t.Steps {
-		st := &t.Steps[i]
+	r := t.reader()
+	var st TraceStep
+	for i := range t.n {
+		r.next(&st)
 		if st.Skipped {
 			continue
 		}
@@ -159,7 +390,7 @@ func (t *Trace) Frustration(ema detect.EMAConfig) []float64 {
 			frustration = detect.NewEmaTracker(ema.Alpha)
 		}
 		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(t.Signals(i)))
+			frustration.Update(ema.FrustrationValue(st.Signals))
 		}
 		out[i] = frustration.Value()
 	}
