@@ -25,16 +25,15 @@ import (
 // kept compact: its steps are encoded one after another in a few bytes each (flags,
 // the time as a difference from the step before, which of the trace's distinct
 // signal lists the detector gave), and are read in order ([Trace.Steps]), not by
-// index: about 4 bytes an event and the distinct signal lists (BenchmarkTraceDecide),
+// index: a few bytes an event and the distinct signal lists (BenchmarkTraceDecide),
 // where a step took 32 bytes and a signal 40. Times read back as the same instant in
 // the same zone (name and offset) as the events'.
 type Trace struct {
 	n    int
 	data []byte // the steps, encoded (see traceWriter.add)
-	// lists holds the trace's distinct non-empty signal lists, one after another:
-	// list k is lists[ends[k-1]:ends[k]] (ends[-1] = 0).
-	lists []detect.Signal
-	ends  []int
+	// lists are the trace's distinct non-empty signal lists, in order of first use,
+	// all in one array.
+	lists [][]detect.Signal
 	// zones are the time zones the steps' times are in, other than UTC, in order of
 	// first use.
 	zones []*time.Location
@@ -62,9 +61,10 @@ const (
 	stepSkipped = 1 << iota
 	stepOpens
 	stepHuman
-	stepSignals  // a signal list's index follows
-	stepZone     // the step's zone differs from the step before's: its index follows (0: UTC)
-	stepWholeSec // the time has no fraction of a second: no nanoseconds follow
+	stepSignals // a signal list's index follows
+	stepZone    // the step's zone differs from the step before's: its index follows (0: UTC)
+	stepMillis  // the time's fraction of a second, in whole milliseconds, follows
+	stepNanos   // the time's fraction of a second, in nanoseconds, follows
 )
 
 // Len returns the number of steps: the session's events.
@@ -124,25 +124,35 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 			timeout.Forget(id)
 		}
 	}
-	t := w.t
 	// Held as long as the trace: no room to grow.
-	t.data, t.lists, t.ends, t.zones = slices.Clone(t.data), slices.Clone(t.lists), slices.Clone(t.ends), slices.Clone(t.zones)
+	t := w.t
+	t.data, t.zones = slices.Clone(t.data), slices.Clone(t.zones)
+	flat := slices.Clone(w.flat)
+	t.lists = make([][]detect.Signal, len(w.ends))
+	for k := range w.ends {
+		t.lists[k] = w.list(flat, k)
+	}
 	return t, nil
 }
 
 // traceWriter encodes a trace's steps.
 type traceWriter struct {
-	t      *Trace
-	sec    int64 // the time of the step before, in Unix seconds
-	zone   int   // the zone of the step before: 0 UTC, k zones[k-1]
+	t    *Trace
+	sec  int64 // the time of the step before, in Unix seconds
+	zone int   // the zone of the step before: 0 UTC, k zones[k-1]
+	// flat holds the distinct signal lists met so far, one after another: list k is
+	// flat[ends[k-1]:ends[k]] (ends[-1] = 0).
+	flat   []detect.Signal
+	ends   []int
 	byHash map[uint64][]int
 	byZone map[zoneKey]int
 }
 
 // add appends step st. A step is: the flags byte; the seconds since the step
 // before's as a zigzag varint (wrapping, so that any two times round-trip); the
-// nanoseconds as a varint unless stepWholeSec; the zone's index as a varint when
-// stepZone; the signal list's index as a varint when stepSignals.
+// fraction of a second as a varint, in milliseconds (stepMillis) or nanoseconds
+// (stepNanos), when there is one; the zone's index as a varint when stepZone; the
+// signal list's index as a varint when stepSignals.
 func (w *traceWriter) add(st TraceStep) {
 	t := w.t
 	var flags byte
@@ -163,22 +173,27 @@ func (w *traceWriter) add(st TraceStep) {
 		flags |= stepZone
 	}
 	nsec := st.Time.Nanosecond()
-	if nsec == 0 {
-		flags |= stepWholeSec
+	frac := uint64(nsec)
+	switch {
+	case nsec == 0:
+	case nsec%1e6 == 0:
+		flags, frac = flags|stepMillis, uint64(nsec/1e6)
+	default:
+		flags |= stepNanos
 	}
 	sec := st.Time.Unix()
 	t.data = append(t.data, flags)
 	t.data = binary.AppendVarint(t.data, int64(uint64(sec)-uint64(w.sec)))
 	w.sec = sec
 	if nsec != 0 {
-		t.data = binary.AppendUvarint(t.data, uint64(nsec))
+		t.data = binary.AppendUvarint(t.data, frac)
 	}
 	if zone != w.zone {
 		t.data = binary.AppendUvarint(t.data, uint64(zone))
 		w.zone = zone
 	}
 	if len(st.Signals) > 0 {
-		t.data = binary.AppendUvarint(t.data, uint64(w.list(st.Signals)))
+		t.data = binary.AppendUvarint(t.data, uint64(w.listOf(st.Signals)))
 	}
 }
 
@@ -216,39 +231,47 @@ type zoneKey struct {
 	offset    int
 }
 
-// list returns the index of signals among the trace's distinct lists, adding it.
-func (w *traceWriter) list(signals []detect.Signal) int {
-	t := w.t
+// listOf returns the index of signals among the trace's distinct lists, adding it.
+func (w *traceWriter) listOf(signals []detect.Signal) int {
 	// A few lists are searched one by one; past them, by a hash of their signals.
 	const linear = 8
-	if len(t.ends) <= linear {
-		for k := range t.ends {
-			if slices.Equal(t.list(k), signals) {
+	if len(w.ends) <= linear {
+		for k := range w.ends {
+			if slices.Equal(w.list(w.flat, k), signals) {
 				return k
 			}
 		}
 	} else {
 		if w.byHash == nil {
 			w.byHash = make(map[uint64][]int, 2*linear)
-			for k := range t.ends {
-				h := hashSignals(t.list(k))
+			for k := range w.ends {
+				h := hashSignals(w.list(w.flat, k))
 				w.byHash[h] = append(w.byHash[h], k)
 			}
 		}
 		for _, k := range w.byHash[hashSignals(signals)] {
-			if slices.Equal(t.list(k), signals) {
+			if slices.Equal(w.list(w.flat, k), signals) {
 				return k
 			}
 		}
 	}
-	t.lists = append(t.lists, signals...)
-	t.ends = append(t.ends, len(t.lists))
-	k := len(t.ends) - 1
+	w.flat = append(w.flat, signals...)
+	w.ends = append(w.ends, len(w.flat))
+	k := len(w.ends) - 1
 	if w.byHash != nil {
 		h := hashSignals(signals)
 		w.byHash[h] = append(w.byHash[h], k)
 	}
 	return k
+}
+
+// list returns the k-th distinct signal list, in flat (w.flat or a copy of it).
+func (w *traceWriter) list(flat []detect.Signal, k int) []detect.Signal {
+	start := 0
+	if k > 0 {
+		start = w.ends[k-1]
+	}
+	return flat[start:w.ends[k]:w.ends[k]]
 }
 
 // hashSignals hashes a signal list: FNV-1a over each signal's kind, source and
@@ -271,64 +294,64 @@ func hashSignals(signals []detect.Signal) uint64 {
 	return h
 }
 
-// list returns the trace's k-th distinct signal list.
-func (t *Trace) list(k int) []detect.Signal {
-	start := 0
-	if k > 0 {
-		start = t.ends[k-1]
-	}
-	return t.lists[start:t.ends[k]:t.ends[k]]
-}
-
 // traceReader decodes a trace's steps in order.
 type traceReader struct {
 	t    *Trace
+	d    []byte
 	pos  int
 	sec  int64
 	zone int
 }
 
-func (t *Trace) reader() traceReader { return traceReader{t: t} }
+func (t *Trace) reader() traceReader { return traceReader{t: t, d: t.data} }
 
 // next decodes the next step into st. The encoding is the trace's own, written by
 // TraceSession: it is well formed.
 func (r *traceReader) next(st *TraceStep) {
-	d, pos := r.t.data, r.pos
-	flags := d[pos]
-	u, pos := uvarint(d, pos+1)
+	flags := r.d[r.pos]
+	r.pos++
+	u := r.uvarint()
 	delta := int64(u >> 1) // zigzag, as binary.AppendVarint writes it
 	if u&1 != 0 {
 		delta = ^delta
 	}
 	r.sec = int64(uint64(r.sec) + uint64(delta))
-	var nsec uint64
-	if flags&stepWholeSec == 0 {
-		nsec, pos = uvarint(d, pos)
+	var nsec int64
+	switch {
+	case flags&stepMillis != 0:
+		nsec = int64(r.uvarint()) * 1e6
+	case flags&stepNanos != 0:
+		nsec = int64(r.uvarint())
 	}
 	if flags&stepZone != 0 {
-		u, pos = uvarint(d, pos)
-		r.zone = int(u)
+		r.zone = int(r.uvarint())
 	}
-	st.Skipped, st.Opens, st.Human, st.Signals = flags&stepSkipped != 0, flags&stepOpens != 0, flags&stepHuman != 0, nil
+	st.Skipped, st.Opens, st.Human = flags&stepSkipped != 0, flags&stepOpens != 0, flags&stepHuman != 0
 	if r.zone == 0 {
-		st.Time = time.Unix(r.sec, int64(nsec)).UTC()
+		st.Time = time.Unix(r.sec, nsec).UTC()
 	} else {
-		st.Time = time.Unix(r.sec, int64(nsec)).In(r.t.zones[r.zone-1])
+		st.Time = time.Unix(r.sec, nsec).In(r.t.zones[r.zone-1])
 	}
+	st.Signals = nil
 	if flags&stepSignals != 0 {
-		u, pos = uvarint(d, pos)
-		st.Signals = r.t.list(int(u))
+		st.Signals = r.t.lists[r.uvarint()]
 	}
-	r.pos = pos
 }
 
-// uvarint reads the varint at d[pos:] and returns it and the position after it.
-func uvarint(d []byte, pos int) (uint64, int) {
-	if b := d[pos]; b < 0x80 {
-		return uint64(b), pos + 1
+// uvarint reads the next varint. Its one-byte case is inlined; uvarintLong reads the
+// others.
+func (r *traceReader) uvarint() uint64 {
+	if b := r.d[r.pos]; b < 0x80 {
+		r.pos++
+		return uint64(b)
 	}
-	v, n := binary.Uvarint(d[pos:])
-	return v, pos + n
+	return r.uvarintLong()
+}
+
+func (r *traceReader) uvarintLong() uint64 {
+	v, n := binary.Uvarint(r.d[r.pos:])
+	r.pos += n
+	return v
 }
 
 // Decision is what the EMA and the breaker decided over a trace.

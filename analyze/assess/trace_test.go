@@ -154,8 +154,8 @@ func TestTraceKeepsEveryStep(t *testing.T) {
 			distinct[fmt.Sprint(st.Signals)] = true
 		}
 	}
-	if len(tr.ends) <= 8 || len(tr.ends) != len(distinct) {
-		t.Errorf("%d signal lists kept for %d distinct lists in %q (the hashed search begins past 8)", len(tr.ends), len(distinct), "many distinct signal lists")
+	if len(tr.lists) <= 8 || len(tr.lists) != len(distinct) {
+		t.Errorf("%d signal lists kept for %d distinct lists in %q (the hashed search begins past 8)", len(tr.lists), len(distinct), "many distinct signal lists")
 	}
 	tr, err = TraceSession(tests[3].events, DefaultConfig(), nil)
 	if err != nil {
@@ -189,7 +189,10 @@ func BenchmarkTraceDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	size := len(tr.data) + len(tr.lists)*40 + len(tr.ends)*8 + len(tr.zones)*8
+	size := len(tr.data) + len(tr.lists)*24 + len(tr.zones)*8
+	for _, l := range tr.lists {
+		size += len(l) * 40
+	}
 	var d Decision
 	b.ReportAllocs()
 	for b.Loop() {
