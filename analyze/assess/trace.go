@@ -31,9 +31,9 @@ import (
 type Trace struct {
 	n    int
 	data []byte // the steps, encoded (see traceWriter.add)
-	// lists are the trace's distinct non-empty signal lists, in order of first use,
-	// all in one array.
-	lists [][]detect.Signal
+	// signals holds the trace's distinct non-empty signal lists, one after another,
+	// in order of first use; a step names its list by its start and length.
+	signals []detect.Signal
 	// zones are the time zones the steps' times are in, other than UTC, in order of
 	// first use.
 	zones []*time.Location
@@ -75,9 +75,9 @@ func (t *Trace) Len() int { return t.n }
 func (t *Trace) Steps() iter.Seq2[int, TraceStep] {
 	return func(yield func(int, TraceStep) bool) {
 		r := t.reader()
-		var st TraceStep
 		for i := range t.n {
-			r.next(&st)
+			flags, tm, signals := r.next()
+			st := TraceStep{Time: tm, Skipped: flags&stepSkipped != 0, Opens: flags&stepOpens != 0, Human: flags&stepHuman != 0, Signals: signals}
 			if !yield(i, st) {
 				return
 			}
@@ -127,11 +127,7 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 	// Held as long as the trace: no room to grow.
 	t := w.t
 	t.data, t.zones = slices.Clone(t.data), slices.Clone(t.zones)
-	flat := slices.Clone(w.flat)
-	t.lists = make([][]detect.Signal, len(w.ends))
-	for k := range w.ends {
-		t.lists[k] = w.list(flat, k)
-	}
+	t.signals = slices.Clone(w.flat)
 	return t, nil
 }
 
@@ -150,9 +146,10 @@ type traceWriter struct {
 
 // add appends step st. A step is: the flags byte; the seconds since the step
 // before's as a zigzag varint (wrapping, so that any two times round-trip); the
-// fraction of a second as a varint, in milliseconds (stepMillis) or nanoseconds
-// (stepNanos), when there is one; the zone's index as a varint when stepZone; the
-// signal list's index as a varint when stepSignals.
+// fraction of a second when there is one, in milliseconds in 2 bytes (stepMillis) or
+// in nanoseconds in 4 (stepNanos), little-endian; the zone's index as a varint when
+// stepZone; and when stepSignals, the start and the length of the step's list in the
+// trace's signals, as varints.
 func (w *traceWriter) add(st TraceStep) {
 	t := w.t
 	var flags byte
@@ -185,15 +182,24 @@ func (w *traceWriter) add(st TraceStep) {
 	t.data = append(t.data, flags)
 	t.data = binary.AppendVarint(t.data, int64(uint64(sec)-uint64(w.sec)))
 	w.sec = sec
-	if nsec != 0 {
-		t.data = binary.AppendUvarint(t.data, frac)
+	switch {
+	case flags&stepMillis != 0:
+		t.data = binary.LittleEndian.AppendUint16(t.data, uint16(frac))
+	case flags&stepNanos != 0:
+		t.data = binary.LittleEndian.AppendUint32(t.data, uint32(frac))
 	}
 	if zone != w.zone {
 		t.data = binary.AppendUvarint(t.data, uint64(zone))
 		w.zone = zone
 	}
 	if len(st.Signals) > 0 {
-		t.data = binary.AppendUvarint(t.data, uint64(w.listOf(st.Signals)))
+		k := w.listOf(st.Signals)
+		start := 0
+		if k > 0 {
+			start = w.ends[k-1]
+		}
+		t.data = binary.AppendUvarint(t.data, uint64(start))
+		t.data = binary.AppendUvarint(t.data, uint64(len(st.Signals)))
 	}
 }
 
@@ -296,19 +302,24 @@ func hashSignals(signals []detect.Signal) uint64 {
 
 // traceReader decodes a trace's steps in order.
 type traceReader struct {
-	t    *Trace
-	d    []byte
-	pos  int
-	sec  int64
-	zone int
+	d       []byte
+	signals []detect.Signal
+	zones   []*time.Location
+	pos     int
+	sec     int64
+	zone    int
 }
 
-func (t *Trace) reader() traceReader { return traceReader{t: t, d: t.data} }
+func (t *Trace) reader() traceReader {
+	return traceReader{d: t.data, signals: t.signals, zones: t.zones}
+}
 
-// next decodes the next step into st. The encoding is the trace's own, written by
-// TraceSession: it is well formed.
-func (r *traceReader) next(st *TraceStep) {
-	flags := r.d[r.pos]
+// next decodes the next step: its flags, its time and its signals (values, not a
+// TraceStep written through a pointer: they come back in registers). The encoding is
+// the trace's own, written by TraceSession: it is well formed.
+func (r *traceReader) next() (flags byte, tm time.Time, signals []detect.Signal) {
+	d := r.d
+	flags = d[r.pos]
 	r.pos++
 	u := r.uvarint()
 	delta := int64(u >> 1) // zigzag, as binary.AppendVarint writes it
@@ -319,23 +330,26 @@ func (r *traceReader) next(st *TraceStep) {
 	var nsec int64
 	switch {
 	case flags&stepMillis != 0:
-		nsec = int64(r.uvarint()) * 1e6
+		nsec = int64(binary.LittleEndian.Uint16(d[r.pos:])) * 1e6
+		r.pos += 2
 	case flags&stepNanos != 0:
-		nsec = int64(r.uvarint())
+		nsec = int64(binary.LittleEndian.Uint32(d[r.pos:]))
+		r.pos += 4
 	}
 	if flags&stepZone != 0 {
 		r.zone = int(r.uvarint())
 	}
-	st.Skipped, st.Opens, st.Human = flags&stepSkipped != 0, flags&stepOpens != 0, flags&stepHuman != 0
 	if r.zone == 0 {
-		st.Time = time.Unix(r.sec, nsec).UTC()
+		tm = time.Unix(r.sec, nsec).UTC()
 	} else {
-		st.Time = time.Unix(r.sec, nsec).In(r.t.zones[r.zone-1])
+		tm = time.Unix(r.sec, nsec).In(r.zones[r.zone-1])
 	}
-	st.Signals = nil
 	if flags&stepSignals != 0 {
-		st.Signals = r.t.lists[r.uvarint()]
+		start := int(r.uvarint())
+		end := start + int(r.uvarint())
+		signals = r.signals[start:end:end]
 	}
+	return flags, tm, signals
 }
 
 // uvarint reads the next varint. Its one-byte case is inlined; uvarintLong reads the
@@ -372,26 +386,25 @@ func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 	var br *breaker.CircuitBreaker
 	var frustration detect.EmaTracker
 	r := t.reader()
-	var st TraceStep
 	for i := range t.n {
-		r.next(&st)
-		if st.Skipped {
+		flags, tm, signals := r.next()
+		if flags&stepSkipped != 0 {
 			continue
 		}
-		if st.Opens {
+		if flags&stepOpens != 0 {
 			br, frustration = breaker.New(bc), detect.NewEmaTracker(ema.Alpha)
 		}
-		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(st.Signals))
+		if ema.EveryEvent || flags&stepHuman != 0 {
+			frustration.Update(ema.FrustrationValue(signals))
 		}
 		f := frustration.Value()
 		d.PeakFrustration = max(d.PeakFrustration, f)
-		br.Update(st.Time, st.Signals, f)
-		if kind, ok := br.ShouldIntervene(st.Time); ok {
-			br.RecordIntervention(st.Time)
+		br.Update(tm, signals, f)
+		if kind, ok := br.ShouldIntervene(tm); ok {
+			br.RecordIntervention(tm)
 			d.Interventions = append(d.Interventions, i)
 			d.Kinds = append(d.Kinds, kind)
-			d.Times = append(d.Times, st.Time)
+			d.Times = append(d.Times, tm)
 		}
 	}
 }
@@ -403,17 +416,16 @@ func (t *Trace) Frustration(ema detect.EMAConfig) []float64 {
 	out := make([]float64, t.n)
 	var frustration detect.EmaTracker
 	r := t.reader()
-	var st TraceStep
 	for i := range t.n {
-		r.next(&st)
-		if st.Skipped {
+		flags, _, signals := r.next()
+		if flags&stepSkipped != 0 {
 			continue
 		}
-		if st.Opens {
+		if flags&stepOpens != 0 {
 			frustration = detect.NewEmaTracker(ema.Alpha)
 		}
-		if ema.EveryEvent || st.Human {
-			frustration.Update(ema.FrustrationValue(st.Signals))
+		if ema.EveryEvent || flags&stepHuman != 0 {
+			frustration.Update(ema.FrustrationValue(signals))
 		}
 		out[i] = frustration.Value()
 	}
