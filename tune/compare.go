@@ -126,19 +126,13 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	if tr.Target == TargetFriction {
 		metrics = append(metrics, pairedMetric{"false_alarms_per_100_turns", false, func(sc eval.Score) float64 { return sc.FalseAlarmsPer100 }})
 	}
-	pairs := make([][2]tally, len(held))
 	var tuned tally // on every held-out unit
-	for k := range pairs {
-		pairs[k] = [2]tally{rows[0].outcomes[k].tally, rows[1].outcomes[k].tally}
-		tuned.add(pairs[k][1])
+	for k := range held {
+		tuned.add(rows[1].outcomes[k].tally)
 	}
+	pairs := newPairedCounts(tr.Target, rows[0].outcomes, rows[1].outcomes)
 	ds := eval.PairedBootstraps(len(held), len(metrics), func(idx []int, a, b []float64) {
-		var def, tun tally
-		for _, k := range idx {
-			def.add(pairs[k][0])
-			tun.add(pairs[k][1])
-		}
-		sd, st := def.score(tr.Target), tun.score(tr.Target)
+		sd, st := pairs.scores(idx)
 		for j, m := range metrics {
 			a[j], b[j] = m.f(sd), m.f(st)
 		}
