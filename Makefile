@@ -35,7 +35,7 @@ bench:
 bench-compare:
 	$(GO) run ./internal/cmd/benchcompare $(if $(BASE),--base $(BASE)) $(BENCH_FLAGS)
 
-## bench-scale: the current replay's time and peak RSS at 10k and 100k synthetic runs and sessions, metrics' merging 4 shards of the runs, its merging 2,000 runs in 4, 64 and 512 shards, and one shard of 10k sessions, of 10k runs, and of 5,000 vibes logs (10k sessions), split in 2, 8 and 32; datagen writing 10k and 100k runs and sessions; and a page of assess history over 10k and 100k sessions replayed
+## bench-scale: the current replay's time and peak RSS at 10k and 100k synthetic runs and sessions, metrics' merging 4 shards of the runs, its merging 2,000 runs in 4, 64 and 512 shards, and one shard of 10k sessions, of 10k runs, and of 5,000 vibes logs (10k sessions), split in 2, 8 and 32; datagen writing 10k and 100k runs and sessions; a page of assess history over 10k and 100k sessions replayed; and tune with its default grids over 10k and 100k sessions and their labels
 ## (BENCH_FLAGS, e.g. --kinds runs --sizes 10000,100000 --max-rss-growth 1.5); reports in bench-out/
 bench-scale:
 	$(GO) run ./internal/cmd/benchcompare scale $(BENCH_FLAGS)

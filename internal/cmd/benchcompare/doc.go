@@ -77,7 +77,10 @@
 // the same in every repetition) — whether generation streams what it writes. The
 // assess kind measures a page of assess history (--days 0 --limit 20) over n synthetic
 // sessions replayed into a run table first (not measured) — whether the screens hold
-// what they show, not the replay.
+// what they show, not the replay. The tune kind measures tune with its default grids
+// over n synthetic sessions and their labels (its outputs checked the same in every
+// repetition): it keeps a trace of every session, so its memory grows with the input,
+// by how much is what the kind shows.
 //
 // It writes --out/bench-compare.md and .json (scale: bench-scale.md and .json),
 // prints the tables, and logs every run on stderr. Exit status: 0 done; 1 a build, a
@@ -96,4 +99,5 @@
 //	benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
 //	benchcompare scale --kinds datagen --sizes 1000,10000 --reps 1
 //	benchcompare scale --kinds assess --sizes 1000,10000
+//	benchcompare scale --kinds tune --sizes 1000,10000
 package main

@@ -101,6 +101,7 @@ Examples:
   benchcompare scale --kinds shard-replay-vibes --vibes 1000 --replay-shards 2,8
   benchcompare scale --kinds datagen --sizes 1000,10000 --reps 1
   benchcompare scale --kinds assess --sizes 1000,10000
+  benchcompare scale --kinds tune --sizes 1000,10000
 
 Flags:
 `
@@ -131,7 +132,7 @@ type settings struct {
 }
 
 // scaleKinds are what scale measures, in its --kinds.
-var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay", "shard-replay-runs", "shard-replay-vibes", "datagen", "assess"}
+var scaleKinds = []string{"runs", "sessions", "merge", "shards", "shard-replay", "shard-replay-runs", "shard-replay-vibes", "datagen", "assess", "tune"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scale := len(args) > 0 && args[0] == "scale"
@@ -165,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&s.allowChange, "allow-output-change", false, "report, instead of failing on, outputs of old and new that differ (a change of behaviour meant to be there)")
 		fs.BoolVar(&noAnchors, "no-anchors", false, "leave out the json.Valid and DuckDB anchors")
 	} else {
-		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions), shard-replay-runs (the same over --runs synthetic runs), shard-replay-vibes (over --vibes synthetic vibes event logs), datagen (datagen writing as many runs and sessions as each size), assess (a page of assess history over as many synthetic sessions, replayed); metrics and assess are the binaries beside --new, or built from the working tree")
+		fs.StringSliceVar(&s.kinds, "kinds", scaleKinds, "what to scale: runs, sessions (synthetic, datagen), merge (metrics over synthetic runs replayed in --shards shards), shards (metrics over --shard-runs synthetic runs replayed in each of --shard-counts shards), shard-replay (one shard of each of --replay-shards over --sessions synthetic sessions), shard-replay-runs (the same over --runs synthetic runs), shard-replay-vibes (over --vibes synthetic vibes event logs), datagen (datagen writing as many runs and sessions as each size), assess (a page of assess history over as many synthetic sessions, replayed), tune (tune with its default grids over as many synthetic sessions and their labels); metrics, assess and tune are the binaries beside --new, or built from the working tree")
 		fs.IntVar(&s.shards, "shards", 4, "merge: the shards the runs are replayed in before metrics merges them")
 		fs.IntSliceVar(&s.shardCounts, "shard-counts", []int{4, 64, 512}, "shards: the numbers of shards the same runs are replayed in, smallest first")
 		fs.IntVar(&s.shardRuns, "shard-runs", 2000, "shards: the synthetic runs replayed in every number of shards")

@@ -647,6 +647,24 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("scale assess: stderr lacks %q:\n%s", want, stderr)
 		}
 	}
+	// tune: its default grids over 20 and 40 sessions and their labels, tune built
+	// from the working tree, its outputs the same in both repetitions.
+	code, stdout, stderr = runCommand(t, "scale", "--kinds", "tune", "--sizes", "20,40", "--reps", "2",
+		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale tune: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"--in DIR/inputs --labels DIR/labels/sessions.csv --out DIR/sweep.parquet --workers 2 over n synthetic sessions and their labels",
+		"40 against 20 (2× the input)", "RSS 40/20", "tune "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale tune: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"building ./cmd/tune", "tune rep 2/2 40: wall"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("scale tune: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")
 	if code != 1 || !strings.Contains(stderr, "peak RSS grew") {

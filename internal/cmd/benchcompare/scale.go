@@ -45,7 +45,7 @@ func runScale(ctx context.Context, s settings) error {
 				s.reps, s.warmup, s.workers, s.seed),
 		},
 	}
-	var metrics, assess string // the merge's binary; the assess kind's
+	var metrics, assess, tune string // the merge's binary; the assess kind's; the tune kind's
 	if slices.Contains(s.kinds, "merge") || slices.Contains(s.kinds, "shards") {
 		if metrics, err = s.toolBinary(ctx, bin, filepath.Join(tmp, "new"), "metrics"); err != nil {
 			return err
@@ -56,6 +56,12 @@ func runScale(ctx context.Context, s settings) error {
 			return err
 		}
 		rep.Setup = append(rep.Setup, fmt.Sprintf("assess: %s --results FILE %s over n synthetic sessions replayed into FILE (not measured), n in %v", assess, strings.Join(assessArgs, " "), s.sizes))
+	}
+	if slices.Contains(s.kinds, "tune") {
+		if tune, err = s.toolBinary(ctx, bin, filepath.Join(tmp, "new"), "tune"); err != nil {
+			return err
+		}
+		rep.Setup = append(rep.Setup, fmt.Sprintf("tune: %s --in DIR/inputs --labels DIR/labels/sessions.csv --out DIR/sweep.parquet --workers %d over n synthetic sessions and their labels (the default grids, 5 folds, 2,000 resamples), n in %v", tune, s.workers, s.sizes))
 	}
 	if slices.Contains(s.kinds, "merge") {
 		rep.Setup = append(rep.Setup, fmt.Sprintf("merge: metrics (%s) over the runs replayed in %d shards (replay --shard i/%[2]d --out DIR/, not measured)", metrics, s.shards))
@@ -121,7 +127,7 @@ func runScale(ctx context.Context, s settings) error {
 					args = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
 				case "merge":
 					what = "runs"
-				case "assess":
+				case "assess", "tune":
 					args, what = []string{"--runs", "0", "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}, "sessions"
 				case "datagen": // what is measured is the writing itself: runs and sessions, n of each
 					args = []string{"--runs", strconv.Itoa(n), "--sessions", strconv.Itoa(n), "--seed", strconv.FormatUint(s.seed, 10)}
@@ -143,6 +149,9 @@ func runScale(ctx context.Context, s settings) error {
 					}
 					vs = append(vs, variant{name: count(n), command: assessCommand(ctx, assess, results)})
 					continue
+				case "tune":
+					vs = append(vs, variant{name: count(n), command: tuneCommand(ctx, tune, w, s.workers), outputs: true})
+					continue
 				case "runs", "sessions":
 					vs = append(vs, variant{name: count(n), command: replayCommand(ctx, bin, w, s.workers), outputs: true})
 					continue
@@ -160,6 +169,8 @@ func runScale(ctx context.Context, s settings) error {
 				about = fmt.Sprintf("datagen writing n synthetic runs and n synthetic sessions, n in %v", s.sizes)
 			case "assess":
 				about = fmt.Sprintf("assess %s over n synthetic sessions (datagen) replayed, n in %v", strings.Join(assessArgs, " "), s.sizes)
+			case "tune":
+				about = fmt.Sprintf("tune with its default grids over n synthetic sessions (datagen) and their labels, n in %v", s.sizes)
 			}
 		}
 		m, err := runWorkload(kind, vs, s.reps, s.warmup, nil, filepath.Join(tmp, "out"), s.log)
@@ -216,7 +227,7 @@ func runScale(ctx context.Context, s settings) error {
 	return nil
 }
 
-// toolBinary returns the command name (metrics, assess) that a kind measures: beside
+// toolBinary returns the command name (metrics, assess, tune) that a kind measures: beside
 // the replay binary when --new names one that has it, else built from the working
 // tree into dir.
 func (s settings) toolBinary(ctx context.Context, replay, dir, name string) (string, error) {
@@ -233,7 +244,7 @@ func (s settings) toolBinary(ctx context.Context, replay, dir, name string) (str
 }
 
 // sizedKinds are the kinds measured at each of --sizes.
-var sizedKinds = []string{"runs", "sessions", "merge", "datagen", "assess"}
+var sizedKinds = []string{"runs", "sessions", "merge", "datagen", "assess", "tune"}
 
 // assessArgs is the screen the assess kind measures: a page of the history, which reads
 // every session's key and start twice (the list, the short ids) and the page's rows.
@@ -243,6 +254,16 @@ var assessArgs = []string{"history", "--days", "0", "--limit", "20"}
 func assessCommand(ctx context.Context, assess, results string) func(string) *exec.Cmd {
 	return func(string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, assess, append([]string{"--results", results}, assessArgs...)...)
+		cmd.Stdout = nil
+		return cmd
+	}
+}
+
+// tuneCommand tunes over w with the default grids, writing the sweep and what goes
+// beside it into the folder it is given.
+func tuneCommand(ctx context.Context, tune string, w workload, workers int) func(string) *exec.Cmd {
+	return func(out string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, tune, w.replayTo(filepath.Join(out, "sweep.parquet"), workers)...)
 		cmd.Stdout = nil
 		return cmd
 	}
