@@ -2,6 +2,7 @@ package assess
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"testing"
@@ -210,4 +211,80 @@ func BenchmarkTraceDecide(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
 	b.ReportMetric(float64(size)/float64(len(events)), "trace-bytes/event")
+}
+
+// FuzzTrace feeds sessions of any times — seconds anywhere in ±2⁶¹, any fraction of
+// a second, five zones (two of them the same zone made twice) — and of hooks, plain
+// and frustrated messages to TraceSession: every step reads back the event's time
+// (instant, zone and text) and the processor's signals, and deciding gives each
+// intervention its event's time.
+func FuzzTrace(f *testing.F) {
+	f.Add([]byte("0123456789abc0123456789abd"))
+	f.Add(make([]byte, 13*5))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 0x13, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0x22})
+	zones := func(k byte) *time.Location {
+		switch k % 5 {
+		case 1, 2:
+			return time.FixedZone("", 2*3600) // as a parser makes one per time
+		case 3:
+			return time.FixedZone("CET", 3600)
+		case 4:
+			return time.FixedZone("X", -7*3600-30*60)
+		}
+		return time.UTC
+	}
+	texts := []string{"fix it", "no, that's wrong, stop!!", "this is still broken"}
+	cfg := DefaultConfig()
+	rules := detect.MustCompile(cfg.Detect) // compiled once: compiling is most of a run
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var events []analyze.Event
+		for ; len(data) >= 13 && len(events) < 200; data = data[13:] {
+			sec := int64(binary.LittleEndian.Uint64(data)) >> 2
+			nsec := int64(binary.LittleEndian.Uint32(data[8:]) % 1e9)
+			if data[12]&0x80 != 0 {
+				nsec -= nsec % 1e6 // whole milliseconds, as transcripts write them
+			}
+			tm := time.Unix(sec, nsec).In(zones(data[12] & 7))
+			ev := analyze.Event{Kind: analyze.KindUserMessage, SessionID: "s", Time: tm, UserContent: texts[int(data[12]>>3&3)%len(texts)]}
+			if data[12]>>5&3 == 3 {
+				ev = analyze.Event{Kind: analyze.KindHook, SessionID: "s", Time: tm, HookName: "Stop"}
+			}
+			events = append(events, ev)
+		}
+		tr, err := TraceSession(events, cfg, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(cfg, Options{Rules: rules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]Step, len(events))
+		for i, ev := range events {
+			if want[i], err = p.Process(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tr.Len() != len(events) {
+			t.Fatalf("%d steps for %d events", tr.Len(), len(events))
+		}
+		for i, st := range tr.Steps() {
+			ev := events[i]
+			gotName, gotOffset := st.Time.Zone()
+			name, offset := ev.Time.Zone()
+			if !st.Time.Equal(ev.Time) || gotName != name || gotOffset != offset || st.Time.Format(time.RFC3339Nano) != ev.Time.Format(time.RFC3339Nano) {
+				t.Fatalf("step %d: time %s (%q %+d), the event's %s (%q %+d)", i, st.Time.Format(time.RFC3339Nano), gotName, gotOffset, ev.Time.Format(time.RFC3339Nano), name, offset)
+			}
+			if !slices.Equal(st.Signals, want[i].Signals) || st.Skipped != want[i].Skipped {
+				t.Fatalf("step %d: signals %v skipped %v; the processor's %v, %v", i, st.Signals, st.Skipped, want[i].Signals, want[i].Skipped)
+			}
+		}
+		var d Decision
+		tr.Decide(cfg.Detect.EMA, cfg.Breaker, &d)
+		for k, i := range d.Interventions {
+			if !d.Times[k].Equal(events[i].Time) || want[i].Intervention == nil {
+				t.Fatalf("intervention %d at event %d, time %v: the event's time %v, the processor's intervention %v", k, i, d.Times[k], events[i].Time, want[i].Intervention)
+			}
+		}
+	})
 }
