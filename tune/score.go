@@ -105,6 +105,8 @@ type pairedCounts struct {
 	wide [2][]tally
 }
 
+// newPairedCounts packs the tallies of a (the default's outcomes) and b (the tuned
+// choice's), unit by unit.
 func newPairedCounts(target Target, a, b []unitOutcome) *pairedCounts {
 	p := &pairedCounts{target: target}
 	if target == TargetFriction {

@@ -61,7 +61,7 @@ const (
 	stepSkipped = 1 << iota
 	stepOpens
 	stepHuman
-	stepSignals // a signal list's index follows
+	stepSignals // the start and length of the step's signals follow
 	stepZone    // the step's zone differs from the step before's: its index follows (0: UTC)
 	stepMillis  // the time's fraction of a second, in whole milliseconds, follows
 	stepNanos   // the time's fraction of a second, in nanoseconds, follows
@@ -243,7 +243,7 @@ func (w *traceWriter) listOf(signals []detect.Signal) int {
 	const linear = 8
 	if len(w.ends) <= linear {
 		for k := range w.ends {
-			if slices.Equal(w.list(w.flat, k), signals) {
+			if slices.Equal(w.list(k), signals) {
 				return k
 			}
 		}
@@ -251,12 +251,12 @@ func (w *traceWriter) listOf(signals []detect.Signal) int {
 		if w.byHash == nil {
 			w.byHash = make(map[uint64][]int, 2*linear)
 			for k := range w.ends {
-				h := hashSignals(w.list(w.flat, k))
+				h := hashSignals(w.list(k))
 				w.byHash[h] = append(w.byHash[h], k)
 			}
 		}
 		for _, k := range w.byHash[hashSignals(signals)] {
-			if slices.Equal(w.list(w.flat, k), signals) {
+			if slices.Equal(w.list(k), signals) {
 				return k
 			}
 		}
@@ -271,13 +271,13 @@ func (w *traceWriter) listOf(signals []detect.Signal) int {
 	return k
 }
 
-// list returns the k-th distinct signal list, in flat (w.flat or a copy of it).
-func (w *traceWriter) list(flat []detect.Signal, k int) []detect.Signal {
+// list returns the k-th distinct signal list met so far.
+func (w *traceWriter) list(k int) []detect.Signal {
 	start := 0
 	if k > 0 {
 		start = w.ends[k-1]
 	}
-	return flat[start:w.ends[k]:w.ends[k]]
+	return w.flat[start:w.ends[k]:w.ends[k]]
 }
 
 // hashSignals hashes a signal list: FNV-1a over each signal's kind, source and
