@@ -98,8 +98,9 @@ type pairedCounts struct {
 	// cells: struggle and breaker, a unit's confusion cell under each configuration
 	// (0 TP, 1 FP, 2 FN, 3 TN); a tally of one unit is one observation.
 	cells [][2]uint8
-	// alarms: friction, a unit's moments and human turns, then its caught moments,
-	// interventions, true positives and false alarms under each configuration.
+	// alarms: friction, a unit's moments and human turns (the unit's, whatever the
+	// configuration), then its caught moments, interventions, true positives and false
+	// alarms under each configuration.
 	alarms [][10]int32
 	// wide: some count does not fit the packing; the tallies are summed as they are.
 	wide [2][]tally
@@ -114,9 +115,6 @@ func newPairedCounts(target Target, a, b []unitOutcome) *pairedCounts {
 		for k := range a {
 			x, y := a[k].tally.alarms, b[k].tally.alarms
 			v := [10]int{x.Moments, x.HumanTurns, x.Caught, x.Interventions, x.TruePositives, x.FalseAlarms, y.Caught, y.Interventions, y.TruePositives, y.FalseAlarms}
-			if x.Moments != y.Moments || x.HumanTurns != y.HumanTurns {
-				return p.unpacked(a, b)
-			}
 			for i, n := range v {
 				if n < 0 || n > math.MaxInt32 {
 					return p.unpacked(a, b)

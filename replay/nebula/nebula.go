@@ -140,14 +140,11 @@ func ReadManifest(file string, r io.Reader, jc *join.Context) []input.Problem {
 	if name := strings.TrimSpace(m.Nebula.Name); name != "" {
 		n.Name = name
 	}
-	if v := m.Execution.MaxReviewCycles; v > math.MaxInt32 {
+	if v, bad := maxReviewCycles(m.Execution.MaxReviewCycles); bad != "" {
 		probs = append(probs, input.Problem{File: file, Line: lineOf(b, "max_review_cycles"), Kind: input.ProblemInvalid,
-			Detail: fmt.Sprintf("max_review_cycles %d is outside the range of a 32-bit integer; ignored (limits fall back to quasar's configuration and defaults)", v)})
+			Detail: bad + " (limits fall back to quasar's configuration and defaults)"})
 	} else if v > 0 {
 		n.MaxCycles = v
-	} else if v < 0 {
-		probs = append(probs, input.Problem{File: file, Line: lineOf(b, "max_review_cycles"), Kind: input.ProblemInvalid,
-			Detail: fmt.Sprintf("max_review_cycles %d is negative; ignored (limits fall back to quasar's configuration and defaults)", v)})
 	}
 	if v := m.Execution.MaxBudgetUSD; v > 0 && !isInf(v) {
 		n.MaxBudgetUSD = v
@@ -296,6 +293,19 @@ func phaseLines(b []byte) map[string]int {
 	return lines
 }
 
+// maxReviewCycles checks a max_review_cycles read from a file: the value when it is a
+// limit (0: not set), else a problem's detail ending "ignored" — a negative number, or
+// one outside the range of the tables' 32-bit integers.
+func maxReviewCycles(v int) (int, string) {
+	switch {
+	case v > math.MaxInt32:
+		return 0, fmt.Sprintf("max_review_cycles %d is outside the range of a 32-bit integer; ignored", v)
+	case v < 0:
+		return 0, fmt.Sprintf("max_review_cycles %d is negative; ignored", v)
+	}
+	return v, ""
+}
+
 // lineOf returns the first line that sets key, or 0.
 func lineOf(b []byte, key string) int {
 	re := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*[=:]`)
@@ -353,14 +363,10 @@ func ReadPhase(file string, r io.Reader, jc *join.Context) []input.Problem {
 		return []input.Problem{{File: file, Line: 1, Kind: input.ProblemInvalid, Detail: "the front matter has no id: the phase joins no run"}}
 	}
 	spec := join.PhaseSpec{ID: s.ID, File: file}
-	if s.MaxReviewCycles > math.MaxInt32 {
-		probs = append(probs, input.Problem{File: file, Line: 1 + lineOf(front, "max_review_cycles"), Kind: input.ProblemInvalid,
-			Detail: fmt.Sprintf("max_review_cycles %d is outside the range of a 32-bit integer; ignored", s.MaxReviewCycles)})
-	} else if s.MaxReviewCycles > 0 {
-		spec.MaxCycles = s.MaxReviewCycles
-	} else if s.MaxReviewCycles < 0 {
-		probs = append(probs, input.Problem{File: file, Line: 1 + lineOf(front, "max_review_cycles"), Kind: input.ProblemInvalid,
-			Detail: fmt.Sprintf("max_review_cycles %d is negative; ignored", s.MaxReviewCycles)})
+	if v, bad := maxReviewCycles(s.MaxReviewCycles); bad != "" {
+		probs = append(probs, input.Problem{File: file, Line: 1 + lineOf(front, "max_review_cycles"), Kind: input.ProblemInvalid, Detail: bad})
+	} else if v > 0 {
+		spec.MaxCycles = v
 	}
 	if s.MaxBudgetUSD > 0 && !isInf(s.MaxBudgetUSD) {
 		spec.MaxBudgetUSD = s.MaxBudgetUSD

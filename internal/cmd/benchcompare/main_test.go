@@ -616,59 +616,46 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	// datagen itself, writing 20 and 40 runs and sessions, the same dataset every time.
-	code, stdout, stderr = runCommand(t, "scale", "--kinds", "datagen", "--sizes", "20,40", "--reps", "2",
-		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
-	if code != 0 {
-		t.Fatalf("scale datagen: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, want := range []string{bins["datagen"] + " --runs n --sessions n --seed 1 --out DIR, n in [20 40]", "40 against 20 (2× the input)", "RSS 40/20", "datagen "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("scale datagen: stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	if !strings.Contains(stderr, "datagen rep 2/2 40: wall") {
-		t.Errorf("scale datagen: datagen was not run at 40:\n%s", stderr)
-	}
+	scaleTwoSizes(t, "datagen", bins, out,
+		[]string{bins["datagen"] + " --runs n --sessions n --seed 1 --out DIR, n in [20 40]", "40 against 20 (2× the input)", "RSS 40/20", "datagen "},
+		[]string{"datagen rep 2/2 40: wall"})
 	// assess: a page of the history over 20 and 40 sessions replayed, assess built from
 	// the working tree.
-	code, stdout, stderr = runCommand(t, "scale", "--kinds", "assess", "--sizes", "20,40", "--reps", "2",
-		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
-	if code != 0 {
-		t.Fatalf("scale assess: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, want := range []string{"--results FILE history --days 0 --limit 20 over n synthetic sessions replayed into FILE (not measured), n in [20 40]",
-		"40 against 20 (2× the input)", "RSS 40/20", "assess "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("scale assess: stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	for _, want := range []string{"building ./cmd/assess", "replaying assess-40 into", "assess rep 2/2 40: wall"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("scale assess: stderr lacks %q:\n%s", want, stderr)
-		}
-	}
+	scaleTwoSizes(t, "assess", bins, out,
+		[]string{"--results FILE history --days 0 --limit 20 over n synthetic sessions replayed into FILE (not measured), n in [20 40]",
+			"40 against 20 (2× the input)", "RSS 40/20", "assess "},
+		[]string{"building ./cmd/assess", "replaying assess-40 into", "assess rep 2/2 40: wall"})
 	// tune: its default grids over 20 and 40 sessions and their labels, tune built
 	// from the working tree, its outputs the same in both repetitions.
-	code, stdout, stderr = runCommand(t, "scale", "--kinds", "tune", "--sizes", "20,40", "--reps", "2",
-		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
-	if code != 0 {
-		t.Fatalf("scale tune: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, want := range []string{"--in DIR/inputs --labels DIR/labels/sessions.csv --out DIR/sweep.parquet --workers 2 over n synthetic sessions and their labels",
-		"40 against 20 (2× the input)", "RSS 40/20", "tune "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("scale tune: stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	for _, want := range []string{"building ./cmd/tune", "tune rep 2/2 40: wall"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("scale tune: stderr lacks %q:\n%s", want, stderr)
-		}
-	}
+	scaleTwoSizes(t, "tune", bins, out,
+		[]string{"--in DIR/inputs --labels DIR/labels/sessions.csv --out DIR/sweep.parquet --workers 2 over n synthetic sessions and their labels",
+			"40 against 20 (2× the input)", "RSS 40/20", "tune "},
+		[]string{"building ./cmd/tune", "tune rep 2/2 40: wall"})
 	code, _, stderr = runCommand(t, "scale", "--kinds", "runs", "--sizes", "20,40", "--new", bins["replay"],
 		"--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir(), "--max-rss-growth", "0.01")
 	if code != 1 || !strings.Contains(stderr, "peak RSS grew") {
 		t.Errorf("scale with an impossible --max-rss-growth: exit %d\n%s", code, stderr)
+	}
+}
+
+// scaleTwoSizes runs scale --kinds kind at sizes 20 and 40, twice each, and checks
+// that it succeeds and that its stdout and stderr hold what is wanted.
+func scaleTwoSizes(t *testing.T, kind string, bins map[string]string, out string, stdoutWants, stderrWants []string) {
+	t.Helper()
+	code, stdout, stderr := runCommand(t, "scale", "--kinds", kind, "--sizes", "20,40", "--reps", "2",
+		"--new", bins["replay"], "--datagen", bins["datagen"], "--out", out, "--tmp", t.TempDir())
+	if code != 0 {
+		t.Fatalf("scale %s: exit %d\n%s\n%s", kind, code, stdout, stderr)
+	}
+	for _, want := range stdoutWants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("scale %s: stdout lacks %q:\n%s", kind, want, stdout)
+		}
+	}
+	for _, want := range stderrWants {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("scale %s: stderr lacks %q:\n%s", kind, want, stderr)
+		}
 	}
 }
 
