@@ -76,7 +76,6 @@ func countList(tables []TableCount) string {
 	return strings.Join(out, ", ")
 }
 
-// examples lists the first n of keys, the first of total, and how many more there are.
 // LabelsNote is the summary's labels line: note, and how many bad rows the labels
 // files had (each printed on stderr), when they had any.
 func LabelsNote(note string, problems int) string {
@@ -86,6 +85,7 @@ func LabelsNote(note string, problems int) string {
 	return note
 }
 
+// examples lists the first n of keys, the first of total, and how many more there are.
 func examples(keys []string, total, n int) string {
 	n = min(n, len(keys), total)
 	shown := make([]string, n)
