@@ -226,7 +226,7 @@ func parsePassProb(s string) (map[string]float64, error) {
 		return fmt.Errorf(`--fix-pass-prob %q: %q is not a probability in [0, 1] (use "history", 0.6, or build=0.8,test=0.5)`, s, v)
 	}
 	given := map[string]float64{}
-	checks := []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims}
+	checks := filter.CheckNames()
 	if !strings.Contains(s, "=") {
 		p, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(p >= 0 && p <= 1) {

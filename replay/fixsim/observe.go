@@ -12,7 +12,7 @@ import (
 )
 
 // chainOrder is quasar's filter chain order; the chain stops at the first failure.
-var chainOrder = []string{filter.CheckBuild, filter.CheckVet, filter.CheckLint, filter.CheckTest, filter.CheckClaims}
+var chainOrder = filter.CheckNames()
 
 func chainIndex(check string) int { return slices.Index(chainOrder, check) }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,4 +236,27 @@ func repeat(n, times int) []int {
 		s[i] = n
 	}
 	return s
+}
+
+// TestCheckNamesAreTheDefaultChains: CheckNames lists the default chain's checks in
+// the order it runs them, with claims (and without it, the same less claims).
+func TestCheckNamesAreTheDefaultChains(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		claims ClaimsSource
+		want   []string
+	}{
+		{"with claims", GitDiffClaims{}, CheckNames()},
+		{"without claims", nil, CheckNames()[:len(CheckNames())-1]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range DefaultChain(Options{TaskID: "t", Claims: tt.claims}).Checks {
+				got = append(got, c.Name)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("default chain %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

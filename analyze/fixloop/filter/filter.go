@@ -15,6 +15,13 @@ const (
 	CheckClaims = "claims"
 )
 
+// CheckNames returns the names of the default chain's checks in its order — build,
+// vet, lint, test, claims — the order [DefaultChain] runs them in and stops at the
+// first failure.
+func CheckNames() []string {
+	return []string{CheckBuild, CheckVet, CheckLint, CheckTest, CheckClaims}
+}
+
 // ErrUnknownCheck is returned (wrapped, with the name) by [Chain.RunCheck] for a
 // check name the chain does not have.
 var ErrUnknownCheck = errors.New("filter: unknown check")
