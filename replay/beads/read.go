@@ -267,25 +267,26 @@ func (rd *reader) parseComments(b *bead) {
 		}
 	}
 	for i, c := range b.Comments {
-		k, n, x, y, bad := kinds[i].kind, kinds[i].n, kinds[i].x, kinds[i].y, kinds[i].bad
+		nt := kinds[i]
 		if b.hasCycle && strings.HasSuffix(c.Text, truncMark) {
 			rd.nCut++
 		}
-		if bad != "" && (k == kindCoder || k == kindReviewer) {
+		if nt.bad != "" && (nt.kind == kindCoder || nt.kind == kindReviewer) {
 			// Its cycle is unknown: the comment joins no cycle.
 			rd.report(b.line, input.ProblemInvalid, "bead %s: comment %s (%s): %s; skipped",
-				b.ID, commentID(c.ID, i), k, bad)
+				b.ID, commentID(c.ID, i), nt.kind, nt.bad)
 			continue
 		}
 		at, err := parseTime(c.CreatedAt)
 		if err != nil {
 			if b.hasCycle {
 				rd.report(b.line, input.ProblemInvalid, "bead %s: comment %s (%s) has created_at %q, not an RFC 3339 time; skipped",
-					b.ID, commentID(c.ID, i), k, c.CreatedAt)
+					b.ID, commentID(c.ID, i), nt.kind, c.CreatedAt)
 			}
 			continue
 		}
-		b.comments = append(b.comments, note{kind: k, n: n, x: x, y: y, bad: bad, text: c.Text, at: at, order: i})
+		nt.text, nt.at, nt.order = c.Text, at, i
+		b.comments = append(b.comments, nt)
 	}
 	if b.hasCycle {
 		rd.dropClockFaults(b)
