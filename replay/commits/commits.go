@@ -59,10 +59,7 @@ var (
 // lint-fix commit. ok is false for any other subject, and for a cycle commit's subject
 // whose cycle is 0 or outside the range of a 32-bit integer.
 func ParseSubject(s string) (bead string, cycle int, lintFix, ok bool) {
-	bead, cycle, lintFix, ok, bad := parseSubject(s)
-	if bad != "" {
-		return "", 0, false, false
-	}
+	bead, cycle, lintFix, ok, _ = parseSubject(s)
 	return bead, cycle, lintFix, ok
 }
 
