@@ -40,23 +40,19 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	def, seed := tr.Configs[0], tr.seedConfig()
 	dec := &assess.Decision{}
 	type rowUnits struct {
-		name     string
-		hash     string
-		outcomes []unitOutcome
+		name    string
+		hash    string
+		outcome func(k int) unitOutcome // of held[k]
 	}
 	// The default first (the replay's order: the configured detector, then what it is
 	// compared with), the tuned choice, the seed preset, the shipped baseline.
-	rows := []rowUnits{{name: RowDefault, hash: def.Hash}, {name: RowTuned}, {name: RowSeed, hash: seed.Hash}, {name: RowShipped}}
-	for _, i := range held {
-		u := us.idx[i]
-		rows[0].outcomes = append(rows[0].outcomes, s.outcome(tr.Target, def, u, dec, true))
-		if chose {
-			c := tr.Configs[tr.FoldChoice[us.fold[i]]]
-			rows[1].outcomes = append(rows[1].outcomes, s.outcome(tr.Target, c, u, dec, true))
-		}
-		rows[2].outcomes = append(rows[2].outcomes, s.outcome(tr.Target, seed, u, dec, true))
-		rows[3].outcomes = append(rows[3].outcomes, s.shippedOutcome(tr.Target, u))
-	}
+	rows := []rowUnits{{RowDefault, def.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, def, us.idx[held[k]], dec, true) }},
+		{RowTuned, "", func(k int) unitOutcome {
+			i := held[k]
+			return s.outcome(tr.Target, tr.Configs[tr.FoldChoice[us.fold[i]]], us.idx[i], dec, true)
+		}},
+		{RowSeed, seed.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, seed, us.idx[held[k]], dec, true) }},
+		{RowShipped, "", func(k int) unitOutcome { return s.shippedOutcome(tr.Target, us.idx[held[k]]) }}}
 	if chose && tr.Final >= 0 {
 		rows[1].hash = tr.Configs[tr.Final].Hash
 	}
@@ -67,13 +63,20 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	if tr.Target != TargetStruggle {
 		unitOpts.Unit = "sessions"
 	}
+	// One row's outcomes at a time: only the default's and the tuned choice's stay, for
+	// the paired differences, without their interventions.
+	var kept [2][]unitOutcome
 	for _, r := range rows {
+		outcomes := make([]unitOutcome, len(held))
+		for k := range held {
+			outcomes[k] = r.outcome(k)
+		}
 		row := Row{Name: r.name, Hash: r.hash}
 		if tr.Target == TargetFriction {
-			var ms []eval.MomentSession
+			ms := make([]eval.MomentSession, len(held))
 			for k, i := range held {
 				su := &s.d.sessions[us.idx[i]]
-				ms = append(ms, eval.MomentSession{Key: su.key, Moments: su.moments, Interventions: r.outcomes[k].interventions, HumanTurns: su.humanTurns})
+				ms[k] = eval.MomentSession{Key: su.key, Moments: su.moments, Interventions: outcomes[k].interventions, HumanTurns: su.humanTurns}
 			}
 			row.Moments = eval.EvaluateMoments(ms, s.window, opts)
 			// The sessions' ranking by peak frustration against their outcome: the
@@ -82,7 +85,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 			for k, i := range held {
 				su := &s.d.sessions[us.idx[i]]
 				if su.label.Scored() {
-					obs = append(obs, eval.Observation{Key: su.key, Label: su.label, Score: r.outcomes[k].score})
+					obs = append(obs, eval.Observation{Key: su.key, Label: su.label, Score: outcomes[k].score})
 				}
 			}
 			if len(obs) > 0 {
@@ -91,7 +94,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		} else {
 			obs := make([]eval.Observation, len(held))
 			for k, i := range held {
-				o := r.outcomes[k]
+				o := outcomes[k]
 				obs[k] = eval.Observation{Key: s.key(tr.Target, us.idx[i]), Label: s.label(tr.Target, us.idx[i]),
 					Predicted: o.tally.conf.TP+o.tally.conf.FP > 0, Score: o.score}
 			}
@@ -99,6 +102,12 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 			tr.Curves = append(tr.Curves, NamedCurve{Detector: string(tr.Target), Config: r.name, Curve: eval.Curves(obs)})
 		}
 		tr.Rows = append(tr.Rows, row)
+		if j := slices.Index([]string{RowDefault, RowTuned}, r.name); j >= 0 {
+			for k := range outcomes {
+				outcomes[k].interventions = nil
+			}
+			kept[j] = outcomes
+		}
 	}
 	if !chose {
 		tr.Verdict = fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
@@ -128,9 +137,9 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	}
 	var tuned tally // on every held-out unit
 	for k := range held {
-		tuned.add(rows[1].outcomes[k].tally)
+		tuned.add(kept[1][k].tally)
 	}
-	pairs := newPairedCounts(tr.Target, rows[0].outcomes, rows[1].outcomes)
+	pairs := newPairedCounts(tr.Target, kept[0], kept[1])
 	ds := eval.PairedBootstraps(len(held), len(metrics), func(idx []int, a, b []float64) {
 		sd, st := pairs.scores(idx)
 		for j, m := range metrics {
