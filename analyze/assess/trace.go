@@ -377,6 +377,8 @@ type Decision struct {
 	Times         []time.Time
 	// PeakFrustration is the highest frustration EMA after any event read.
 	PeakFrustration float64
+
+	br breaker.CircuitBreaker // reset for each session state the trace opens
 }
 
 // Decide runs the frustration EMA (ema) and the breaker (bc) over the trace as the
@@ -392,7 +394,8 @@ func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 			continue
 		}
 		if flags&stepOpens != 0 {
-			br, frustration = breaker.New(bc), detect.NewEmaTracker(ema.Alpha)
+			br, frustration = &d.br, detect.NewEmaTracker(ema.Alpha)
+			br.Reset(bc)
 		}
 		if ema.EveryEvent || flags&stepHuman != 0 {
 			frustration.Update(ema.FrustrationValue(signals))

@@ -150,13 +150,22 @@ type CircuitBreaker struct {
 // New returns a breaker in its initial state. cfg should have passed
 // [Config.Validate].
 func New(cfg Config) *CircuitBreaker {
-	b := &CircuitBreaker{cfg: cfg, failures: failures{cfg: cfg.FailureConfig, due: -2}}
+	b := &CircuitBreaker{}
+	b.Reset(cfg)
+	return b
+}
+
+// Reset puts b in the initial state New(cfg) returns, for another session, keeping
+// the room its corrections and failure streaks took.
+func (b *CircuitBreaker) Reset(cfg Config) {
+	clear(b.failures.streaks) // their targets are the last session's
+	*b = CircuitBreaker{cfg: cfg, failures: failures{cfg: cfg.FailureConfig, due: -2, streaks: b.failures.streaks[:0]},
+		corrections: b.corrections[:0]}
 	for _, k := range cfg.CorrectionKinds {
 		if int(k) < detect.NumKinds {
 			b.correctionKind[k] = true
 		}
 	}
-	return b
 }
 
 // Update folds one event's signals into the state (the seed's update), at event time

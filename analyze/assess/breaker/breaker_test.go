@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -525,6 +526,38 @@ func TestTargetStreaks(t *testing.T) {
 			t.Errorf("failures = %d", n)
 		}
 	})
+	t.Run("one output counts once per target, however many signals it has", func(t *testing.T) {
+		c := cfg
+		c.LintErrorIsFailure = false // a lint error of a target neither counts nor hides its failures
+		kinds := []detect.Kind{detect.BuildFailure, detect.LintError, detect.TestFailure, detect.ToolFailure, detect.ToolSuccess}
+		for _, n := range []int{1, 2, lookBack - 1, lookBack, lookBack + 1, 3 * lookBack, 10 * lookBack} {
+			var signals []detect.Signal
+			want, succeeded := map[string]int{}, map[string]bool{}
+			for i := range n {
+				sg := detect.Signal{Kind: kinds[i%len(kinds)], Target: fmt.Sprint("cmd ", i%7)}
+				signals = append(signals, sg)
+				if sg.Kind.IsToolFailure() && sg.Kind != detect.LintError {
+					want[sg.Target] = 2 // once an update, two updates
+				}
+				succeeded[sg.Target] = succeeded[sg.Target] || sg.Kind == detect.ToolSuccess
+			}
+			for target := range want {
+				if succeeded[target] {
+					want[target] = 1 // its success ended the first update's streak, before its failure
+				}
+			}
+			b := New(c)
+			b.Update(t0, signals, 0)
+			b.Update(t0, signals, 0)
+			got := map[string]int{}
+			for _, st := range b.failures.streaks {
+				got[st.target] = st.count
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("%d signals: streaks %v, want %v", n, got, want)
+			}
+		}
+	})
 	t.Run("a passing test run or build ends the toolchain's build streak", func(t *testing.T) {
 		b := New(cfg)
 		b.Update(t0, on(detect.BuildFailure, "go build"), 0)
@@ -608,5 +641,67 @@ func TestFailureConfigValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%+v: %v", c, err)
 		}
+	}
+}
+
+// TestReset checks that a breaker reset after a session decides the next one as a new
+// breaker does, whatever the first left in it: corrections in the window, an
+// intervention in its cooldown, more failure streaks than it keeps.
+func TestReset(t *testing.T) {
+	var busy []step // a session that leaves everything set
+	for i := range 3 * maxStreaks {
+		busy = append(busy, step{at: time.Duration(i) * time.Second, signals: []detect.Signal{
+			{Kind: detect.UserCorrection}, {Kind: detect.TestFailure, Target: fmt.Sprint("go test ./", i%(2*maxStreaks))}}, ema: 0.9})
+	}
+	goFail := []detect.Signal{{Kind: detect.TestFailure, Target: "go test ./0"}}
+	for i := range 5 {
+		busy = append(busy, step{at: time.Duration(3*maxStreaks+i) * time.Second, signals: goFail, ema: 0.9})
+	}
+	end := busy[len(busy)-1].at
+	next := []step{ // the next session: the same target, at once
+		{at: end + time.Second, signals: goFail, ema: 0.1},
+		{at: end + time.Minute, signals: sig(detect.UserCorrection), ema: 0.2},
+		{at: end + 2*time.Minute, signals: goFail, ema: 0.3},
+		{at: end + 3*time.Minute, signals: goFail, ema: 0.95},
+		{at: end + 4*time.Minute, signals: sig(detect.UserCorrection)},
+		{at: end + 5*time.Minute, signals: sig(detect.UserCorrection)},
+		{at: end + 40*time.Minute, signals: goFail, ema: 0.95},
+	}
+	for name, cfg := range map[string]Config{"default": DefaultConfig(), "seed": SeedConfig()} {
+		t.Run(name, func(t *testing.T) {
+			decide := func(b *CircuitBreaker) []State {
+				var states []State
+				for _, s := range next {
+					b.Update(at(s.at), s.signals, s.ema)
+					if _, ok := b.ShouldIntervene(at(s.at)); ok {
+						b.RecordIntervention(at(s.at))
+					}
+					states = append(states, b.State(at(s.at)))
+				}
+				return states
+			}
+			used := run(t, cfg, nil)
+			for _, s := range busy {
+				used.Update(at(s.at), s.signals, s.ema)
+				if _, ok := used.ShouldIntervene(at(s.at)); ok {
+					used.RecordIntervention(at(s.at))
+				}
+			}
+			if st := used.State(at(end)); st.InterventionCount == 0 || st.CorrectionsInWindow == 0 || st.ConsecutiveFailures < 2 || !st.CooldownActive {
+				t.Fatalf("the first session left nothing to reset: %+v", st)
+			}
+			used.Reset(cfg)
+			got, want := decide(used), decide(New(cfg))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("after Reset:\n%+v\nnew:\n%+v", got, want)
+			}
+			var interventions int
+			for _, st := range want {
+				interventions = max(interventions, st.InterventionCount)
+			}
+			if interventions == 0 {
+				t.Errorf("the next session intervenes nowhere: it checks too little")
+			}
+		})
 	}
 }

@@ -160,16 +160,47 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 			f.end(s.Target)
 		}
 	}
-	seen := map[string]bool{}
-	for _, s := range signals {
-		if s.Kind.IsToolFailure() && f.counts(s.Kind) && !seen[s.Target] {
-			seen[s.Target] = true
-			f.fail(s.Target)
+	var seen map[string]bool // the targets failed, once there are too many to look back over
+	for i, s := range signals {
+		if !s.Kind.IsToolFailure() || !f.counts(s.Kind) {
+			continue
 		}
+		if i >= lookBack {
+			if seen == nil {
+				seen = map[string]bool{}
+				for _, e := range signals[:i] {
+					if e.Kind.IsToolFailure() && f.counts(e.Kind) {
+						seen[e.Target] = true
+					}
+				}
+			}
+			if seen[s.Target] {
+				continue
+			}
+			seen[s.Target] = true
+		} else if f.failedBefore(signals[:i], s.Target) {
+			continue
+		}
+		f.fail(s.Target)
 	}
 	if correction {
 		f.fail(humanTarget)
 	}
+}
+
+// lookBack is how many signals of one event update looks back over to find a target
+// that already failed in it; past them, it keeps a set. (An event's signals are a
+// handful: a set made for each would cost more than the look.)
+const lookBack = 16
+
+// failedBefore reports whether a counted failure of target is among signals.
+func (f *failures) failedBefore(signals []detect.Signal, target string) bool {
+	for _, e := range signals {
+		if e.Target == target && e.Kind.IsToolFailure() && f.counts(e.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // updateSession is the seed's single count.
