@@ -10,6 +10,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -141,6 +142,8 @@ type Policy struct {
 	threshold     int
 	every         time.Duration
 	phrases       []string // lower-cased
+	phraseBytes   [][]byte // the same
+	longest       int      // the longest phrase's bytes
 	git           *detect.CompiledMatch
 	everyEvent    bool
 	commitOnError bool
@@ -166,6 +169,8 @@ func NewPolicy(cfg Config) (*Policy, error) {
 			return nil, errors.New("checkpoint: empty boundary phrase")
 		}
 		p.phrases = append(p.phrases, strings.ToLower(ph))
+		p.phraseBytes = append(p.phraseBytes, []byte(p.phrases[len(p.phrases)-1]))
+		p.longest = max(p.longest, len(p.phrases[len(p.phrases)-1]))
 	}
 	return p, nil
 }
@@ -181,13 +186,37 @@ func (p *Policy) IsTaskBoundary(content string) bool {
 		}
 		return false
 	}
-	for _, ph := range p.phrases {
-		if containsFoldASCII(content, ph) {
-			return true
+	if p.longest > foldChunk/4 { // too long for the chunks: byte by byte
+		for _, ph := range p.phrases {
+			if containsFoldASCII(content, ph) {
+				return true
+			}
+		}
+		return false
+	}
+	// The message lower-cased (ASCII) a chunk at a time, each chunk starting where a
+	// phrase that did not fit in the one before may start, and every phrase looked for
+	// in it as the library looks for a substring.
+	var buf [foldChunk]byte
+	for off := 0; off < len(content); off += foldChunk - (p.longest - 1) {
+		chunk := buf[:min(foldChunk, len(content)-off)]
+		for i := range chunk {
+			chunk[i] = lowerASCII(content[off+i])
+		}
+		for _, ph := range p.phraseBytes {
+			if bytes.Contains(chunk, ph) {
+				return true
+			}
+		}
+		if off+len(chunk) == len(content) {
+			break
 		}
 	}
 	return false
 }
+
+// foldChunk is how many bytes of a message IsTaskBoundary lowers at a time.
+const foldChunk = 4096
 
 // IsGitCommit reports whether a tool output shows a commit.
 func (p *Policy) IsGitCommit(output string) bool { return p.git.Match(output) }

@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,6 +161,93 @@ func TestContainsFoldASCII(t *testing.T) {
 			t.Errorf("containsFoldASCII(%q, %q) = %v", tt.s, tt.sub, got)
 		}
 	}
+}
+
+// anyPhrase is IsTaskBoundary's ASCII matching, phrase by phrase over the whole
+// message: what the chunks must agree with.
+func anyPhrase(p *Policy, content string) bool {
+	for _, ph := range p.phrases {
+		if containsFoldASCII(content, ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTaskBoundaryAcrossChunks puts a phrase, in mixed case, at every offset around
+// the chunks' edges of messages of ASCII and non-ASCII filler, for phrase sets whose
+// longest phrase is short, long, and too long for the chunks.
+func TestTaskBoundaryAcrossChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("abcxyzABCXYZ 0.,\n\tÄöÇ→")
+	filler := func(n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()[:n] // may cut a rune: bytes, not text
+	}
+	long := strings.Repeat("déjà vu ", 20)                 // 200 bytes
+	tooLong := strings.Repeat("x", foldChunk) + " the end" // longer than a chunk
+	base := filler(6 * foldChunk)
+	for _, phrases := range [][]string{SeedBoundaryPhrases(), {"q", long}, {"ok", tooLong}, {"Ça Marche"}} {
+		p := mustPolicy(t, Config{MessageThreshold: 1, TimeThreshold: DefaultConfig().TimeThreshold, GitCommit: SeedGitCommit(), BoundaryPhrases: phrases})
+		step := foldChunk - (p.longest - 1) // where the chunks' edges are (foldChunk when there are none)
+		if step <= 0 {
+			step = foldChunk
+		}
+		for _, ph := range phrases {
+			ph = strings.ToLower(ph)
+			upper := []byte(ph) // its first half upper-cased (ASCII)
+			for i := range len(ph) / 2 {
+				if 'a' <= upper[i] && upper[i] <= 'z' {
+					upper[i] -= 'a' - 'A'
+				}
+			}
+			for _, edge := range []int{step, 2 * step, 3 * step} {
+				for at := max(0, edge-len(ph)-2); at <= edge+2; at++ {
+					if at > edge-len(ph)+4 && at < edge-4 { // a long phrase: its ends about the edge
+						continue
+					}
+					msg := base[:at] + string(upper) + base[at:at+rng.IntN(2*foldChunk)]
+					if got, want := p.IsTaskBoundary(msg), anyPhrase(p, msg); got != want || !want {
+						t.Fatalf("phrases %.20q, %.20q at %d of %d bytes: %v, want %v", phrases, ph, at, len(msg), got, want)
+					}
+					cut := msg[:at+len(ph)-1] // the phrase's last byte gone
+					if got, want := p.IsTaskBoundary(cut), anyPhrase(p, cut); got != want {
+						t.Fatalf("phrases %.20q, %.20q cut at %d: %v, want %v", phrases, ph, len(cut), got, want)
+					}
+				}
+			}
+		}
+		for range 50 {
+			msg := filler(rng.IntN(4 * foldChunk))
+			if got, want := p.IsTaskBoundary(msg), anyPhrase(p, msg); got != want {
+				t.Fatalf("phrases %.20q, %d bytes of filler: %v, want %v", phrases, len(msg), got, want)
+			}
+		}
+	}
+}
+
+// FuzzTaskBoundary holds the chunked matching to the phrase-by-phrase one.
+func FuzzTaskBoundary(f *testing.F) {
+	f.Add("we're DONE here", "done", "next")
+	f.Add(strings.Repeat("a", foldChunk-2)+"NEXT", "next", "x")
+	f.Fuzz(func(t *testing.T, msg, a, b string) {
+		var phrases []string
+		for _, ph := range []string{a, b} {
+			if ph != "" {
+				phrases = append(phrases, ph)
+			}
+		}
+		p, err := NewPolicy(Config{MessageThreshold: 1, TimeThreshold: DefaultConfig().TimeThreshold, GitCommit: SeedGitCommit(), BoundaryPhrases: phrases})
+		if err != nil {
+			t.Skip()
+		}
+		if got, want := p.IsTaskBoundary(msg), anyPhrase(p, msg); got != want {
+			t.Fatalf("IsTaskBoundary(%q) with %q = %v, want %v", msg, phrases, got, want)
+		}
+	})
 }
 
 // TestSeedCounting checks each of the seed's counting rules (SeedConfig) against
