@@ -382,7 +382,7 @@ type Decision struct {
 }
 
 // Decide runs the frustration EMA (ema) and the breaker (bc) over the trace as the
-// processor does, into d (reset first; its slices are reused).
+// processor does, into d (reset first; its slices, and the breaker it keeps, are reused).
 func (t *Trace) Decide(ema detect.EMAConfig, bc breaker.Config, d *Decision) {
 	d.Interventions, d.Kinds, d.Times, d.PeakFrustration = d.Interventions[:0], d.Kinds[:0], d.Times[:0], 0
 	var br *breaker.CircuitBreaker

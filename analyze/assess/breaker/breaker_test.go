@@ -669,9 +669,9 @@ func TestReset(t *testing.T) {
 	}
 	for name, cfg := range map[string]Config{"default": DefaultConfig(), "seed": SeedConfig()} {
 		t.Run(name, func(t *testing.T) {
-			decide := func(b *CircuitBreaker) []State {
+			feed := func(b *CircuitBreaker, steps []step) []State { // as the processor does
 				var states []State
-				for _, s := range next {
+				for _, s := range steps {
 					b.Update(at(s.at), s.signals, s.ema)
 					if _, ok := b.ShouldIntervene(at(s.at)); ok {
 						b.RecordIntervention(at(s.at))
@@ -680,18 +680,12 @@ func TestReset(t *testing.T) {
 				}
 				return states
 			}
-			used := run(t, cfg, nil)
-			for _, s := range busy {
-				used.Update(at(s.at), s.signals, s.ema)
-				if _, ok := used.ShouldIntervene(at(s.at)); ok {
-					used.RecordIntervention(at(s.at))
-				}
-			}
-			if st := used.State(at(end)); st.InterventionCount == 0 || st.CorrectionsInWindow == 0 || st.ConsecutiveFailures < 2 || !st.CooldownActive {
+			used := New(cfg)
+			if st := feed(used, busy)[len(busy)-1]; st.InterventionCount == 0 || st.CorrectionsInWindow == 0 || st.ConsecutiveFailures < 2 || !st.CooldownActive {
 				t.Fatalf("the first session left nothing to reset: %+v", st)
 			}
 			used.Reset(cfg)
-			got, want := decide(used), decide(New(cfg))
+			got, want := feed(used, next), feed(New(cfg), next)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("after Reset:\n%+v\nnew:\n%+v", got, want)
 			}

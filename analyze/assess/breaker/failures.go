@@ -137,6 +137,9 @@ func (f *failures) counts(k detect.Kind) bool {
 	return false
 }
 
+// counted reports whether a signal of kind k is a failure that counts.
+func (f *failures) counted(k detect.Kind) bool { return k.IsToolFailure() && f.counts(k) }
+
 // update folds one event's tool signals (and whether it was a correction) into the
 // streaks.
 func (f *failures) update(signals []detect.Signal, correction bool) {
@@ -162,14 +165,14 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 	}
 	var seen map[string]bool // the targets failed, once there are too many to look back over
 	for i, s := range signals {
-		if !s.Kind.IsToolFailure() || !f.counts(s.Kind) {
+		if !f.counted(s.Kind) {
 			continue
 		}
 		if i >= lookBack {
 			if seen == nil {
 				seen = map[string]bool{}
 				for _, e := range signals[:i] {
-					if e.Kind.IsToolFailure() && f.counts(e.Kind) {
+					if f.counted(e.Kind) {
 						seen[e.Target] = true
 					}
 				}
@@ -196,7 +199,7 @@ const lookBack = 16
 // failedBefore reports whether a counted failure of target is among signals.
 func (f *failures) failedBefore(signals []detect.Signal, target string) bool {
 	for _, e := range signals {
-		if e.Target == target && e.Kind.IsToolFailure() && f.counts(e.Kind) {
+		if e.Target == target && f.counted(e.Kind) {
 			return true
 		}
 	}

@@ -168,9 +168,9 @@ func NewPolicy(cfg Config) (*Policy, error) {
 		if ph == "" {
 			return nil, errors.New("checkpoint: empty boundary phrase")
 		}
-		p.phrases = append(p.phrases, strings.ToLower(ph))
-		p.phraseBytes = append(p.phraseBytes, []byte(p.phrases[len(p.phrases)-1]))
-		p.longest = max(p.longest, len(p.phrases[len(p.phrases)-1]))
+		lower := strings.ToLower(ph)
+		p.phrases, p.phraseBytes = append(p.phrases, lower), append(p.phraseBytes, []byte(lower))
+		p.longest = max(p.longest, len(lower))
 	}
 	return p, nil
 }
