@@ -22,8 +22,10 @@
 // The package refuses to guess: a file that is not valid TOML, a value of the wrong
 // type, a negative limit or one outside the range of a 32-bit integer (the tables'
 // columns), a phase time that is Go's zero time (0001-01-01T00:00:00Z, which stands for
-// no time; left unknown), an unknown phase status, a phase without a bead id is
-// reported as an [input.Problem] with the file, the line where one is known, and what to
-// do; the rest of the file is used as far as it can be. It reads only the fields named
+// no time; left unknown), a phase time more than a year from the median of the
+// nebula's phase times ([clockfault.Far]: a clock fault, kept as written), an unknown
+// phase status, a phase without a bead id is reported as an [input.Problem] with the
+// file, the line where one is known, and what to do; the rest of the file is used as
+// far as it can be. It reads only the fields named
 // above, and only quasar's YAML keys (no general YAML).
 package nebula

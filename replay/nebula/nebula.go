@@ -17,6 +17,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/join"
 )
@@ -214,6 +215,12 @@ func ReadState(file string, r io.Reader, jc *join.Context) []input.Problem {
 		report(0, input.ProblemInvalid, "has both [phases] and legacy [tasks]; [tasks] ignored, as quasar does")
 	}
 	lines := phaseLines(b)
+	type stamp struct {
+		phase *join.Phase
+		field string
+	}
+	var stamps []stamp // the phases' times, for the check of far-off ones
+	var times []time.Time
 	for id, ps := range phases {
 		line := lines[id]
 		if ps == nil {
@@ -238,6 +245,13 @@ func ReadState(file string, r io.Reader, jc *join.Context) []input.Problem {
 				Summary: rp.Summary, Source: "nebula_state"}
 		}
 		n.Phases = append(n.Phases, ph)
+		stamps = append(stamps, stamp{ph, "created_at"}, stamp{ph, "updated_at"})
+		times = append(times, ph.CreatedAt, ph.UpdatedAt)
+	}
+	for _, j := range clockfault.Far(times) {
+		st := stamps[j]
+		report(st.phase.Line, input.ProblemInvalid, "phase %q %s %s is more than a year from the median of the nebula's phase times (a clock fault); kept as written: it only tells apart the phases of a reused bead id",
+			st.phase.ID, st.field, times[j].Format(time.RFC3339Nano))
 	}
 	sortProblems(probs)
 	return probs

@@ -234,7 +234,8 @@ func FuzzReadConfig(f *testing.F) {
 }
 
 // TestReadZeroTimeAndOutOfRange: a phase time that is Go's zero time (which stands for
-// no time in the join) is reported and left unknown, not lost silently; a
+// no time in the join) is reported and left unknown, not lost silently; one more than
+// a year from the median of the nebula's phase times is reported and kept; a
 // max_review_cycles outside the range of a 32-bit integer (the tables' column, where it
 // would wrap) is reported and ignored, in the manifest, a phase file and the
 // configuration. The largest 32-bit number and an ordinary time are read as they are.
@@ -262,6 +263,17 @@ func TestReadZeroTimeAndOutOfRange(t *testing.T) {
 		{name: "a second after the zero time is a time",
 			files:     map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = 0001-01-01T00:00:01Z\n"},
 			maxCycles: 3, created: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
+		{name: "a phase time more than a year from the others' is reported and kept",
+			files: map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = 0001-01-01T00:00:01Z\nupdated_at = 2026-02-23T17:00:00Z\n" +
+				"[phases.b]\nbead_id = 'q-b'\nstatus = 'done'\ncreated_at = 2026-02-23T18:00:00Z\nupdated_at = 2099-01-01T00:00:00Z\n" +
+				"[phases.c]\nbead_id = 'q-c'\nstatus = 'done'\ncreated_at = 2025-03-01T00:00:00Z\n"},
+			maxCycles: 3, created: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),
+			want: []string{`n/nebula.state.toml:2:invalid_record phase "a" created_at 0001-01-01T00:00:01Z is more than a year from the median of the nebula's phase times (a clock fault); kept as written`,
+				`n/nebula.state.toml:7:invalid_record phase "b" updated_at 2099-01-01T00:00:00Z is more than a year`}},
+		{name: "phase times within a year of their median are not",
+			files: map[string]string{"n/nebula.toml": "", "n/nebula.state.toml": state + "created_at = 2025-03-01T00:00:00Z\n" +
+				"[phases.b]\nbead_id = 'q-b'\nstatus = 'done'\ncreated_at = 2025-12-01T00:00:00Z\nupdated_at = 2026-02-28T00:00:00Z\n"},
+			maxCycles: 3, created: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)},
 		{name: "manifest max_review_cycles past int32",
 			files: map[string]string{"n/nebula.toml": "[execution]\nmax_review_cycles = 2147483648\n", "n/nebula.state.toml": state,
 				"quasar.yaml": "max_review_cycles: 6\n"},
