@@ -177,7 +177,10 @@ func NewPolicy(cfg Config) (*Policy, error) {
 
 // IsTaskBoundary reports whether a human message announces a task boundary.
 func (p *Policy) IsTaskBoundary(content string) bool {
-	if p.unicodeCase {
+	switch {
+	case len(p.phrases) == 0:
+		return false
+	case p.unicodeCase:
 		lower := strings.ToLower(content)
 		for _, ph := range p.phrases {
 			if strings.Contains(lower, ph) {
@@ -185,8 +188,7 @@ func (p *Policy) IsTaskBoundary(content string) bool {
 			}
 		}
 		return false
-	}
-	if p.longest > foldChunk/4 { // too long for the chunks: byte by byte
+	case p.longest > foldChunk/4: // too long for the chunks: byte by byte
 		for _, ph := range p.phrases {
 			if containsFoldASCII(content, ph) {
 				return true

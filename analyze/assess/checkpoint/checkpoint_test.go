@@ -190,7 +190,7 @@ func TestTaskBoundaryAcrossChunks(t *testing.T) {
 	long := strings.Repeat("déjà vu ", 20)                 // 200 bytes
 	tooLong := strings.Repeat("x", foldChunk) + " the end" // longer than a chunk
 	base := filler(6 * foldChunk)
-	for _, phrases := range [][]string{SeedBoundaryPhrases(), {"q", long}, {"ok", tooLong}, {"Ça Marche"}} {
+	for _, phrases := range [][]string{SeedBoundaryPhrases(), {"q", long}, {"ok", tooLong}, {"Ça Marche"}, {}} {
 		p := mustPolicy(t, Config{MessageThreshold: 1, TimeThreshold: DefaultConfig().TimeThreshold, GitCommit: SeedGitCommit(), BoundaryPhrases: phrases})
 		step := foldChunk - (p.longest - 1) // where the chunks' edges are (foldChunk when there are none)
 		if step <= 0 {
@@ -219,6 +219,9 @@ func TestTaskBoundaryAcrossChunks(t *testing.T) {
 					}
 				}
 			}
+		}
+		if len(phrases) == 0 && p.IsTaskBoundary("done, next") {
+			t.Fatal("no phrases: a boundary")
 		}
 		for range 50 {
 			msg := filler(rng.IntN(4 * foldChunk))
