@@ -800,6 +800,10 @@ func (o *Output) Commit() error {
 		removeTemps()
 		return err
 	}
+	discard := func() { // every temporary, the manifest's too
+		removeTemps()
+		os.Remove(mtmp)
+	}
 	// The manifest first out of the way, then each table, the manifest last into place.
 	tables := make([]placing, len(o.tables))
 	for i, t := range o.tables {
@@ -808,20 +812,17 @@ func (o *Output) Commit() error {
 	man := placing{tmp: mtmp, final: o.ManifestPath()}
 	for _, p := range append(slices.Clip(tables), man) {
 		if fi, err := os.Lstat(p.final); err == nil && fi.IsDir() {
-			removeTemps()
-			os.Remove(mtmp)
+			discard()
 			return fmt.Errorf("output %s: is a folder; nothing was replaced (move it away, or choose another --out)", p.final)
 		}
 	}
 	if err := man.aside(o.rename); err != nil { // no manifest while the tables move
-		removeTemps()
-		os.Remove(mtmp)
+		discard()
 		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), unwrapPathError(err))
 	}
 	// fail takes back what the renames did, the manifest's moving aside included.
 	fail := func(final string, moved []placing, err error) error {
-		removeTemps()
-		os.Remove(mtmp)
+		discard()
 		replaced := 0
 		for _, p := range moved {
 			if p.placed {

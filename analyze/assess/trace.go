@@ -281,7 +281,9 @@ func (w *traceWriter) list(k int) []detect.Signal {
 }
 
 // hashSignals hashes a signal list: FNV-1a over each signal's kind, source and
-// target, each string followed by a 0.
+// target, each string followed by a 0. (hash/fnv would take the strings as bytes, a
+// copy each; maphash's seed is random, and analyze keeps even its buckets
+// deterministic.)
 func hashSignals(signals []detect.Signal) uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)

@@ -56,10 +56,9 @@
 // the bead's line and what to do, and the rest is used as far as it is consistent. A
 // run whose first comment is not cycle 1 is reported and skipped. A cycle comment whose
 // cycle is negative or lies outside the range of a 32-bit integer (the tables' columns)
-// is reported and skipped; a max-cycles comment whose N is is reported and gives no
-// MaxCycles. A field of the wrong
-// JSON type is reported and the bead read without it; a line holding several beads (a
-// lost newline, or a bead cut off mid-write with the next written straight after it)
-// is reported and its complete beads are read. Beads of other projects — no cycle
+// is reported and skipped; a max-cycles comment whose N is either is reported and gives
+// no MaxCycles. A field of the wrong JSON type is reported and the bead read without
+// it; a line holding several beads (a lost newline, or a bead cut off mid-write with
+// the next written straight after it) is reported and its complete beads are read. Beads of other projects — no cycle
 // comments at all — are not problems: they are counted in the notes.
 package beads

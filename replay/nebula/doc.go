@@ -26,6 +26,6 @@
 // nebula's phase times ([clockfault.Far]: a clock fault, kept as written), an unknown
 // phase status, a phase without a bead id is reported as an [input.Problem] with the
 // file, the line where one is known, and what to do; the rest of the file is used as
-// far as it can be. It reads only the fields named
-// above, and only quasar's YAML keys (no general YAML).
+// far as it can be. It reads only the fields named above, and only quasar's YAML keys
+// (no general YAML).
 package nebula
