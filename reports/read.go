@@ -36,6 +36,7 @@ type RowReader[T any] struct {
 	f    *os.File
 	rd   *parquet.GenericReader[T]
 	buf  []T
+	mend TimeMend[T]
 	i, n int
 	err  error
 	done bool
@@ -57,11 +58,11 @@ func OpenRows[T any](path string, batch int) (*RowReader[T], error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &RowReader[T]{path: path, f: f, rd: parquet.NewGenericReader[T](pf), buf: make([]T, max(batch, 1))}, nil
+	return &RowReader[T]{path: path, f: f, rd: parquet.NewGenericReader[T](pf), buf: make([]T, max(batch, 1)), mend: NewTimeMend[T]()}, nil
 }
 
 // Next returns the next row, or nil at the end of the file or on an error (Err says
-// which). The row is the reader's until the next call: a caller that keeps it keeps
+// which); its times are as written, even those parquet-go reads wrong ([TimeMend]). The row is the reader's until the next call: a caller that keeps it keeps
 // a copy, which may share its slices and pointers — the reader never reuses those.
 func (r *RowReader[T]) Next() *T {
 	for r.i == r.n {
@@ -73,6 +74,7 @@ func (r *RowReader[T]) Next() *T {
 			r.n, err = r.rd.Read(r.buf)
 			return err
 		})
+		r.mend.Mend(r.buf[:r.n])
 		r.i = 0
 		if r.n == 0 && r.err == nil { // nothing and no error: read as the end, never a loop
 			r.err = io.EOF

@@ -431,11 +431,12 @@ func (r *Results) Find(id string) (*reports.RunRow, error) {
 	return row, err
 }
 
-// readBatch is rd.Read(buf), [reports.Guarded].
+// readBatch is rd.Read(buf), [reports.Guarded], its times mended ([reports.TimeMend]).
 func readBatch[T any](rd *parquet.GenericReader[T], buf []T) (n int, err error) {
 	err = reports.Guarded(func() error {
 		n, err = rd.Read(buf)
 		return err
 	})
+	reports.NewTimeMend[T]().Mend(buf[:n])
 	return n, err
 }

@@ -365,3 +365,53 @@ func TestKeyColumns(t *testing.T) {
 		})
 	}
 }
+
+// TestFarTimes: a session whose times lie outside 1677–2262 — which parquet-go reads
+// into a time.Time wrapped, the year 1 as 1754 — is shown with its times as written,
+// through the key index, the run table's row and the session's tables.
+func TestFarTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	out, err := reports.NewOutput(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Abort()
+	runs, _ := reports.NewTable[reports.RunRow](out, "")
+	events, _ := reports.NewTable[reports.EventRow](out, "events")
+	ivs, _ := reports.NewTable[reports.InterventionRow](out, "interventions")
+	reports.NewTable[reports.CheckpointRow](out, "checkpoints")
+	start := time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
+	end := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, err := range []error{
+		runs.Write(reports.RunRow{RunKey: "far", Kind: "session", StartedAt: &start, EndedAt: &end, Events: ptr[int32](1)}),
+		events.Write(reports.EventRow{SessionKey: "far", Index: 1, At: &end, Kind: "user_message", Signals: []string{}}),
+		ivs.Write(reports.InterventionRow{SessionKey: "far", EventIndex: 1, At: &start, Type: "clarification_pause"}),
+		out.Commit(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d, err := r.Detail("far")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Session; s.StartedAt == nil || !s.StartedAt.Equal(start) || s.EndedAt == nil || !s.EndedAt.Equal(end) {
+		t.Errorf("session from %v to %v, want %v to %v", s.StartedAt, s.EndedAt, start, end)
+	}
+	if len(d.Interventions) != 1 || d.Interventions[0].At == nil || !d.Interventions[0].At.Equal(start) {
+		t.Errorf("interventions %+v, want one at %v", d.Interventions, start)
+	}
+	h, err := r.History(HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Sessions) != 1 || h.Sessions[0].StartedAt == nil || !h.Sessions[0].StartedAt.Equal(start) {
+		t.Errorf("history %+v, want the session from %v", h.Sessions, start)
+	}
+}
