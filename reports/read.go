@@ -62,8 +62,9 @@ func OpenRows[T any](path string, batch int) (*RowReader[T], error) {
 }
 
 // Next returns the next row, or nil at the end of the file or on an error (Err says
-// which); its times are as written, even those parquet-go reads wrong ([TimeMend]). The row is the reader's until the next call: a caller that keeps it keeps
-// a copy, which may share its slices and pointers — the reader never reuses those.
+// which); its times are as written, even those parquet-go reads wrong ([TimeMend]).
+// The row is the reader's until the next call: a caller that keeps it keeps a copy,
+// which may share its slices and pointers — the reader never reuses those.
 func (r *RowReader[T]) Next() *T {
 	for r.i == r.n {
 		if r.done {

@@ -82,7 +82,8 @@ func inverse(odd uint64) uint64 {
 	return x
 }
 
-// Mend restores the times of rows read by parquet-go.
+// Mend restores the times of rows just read by parquet-go, once: a far-off time
+// mended again is not.
 func (m TimeMend[T]) Mend(rows []T) {
 	if len(m.fields) == 0 {
 		return
