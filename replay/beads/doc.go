@@ -47,9 +47,10 @@
 // # Bad input
 //
 // Nothing stops the replay. A line that is not JSON, a bead without an id, a duplicate
-// (id, created_at), a comment without a readable time or with one more than a year
-// from the bead's other comments (a clock fault; an export's order says nothing of
-// time, so nothing finer can be told), a cycle out of sequence, a
+// (id, created_at), a comment without a readable time or with one more than a year from
+// the bead's other comments (a clock fault; an export's order says nothing of time, so
+// nothing finer can be told), a run's bead created more than a year from its comments
+// (kept as written: it tells a reused id's beads apart), a cycle out of sequence, a
 // comment after the run's outcome, a comment that follows no convention inside a run, a
 // review-finding child without a parent (or whose parent has no reviewer comment before
 // it), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
@@ -59,6 +60,7 @@
 // is reported and skipped; a max-cycles comment whose N is either is reported and gives
 // no MaxCycles. A field of the wrong JSON type is reported and the bead read without
 // it; a line holding several beads (a lost newline, or a bead cut off mid-write with
-// the next written straight after it) is reported and its complete beads are read. Beads of other projects — no cycle
-// comments at all — are not problems: they are counted in the notes.
+// the next written straight after it) is reported and its complete beads are read.
+// Beads of other projects — no cycle comments at all — are not problems: they are
+// counted in the notes.
 package beads

@@ -290,6 +290,7 @@ func (rd *reader) parseComments(b *bead) {
 	}
 	if b.hasCycle {
 		rd.dropClockFaults(b)
+		rd.checkCreation(b)
 	}
 	slices.SortStableFunc(b.comments, func(p, q note) int {
 		return cmp.Or(p.at.Compare(q.at), cmp.Compare(p.order, q.order))
@@ -314,6 +315,25 @@ func (rd *reader) dropClockFaults(b *bead) {
 	}
 	for k := len(far) - 1; k >= 0; k-- {
 		b.comments = slices.Delete(b.comments, far[k], far[k]+1)
+	}
+}
+
+// checkCreation reports a run's bead whose created_at is more than a year from its
+// comments (a clock fault in one or the other). The time is kept as written: it tells
+// apart the beads of a reused id, and it is only the run's task_created_at.
+func (rd *reader) checkCreation(b *bead) {
+	if b.created.IsZero() || len(b.comments) == 0 {
+		return // unknown, and reported as such; or nothing to hold it to
+	}
+	times := make([]time.Time, 0, len(b.comments)+1)
+	times = append(times, b.created)
+	for _, c := range b.comments {
+		times = append(times, c.at)
+	}
+	if far := clockfault.Far(times); len(far) > 0 && far[0] == 0 {
+		rd.report(b.line, input.ProblemInvalid,
+			"bead %s: created_at %s is more than a year from the bead's comments (a clock fault in one or the other); kept as written",
+			b.ID, b.created.Format(time.RFC3339))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/clockfault"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/replay/input/inputtest"
 	"github.com/loopwatch/loopwatch/replay/join"
@@ -520,6 +521,34 @@ func TestReadFarCommits(t *testing.T) {
 			if tt.joined != (len(probs) == 0) || !tt.joined && (probs[0].Kind != input.ProblemUnmatched || !strings.Contains(probs[0].Detail, tt.away+" from cycle 1")) {
 				t.Errorf("problems %v", probs)
 			}
+		})
+	}
+}
+
+// TestReadFarCreation: a run's bead created more than a year from its comments is
+// reported at its line and kept as written (its run's task_created_at); one created
+// within a year of them, or at the far-off time its comments share, is not reported.
+func TestReadFarCreation(t *testing.T) {
+	comments := []c{{"2026-02-24T10:05:00Z", coder(1)}, {"2026-02-24T10:06:00Z", reviewer(1)}, {"2026-02-24T10:07:00Z", report}}
+	for _, tt := range []struct {
+		name, created string
+		problems      []string
+	}{
+		{"the year 1", "0001-01-01T00:00:01Z", []string{"1:invalid_record bead q-1: created_at 0001-01-01T00:00:01Z is more than a year from the bead's comments (a clock fault in one or the other); kept as written"}},
+		{"Go's zero time", "0001-01-01T00:00:00Z", []string{"1:invalid_record bead q-1: created_at 0001-01-01T00:00:00Z is more than a year"}},
+		{"2099", "2099-02-24T10:00:00Z", []string{"1:invalid_record bead q-1: created_at 2099-02-24T10:00:00Z is more than a year"}},
+		{"eleven months before", "2025-03-24T10:00:00Z", nil},
+		{"the same day", "2026-02-24T10:00:00Z", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs, _ := Read("issues.jsonl", strings.NewReader(line("q-1", tt.created, "closed", "", comments...)), nil)
+			inputtest.Problems(t, probs, tt.problems)
+			parsed, _ := time.Parse(time.RFC3339, tt.created)
+			want := clockfault.Recorded(parsed) // Go's zero time a nanosecond later, as every reader takes it
+			if len(runs) != 1 || runSummary(runs[0]) != "q-1#1 approved 1 [0]" || !runs[0].TaskCreatedAt.Equal(want) {
+				t.Fatalf("runs %v, want one approved run created at %s", runs, tt.created)
+			}
+			checkRun(t, runs[0])
 		})
 	}
 }
