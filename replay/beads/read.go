@@ -319,8 +319,9 @@ func (rd *reader) dropClockFaults(b *bead) {
 }
 
 // checkCreation reports a run's bead whose created_at is more than a year from its
-// comments (a clock fault in one or the other). The time is kept as written: it tells
-// apart the beads of a reused id, and it is only the run's task_created_at.
+// comments (a clock fault in one or the other). The time is kept as written: it is what
+// tells apart the beads of a reused id (their keys, their nebula phases), and the run's
+// task_created_at.
 func (rd *reader) checkCreation(b *bead) {
 	if b.created.IsZero() || len(b.comments) == 0 {
 		return // unknown, and reported as such; or nothing to hold it to
