@@ -43,16 +43,17 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		name    string
 		hash    string
 		outcome func(k int) unitOutcome // of held[k]
+		kept    int                     // the slot of kept its outcomes stay in; -1: none
 	}
 	// The default first (the replay's order: the configured detector, then what it is
 	// compared with), the tuned choice, the seed preset, the shipped baseline.
-	rows := []rowUnits{{RowDefault, def.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, def, us.idx[held[k]], dec, true) }},
+	rows := []rowUnits{{RowDefault, def.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, def, us.idx[held[k]], dec, true) }, 0},
 		{RowTuned, "", func(k int) unitOutcome {
 			i := held[k]
 			return s.outcome(tr.Target, tr.Configs[tr.FoldChoice[us.fold[i]]], us.idx[i], dec, true)
-		}},
-		{RowSeed, seed.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, seed, us.idx[held[k]], dec, true) }},
-		{RowShipped, "", func(k int) unitOutcome { return s.shippedOutcome(tr.Target, us.idx[held[k]]) }}}
+		}, 1},
+		{RowSeed, seed.Hash, func(k int) unitOutcome { return s.outcome(tr.Target, seed, us.idx[held[k]], dec, true) }, -1},
+		{RowShipped, "", func(k int) unitOutcome { return s.shippedOutcome(tr.Target, us.idx[held[k]]) }, -1}}
 	if chose && tr.Final >= 0 {
 		rows[1].hash = tr.Configs[tr.Final].Hash
 	}
@@ -102,11 +103,11 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 			tr.Curves = append(tr.Curves, NamedCurve{Detector: string(tr.Target), Config: r.name, Curve: eval.Curves(obs)})
 		}
 		tr.Rows = append(tr.Rows, row)
-		if j := slices.Index([]string{RowDefault, RowTuned}, r.name); j >= 0 {
+		if r.kept >= 0 {
 			for k := range outcomes {
 				outcomes[k].interventions = nil
 			}
-			kept[j] = outcomes
+			kept[r.kept] = outcomes
 		}
 	}
 	if !chose {

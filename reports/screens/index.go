@@ -271,6 +271,7 @@ func readRows(rg parquet.RowGroup, start, end int64, next func() (int64, bool), 
 	rd := parquet.NewGenericRowGroupReader[reports.RunRow](rg)
 	defer rd.Close()
 	buf := make([]reports.RunRow, rowsBatch)
+	mend := reports.NewTimeMend[reports.RunRow]()
 	pos := start // the row the reader reads next
 	for {
 		want, ok := next()
@@ -284,7 +285,7 @@ func readRows(rg parquet.RowGroup, start, end int64, next func() (int64, bool), 
 			pos = want
 		}
 		clear(buf)
-		n, err := readBatch(rd, buf[:min(rowsBatch, end-pos)])
+		n, err := readBatch(rd, buf[:min(rowsBatch, end-pos)], mend)
 		for j := range buf[:n] {
 			for want, ok := next(); ok && want == pos+int64(j); want, ok = next() {
 				take(&buf[j])
@@ -431,12 +432,12 @@ func (r *Results) Find(id string) (*reports.RunRow, error) {
 	return row, err
 }
 
-// readBatch is rd.Read(buf), [reports.Guarded], its times mended ([reports.TimeMend]).
-func readBatch[T any](rd *parquet.GenericReader[T], buf []T) (n int, err error) {
+// readBatch is rd.Read(buf), [reports.Guarded], its times mended by mend.
+func readBatch[T any](rd *parquet.GenericReader[T], buf []T, mend reports.TimeMend[T]) (n int, err error) {
 	err = reports.Guarded(func() error {
 		n, err = rd.Read(buf)
 		return err
 	})
-	reports.NewTimeMend[T]().Mend(buf[:n])
+	mend.Mend(buf[:n])
 	return n, err
 }

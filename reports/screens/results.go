@@ -448,13 +448,14 @@ func readSession[T any](p *part, table, key string, keyOf func(*T) string) ([]T,
 	}
 	var out []T
 	buf := make([]T, 512)
+	mend := reports.NewTimeMend[T]()
 	for i, rg := range pf.RowGroups() {
 		if col >= 0 && !mayHold(pf.Metadata().RowGroups[i].Columns[col].MetaData.Statistics, key) {
 			continue
 		}
 		rd := parquet.NewGenericRowGroupReader[T](rg)
 		for {
-			n, err := readBatch(rd, buf)
+			n, err := readBatch(rd, buf, mend)
 			for j := range buf[:n] {
 				if keyOf(&buf[j]) == key {
 					out = append(out, buf[j])
