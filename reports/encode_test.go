@@ -202,8 +202,8 @@ func TestTableBytesDoNotDependOnTiming(t *testing.T) {
 		if seed != 0 {
 			out.pages = &gatedPool{BufferPool: parquet.NewBufferPool(), jitter: rand.New(rand.NewPCG(seed, seed))}
 		}
-		preds, _ := NewTable[PredictionRow](out, "predictions")
-		probs, _ := NewTable[ProblemRow](out, "problems")
+		preds := mustTable[PredictionRow](t, out, "predictions")
+		probs := mustTable[ProblemRow](t, out, "problems")
 		for i, j := 0, 0; i < len(rows) || j < len(problems); i, j = i+37, j+3 {
 			if i < len(rows) {
 				if err := preds.Write(rows[i:min(i+37, len(rows))]...); err != nil {
@@ -261,16 +261,16 @@ func TestSealAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := NewTable[ProblemRow](out, "a")
-	b, _ := NewTable[ProblemRow](out, "b")
-	c, _ := NewTable[ProblemRow](out, "c")
+	a := mustTable[ProblemRow](t, out, "a")
+	b := mustTable[ProblemRow](t, out, "b")
+	c := mustTable[ProblemRow](t, out, "c")
 	a.Write(ProblemRow{File: "a"})
 	b.Write(ProblemRow{File: "b"})
 	other, err := NewOutput(filepath.Join(t.TempDir(), "other.parquet"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, _ := NewTable[ProblemRow](other, "gone")
+	gone := mustTable[ProblemRow](t, other, "gone")
 	other.Abort()
 	err = SealAll(a, gone, b, failingSealer{"late"})
 	if err == nil || !strings.Contains(err.Error(), "committed or aborted") {

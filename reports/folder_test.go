@@ -29,8 +29,8 @@ func TestFolderOutput(t *testing.T) {
 	if !IsFolder(dir) {
 		t.Error("an existing folder is a folder")
 	}
-	runs, _ := NewTable[ProblemRow](out, "")
-	events, _ := NewTable[ProblemRow](out, "events")
+	runs := mustTable[ProblemRow](t, out, "")
+	events := mustTable[ProblemRow](t, out, "events")
 	runs.Write(ProblemRow{File: "a"}, ProblemRow{File: "b"})
 	events.Write(ProblemRow{File: "e"})
 	if got, want := out.Path("events"), filepath.Join(dir, "events", "shard=2", "part-0.parquet"); got != want {
@@ -71,7 +71,7 @@ func TestFolderOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt, _ := NewTable[ProblemRow](merged, "metrics")
+	mt := mustTable[ProblemRow](t, merged, "metrics")
 	mt.Write(ProblemRow{})
 	if err := merged.Commit(); err != nil {
 		t.Fatal(err)
@@ -86,9 +86,9 @@ func TestFolderOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, _ := NewTable[ProblemRow](other, "checkpoints")
+	tb := mustTable[ProblemRow](t, other, "checkpoints")
 	tb.Write(ProblemRow{})
-	ev, _ := NewTable[ProblemRow](other, "events")
+	ev := mustTable[ProblemRow](t, other, "events")
 	ev.Write(ProblemRow{})
 	other.Abort()
 	if _, err := os.Stat(filepath.Join(dir, "checkpoints", "shard=0")); !os.IsNotExist(err) {

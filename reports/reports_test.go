@@ -139,6 +139,16 @@ func TestRowGroupsAreBounded(t *testing.T) {
 	}
 }
 
+// mustTable is NewTable failing the test on an error.
+func mustTable[T any](t testing.TB, o *Output, name string) *Table[T] {
+	t.Helper()
+	tb, err := NewTable[T](o, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
 	es, _ := os.ReadDir(dir)

@@ -376,10 +376,21 @@ func TestFarTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Abort()
-	runs, _ := reports.NewTable[reports.RunRow](out, "")
-	events, _ := reports.NewTable[reports.EventRow](out, "events")
-	ivs, _ := reports.NewTable[reports.InterventionRow](out, "interventions")
-	reports.NewTable[reports.CheckpointRow](out, "checkpoints")
+	runs, err := reports.NewTable[reports.RunRow](out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := reports.NewTable[reports.EventRow](out, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs, err := reports.NewTable[reports.InterventionRow](out, "interventions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reports.NewTable[reports.CheckpointRow](out, "checkpoints"); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
 	end := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, err := range []error{

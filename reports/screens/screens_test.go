@@ -472,8 +472,13 @@ func TestMixedOrIncompleteOutputIsRefused(t *testing.T) {
 	if _, err := reports.NewTable[reports.RunRow](out, ""); err != nil {
 		t.Fatal(err)
 	}
-	ev, _ := reports.NewTable[reports.EventRow](out, "events")
-	ev.Write(reports.EventRow{SessionKey: keyA, Index: 1, Kind: "user_message"})
+	ev, err := reports.NewTable[reports.EventRow](out, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Write(reports.EventRow{SessionKey: keyA, Index: 1, Kind: "user_message"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := out.Commit(); err != nil {
 		t.Fatal(err)
 	}
