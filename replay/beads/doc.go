@@ -53,7 +53,8 @@
 // (kept as written: it tells a reused id's beads apart), a cycle out of sequence, a
 // comment after the run's outcome, a comment that follows no convention inside a run, a
 // review-finding child without a parent (or whose parent has no reviewer comment before
-// it), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
+// it; one created more than a year after its parent's last reviewer comment joins that
+// comment's cycle, reported), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
 // the bead's line and what to do, and the rest is used as far as it is consistent. A
 // run whose first comment is not cycle 1 is reported and skipped. A cycle comment whose
 // cycle is negative or lies outside the range of a 32-bit integer (the tables' columns)

@@ -552,3 +552,36 @@ func TestReadFarCreation(t *testing.T) {
 		})
 	}
 }
+
+// TestReadFarFinding: a review-finding child created more than a year after its
+// parent's last reviewer comment is reported as a clock fault and joins that comment's
+// cycle; one created before any is dropped, as before; one between or shortly after
+// joins quietly.
+func TestReadFarFinding(t *testing.T) {
+	parent := line("q-1", "2026-02-24T10:00:00Z", "closed", "",
+		c{"2026-02-24T10:05:00Z", coder(1)}, c{"2026-02-24T10:06:00Z", reviewer(1)},
+		c{"2026-02-24T10:15:00Z", coder(2)}, c{"2026-02-24T10:16:00Z", reviewer(2)}, c{"2026-02-24T10:17:00Z", report})
+	for _, tt := range []struct {
+		name, created string
+		findings      string // per cycle
+		problems      []string
+	}{
+		{"2099", "2099-02-24T10:00:00Z", "[0 1]", []string{
+			"2:invalid_record review-finding bead q-1.1 was created at 2099-02-24T10:00:00Z, more than a year after the last reviewer comment of its parent q-1 (a clock fault); joins that comment's cycle 2, kept",
+			"2:invalid_record review-finding bead q-1.1 joins cycle 2 of q-1, which the reviewer approved; kept"}},
+		{"eleven months after", "2027-01-24T10:00:00Z", "[0 1]", []string{
+			"2:invalid_record review-finding bead q-1.1 joins cycle 2 of q-1, which the reviewer approved; kept"}},
+		{"between the reviews", "2026-02-24T10:07:00Z", "[1 0]", nil},
+		{"the year 1", "0001-01-01T00:00:01Z", "[0 0]", []string{
+			"2:unmatched review-finding bead q-1.1 was created at 0001-01-01T00:00:01Z, before any reviewer comment of its parent q-1; finding dropped"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, probs, _ := Read("issues.jsonl", strings.NewReader(parent+child("q-1.1", "q-1", tt.created, "[major] x", "x")), nil)
+			inputtest.Problems(t, probs, tt.problems)
+			if len(runs) != 1 || runSummary(runs[0]) != "q-1#1 approved 2 "+tt.findings {
+				t.Fatalf("runs %v, want one approved run of 2 cycles with findings %s", runs, tt.findings)
+			}
+			checkRun(t, runs[0])
+		})
+	}
+}

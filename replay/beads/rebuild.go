@@ -240,7 +240,8 @@ func firstLine(s string) string {
 var severityRE = regexp.MustCompile(`^\s*\[([A-Za-z]+)\]\s*`)
 
 // joinFindings assigns every review-finding child to the cycle of the latest reviewer
-// comment of its parent at or before the child's creation.
+// comment of its parent at or before the child's creation. A child created more than
+// a year after the last one is reported, and joins it.
 func (rd *reader) joinFindings(reviews map[*bead][]reviewAt) {
 	for _, ch := range rd.beads {
 		if !ch.finding {
@@ -278,6 +279,13 @@ func (rd *reader) joinFindings(reviews map[*bead][]reviewAt) {
 			rd.report(ch.line, input.ProblemInvalid, "review-finding bead %s: %s", ch.ID, msg)
 		}
 		c := revs[i].c
+		if i == len(revs)-1 && ch.created.Sub(revs[i].at) > clockfault.MaxSpread {
+			// Findings are filed during their review: a child created a year after
+			// the parent's last review is a clock fault in one or the other (or the
+			// child of a later bead of a reused id not in the export).
+			rd.report(ch.line, input.ProblemInvalid, "review-finding bead %s was created at %s, more than a year after the last reviewer comment of its parent %s (a clock fault); joins that comment's cycle %d, kept",
+				ch.ID, ch.created.Format(time.RFC3339), parent.ID, c.n)
+		}
 		f.Cycle = c.n
 		c.findings = append(c.findings, finding{f: f, at: ch.created, child: ch.ID})
 		rd.nJoinedFindings++
