@@ -54,14 +54,14 @@
 // comment after the run's outcome, a comment that follows no convention inside a run, a
 // review-finding child without a parent (or whose parent has no reviewer comment before
 // it; one created more than a year after its parent's last reviewer comment joins that
-// comment's cycle, reported), a cycle commit that matches no cycle: each is an [input.Problem] with the file,
-// the bead's line and what to do, and the rest is used as far as it is consistent. A
-// run whose first comment is not cycle 1 is reported and skipped. A cycle comment whose
-// cycle is negative or lies outside the range of a 32-bit integer (the tables' columns)
-// is reported and skipped; a max-cycles comment whose N is either is reported and gives
-// no MaxCycles. A field of the wrong JSON type is reported and the bead read without
-// it; a line holding several beads (a lost newline, or a bead cut off mid-write with
-// the next written straight after it) is reported and its complete beads are read.
-// Beads of other projects — no cycle comments at all — are not problems: they are
-// counted in the notes.
+// comment's cycle, reported), a cycle commit that matches no cycle: each is an
+// [input.Problem] with the file, the bead's line and what to do, and the rest is used as
+// far as it is consistent. A run whose first comment is not cycle 1 is reported and
+// skipped. A cycle comment whose cycle is negative or lies outside the range of a
+// 32-bit integer (the tables' columns) is reported and skipped; a max-cycles comment
+// whose N is either is reported and gives no MaxCycles. A field of the wrong JSON type
+// is reported and the bead read without it; a line holding several beads (a lost
+// newline, or a bead cut off mid-write with the next written straight after it) is
+// reported and its complete beads are read. Beads of other projects — no cycle comments
+// at all — are not problems: they are counted in the notes.
 package beads
