@@ -44,8 +44,10 @@ func TestCurveRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, _ := NewTable[CurveRow](out, "")
-	tb.Write(append(rows, only...)...)
+	tb := mustTable[CurveRow](t, out, "")
+	if err := tb.Write(append(rows, only...)...); err != nil {
+		t.Fatal(err)
+	}
 	if err := out.Commit(); err != nil {
 		t.Fatal(err)
 	}

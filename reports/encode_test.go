@@ -140,7 +140,9 @@ func TestTableEncoderFailure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			other.Write(ProblemRow{File: "f"})
+			if err := other.Write(ProblemRow{File: "f"}); err != nil {
+				t.Fatal(err)
+			}
 			rows := fatRows(8 * writeBatch)
 			var werr error
 			for i := 0; i < len(rows) && werr == nil; i += writeBatch {
@@ -264,8 +266,12 @@ func TestSealAll(t *testing.T) {
 	a := mustTable[ProblemRow](t, out, "a")
 	b := mustTable[ProblemRow](t, out, "b")
 	c := mustTable[ProblemRow](t, out, "c")
-	a.Write(ProblemRow{File: "a"})
-	b.Write(ProblemRow{File: "b"})
+	if err := a.Write(ProblemRow{File: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(ProblemRow{File: "b"}); err != nil {
+		t.Fatal(err)
+	}
 	other, err := NewOutput(filepath.Join(t.TempDir(), "other.parquet"), nil)
 	if err != nil {
 		t.Fatal(err)

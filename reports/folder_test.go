@@ -31,8 +31,12 @@ func TestFolderOutput(t *testing.T) {
 	}
 	runs := mustTable[ProblemRow](t, out, "")
 	events := mustTable[ProblemRow](t, out, "events")
-	runs.Write(ProblemRow{File: "a"}, ProblemRow{File: "b"})
-	events.Write(ProblemRow{File: "e"})
+	if err := runs.Write(ProblemRow{File: "a"}, ProblemRow{File: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.Write(ProblemRow{File: "e"}); err != nil {
+		t.Fatal(err)
+	}
 	if got, want := out.Path("events"), filepath.Join(dir, "events", "shard=2", "part-0.parquet"); got != want {
 		t.Errorf("Path(events) = %s, want %s", got, want)
 	}
@@ -72,7 +76,9 @@ func TestFolderOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	mt := mustTable[ProblemRow](t, merged, "metrics")
-	mt.Write(ProblemRow{})
+	if err := mt.Write(ProblemRow{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := merged.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +93,13 @@ func TestFolderOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := mustTable[ProblemRow](t, other, "checkpoints")
-	tb.Write(ProblemRow{})
+	if err := tb.Write(ProblemRow{}); err != nil {
+		t.Fatal(err)
+	}
 	ev := mustTable[ProblemRow](t, other, "events")
-	ev.Write(ProblemRow{})
+	if err := ev.Write(ProblemRow{}); err != nil {
+		t.Fatal(err)
+	}
 	other.Abort()
 	if _, err := os.Stat(filepath.Join(dir, "checkpoints", "shard=0")); !os.IsNotExist(err) {
 		t.Errorf("an aborted shard left its partition: %v", err)

@@ -87,11 +87,15 @@ func writeOutput(t *testing.T, path, fingerprint string, rows int) *Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := NewTable[ProblemRow](out, "")
-	events, _ := NewTable[ProblemRow](out, "events")
+	runs := mustTable[ProblemRow](t, out, "")
+	events := mustTable[ProblemRow](t, out, "events")
 	for i := 0; i < rows; i++ {
-		runs.Write(ProblemRow{File: "f", Line: int32(i)})
-		events.Write(ProblemRow{File: "e", Line: int32(i)})
+		if err := runs.Write(ProblemRow{File: "f", Line: int32(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := events.Write(ProblemRow{File: "e", Line: int32(i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }
@@ -302,10 +306,12 @@ func TestSealedTablesCommitAsTheOthers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs, _ := NewTable[ProblemRow](out, "")
-		events, _ := NewTable[ProblemRow](out, "events")
+		runs := mustTable[ProblemRow](t, out, "")
+		events := mustTable[ProblemRow](t, out, "events")
 		for i := range 3000 {
-			runs.Write(ProblemRow{File: "f", Line: int32(i)})
+			if err := runs.Write(ProblemRow{File: "f", Line: int32(i)}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if seal {
 			if err := runs.Seal(); err != nil {
@@ -315,7 +321,9 @@ func TestSealedTablesCommitAsTheOthers(t *testing.T) {
 				t.Error("a sealed table took a row")
 			}
 		}
-		events.Write(ProblemRow{File: "e"})
+		if err := events.Write(ProblemRow{File: "e"}); err != nil {
+			t.Fatal(err)
+		}
 		return out, runs, events
 	}
 	plain, sealed := t.TempDir(), t.TempDir()

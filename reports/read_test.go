@@ -23,7 +23,7 @@ func TestRowReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := NewTable[ProblemRow](out, "")
+	tab := mustTable[ProblemRow](t, out, "")
 	var want []ProblemRow
 	for i := range 2500 {
 		r := ProblemRow{File: "f" + strings.Repeat("x", i%7), Line: int32(i), Kind: "parse", Detail: "d"}
@@ -93,7 +93,7 @@ func TestRowFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := NewTable[PredictionRow](out, "")
+	tab := mustTable[PredictionRow](t, out, "")
 	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-300, 0.1}
 	n := 3*RowFileGroupRows + 17
 	for i := range n {

@@ -32,12 +32,16 @@ func TestOutputCommitAndAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := NewTable[ProblemRow](out, "")
-	extra, _ := NewTable[ProblemRow](out, "extra")
+	runs := mustTable[ProblemRow](t, out, "")
+	extra := mustTable[ProblemRow](t, out, "extra")
 	for i := 0; i < 3000; i++ {
-		runs.Write(ProblemRow{File: "f", Line: int32(i)})
+		if err := runs.Write(ProblemRow{File: "f", Line: int32(i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	extra.Write(ProblemRow{File: "g"})
+	if err := extra.Write(ProblemRow{File: "g"}); err != nil {
+		t.Fatal(err)
+	}
 	if got := entries(t, dir); len(got) != 2 || !strings.HasPrefix(got[0], ".res") {
 		t.Fatalf("before commit only hidden temporaries may exist: %v", got)
 	}
@@ -69,9 +73,14 @@ func TestOutputCommitAndAbort(t *testing.T) {
 	}
 
 	dir2 := t.TempDir()
-	out2, _ := NewOutput(filepath.Join(dir2, "res.parquet"), nil)
-	tb, _ := NewTable[ProblemRow](out2, "")
-	tb.Write(ProblemRow{File: "f"})
+	out2, err := NewOutput(filepath.Join(dir2, "res.parquet"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := mustTable[ProblemRow](t, out2, "")
+	if err := tb.Write(ProblemRow{File: "f"}); err != nil {
+		t.Fatal(err)
+	}
 	out2.Abort()
 	if got := entries(t, dir2); len(got) != 0 {
 		t.Errorf("abort left %v", got)
@@ -105,8 +114,11 @@ func TestRowGroupsAreBounded(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			out, _ := NewOutput(filepath.Join(dir, "r.parquet"), nil)
-			tb, _ := NewTable[ProblemRow](out, "")
+			out, err := NewOutput(filepath.Join(dir, "r.parquet"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb := mustTable[ProblemRow](t, out, "")
 			for i := range tt.rows {
 				if err := tb.Write(ProblemRow{Line: int32(i), Detail: tt.detail(i)}); err != nil {
 					t.Fatal(err)
@@ -275,8 +287,10 @@ func roundTrip[T any](t *testing.T, row T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, _ := NewTable[T](out, "")
-	tb.Write(row)
+	tb := mustTable[T](t, out, "")
+	if err := tb.Write(row); err != nil {
+		t.Fatal(err)
+	}
 	if err := out.Commit(); err != nil {
 		t.Fatal(err)
 	}

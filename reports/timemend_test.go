@@ -35,7 +35,7 @@ func TestTimeMendTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := NewTable[RunRow](out, "")
+	tab := mustTable[RunRow](t, out, "")
 	var want []RunRow
 	for i, s := range farTimes {
 		at, err := time.Parse(time.RFC3339Nano, s)
