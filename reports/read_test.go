@@ -116,24 +116,7 @@ func TestRowFile(t *testing.T) {
 	if err != nil || len(read) != n {
 		t.Fatalf("%d rows, %v", len(read), err)
 	}
-	f, err := os.Create(filepath.Join(dir, "aside"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := NewRowFile[PredictionRow](f)
-	for i := 0; i < n; i += 100 {
-		if err := w.Write(read[i:min(i+100, n)]...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadRows[PredictionRow](f.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, path := throughRowFile(t, read, 100)
 	show := func(rows []PredictionRow) string { // every value, floats as bits, pointers as what they point at
 		var b strings.Builder
 		for _, r := range rows {
@@ -170,7 +153,7 @@ func TestRowFile(t *testing.T) {
 	if got, want := show(back), show(read); got != want {
 		t.Errorf("read back\n%.2000s\nwant\n%.2000s", got, want)
 	}
-	pf, err := OpenRows[PredictionRow](f.Name(), 10)
+	pf, err := OpenRows[PredictionRow](path, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,4 +219,29 @@ func TestRowReaderOfACorruptFile(t *testing.T) {
 	if failed == 0 {
 		t.Error("no corruption was noticed")
 	}
+}
+
+// throughRowFile writes rows to a RowFile, batch rows at a time, and reads them back
+// with ReadRows; it returns them and the file's path.
+func throughRowFile[T any](t *testing.T, rows []T, batch int) ([]T, string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "rows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := NewRowFile[T](f)
+	for i := 0; i < len(rows); i += batch {
+		if err := w.Write(rows[i:min(i+batch, len(rows))]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRows[T](f.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back, f.Name()
 }

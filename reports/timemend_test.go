@@ -2,7 +2,6 @@ package reports
 
 import (
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -97,22 +96,7 @@ func TestTimeMendUnits(t *testing.T) {
 		want = append(want, r)
 	}
 	want = append(want, mendRow{Milli: want[0].Milli, Nano: want[0].Nano}) // nulls
-	f, err := os.Create(filepath.Join(t.TempDir(), "rows"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := NewRowFile[mendRow](f)
-	if err := w.Write(want...); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadRows[mendRow](f.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := throughRowFile(t, want, len(want))
 	if !reflect.DeepEqual(got, want) {
 		for i := range min(len(got), len(want)) {
 			if !reflect.DeepEqual(got[i], want[i]) {

@@ -29,6 +29,31 @@ func at(s string) *time.Time {
 	return &t
 }
 
+// tables are the run table and the session tables the screens read.
+type tables struct {
+	runs          *reports.Table[reports.RunRow]
+	events        *reports.Table[reports.EventRow]
+	checkpoints   *reports.Table[reports.CheckpointRow]
+	interventions *reports.Table[reports.InterventionRow]
+}
+
+// sessionTables opens out's run table and session tables, failing the test on an error.
+func sessionTables(t testing.TB, out *reports.Output) tables {
+	t.Helper()
+	var tb tables
+	var errs [4]error
+	tb.runs, errs[0] = reports.NewTable[reports.RunRow](out, "")
+	tb.events, errs[1] = reports.NewTable[reports.EventRow](out, "events")
+	tb.checkpoints, errs[2] = reports.NewTable[reports.CheckpointRow](out, "checkpoints")
+	tb.interventions, errs[3] = reports.NewTable[reports.InterventionRow](out, "interventions")
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tb
+}
+
 // writeFixture writes a small replay output by hand — a run table with four sessions
 // and a quasar run, and the events, checkpoints and interventions tables — into
 // dir/results.parquet and its siblings, and returns the run table's path.
@@ -49,15 +74,8 @@ func writeFixture(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	defer out.Abort()
-	runs, err1 := reports.NewTable[reports.RunRow](out, "")
-	events, err2 := reports.NewTable[reports.EventRow](out, "events")
-	cps, err3 := reports.NewTable[reports.CheckpointRow](out, "checkpoints")
-	ivs, err4 := reports.NewTable[reports.InterventionRow](out, "interventions")
-	for _, err := range []error{err1, err2, err3, err4} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	tb := sessionTables(t, out)
+	runs, events, cps, ivs := tb.runs, tb.events, tb.checkpoints, tb.interventions
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

@@ -376,27 +376,13 @@ func TestFarTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Abort()
-	runs, err := reports.NewTable[reports.RunRow](out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := reports.NewTable[reports.EventRow](out, "events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ivs, err := reports.NewTable[reports.InterventionRow](out, "interventions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := reports.NewTable[reports.CheckpointRow](out, "checkpoints"); err != nil {
-		t.Fatal(err)
-	}
+	tb := sessionTables(t, out)
 	start := time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
 	end := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, err := range []error{
-		runs.Write(reports.RunRow{RunKey: "far", Kind: "session", StartedAt: &start, EndedAt: &end, Events: ptr[int32](1)}),
-		events.Write(reports.EventRow{SessionKey: "far", Index: 1, At: &end, Kind: "user_message", Signals: []string{}}),
-		ivs.Write(reports.InterventionRow{SessionKey: "far", EventIndex: 1, At: &start, Type: "clarification_pause"}),
+		tb.runs.Write(reports.RunRow{RunKey: "far", Kind: "session", StartedAt: &start, EndedAt: &end, Events: ptr[int32](1)}),
+		tb.events.Write(reports.EventRow{SessionKey: "far", Index: 1, At: &end, Kind: "user_message", Signals: []string{}}),
+		tb.interventions.Write(reports.InterventionRow{SessionKey: "far", EventIndex: 1, At: &start, Type: "clarification_pause"}),
 		out.Commit(),
 	} {
 		if err != nil {
