@@ -29,10 +29,14 @@
 // occurs (with a prefilter of literals every match needs), and the friction signals
 // look each token up once in a hash table. A typical message takes a few
 // microseconds and, without signals, allocates nothing. A tool output is read within
-// ToolConfig.ScanBytes; a tool rule's pattern that can only match at a line start
-// opening with a known literal (pytest's `(?m)^=+ …`) is tried only at those line
-// starts, anchored — the same answer as running it everywhere, at a fraction of the
-// cost.
+// ToolConfig.ScanBytes. The rules' literals (their AnyOf and AllOf, and literals
+// derived from their patterns that every match holds) are found in an output of 8 KiB
+// or more in one pass over it, whatever their number; a pattern runs only when its
+// literals are there, and one that can only match at a line start opening with a
+// known literal (pytest's `(?m)^=+ …`) is tried only at those line starts, anchored —
+// the same answer as running every rule over the whole text, at a fraction of the
+// cost. What stays costly is an output made, line after line, of near misses of one
+// pattern: Go's regexp then runs that pattern over the whole window.
 //
 // What it refuses to do: it never scans assistant text or subagent (sidechain) prompts
 // for the human's mood, never reads the clock, keeps no package-level mutable state,

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -130,6 +131,49 @@ func BenchmarkToolRuleLog(b *testing.B) {
 			if !re.MatchString(s) {
 				b.Fatal("no match")
 			}
+		}
+	})
+}
+
+func TestRequiredSetsExact(t *testing.T) {
+	tests := []struct {
+		src  string
+		want [][]string
+	}{
+		{"error\\[E\\d{4}\\]|error: could not compile `", [][]string{{"error"}, {"[E", ": could not compile `"}}},
+		{`Build FAILED\.|error CS\d{4}: `, [][]string{{"Build FAILED.", "error CS"}}},
+		{`(?m)^Tests:\s+(?:\d+ \w+, )*\d+ failed`, [][]string{{"Tests:"}, {" failed"}}},
+		{`(?i)BUILD SUCCESS`, nil}, // folded: the text is searched as it is
+		{`\d+ passed`, [][]string{{" passed"}}},
+		{`x*|y`, nil},
+	}
+	for _, tt := range tests {
+		if got := requiredSets(tt.src, true); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// FuzzRuleGates: a default tool rule's pattern, behind the literals derived from it,
+// matches exactly where the pattern alone does.
+func FuzzRuleGates(f *testing.F) {
+	var exprs []string
+	for _, r := range append(SeedToolRules(), DefaultExtraToolRules()...) {
+		if r.TextMatch.Regexp != "" {
+			exprs = append(exprs, r.TextMatch.Regexp)
+		}
+	}
+	f.Add(uint8(0), "error[E0308]: mismatched types")
+	f.Add(uint8(1), "Tests:       1 failed, 4 passed, 5 total")
+	f.Add(uint8(2), "x.go:12:5: undefined: y")
+	f.Fuzz(func(t *testing.T, i uint8, s string) {
+		expr := exprs[int(i)%len(exprs)]
+		c, err := TextMatch{Regexp: expr}.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.Match(s), regexp.MustCompile(expr).MatchString(s); got != want {
+			t.Fatalf("%s on %q: %v, the pattern alone %v (gates %q)", expr, s, got, want, c.need)
 		}
 	})
 }

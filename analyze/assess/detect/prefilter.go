@@ -20,6 +20,24 @@ import (
 // contains, for each set, one of its (lower-cased) literals; nil if none can be
 // derived. For a top-level concatenation every part contributes its own set.
 func requiredLiterals(src string) [][][]byte {
+	var sets [][][]byte
+	for _, strs := range requiredSets(src, false) {
+		set := make([][]byte, len(strs))
+		for i, l := range strs {
+			set[i] = []byte(l)
+		}
+		sets = append(sets, set)
+	}
+	return sets
+}
+
+// requiredSets returns literal sets such that every match of the pattern contains,
+// for each set, one of its literals; nil if none can be derived. With exact the
+// literals are as the pattern writes them, for a text searched as it is, and a
+// case-folded literal yields none; otherwise they are ASCII-lower-cased, for a text
+// lower-cased the same way. For a top-level concatenation every part contributes its
+// own set.
+func requiredSets(src string, exact bool) [][]string {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil
@@ -32,25 +50,26 @@ func requiredLiterals(src string) [][][]byte {
 	if re.Op == syntax.OpConcat {
 		parts = re.Sub
 	}
-	var sets [][][]byte
+	var sets [][]string
 	for _, part := range parts {
-		strs, ok := required(part)
+		strs, ok := required(part, exact)
 		if !ok || len(strs) == 0 || slices.Contains(strs, "") {
 			continue
 		}
-		set := make([][]byte, len(strs))
-		for i, l := range strs {
-			set[i] = []byte(l)
-		}
-		sets = append(sets, set)
+		sets = append(sets, strs)
 	}
 	return sets
 }
 
-func required(re *syntax.Regexp) ([]string, bool) {
+// required returns literals one of which every match of re contains (see
+// requiredSets for exact), and whether any could be derived.
+func required(re *syntax.Regexp, exact bool) ([]string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		fold := re.Flags&syntax.FoldCase != 0
+		if fold && exact {
+			return nil, false // the text is not case-folded
+		}
 		var b strings.Builder
 		for _, r := range re.Rune {
 			if fold && r >= utf8.RuneSelf {
@@ -58,17 +77,20 @@ func required(re *syntax.Regexp) ([]string, bool) {
 			}
 			b.WriteRune(r)
 		}
+		if exact {
+			return []string{b.String()}, true
+		}
 		return []string{lowerASCII(b.String())}, true
 	case syntax.OpCapture, syntax.OpPlus:
-		return required(re.Sub[0])
+		return required(re.Sub[0], exact)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return required(re.Sub[0])
+			return required(re.Sub[0], exact)
 		}
 	case syntax.OpAlternate:
 		var all []string
 		for _, sub := range re.Sub {
-			l, ok := required(sub)
+			l, ok := required(sub, exact)
 			if !ok {
 				return nil, false
 			}
@@ -80,7 +102,7 @@ func required(re *syntax.Regexp) ([]string, bool) {
 		// (the longest shortest literal, then the fewest literals).
 		var best []string
 		for _, sub := range re.Sub {
-			l, ok := required(sub)
+			l, ok := required(sub, exact)
 			if ok && better(l, best) {
 				best = l
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -24,6 +25,10 @@ type CompiledMatch struct {
 	anyOf, allOf []string
 	re           *regexp.Regexp
 	lines        *lineStarts // re, tried at the line starts it can match at only (nil: everywhere)
+	// need are literal sets derived from re (see requiredSets): every match of re
+	// holds a literal of each, so re is not run on a text that lacks one. Sets that
+	// anyOf or allOf already imply, and sets with a one-byte literal, are left out.
+	need [][]string
 }
 
 // Compile checks and compiles m.
@@ -43,29 +48,50 @@ func (m TextMatch) Compile() (*CompiledMatch, error) {
 			return nil, fmt.Errorf("detect: text match regexp: %w", err)
 		}
 		c.re, c.lines = re, newLineStarts(m.Regexp)
+		for _, set := range requiredSets(m.Regexp, true) {
+			if minLen(set) >= 2 && !c.implies(set) { // a single byte is in most outputs
+				c.need = append(c.need, set)
+			}
+		}
 	}
 	return c, nil
 }
 
+// implies reports whether a text that meets anyOf and allOf holds one of set's
+// literals: an allOf literal, or every anyOf literal, contains one.
+func (c *CompiledMatch) implies(set []string) bool {
+	holds := func(s string) bool {
+		return slices.ContainsFunc(set, func(l string) bool { return strings.Contains(s, l) })
+	}
+	return slices.ContainsFunc(c.allOf, holds) || len(c.anyOf) > 0 && !slices.ContainsFunc(c.anyOf, func(s string) bool { return !holds(s) })
+}
+
 // Match reports whether s satisfies the condition. It does not allocate.
 func (c *CompiledMatch) Match(s string) bool {
-	for _, sub := range c.allOf {
-		if !strings.Contains(s, sub) {
+	return literalsHold(c.allOf, c.anyOf, c.need, func(l string) bool { return strings.Contains(s, l) }) && c.matchPattern(s)
+}
+
+// literalsHold reports whether every allOf literal, one of anyOf (when there are
+// any) and one of each need set are present.
+func literalsHold[L any](allOf, anyOf []L, need [][]L, present func(L) bool) bool {
+	for _, l := range allOf {
+		if !present(l) {
 			return false
 		}
 	}
-	if len(c.anyOf) > 0 {
-		found := false
-		for _, sub := range c.anyOf {
-			if strings.Contains(s, sub) {
-				found = true
-				break
-			}
-		}
-		if !found {
+	if len(anyOf) > 0 && !slices.ContainsFunc(anyOf, present) {
+		return false
+	}
+	for _, set := range need {
+		if !slices.ContainsFunc(set, present) {
 			return false
 		}
 	}
+	return true
+}
+
+// matchPattern reports whether the regexp, if any, matches s.
+func (c *CompiledMatch) matchPattern(s string) bool {
 	switch {
 	case c.re == nil:
 		return true
@@ -213,12 +239,34 @@ type ToolClassifier struct {
 	commands   *commandMatcher // nil unless cfg.Commands
 	textTools  map[string]bool // nil: every tool
 	quietTools map[string]bool
+	// lits are the distinct literals of the rules' matches, and scan their automaton
+	// (nil beyond its bounds): a text of at least scanFrom bytes is searched for all
+	// of them in one pass (see litScan).
+	lits []string
+	scan *litScan
 }
 
 type compiledRule struct {
 	name, toolchain string
 	signal          Kind
 	match           *CompiledMatch
+	ids             matchLits
+}
+
+// matchLits are a match's literals as indices into the classifier's lits.
+type matchLits struct {
+	allOf, anyOf []uint16
+	need         [][]uint16
+}
+
+// scanFrom is the text length from which the rules' literals are found in one pass:
+// below it, one strings.Contains a literal is faster (the rules stop at their first
+// missing literal, and most texts are short).
+const scanFrom = 8 << 10
+
+// holds reports whether found (litScan's answer) meets the literal conditions.
+func (m *matchLits) holds(found []uint64) bool {
+	return literalsHold(m.allOf, m.anyOf, m.need, func(id uint16) bool { return has(found, id) })
 }
 
 // NewToolClassifier compiles rules with the status rules on (StatusRules and
@@ -245,6 +293,7 @@ func NewToolClassifierConfig(rules []ToolRule, cfg ToolConfig) (*ToolClassifier,
 		}
 		c.rules = append(c.rules, compiledRule{name: r.Name, toolchain: r.Toolchain, signal: r.Signal, match: m})
 	}
+	c.indexLiterals()
 	if cfg.Commands {
 		cm, err := newCommandMatcher(cfg.CommandRules, cfg.TaskWords)
 		if err != nil {
@@ -257,6 +306,35 @@ func NewToolClassifierConfig(rules []ToolRule, cfg ToolConfig) (*ToolClassifier,
 	}
 	c.quietTools = set(cfg.QuietTools)
 	return c, nil
+}
+
+// indexLiterals numbers the rules' literals and builds their automaton.
+func (c *ToolClassifier) indexLiterals() {
+	index := map[string]uint16{}
+	ids := func(lits []string) []uint16 {
+		out := make([]uint16, len(lits))
+		for i, l := range lits {
+			id, ok := index[l]
+			if !ok {
+				id = uint16(len(c.lits))
+				index[l] = id
+				c.lits = append(c.lits, l)
+			}
+			out[i] = id
+		}
+		return out
+	}
+	for i := range c.rules {
+		m, r := c.rules[i].match, &c.rules[i].ids
+		r.allOf, r.anyOf = ids(m.allOf), ids(m.anyOf)
+		for _, set := range m.need {
+			r.need = append(r.need, ids(set))
+		}
+		if len(c.lits) > maxScanLits {
+			return // the rules search one by one (ids past the bound are never read)
+		}
+	}
+	c.scan = newLitScan(c.lits)
 }
 
 func set(names []string) map[string]bool {
@@ -331,6 +409,12 @@ func (c *ToolClassifier) dropSuccesses(dst []Signal, start int, status analyze.T
 // textSignals appends the signals of the rules that match text: failure rules unless
 // status is ok, success rules unless it is an error. Targets are the rules'.
 func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.ToolStatus) []Signal {
+	var buf [maxScanLits / 64]uint64
+	var found []uint64 // the literals in text, when found in one pass
+	if c.scan != nil && len(text) >= scanFrom {
+		found = buf[:c.scan.words()]
+		c.scan.scan(text, found)
+	}
 	start := len(dst)
 	for i := range c.rules {
 		r := &c.rules[i]
@@ -338,7 +422,10 @@ func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.T
 		if fail && status == analyze.ToolStatusOK || r.signal.IsToolSuccess() && status == analyze.ToolStatusError {
 			continue
 		}
-		if Has(dst[start:], r.signal) || !r.match.Match(text) {
+		if Has(dst[start:], r.signal) {
+			continue
+		}
+		if found != nil && !(r.ids.holds(found) && r.match.matchPattern(text)) || found == nil && !r.match.Match(text) {
 			continue
 		}
 		s := Signal{Kind: r.signal, Source: r.name}
