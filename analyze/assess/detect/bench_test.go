@@ -9,7 +9,7 @@ import (
 func BenchmarkDetect(b *testing.B) {
 	rules := MustCompile(DefaultConfig())
 	evs := benchdata.Events()
-	for _, name := range benchdata.Names() {
+	for _, name := range append(benchdata.Names(), benchdata.Extremes()...) {
 		ev := evs[name]
 		b.Run(name, func(b *testing.B) {
 			d := NewLightweightDetector(rules)
