@@ -32,11 +32,13 @@
 // ToolConfig.ScanBytes. The rules' literals (their AnyOf and AllOf, and literals
 // derived from their patterns that every match holds) are found in an output of 8 KiB
 // or more in one pass over it, whatever their number; a pattern runs only when its
-// literals are there, and one that can only match at a line start opening with a
-// known literal (pytest's `(?m)^=+ …`) is tried only at those line starts, anchored —
-// the same answer as running every rule over the whole text, at a fraction of the
-// cost. What stays costly is an output made, line after line, of near misses of one
-// pattern: Go's regexp then runs that pattern over the whole window.
+// literals are there, as a deterministic automaton over rune classes (a table look-up
+// a byte, jumping between partial matches to the next place one can start) — the same
+// answer as Go's regexp running every rule over the whole text, at a fraction of the
+// cost, and bounded even on an output made of one pattern's near misses. A pattern
+// whose automaton would exceed its bounds (some thousands of states, hundreds of rune
+// classes) is run by regexp, and one that can only match at a line start opening with
+// a known literal (pytest's `(?m)^=+ …`) only from those line starts, anchored.
 //
 // What it refuses to do: it never scans assistant text or subagent (sidechain) prompts
 // for the human's mood, never reads the clock, keeps no package-level mutable state,

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/loopwatch/loopwatch/analyze"
 )
@@ -20,7 +21,8 @@ type TextMatch struct {
 	Regexp string   `json:"regexp,omitempty"`
 }
 
-// CompiledMatch is a compiled [TextMatch]; it is immutable and safe for concurrent use.
+// CompiledMatch is a compiled [TextMatch]; it is safe for concurrent use, and what it
+// builds on first use (its pattern's automaton) is built once.
 type CompiledMatch struct {
 	anyOf, allOf []string
 	re           *regexp.Regexp
@@ -29,6 +31,10 @@ type CompiledMatch struct {
 	// holds a literal of each, so re is not run on a text that lacks one. Sets that
 	// anyOf or allOf already imply, and sets with a one-byte literal, are left out.
 	need [][]string
+	// auto is re's automaton (see matcher), built on first use; nil beyond its
+	// bounds.
+	auto     *matcher
+	autoOnce sync.Once
 }
 
 // Compile checks and compiles m.
@@ -90,11 +96,16 @@ func literalsHold[L any](allOf, anyOf []L, need [][]L, present func(L) bool) boo
 	return true
 }
 
-// matchPattern reports whether the regexp, if any, matches s.
+// matchPattern reports whether the regexp, if any, matches s: by its automaton, or,
+// when it has none, from its line starts or by regexp.
 func (c *CompiledMatch) matchPattern(s string) bool {
-	switch {
-	case c.re == nil:
+	if c.re == nil {
 		return true
+	}
+	c.autoOnce.Do(func() { c.auto = newMatcher(c.re.String()) })
+	switch {
+	case c.auto != nil:
+		return c.auto.match(s)
 	case c.lines != nil:
 		return c.lines.match(s)
 	}
