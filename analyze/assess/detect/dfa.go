@@ -18,11 +18,14 @@ import (
 // match starts with). The automaton is built in full on first use; a pattern whose
 // automaton would exceed the bounds keeps to regexp.
 
-// Bounds on an automaton: its states, its rune classes, and its table.
+// Bounds on an automaton: its states, its rune classes, its table, and the work of
+// building it (instructions followed, some 5 ns each), so that a pattern's first use
+// costs at most some tens of milliseconds whatever the pattern.
 const (
 	maxDFAStates  = 2048
 	maxDFAClasses = 512
 	maxDFATable   = 1 << 17
+	maxDFAWork    = 1 << 21
 )
 
 // prevRep returns a rune of prev category c: what the rune before a position is, as
@@ -195,6 +198,7 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 	m.start = m.idle[0]
 	seen := make([]bool, len(prog.Inst))
 	var stack, consuming, out []uint32
+	work := 0
 	// closure follows the partial matches of pcs, and a new one, through everything
 	// that reads no rune, between the runes prev and next (-1: the text's ends).
 	closure := func(pcs []uint32, prev, next rune) (matched bool) {
@@ -202,9 +206,11 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 		ctx := syntax.EmptyOpContext(prev, next)
 		consuming = consuming[:0]
 		stack = append(append(stack[:0], pcs...), uint32(prog.Start))
+		work += len(prog.Inst) / 8 // the clear above
 		for len(stack) > 0 {
 			pc := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			work++
 			if seen[pc] {
 				continue
 			}
@@ -230,7 +236,7 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 	m.next = append(m.next, make([]int32, m.nclass)...) // matched stays matched
 	m.eof = append(m.eof, true)
 	for s := 1; s < len(states); s++ {
-		if len(m.next)+m.nclass > maxDFATable {
+		if len(m.next)+m.nclass > maxDFATable || work > maxDFAWork {
 			return false
 		}
 		st := states[s]
@@ -251,6 +257,7 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 			}
 			slices.Sort(out)
 			out = slices.Compact(out)
+			work += len(out) // its key
 			id, ok := intern(out, prevCategory(r))
 			if !ok {
 				return false

@@ -54,6 +54,10 @@ func TestMatcherBounds(t *testing.T) {
 		t.Errorf("an automaton beyond %d states", maxDFAStates)
 	}
 	checkMatcher(t, `[ab]*a[ab]{6}`, strings.Repeat("ab", 20)+"a"+"bbbbbb")
+	// 500 states of 500 partial matches each: more work than a first use may take.
+	if newMatcher(`(?s).{500}z`) != nil {
+		t.Errorf("an automaton built with more than %d steps", maxDFAWork)
+	}
 }
 
 // TestDefaultRulesHaveAutomata: every default tool rule's pattern has one.
