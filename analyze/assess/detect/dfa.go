@@ -15,12 +15,13 @@ import (
 // question the tool rules ask (does it match anywhere?): a table look-up a byte,
 // whatever the text. Between partial matches it jumps, as regexp does, to the next
 // place a match can start (the pattern's literal prefix, or one of the few bytes a
-// match starts with). The automaton is built in full on first use; a pattern whose
-// automaton would exceed the bounds keeps to regexp.
+// match starts with). The automaton is built in full once, when the tool rules are
+// compiled (a first use, for a match compiled alone); a pattern whose automaton would
+// exceed the bounds keeps to regexp.
 
 // Bounds on an automaton: its states, its rune classes, its table, and the work of
-// building it (instructions followed, some 5 ns each), so that a pattern's first use
-// costs at most some tens of milliseconds whatever the pattern.
+// building it (instructions followed, some 5 ns each), so that building one costs at
+// most some tens of milliseconds whatever the pattern.
 const (
 	maxDFAStates  = 2048
 	maxDFAClasses = 512

@@ -54,18 +54,27 @@ func TestMatcherBounds(t *testing.T) {
 		t.Errorf("an automaton beyond %d states", maxDFAStates)
 	}
 	checkMatcher(t, `[ab]*a[ab]{6}`, strings.Repeat("ab", 20)+"a"+"bbbbbb")
-	// 500 states of 500 partial matches each: more work than a first use may take.
+	// 500 states of 500 partial matches each: more work than building one may take.
 	if newMatcher(`(?s).{500}z`) != nil {
 		t.Errorf("an automaton built with more than %d steps", maxDFAWork)
 	}
 }
 
-// TestDefaultRulesHaveAutomata: every default tool rule's pattern has one.
+// TestDefaultRulesHaveAutomata: every default tool rule's pattern has one, built
+// when the rules are compiled, before any output is read.
 func TestDefaultRulesHaveAutomata(t *testing.T) {
-	for _, r := range append(SeedToolRules(), DefaultExtraToolRules()...) {
-		if r.TextMatch.Regexp != "" && newMatcher(r.TextMatch.Regexp) == nil {
-			t.Errorf("%s: no automaton for %s", r.Name, r.TextMatch.Regexp)
+	n := 0
+	for _, r := range MustCompile(DefaultConfig()).tools.rules {
+		if r.match.re == nil {
+			continue
 		}
+		n++
+		if r.match.auto == nil {
+			t.Errorf("%s: no automaton for %s", r.name, r.match.re)
+		}
+	}
+	if n < 25 {
+		t.Errorf("%d default tool rules have a pattern, want at least 25", n)
 	}
 }
 

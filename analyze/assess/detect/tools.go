@@ -21,8 +21,9 @@ type TextMatch struct {
 	Regexp string   `json:"regexp,omitempty"`
 }
 
-// CompiledMatch is a compiled [TextMatch]; it is safe for concurrent use, and what it
-// builds on first use (its pattern's automaton) is built once.
+// CompiledMatch is a compiled [TextMatch]; it is safe for concurrent use. Its
+// pattern's automaton is built once, on first use, or, for a [ToolClassifier]'s
+// rules, when the classifier is made.
 type CompiledMatch struct {
 	anyOf, allOf []string
 	re           *regexp.Regexp
@@ -31,7 +32,7 @@ type CompiledMatch struct {
 	// holds a literal of each, so re is not run on a text that lacks one. Sets that
 	// anyOf or allOf already imply, and sets with a one-byte literal, are left out.
 	need [][]string
-	// auto is re's automaton (see matcher), built on first use; nil beyond its
+	// auto is re's automaton (see matcher), built once (prepare); nil beyond its
 	// bounds.
 	auto     *matcher
 	autoOnce sync.Once
@@ -96,13 +97,20 @@ func literalsHold[L any](allOf, anyOf []L, need [][]L, present func(L) bool) boo
 	return true
 }
 
+// prepare builds the pattern's automaton, once.
+func (c *CompiledMatch) prepare() {
+	if c.re != nil {
+		c.autoOnce.Do(func() { c.auto = newMatcher(c.re.String()) })
+	}
+}
+
 // matchPattern reports whether the regexp, if any, matches s: by its automaton, or,
 // when it has none, from its line starts or by regexp.
 func (c *CompiledMatch) matchPattern(s string) bool {
 	if c.re == nil {
 		return true
 	}
-	c.autoOnce.Do(func() { c.auto = newMatcher(c.re.String()) })
+	c.prepare()
 	switch {
 	case c.auto != nil:
 		return c.auto.match(s)
@@ -305,6 +313,9 @@ func NewToolClassifierConfig(rules []ToolRule, cfg ToolConfig) (*ToolClassifier,
 		c.rules = append(c.rules, compiledRule{name: r.Name, toolchain: r.Toolchain, signal: r.Signal, match: m})
 	}
 	c.indexLiterals()
+	for _, r := range c.rules {
+		r.match.prepare() // the automata cost their build here, not at a first event
+	}
 	if cfg.Commands {
 		cm, err := newCommandMatcher(cfg.CommandRules, cfg.TaskWords)
 		if err != nil {
