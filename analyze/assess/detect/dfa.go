@@ -170,24 +170,23 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 	}
 	states := []state{{}} // 0: matched
 	index := map[string]int32{}
-	var key strings.Builder
+	var key []byte
 	intern := func(pcs []uint32, prev int) (int32, bool) {
 		if !assertions && prev != 0 {
 			prev = 3 // without assertions only the beginning of the text stands apart (and it need not)
 		}
-		key.Reset()
-		key.WriteByte(byte(prev))
+		key = append(key[:0], byte(prev))
 		for _, pc := range pcs {
-			key.Write([]byte{byte(pc >> 24), byte(pc >> 16), byte(pc >> 8), byte(pc)})
+			key = append(key, byte(pc>>24), byte(pc>>16), byte(pc>>8), byte(pc))
 		}
-		if id, ok := index[key.String()]; ok {
+		if id, ok := index[string(key)]; ok {
 			return id, true
 		}
 		if len(states) == maxDFAStates {
 			return 0, false
 		}
 		id := int32(len(states))
-		index[key.String()] = id
+		index[string(key)] = id
 		states = append(states, state{pcs: slices.Clone(pcs), prev: prev})
 		return id, true
 	}
@@ -197,25 +196,27 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 		m.lastIdle = max(m.lastIdle, id)
 	}
 	m.start = m.idle[0]
-	seen := make([]bool, len(prog.Inst))
-	var stack, consuming, out []uint32
+	seen := make([]uint32, len(prog.Inst)) // seen[pc] == gen: followed in this closure
+	gen := uint32(0)
+	var stack, out []uint32
 	work := 0
 	// closure follows the partial matches of pcs, and a new one, through everything
-	// that reads no rune, between the runes prev and next (-1: the text's ends).
-	closure := func(pcs []uint32, prev, next rune) (matched bool) {
-		clear(seen)
+	// that reads no rune, between the runes prev and next (-1: the text's ends): it
+	// returns the instructions that read the next rune, and whether a match ends
+	// there.
+	closure := func(pcs []uint32, prev, next rune, consuming []uint32) ([]uint32, bool) {
+		gen++
+		matched := false
 		ctx := syntax.EmptyOpContext(prev, next)
-		consuming = consuming[:0]
 		stack = append(append(stack[:0], pcs...), uint32(prog.Start))
-		work += len(prog.Inst) / 8 // the clear above
 		for len(stack) > 0 {
 			pc := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			work++
-			if seen[pc] {
+			if seen[pc] == gen {
 				continue
 			}
-			seen[pc] = true
+			seen[pc] = gen
 			in := &prog.Inst[pc]
 			switch in.Op {
 			case syntax.InstAlt, syntax.InstAltMatch:
@@ -232,8 +233,12 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 				consuming = append(consuming, pc)
 			}
 		}
-		return matched
+		return consuming, matched
 	}
+	// The closure depends on the next rune only through the assertions, which tell
+	// a newline, a word character and any other rune apart: one closure for each.
+	var consuming [4][]uint32
+	var matched [4]bool
 	m.next = append(m.next, make([]int32, m.nclass)...) // matched stays matched
 	m.eof = append(m.eof, true)
 	for s := 1; s < len(states); s++ {
@@ -242,15 +247,20 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 		}
 		st := states[s]
 		prev := prevRep(st.prev)
-		m.eof = append(m.eof, closure(st.pcs, prev, -1))
+		_, eof := closure(st.pcs, prev, -1, nil)
+		m.eof = append(m.eof, eof)
+		for c := 1; c < 4; c++ {
+			consuming[c], matched[c] = closure(st.pcs, prev, prevRep(c), consuming[c][:0])
+		}
 		for k := range m.nclass {
 			r := m.bounds[k]
-			if closure(st.pcs, prev, r) {
+			c := prevCategory(r)
+			if matched[c] {
 				m.next = append(m.next, 0)
 				continue
 			}
 			out = out[:0]
-			for _, pc := range consuming {
+			for _, pc := range consuming[c] {
 				in := &prog.Inst[pc]
 				if in.Op == syntax.InstRuneAny || in.Op == syntax.InstRuneAnyNotNL && r != '\n' || in.Op != syntax.InstRuneAnyNotNL && in.Op != syntax.InstRuneAny && in.MatchRune(r) {
 					out = append(out, in.Out)
@@ -258,8 +268,8 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 			}
 			slices.Sort(out)
 			out = slices.Compact(out)
-			work += len(out) // its key
-			id, ok := intern(out, prevCategory(r))
+			work += 1 + len(consuming[c]) + len(out) // the steps and the key
+			id, ok := intern(out, c)
 			if !ok {
 				return false
 			}
