@@ -53,57 +53,54 @@ func newLitScan(lits []string) *litScan {
 	}
 	l.nclass++ // class 0
 	nc := l.nclass
-	// The trie: child[s*nc+c] is the state after s on class c, or -1.
-	child := make([]int32, nc)
-	fill := func(from int) {
-		for i := from; i < len(child); i++ {
-			child[i] = -1
-		}
+	// The trie: child[s*nc+c] is the state after s on class c, or 0 (the root is
+	// no state's child). A literal adds at most its length in states.
+	bound := 1
+	for _, lit := range lits {
+		bound += len(lit)
 	}
-	fill(0)
-	outs := [][]uint16{nil}
+	if bound > maxScanStates {
+		bound = maxScanStates
+	}
+	child := make([]int32, bound*nc)
+	outs := make([][]uint16, 1, bound)
 	for id, lit := range lits {
 		s := 0
 		for i := 0; i < len(lit); i++ {
 			c := int(l.class[lit[i]])
-			if child[s*nc+c] < 0 {
+			if child[s*nc+c] == 0 {
 				if len(outs) == maxScanStates {
 					return nil
 				}
 				child[s*nc+c] = int32(len(outs))
 				outs = append(outs, nil)
-				child = append(child, make([]int32, nc)...)
-				fill(len(child) - nc)
 			}
 			s = int(child[s*nc+c])
 		}
 		outs[s] = append(outs[s], uint16(id))
 	}
-	// Breadth first, so that a state's failure state is complete before it: the
-	// transitions of a state without a child on a class are its failure state's.
+	// Breadth first, so that a state's failure state is complete before it, child
+	// becomes the transitions: those of a state without a child on a class are its
+	// failure state's.
 	states := len(outs)
-	delta := make([]int32, states*nc)
+	delta := child[:states*nc]
 	fail := make([]int32, states)
 	queue := make([]int32, 0, states)
 	for c := range nc {
-		t := child[c]
-		if t < 0 {
-			continue
+		if t := delta[c]; t != 0 {
+			queue = append(queue, t)
 		}
-		delta[c] = t
-		queue = append(queue, t)
 	}
 	for len(queue) > 0 {
 		s := int(queue[0])
 		queue = queue[1:]
 		f := int(fail[s])
 		for c := range nc {
-			t := child[s*nc+c]
-			if t < 0 {
+			t := delta[s*nc+c]
+			if t == 0 {
 				delta[s*nc+c] = delta[f*nc+c]
 				continue
 			}
-			delta[s*nc+c] = t
 			fail[t] = delta[f*nc+c]
 			if o := outs[fail[t]]; len(o) > 0 {
 				outs[t] = append(outs[t][:len(outs[t]):len(outs[t])], o...)
