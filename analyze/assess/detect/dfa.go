@@ -266,9 +266,14 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 					out = append(out, in.Out)
 				}
 			}
+			work += 1 + len(consuming[c]) + len(out) // the steps and the key
+			// No partial match goes on (most classes, from most states): the idle state.
+			if len(out) == 0 {
+				m.next = append(m.next, m.idle[c])
+				continue
+			}
 			slices.Sort(out)
 			out = slices.Compact(out)
-			work += 1 + len(consuming[c]) + len(out) // the steps and the key
 			id, ok := intern(out, c)
 			if !ok {
 				return false
