@@ -174,6 +174,7 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 	for c := range configs {
 		cfg := randomAssess(rng)
 		rules := detect.MustCompile(cfg.Detect)
+		plan := newSessionPlan(SessionOptions{Assess: &cfg}) // ReplaySession's, compiled once a configuration
 		var d assess.Decision
 		for _, s := range sessions {
 			tr, err := assess.TraceSession(s.Events, cfg, rules)
@@ -181,7 +182,7 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 				t.Fatal(err)
 			}
 			tr.Decide(cfg.Detect.EMA, cfg.Breaker, &d)
-			sr, err := ReplaySession(context.Background(), s, SessionOptions{Assess: &cfg})
+			sr, err := plan.replay(context.Background(), s)
 			if err != nil {
 				t.Fatal(err)
 			}
