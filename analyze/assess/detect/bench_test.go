@@ -22,3 +22,14 @@ func BenchmarkDetect(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompile measures compiling the default detector: what a replay, or the
+// online loop, pays once before its first event (the tool rules' automata included).
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile(DefaultConfig()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
