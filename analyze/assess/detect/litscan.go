@@ -26,11 +26,13 @@ type litScan struct {
 	out     [][]uint16
 }
 
-// maxScanLits and maxScanStates bound an automaton; beyond them newLitScan returns
-// nil and the rules search for their literals one by one.
+// maxScanLits, maxScanStates and maxScanTable (transitions: 4 MiB of them) bound an
+// automaton; beyond them newLitScan returns nil and the rules search for their
+// literals one by one.
 const (
 	maxScanLits   = 1024
 	maxScanStates = 1 << 16 // with 255 classes, offsets within a uint32
+	maxScanTable  = 1 << 20
 )
 
 // newLitScan returns the automaton of lits (non-empty, distinct), or nil when they
@@ -61,6 +63,9 @@ func newLitScan(lits []string) *litScan {
 	}
 	if bound > maxScanStates {
 		bound = maxScanStates
+	}
+	if bound*nc > maxScanTable {
+		return nil
 	}
 	child := make([]int32, bound*nc)
 	outs := make([][]uint16, 1, bound)

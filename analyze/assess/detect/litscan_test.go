@@ -72,6 +72,18 @@ func TestLitScanBounds(t *testing.T) {
 	if newLitScan([]string{long}) != nil {
 		t.Errorf("an automaton of a %d-byte literal (bound %d states)", len(long), maxScanStates)
 	}
+	var wide []string // 128 literals of 64 bytes over 200 byte classes: up to 8,193 states × 201
+	for i := range 128 {
+		var b strings.Builder
+		for j := range 64 {
+			b.WriteByte(byte(1 + (i*64+j)%200))
+		}
+		wide = append(wide, b.String())
+	}
+	if newLitScan(wide) != nil {
+		t.Errorf("an automaton of more than %d transitions", maxScanTable)
+	}
+	checkLitScan(t, wide[:16], wide[3]+wide[7]) // 16 of them fit: 1,025 states × 201
 }
 
 // toolLiterals returns the distinct literals of the default tool rules.
