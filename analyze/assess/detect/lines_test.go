@@ -146,6 +146,7 @@ func TestRequiredSetsExact(t *testing.T) {
 		{`(?i)BUILD SUCCESS`, nil}, // folded: the text is searched as it is
 		{`\d+ passed`, [][]string{{" passed"}}},
 		{`x*|y`, nil},
+		{`ab\x{FFFD}c|d`, nil}, // U+FFFD matches a byte that is not UTF-8 too
 	}
 	for _, tt := range tests {
 		if got := requiredSets(tt.src, true); !reflect.DeepEqual(got, tt.want) {
@@ -166,6 +167,8 @@ func FuzzRuleGates(f *testing.F) {
 	f.Add(uint8(0), "error[E0308]: mismatched types")
 	f.Add(uint8(1), "Tests:       1 failed, 4 passed, 5 total")
 	f.Add(uint8(2), "x.go:12:5: undefined: y")
+	exprs = append(exprs, `error\x{FFFD}\d`)
+	f.Add(uint8(len(exprs)-1), "error\xff1")
 	f.Fuzz(func(t *testing.T, i uint8, s string) {
 		expr := exprs[int(i)%len(exprs)]
 		c, err := TextMatch{Regexp: expr}.Compile()

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -354,6 +355,20 @@ func TestStartLiterals(t *testing.T) {
 		}
 		if got := strings.Join(parts, " "); got != tt.lits {
 			t.Errorf("%s: %q, want %q", tt.src, got, tt.lits)
+		}
+	}
+}
+
+// TestReplacementCharacter: U+FFFD in a pattern also matches a byte that is not
+// UTF-8, which the prefilter's and the start literals' bytes do not hold.
+func TestReplacementCharacter(t *testing.T) {
+	for _, src := range []string{`(?i)\bfoo\x{FFFD}`, `\bfoo\x{FFFD}`, `bar\x{FFFD}+z`, `(?i)\bstill\s+\x{FFFD}`} {
+		m := mustMatcher(t, Patterns{Frustration: []string{src}})
+		for _, text := range []string{"foo\xff", "FOO\xfe", "bar\xff\xfez", "still \xc3", "foo\uFFFD", "bar\uFFFDz"} {
+			checkAnchored(t, m, &m.frustration[0], text)
+			if got, want := len(m.MatchFrustration(nil, text)) > 0, regexp.MustCompile(src).MatchString(text); got != want {
+				t.Errorf("%s on %q: matcher %v, regexp %v", src, text, got, want)
+			}
 		}
 	}
 }

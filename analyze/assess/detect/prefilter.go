@@ -75,6 +75,9 @@ func required(re *syntax.Regexp, exact bool) ([]string, bool) {
 			if fold && r >= utf8.RuneSelf {
 				return nil, false // ASCII lower-casing cannot follow Unicode folding
 			}
+			if r == utf8.RuneError {
+				return nil, false // it also matches a byte that is not UTF-8, which holds no U+FFFD
+			}
 			b.WriteRune(r)
 		}
 		if exact {
@@ -233,11 +236,9 @@ type startLit struct {
 func startLiterals(re *syntax.Regexp, after byteSet, afterNullable bool) []startLit {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			for _, r := range re.Rune {
-				if r >= utf8.RuneSelf {
-					return nil
-				}
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && r >= utf8.RuneSelf || r == utf8.RuneError { // see required
+				return nil
 			}
 		}
 		follow := after
