@@ -58,12 +58,18 @@ func TestLineStarts(t *testing.T) {
 				t.Errorf("%s on %q: %v, the pattern %v", p.expr, s, got, want)
 			}
 		}
-		for _, a := range lineTexts {
-			check(a)
-			for _, b := range lineTexts {
-				check(a + b)
-				check(a + "\n" + b)
-			}
+		forPairs(lineTexts, check)
+	}
+}
+
+// forPairs calls check on each text, and on each pair of them joined as they are and
+// across a line break.
+func forPairs(texts []string, check func(string)) {
+	for _, a := range texts {
+		check(a)
+		for _, b := range texts {
+			check(a + b)
+			check(a + "\n" + b)
 		}
 	}
 }
