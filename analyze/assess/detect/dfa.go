@@ -47,16 +47,14 @@ type matcher struct {
 	// eof[s]: the pattern matches at the end of the text from state s.
 	eof []bool
 	// idle[c] is the state with no partial match after a rune of prev category c;
-	// start is idle[0], the beginning of the text. The idle states are numbered
-	// first: 1 to lastIdle.
+	// idle[0], the beginning of the text, is where a text starts. The idle states
+	// are numbered first: 1 to lastIdle.
 	idle     [4]int32
-	start    int32
 	lastIdle int32
 	// Where a match can start, for the jump from an idle state: its literal prefix,
-	// else one of firstBytes (at most 3), else anywhere (canJump false).
+	// else one of firstBytes (at most 3), else anywhere (neither: no jump).
 	prefix     string
 	firstBytes []byte
-	canJump    bool
 }
 
 // newMatcher compiles the automaton of the pattern src, or returns nil when it
@@ -90,7 +88,6 @@ func newMatcher(src string) *matcher {
 				m.firstBytes = nil
 			}
 		}
-		m.canJump = m.prefix != "" || len(m.firstBytes) > 0
 	}
 	return m
 }
@@ -195,7 +192,6 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 		m.idle[c] = id
 		m.lastIdle = max(m.lastIdle, id)
 	}
-	m.start = m.idle[0]
 	seen := make([]uint32, len(prog.Inst)) // seen[pc] == gen: followed in this closure
 	gen := uint32(0)
 	var stack, out []uint32
@@ -287,13 +283,14 @@ func (m *matcher) build(prog *syntax.Prog) bool {
 // match reports whether the pattern matches s anywhere.
 func (m *matcher) match(s string) bool {
 	next, nc := m.next, m.nclass
-	st := m.start
+	st := m.idle[0]
+	canJump := m.prefix != "" || len(m.firstBytes) > 0
 	// at[k] is the next position of the prefix (k = 0) or of firstBytes[k] at or after
 	// the last jump's start, -1 when there is none, -2 before the first look: each is
 	// searched for again only once passed, so the jumps read the text once.
 	at := [3]int{-2, -2, -2}
 	for i := 0; i < len(s); {
-		if m.canJump && st <= m.lastIdle {
+		if canJump && st <= m.lastIdle {
 			j := m.jump(s, i, &at)
 			if j < 0 {
 				return m.eof[st] // no match can start in the rest: the text's end decides

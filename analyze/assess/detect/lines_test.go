@@ -54,8 +54,13 @@ func TestLineStarts(t *testing.T) {
 		}
 		re := regexp.MustCompile(p.expr)
 		check := func(s string) {
-			if got, want := c.Match(s), re.MatchString(s); got != want {
+			want := re.MatchString(s)
+			if got := c.Match(s); got != want {
 				t.Errorf("%s on %q: %v, the pattern %v", p.expr, s, got, want)
+			}
+			// Match reads the automaton first: the line starts are its fallback.
+			if c.lines != nil && c.lines.match(s) != want {
+				t.Errorf("%s on %q from its line starts: %v, the pattern %v", p.expr, s, !want, want)
 			}
 		}
 		forPairs(lineTexts, check)
@@ -105,14 +110,18 @@ func FuzzLineStarts(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := c.Match(s), regexp.MustCompile(p.expr).MatchString(s); got != want {
+		want := regexp.MustCompile(p.expr).MatchString(s)
+		if got := c.Match(s); got != want {
 			t.Fatalf("%s on %q: %v, the pattern %v", p.expr, s, got, want)
+		}
+		if c.lines != nil && c.lines.match(s) != want {
+			t.Fatalf("%s on %q from its line starts: %v, the pattern %v", p.expr, s, !want, want)
 		}
 	})
 }
 
-// BenchmarkToolRuleLog: the pytest failure rule over a 64 KiB test log, run from its
-// line starts and run everywhere.
+// BenchmarkToolRuleLog: the pytest failure rule over a 64 KiB test log, as Match runs it
+// (its literal gates, then its automaton), from its line starts, and everywhere by regexp.
 func BenchmarkToolRuleLog(b *testing.B) {
 	var log strings.Builder
 	for log.Len() < 64<<10 {
@@ -123,10 +132,18 @@ func BenchmarkToolRuleLog(b *testing.B) {
 	expr := `(?m)^=+ (?:.*, )?\d+ (?:failed|errors?)\b.* in [\d.]+m?s\b`
 	c, _ := TextMatch{Regexp: expr}.Compile()
 	re := regexp.MustCompile(expr)
-	b.Run("line-starts", func(b *testing.B) {
+	b.Run("match", func(b *testing.B) {
 		b.SetBytes(int64(len(s)))
 		for b.Loop() {
 			if !c.Match(s) {
+				b.Fatal("no match")
+			}
+		}
+	})
+	b.Run("line-starts", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			if !c.lines.match(s) {
 				b.Fatal("no match")
 			}
 		}

@@ -283,6 +283,16 @@ type matchLits struct {
 // missing literal, and most texts are short).
 const scanFrom = 8 << 10
 
+// matches reports whether the rule's match holds on text; found, when set, is which
+// of the classifier's literals text holds (litScan's answer), read in place of
+// searching text for them.
+func (r *compiledRule) matches(text string, found []uint64) bool {
+	if found == nil {
+		return r.match.Match(text)
+	}
+	return r.ids.holds(found) && r.match.matchPattern(text)
+}
+
 // holds reports whether found (litScan's answer) meets the literal conditions.
 func (m *matchLits) holds(found []uint64) bool {
 	return literalsHold(m.allOf, m.anyOf, m.need, func(id uint16) bool { return has(found, id) })
@@ -444,10 +454,7 @@ func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.T
 		if fail && status == analyze.ToolStatusOK || r.signal.IsToolSuccess() && status == analyze.ToolStatusError {
 			continue
 		}
-		if Has(dst[start:], r.signal) {
-			continue
-		}
-		if found != nil && !(r.ids.holds(found) && r.match.matchPattern(text)) || found == nil && !r.match.Match(text) {
+		if Has(dst[start:], r.signal) || !r.matches(text, found) {
 			continue
 		}
 		s := Signal{Kind: r.signal, Source: r.name}
