@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/replay/input"
 )
 
 // BenchmarkReplaySessions measures the replay of agent sessions — reading the Claude
@@ -53,6 +54,49 @@ func BenchmarkReplaySessions(b *testing.B) {
 			}
 			b.ReportMetric(float64(sessions*b.N)/b.Elapsed().Seconds(), "sessions/s")
 			b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkReplaySession measures the library's replay of one session at a time over
+// 100 synthetic sessions: through ReplaySession, which prepares the configuration for
+// each session (its detection rules compiled each time), and through one
+// SessionReplayer, which prepares it once. An op is the 100 sessions:
+//
+//	go test -run '^$' -bench ReplaySession -benchmem ./replay/
+func BenchmarkReplaySession(b *testing.B) {
+	fsys := fstest.MapFS{}
+	for name, data := range synth.DatasetFiles(synth.DatasetConfig{Sessions: 100, Seed: 1}) {
+		if strings.HasPrefix(name, synth.InputsDir+"/") {
+			fsys[name] = &fstest.MapFile{Data: data}
+		}
+	}
+	var sessions []*input.Session
+	if _, err := Replay(context.Background(), fsys, Options{}, Sinks{Sessions: func(r *SessionResult) error {
+		sessions = append(sessions, r.Session)
+		return nil
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	replayer := NewSessionReplayer(SessionOptions{})
+	for _, bc := range []struct {
+		name   string
+		replay func(context.Context, *input.Session) (*SessionResult, error)
+	}{
+		{"ReplaySession", func(ctx context.Context, s *input.Session) (*SessionResult, error) {
+			return ReplaySession(ctx, s, SessionOptions{})
+		}},
+		{"SessionReplayer", replayer.Replay},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range sessions {
+					if _, err := bc.replay(context.Background(), s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
 		})
 	}
 }

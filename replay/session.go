@@ -94,9 +94,29 @@ func (r *SessionResult) AnalysisFailed() bool {
 // session id, so the session is one unit whatever ids its records carry. A fresh
 // processor per session keeps sessions independent of each other and of the order
 // they are replayed in. [Replay] prepares each configuration once for all its
-// sessions; ReplaySession prepares it for this one.
+// sessions; ReplaySession prepares it for this one — validating the configuration,
+// compiling its detection rules (some milliseconds) — so a caller replaying many
+// sessions under one configuration uses a [SessionReplayer].
 func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (*SessionResult, error) {
-	return newSessionPlan(opts).replay(ctx, s)
+	return NewSessionReplayer(opts).Replay(ctx, s)
+}
+
+// A SessionReplayer replays sessions under one configuration prepared once, at its
+// first session: each is replayed exactly as [ReplaySession] would, through a fresh
+// processor of its own, so the results do not depend on the order of the sessions or
+// on which goroutine replays them. It is safe for concurrent use when opts.LLM is (the
+// offline analyzer, the default, is).
+type SessionReplayer struct{ plan *sessionPlan }
+
+// NewSessionReplayer returns a replayer of sessions under opts. An invalid
+// configuration is reported by each Replay.
+func NewSessionReplayer(opts SessionOptions) *SessionReplayer {
+	return &SessionReplayer{plan: newSessionPlan(opts)}
+}
+
+// Replay replays one session (see [ReplaySession]).
+func (r *SessionReplayer) Replay(ctx context.Context, s *input.Session) (*SessionResult, error) {
+	return r.plan.replay(ctx, s)
 }
 
 // sessionPlan is one assessment configuration prepared once for a whole replay: the

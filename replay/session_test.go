@@ -163,6 +163,59 @@ func TestSharedPlansDecideAsFreshOnes(t *testing.T) {
 	}
 }
 
+// TestSessionReplayer checks that one replayer, its configuration prepared once and
+// shared by goroutines replaying sessions at once, decides each session exactly as
+// Replay does, under the default configuration and the seed's; and that an invalid
+// configuration is reported by every Replay.
+func TestSessionReplayer(t *testing.T) {
+	seed := assess.SeedConfig()
+	decisions := func(r *SessionResult) string {
+		b, _ := json.Marshal([]any{r.Steps, r.Ends, r.Outcome()})
+		return string(b)
+	}
+	var first *input.Session
+	for _, opts := range []SessionOptions{{}, {Assess: &seed}} {
+		var sessions []*input.Session
+		var want []string
+		_, err := Replay(context.Background(), sessionFS(t), Options{Sessions: opts}, Sinks{Sessions: func(r *SessionResult) error {
+			sessions, want = append(sessions, r.Session), append(want, decisions(r))
+			return nil
+		}})
+		if err != nil || len(sessions) != 4 {
+			t.Fatalf("%d sessions, %v", len(sessions), err)
+		}
+		first = sessions[0]
+		replayer := NewSessionReplayer(opts)
+		const rounds = 3 // each session replayed several times, by several goroutines at once
+		got := make([]string, len(sessions)*rounds)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				r, err := replayer.Replay(context.Background(), sessions[i%len(sessions)])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = decisions(r)
+			})
+		}
+		wg.Wait()
+		for i, d := range got {
+			if j := i % len(sessions); d != want[j] {
+				t.Errorf("%s (seed %v): the replayer decides differently:\n%s\nReplay:\n%s", sessions[j].Key, opts.Assess != nil, d, want[j])
+			}
+		}
+	}
+	bad := assess.DefaultConfig()
+	bad.InactivityTimeout = 0
+	replayer := NewSessionReplayer(SessionOptions{Assess: &bad})
+	for range 2 {
+		if _, err := replayer.Replay(context.Background(), first); err == nil || !strings.Contains(err.Error(), "inactivity_timeout") {
+			t.Errorf("a session under an invalid configuration: %v", err)
+		}
+	}
+}
+
 // TestInvalidSessionConfig checks that an invalid assessment configuration fails the
 // replay at its first session, and only when there is a session to replay.
 func TestInvalidSessionConfig(t *testing.T) {

@@ -527,10 +527,11 @@ func TestSimulationMatchesTheProcessor(t *testing.T) {
 	sessions := load(t)
 	for _, cfg := range []assess.Config{assess.DefaultConfig(), assess.SeedConfig()} {
 		rules := detect.MustCompile(cfg.Detect)
+		replayer := replay.NewSessionReplayer(replay.SessionOptions{Assess: &cfg})
 		for i := range sessions {
 			l := &sessions[i]
 			got := interventions(detectAll(l, cfg, rules), cfg.Detect.EMA, cfg.Breaker)
-			sr, err := replay.ReplaySession(context.Background(), l.session, replay.SessionOptions{Assess: &cfg})
+			sr, err := replayer.Replay(context.Background(), l.session)
 			if err != nil {
 				t.Fatal(err)
 			}
