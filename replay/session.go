@@ -108,7 +108,8 @@ func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (
 // offline analyzer, the default, is).
 type SessionReplayer struct{ plan *sessionPlan }
 
-// NewSessionReplayer returns a replayer of sessions under opts. An invalid
+// NewSessionReplayer returns a replayer of sessions under opts, which it reads at its
+// first Replay (the configuration opts.Assess points to included). An invalid
 // configuration is reported by each Replay.
 func NewSessionReplayer(opts SessionOptions) *SessionReplayer {
 	return &SessionReplayer{plan: newSessionPlan(opts)}
