@@ -26,14 +26,7 @@ func BenchmarkReplaySessions(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("LOOPWATCH_BENCH_SESSIONS")); err == nil && v > 0 {
 		n = v
 	}
-	fsys := fstest.MapFS{}
-	size := 0
-	for name, data := range synth.DatasetFiles(synth.DatasetConfig{Sessions: n, VibesLogs: 10, Seed: 1}) {
-		if strings.HasPrefix(name, synth.InputsDir+"/") {
-			fsys[name] = &fstest.MapFile{Data: data}
-			size += len(data)
-		}
-	}
+	fsys, size := synthInputs(synth.DatasetConfig{Sessions: n, VibesLogs: 10, Seed: 1})
 	seed := assess.SeedConfig()
 	for _, workers := range []int{0, 1} {
 		name := "workers=" + strconv.Itoa(workers)
@@ -65,12 +58,7 @@ func BenchmarkReplaySessions(b *testing.B) {
 //
 //	go test -run '^$' -bench ReplaySession -benchmem ./replay/
 func BenchmarkReplaySession(b *testing.B) {
-	fsys := fstest.MapFS{}
-	for name, data := range synth.DatasetFiles(synth.DatasetConfig{Sessions: 100, Seed: 1}) {
-		if strings.HasPrefix(name, synth.InputsDir+"/") {
-			fsys[name] = &fstest.MapFile{Data: data}
-		}
-	}
+	fsys, _ := synthInputs(synth.DatasetConfig{Sessions: 100, Seed: 1})
 	var sessions []*input.Session
 	if _, err := Replay(context.Background(), fsys, Options{}, Sinks{Sessions: func(r *SessionResult) error {
 		sessions = append(sessions, r.Session)
@@ -99,4 +87,17 @@ func BenchmarkReplaySession(b *testing.B) {
 			}
 		})
 	}
+}
+
+// synthInputs returns the input files of a synthetic dataset, held in memory, and
+// their size in bytes.
+func synthInputs(cfg synth.DatasetConfig) (fstest.MapFS, int) {
+	fsys, size := fstest.MapFS{}, 0
+	for name, data := range synth.DatasetFiles(cfg) {
+		if strings.HasPrefix(name, synth.InputsDir+"/") {
+			fsys[name] = &fstest.MapFile{Data: data}
+			size += len(data)
+		}
+	}
+	return fsys, size
 }

@@ -1038,13 +1038,13 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		if !opts.Shard.Owns(s.Key) {
 			continue
 		}
-		sr, err := plans.main.replay(ctx, s)
+		sr, err := plans.main.Replay(ctx, s)
 		if err != nil {
 			res.err = fmt.Errorf("replaying session %s of %s: %w", s.Key, name, err)
 			return res
 		}
 		for k, v := range opts.Variants {
-			vr, err := plans.variants[k].replay(ctx, s)
+			vr, err := plans.variants[k].Replay(ctx, s)
 			if err != nil {
 				res.err = fmt.Errorf("replaying session %s of %s under %s: %w", s.Key, name, v.Name, err)
 				return res

@@ -174,7 +174,7 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 	for c := range configs {
 		cfg := randomAssess(rng)
 		rules := detect.MustCompile(cfg.Detect)
-		plan := newSessionPlan(SessionOptions{Assess: &cfg}) // ReplaySession's, compiled once a configuration
+		replayer := NewSessionReplayer(SessionOptions{Assess: &cfg}) // compiled once a configuration
 		var d assess.Decision
 		for _, s := range sessions {
 			tr, err := assess.TraceSession(s.Events, cfg, rules)
@@ -182,7 +182,7 @@ func testSessionTraces(t *testing.T, sessions []*input.Session) {
 				t.Fatal(err)
 			}
 			tr.Decide(cfg.Detect.EMA, cfg.Breaker, &d)
-			sr, err := plan.replay(context.Background(), s)
+			sr, err := replayer.Replay(context.Background(), s)
 			if err != nil {
 				t.Fatal(err)
 			}

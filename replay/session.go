@@ -102,31 +102,17 @@ func ReplaySession(ctx context.Context, s *input.Session, opts SessionOptions) (
 }
 
 // A SessionReplayer replays sessions under one configuration prepared once, at its
-// first session: each is replayed exactly as [ReplaySession] would, through a fresh
-// processor of its own, so the results do not depend on the order of the sessions or
-// on which goroutine replays them. It is safe for concurrent use when opts.LLM is (the
-// offline analyzer, the default, is).
-type SessionReplayer struct{ plan *sessionPlan }
-
-// NewSessionReplayer returns a replayer of sessions under opts, which it reads at its
-// first Replay (the configuration opts.Assess points to included). An invalid
-// configuration is reported by each Replay.
-func NewSessionReplayer(opts SessionOptions) *SessionReplayer {
-	return &SessionReplayer{plan: newSessionPlan(opts)}
-}
-
-// Replay replays one session (see [ReplaySession]).
-func (r *SessionReplayer) Replay(ctx context.Context, s *input.Session) (*SessionResult, error) {
-	return r.plan.replay(ctx, s)
-}
-
-// sessionPlan is one assessment configuration prepared once for a whole replay: the
-// configuration validated, its detection rules compiled and its offline analyzer
-// built, then shared by the processor of every session (compiled rules and the
-// offline analyzer are immutable and safe for concurrent use). Compiling them per
-// session was most of the cost of a short session. The preparation waits for the
-// first session, so that an invalid configuration fails where it always did.
-type sessionPlan struct {
+// first session: the configuration validated, its detection rules compiled and its
+// offline analyzer built, then shared by the processor of every session (compiled
+// rules and the offline analyzer are immutable and safe for concurrent use) — per
+// session, that preparation was most of the cost of a short session. Each session is
+// replayed exactly as [ReplaySession] would, through a fresh processor of its own, so
+// the results do not depend on the order of the sessions or on which goroutine
+// replays them. It is safe for concurrent use when opts.LLM is (the offline analyzer,
+// the default, is). [Replay] prepares one for its configuration and one for each
+// variant; waiting for the first session, an invalid configuration fails where it
+// always did.
+type SessionReplayer struct {
 	opts SessionOptions
 	once sync.Once
 	cfg  assess.Config
@@ -134,26 +120,31 @@ type sessionPlan struct {
 	err  error
 }
 
-func newSessionPlan(opts SessionOptions) *sessionPlan { return &sessionPlan{opts: opts} }
+// NewSessionReplayer returns a replayer of sessions under opts, which it reads at its
+// first Replay (the configuration opts.Assess points to included). An invalid
+// configuration is reported by each Replay.
+func NewSessionReplayer(opts SessionOptions) *SessionReplayer {
+	return &SessionReplayer{opts: opts}
+}
 
 // sessionPlans are a replay's session configurations: the configured one and each
 // variant's, in order.
 type sessionPlans struct {
-	main     *sessionPlan
-	variants []*sessionPlan
+	main     *SessionReplayer
+	variants []*SessionReplayer
 }
 
 func newSessionPlans(opts Options) *sessionPlans {
-	p := &sessionPlans{main: newSessionPlan(opts.Sessions)}
+	p := &sessionPlans{main: NewSessionReplayer(opts.Sessions)}
 	for _, v := range opts.Variants {
 		vopts := opts.Sessions
 		vopts.Assess = v.Assess
-		p.variants = append(p.variants, newSessionPlan(vopts))
+		p.variants = append(p.variants, NewSessionReplayer(vopts))
 	}
 	return p
 }
 
-func (p *sessionPlan) prepare() error {
+func (p *SessionReplayer) prepare() error {
 	p.once.Do(func() {
 		p.cfg = assess.DefaultConfig()
 		if p.opts.Assess != nil {
@@ -176,8 +167,8 @@ func (p *sessionPlan) prepare() error {
 	return p.err
 }
 
-// replay replays one session under the plan's configuration (see [ReplaySession]).
-func (p *sessionPlan) replay(ctx context.Context, s *input.Session) (*SessionResult, error) {
+// Replay replays one session (see [ReplaySession]).
+func (p *SessionReplayer) Replay(ctx context.Context, s *input.Session) (*SessionResult, error) {
 	if err := p.prepare(); err != nil {
 		return nil, err
 	}
