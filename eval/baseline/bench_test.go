@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -44,5 +45,37 @@ func BenchmarkQuasarRun(b *testing.B) {
 		for _, r := range runs {
 			QuasarRun(r, cfg)
 		}
+	}
+}
+
+// BenchmarkVibesHits counts the shipped patterns in messages of the kinds an
+// assistant writes, by the literals' places (what VibesHits does) and by the
+// regular expressions alone (what it does for text with ſ or the Kelvin sign).
+func BenchmarkVibesHits(b *testing.B) {
+	report := "I ran the tests: 14 passed, the build is done. The error handler in " +
+		"`internal/errors.go` was wrong: it swallowed the failed request's status, so " +
+		"the retry loop never saw it. It works now — thanks for the logs.\n"
+	texts := []struct{ name, text string }{
+		{"prompt", "why doesn't the login page work anymore? it's broken again"},
+		{"report-4KiB", strings.Repeat(report, 4096/len(report)+1)[:4096]},
+		{"code-4KiB", strings.Repeat("if err != nil { return fmt.Errorf(\"terror: %w\", err) } // ErrorCode\n", 64)[:4096]},
+	}
+	all := compiledVibes()
+	for _, tt := range texts {
+		b.Run(tt.name+"/at", func(b *testing.B) {
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				VibesHits(tt.text)
+			}
+		})
+		b.Run(tt.name+"/regexp", func(b *testing.B) {
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				folded := prefilterFold(tt.text)
+				for i := range all {
+					all[i].matches(tt.text, folded)
+				}
+			}
+		})
 	}
 }

@@ -32,12 +32,132 @@ type vibesPattern struct {
 	source  string         // as vibes writes it
 	re      *regexp.Regexp // the same language in Go's syntax
 	literal string         // lower-case ASCII text every match contains once folded (a prefilter)
+	// rest is the word after its literal, and trailing whether a word boundary
+	// ends it: what matchesAt reads from each place the literal occurs.
+	rest     []vibesToken
+	trailing bool
+}
+
+// vibesToken is one item of a pattern's word after its literal: a lower-case ASCII
+// letter or an apostrophe, that letter made optional by a `?`, or (c == 0) `\s+`.
+type vibesToken struct {
+	c        byte
+	optional bool
 }
 
 // matches reports whether p matches text; folded is [prefilterFold] of text, which
 // holds p's literal wherever text matches.
 func (p vibesPattern) matches(text, folded string) bool {
 	return strings.Contains(folded, p.literal) && p.re.MatchString(text)
+}
+
+// matchesAt reports whether p matches text, as matches does, where text holds
+// neither ſ nor the Kelvin sign and folded is text with its ASCII letters lowered
+// (byte for byte, so the offsets of the two agree: see [vibesFold]). The regular
+// expression would search text from its first byte for each pattern; matchesAt
+// reads only where p's literal occurs: the character before it, and the rest of
+// the word and the character after it (a whitespace run for `\s+`). On such text
+// a letter of the pattern matches one ASCII byte, and an ASCII byte always begins a
+// character, so the word is found the same way whatever text is; FuzzVibesHits
+// holds the two to each other.
+func (p vibesPattern) matchesAt(text, folded string) bool {
+	for off := 0; ; {
+		k := strings.Index(folded[off:], p.literal)
+		if k < 0 {
+			return false
+		}
+		j := off + k
+		if j == 0 || !isVibesWord(lastRune(text[:j])) {
+			if p.restAt(text, j+len(p.literal), 0) {
+				return true
+			}
+		}
+		off = j + 1
+	}
+}
+
+// restAt reports whether p.rest[k:], and then the word boundary when p has one,
+// match text from byte i.
+func (p vibesPattern) restAt(text string, i, k int) bool {
+	for ; k < len(p.rest); k++ {
+		t := p.rest[k]
+		switch {
+		case t.c == 0: // \s+, greedy: a letter follows it, never a white space
+			n := i
+			for n < len(text) {
+				r, w := utf8.DecodeRuneInString(text[n:])
+				if !unicode.Is(unicode.White_Space, r) {
+					break
+				}
+				n += w
+			}
+			if n == i {
+				return false
+			}
+			i = n
+		case t.optional:
+			if i < len(text) && lowerASCII(text[i]) == t.c && p.restAt(text, i+1, k+1) {
+				return true
+			}
+		case i < len(text) && lowerASCII(text[i]) == t.c:
+			i++
+		default:
+			return false
+		}
+	}
+	if !p.trailing || i == len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return !isVibesWord(r)
+}
+
+// lastRune is the last character of s as the regular expression reads it forward
+// (utf8.RuneError for a byte that begins no valid character).
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// isVibesWord reports whether r is one of the regex crate's word characters: the
+// runes of [wordClass].
+func isVibesWord(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.Nl, unicode.M, unicode.Nd, unicode.Pc,
+		unicode.Other_Alphabetic, unicode.Other_Lowercase, unicode.Other_Uppercase, unicode.Join_Control)
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// vibesFold returns text with its ASCII letters lowered, byte for byte, and true;
+// or false when text holds ſ or the Kelvin sign, which (?i) folds onto ASCII
+// letters of other widths (those texts are matched by the regular expressions).
+// Text without upper-case ASCII letters is returned as it is.
+func vibesFold(text string) (string, bool) {
+	if strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a") {
+		return "", false
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= 'A' && c <= 'Z' {
+			if b.Cap() == 0 {
+				b.Grow(len(text))
+			}
+			b.WriteString(text[last:i])
+			b.WriteByte(c + 'a' - 'A')
+			last = i + 1
+		}
+	}
+	if b.Cap() == 0 {
+		return text, true
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
 }
 
 // compiledVibes returns the shipped patterns compiled, negative ones first; they are
@@ -70,17 +190,27 @@ func compileVibesPattern(src string) (vibesPattern, error) {
 		return vibesPattern{}, fmt.Errorf("vibes pattern %q: want the shipped shape (?i)\\b…", src)
 	}
 	body, trailing := strings.CutSuffix(body, `\b`)
+	// The word is a literal, then its rest: letters, each perhaps optional, and
+	// white-space runs, each followed by a letter.
 	lit, litDone := []byte(nil), false
+	var rest []vibesToken
 	for i := 0; i < len(body); i++ {
 		switch c := body[i]; {
 		case c >= 'a' && c <= 'z' || c == '\'':
 			if !litDone {
 				lit = append(lit, c)
+			} else {
+				rest = append(rest, vibesToken{c: c})
 			}
-		case c == '?' && i > 0 && !litDone:
-			lit, litDone = lit[:len(lit)-1], true // the optional letter is not in every match
-		case c == '\\' && strings.HasPrefix(body[i:], `\s+`):
+		case c == '?' && i > 0 && body[i-1] != '?' && body[i-1] != '+':
+			if !litDone {
+				rest = append(rest, vibesToken{c: lit[len(lit)-1]})
+				lit, litDone = lit[:len(lit)-1], true // the optional letter is not in every match
+			}
+			rest[len(rest)-1].optional = true
+		case c == '\\' && strings.HasPrefix(body[i:], `\s+`) && i+3 < len(body) && body[i+3] >= 'a' && body[i+3] <= 'z':
 			litDone = true
+			rest = append(rest, vibesToken{})
 			i += 2
 		default:
 			return vibesPattern{}, fmt.Errorf("vibes pattern %q: %q is outside the shipped shape", src, c)
@@ -97,7 +227,7 @@ func compileVibesPattern(src string) (vibesPattern, error) {
 	if err != nil {
 		return vibesPattern{}, fmt.Errorf("vibes pattern %q: %w", src, err)
 	}
-	return vibesPattern{source: src, re: re, literal: string(lit)}, nil
+	return vibesPattern{source: src, re: re, literal: string(lit), rest: rest, trailing: trailing}, nil
 }
 
 // wordClass is the inside of a bracket expression holding the regex crate's Unicode
@@ -163,10 +293,13 @@ func VibesHits(text string) (negative, positive int) {
 	if text == "" {
 		return 0, 0
 	}
-	folded := prefilterFold(text)
+	folded, at := vibesFold(text)
+	if !at {
+		folded = prefilterFold(text)
+	}
 	for i, p := range compiledVibes() {
 		switch {
-		case !p.matches(text, folded):
+		case at && !p.matchesAt(text, folded), !at && !p.matches(text, folded):
 		case i < len(vibesNegativeSources):
 			negative++
 		default:

@@ -103,6 +103,17 @@ func TestVibesHits(t *testing.T) {
 		{text: "not\vwork", neg: 1, pos: 1, re2: true},     // and a vertical tab, which RE2's \s leaves out
 		{text: "ſuccess", pos: 1, re2: true},               // (?i) folds the long s, a word character to the regex crate only
 		{text: "ERRORé", neg: 0, re2: true},
+		{text: "ÉTAT: ERROR, Done", neg: 1, pos: 1},
+		{text: "\xffERROR", neg: 1, re2: false}, // a byte that begins no character is not a word character
+		{text: "\xc3error", neg: 1},             // nor is a lead byte cut short
+		{text: "é\xa9error", neg: 1},            // nor a stray continuation byte after a character
+		{text: "NOT \u00a0\t WORK", neg: 1, pos: 1, re2: true},
+		{text: "not \u00a0", neg: 0},
+		{text: "WORKS WORKSS", pos: 1},
+		{text: "workss works", pos: 1},
+		{text: "it wor\u212a", pos: 1, re2: true}, // the Kelvin sign folds onto k: matched by the regular expressions
+		{text: "Error ſuccess", neg: 1, pos: 1, re2: true},
+		{text: strings.Repeat("terror ", 500) + "error", neg: 1},
 	}
 	neg, pos := VibesPatterns()
 	var native []*regexp.Regexp
@@ -160,11 +171,28 @@ func FuzzVibesHits(f *testing.F) {
 	all := compiledVibes()
 	f.Fuzz(func(t *testing.T, text string) {
 		folded := prefilterFold(text)
+		lowered, at := vibesFold(text)
+		if at && len(lowered) != len(text) {
+			t.Fatalf("vibesFold(%q) = %q: not byte for byte", text, lowered)
+		}
 		ascii := !strings.ContainsFunc(text, func(r rune) bool { return r >= utf8.RuneSelf || r == '\v' })
+		wantNeg, wantPos := 0, 0
 		for i := range all {
 			got := all[i].matches(text, folded)
 			if plain := all[i].re.MatchString(text); got != plain {
 				t.Fatalf("%s on %q: with prefilter %v, without %v", all[i].source, text, got, plain)
+			}
+			if at {
+				if fast := all[i].matchesAt(text, lowered); fast != got {
+					t.Fatalf("%s on %q: where the literal occurs %v, the regular expression %v", all[i].source, text, fast, got)
+				}
+			}
+			switch {
+			case !got:
+			case i < len(neg):
+				wantNeg++
+			default:
+				wantPos++
 			}
 			if ascii {
 				if re2 := native[i].MatchString(text); got != re2 {
@@ -172,5 +200,78 @@ func FuzzVibesHits(f *testing.F) {
 				}
 			}
 		}
+		if n, p := VibesHits(text); n != wantNeg || p != wantPos {
+			t.Fatalf("VibesHits(%q) = %d, %d; the regular expressions %d, %d", text, n, p, wantNeg, wantPos)
+		}
 	})
+}
+
+// TestVibesFold checks the fold matchesAt reads: ASCII letters lowered in place,
+// and no fold (the regular expressions instead) for text with ſ or the Kelvin sign.
+func TestVibesFold(t *testing.T) {
+	tests := []struct {
+		text, want string
+		ok         bool
+	}{
+		{"", "", true},
+		{"error", "error", true},
+		{"ÉTAT Error \xff", "État error \xff", true}, // É is not ASCII: left as it is
+		{"ſuccess", "", false},
+		{"WOR\u212a", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := vibesFold(tt.text)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("vibesFold(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestVibesPatternRest checks what each shipped pattern reads after its literal.
+func TestVibesPatternRest(t *testing.T) {
+	want := map[string]string{ // the rest: letters, "?" after an optional one, "_" for \s+; "|" a final boundary
+		`(?i)\berror\b`: "|", `(?i)\bfrustrat`: "", `(?i)\bnot\s+work`: "_work", `(?i)\bdoesn't\s+work`: "_work",
+		`(?i)\bworks?\b`: "s?|", `(?i)\bcan't\b`: "|", `(?i)\bthank`: "",
+	}
+	for _, p := range compiledVibes() {
+		w, ok := want[p.source]
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, tok := range p.rest {
+			switch {
+			case tok.c == 0:
+				b.WriteByte('_')
+			case tok.optional:
+				b.WriteString(string(tok.c) + "?")
+			default:
+				b.WriteByte(tok.c)
+			}
+		}
+		if p.trailing {
+			b.WriteByte('|')
+		}
+		if b.String() != w {
+			t.Errorf("%s: rest %q, want %q", p.source, b.String(), w)
+		}
+		delete(want, p.source)
+	}
+	if len(want) > 0 {
+		t.Errorf("patterns not shipped: %v", want)
+	}
+}
+
+// TestIsVibesWord holds isVibesWord, which matchesAt reads before and after a word,
+// to the word class the regular expressions are built with, rune by rune.
+func TestIsVibesWord(t *testing.T) {
+	class := regexp.MustCompile(`^[` + wordClass + `]$`)
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // surrogates: no UTF-8 encoding; the reader sees utf8.RuneError
+		}
+		if got, want := isVibesWord(r), class.MatchString(string(r)); got != want {
+			t.Fatalf("isVibesWord(%U) = %v, the word class %v", r, got, want)
+		}
+	}
 }
