@@ -55,7 +55,12 @@
 //     Unicode word boundary and whose \s is Unicode white space; Go's RE2 syntax has
 //     ASCII \b and \s. The baseline keeps the regex crate's meaning: "\bx\b" does not
 //     match "áxβ", "not\s+work" matches across a no-break space. For ASCII text the
-//     two agree. Go's Unicode tables may be a version behind the regex crate's.
+//     two agree. Go's Unicode tables may be a version behind the regex crate's. A
+//     pattern is read where its word occurs in the message (the character before
+//     it, the rest of the word, the character after), not by searching the whole
+//     message with a regular expression, except in text holding ſ or the Kelvin
+//     sign, which (?i) folds onto ASCII letters; FuzzVibesHits holds the two ways to
+//     each other.
 //   - Relevant events (see [VibesSignalsOf] for the mapping from normalised events):
 //     user prompts and assistant text are scanned; a tool result is a tool failure
 //     when its status is error; an error event of the agent's stream is one more
