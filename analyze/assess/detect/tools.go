@@ -259,8 +259,8 @@ type ToolClassifier struct {
 	textTools  map[string]bool // nil: every tool
 	quietTools map[string]bool
 	// lits are the distinct literals of the rules' matches, and scan their automaton
-	// (nil beyond its bounds): a text of at least scanFrom bytes is searched for all
-	// of them in one pass (see litScan).
+	// (nil beyond its bounds): a text is searched for all of them in one pass (see
+	// litScan).
 	lits []string
 	scan *litScan
 }
@@ -277,11 +277,6 @@ type matchLits struct {
 	allOf, anyOf []uint16
 	need         [][]uint16
 }
-
-// scanFrom is the text length from which the rules' literals are found in one pass:
-// below it, one strings.Contains a literal is faster (the rules stop at their first
-// missing literal, and most texts are short).
-const scanFrom = 8 << 10
 
 // matches reports whether the rule's match holds on text; found, when set, is which
 // of the classifier's literals text holds (litScan's answer), read in place of
@@ -443,7 +438,7 @@ func (c *ToolClassifier) dropSuccesses(dst []Signal, start int, status analyze.T
 func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.ToolStatus) []Signal {
 	var buf [maxScanLits / 64]uint64
 	var found []uint64 // the literals in text, when found in one pass
-	if c.scan != nil && len(text) >= scanFrom {
+	if c.scan != nil {
 		found = buf[:c.scan.words()]
 		c.scan.scan(text, found)
 	}
