@@ -219,9 +219,8 @@ func floats(buf *[]float64, n int) []float64 {
 // simulate is Simulate summing in room.
 func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult, []FailureResult, error) {
 	cfg := p.cfg
-	// The trials' stream, read as rand.Rand.Float64 reads it (uniform in [0, 1): the
-	// top 53 bits over 2⁵³) without the call through rand.Source: a third of the
-	// simulation's time went to drawing.
+	// The trials' stream, read by unitFloat without the call through rand.Source: a
+	// third of the simulation's time went to drawing.
 	rng := rand.NewPCG(cfg.Seed, keyHash("run:"+c.Key))
 	coder := simCoder{cost: cfg.CostFraction * c.MeanCoderCostUSD}
 	n := len(c.Failures)
@@ -268,7 +267,7 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 				// for it; a pass or a loop that stopped ends the trial on path k.
 				pi, prob := paths[i], draws[i][d]
 				k := 0
-				for pi[k].reruns > k && !(float64(rng.Uint64()<<11>>11)/(1<<53) < prob) {
+				for pi[k].reruns > k && !(unitFloat(rng.Uint64()) < prob) {
 					k++
 				}
 				pt := &pi[k]
@@ -323,6 +322,10 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 	}
 	return run, results, nil
 }
+
+// unitFloat reads a draw x of the stream as rand.Rand.Float64 does: its low 53 bits
+// over 2⁵³, uniform in [0, 1).
+func unitFloat(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // estimate is the mean of per-draw means with their percentile interval.
 func (p *Plan) estimate(perDraw []float64) Estimate {
