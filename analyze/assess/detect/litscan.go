@@ -11,7 +11,9 @@ package detect
 // loads whatever the literals. It says which literals occur, nothing more; the rules
 // then read the answer instead of the text. (Up to 8 KiB the rules once searched one
 // literal at a time; over the tools' outputs of the real Claude Code corpus the one
-// pass is 1.7 times as fast, BenchmarkDetectCorpus in replay.)
+// pass is 1.7 times as fast, BenchmarkDetectCorpus in replay.) The human-message
+// patterns' prefilter literals are found the same way (litTable.scan): one pass over
+// the lowered message rather than a search a literal.
 
 // litScan finds which of a fixed set of literals occur in a text, in one pass. It is
 // immutable after newLitScan and safe for concurrent use.
@@ -149,7 +151,10 @@ func (l *litScan) words() int { return (l.n + 63) / 64 }
 
 // scan sets in found (l.words() words, zeroed by the caller) the bit of every literal
 // that occurs in text.
-func (l *litScan) scan(text string, found []uint64) {
+func (l *litScan) scan(text string, found []uint64) { scanText(l, text, found) }
+
+// scanText is scan over a string or a byte slice.
+func scanText[T string | []byte](l *litScan, text T, found []uint64) {
 	next, class, nc, outFrom := l.next, &l.class, l.nclass, l.outFrom
 	left := l.n
 	s := 0

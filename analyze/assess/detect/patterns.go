@@ -186,6 +186,7 @@ func newPatternMatcher(p Patterns, apostrophes bool) (*PatternMatcher, error) {
 			}
 		}
 	}
+	m.lits.seal()
 	return &m, nil
 }
 

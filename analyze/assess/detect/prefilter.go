@@ -343,8 +343,12 @@ func lowerASCII(s string) string {
 // message is searched once for each however many patterns share it.
 type litTable struct {
 	lits  [][]byte
-	masks [][4]uint64 // the bigrams of each literal (see bigram); for one byte, that byte
 	index map[string]uint16
+	// scan finds every literal in one pass (see litScan): on a short prompt, where
+	// nineteen literals of the default patterns would be searched for one at a
+	// time, and on a long paste alike. nil when the literals exceed its bounds: then
+	// each is searched for alone.
+	scan *litScan
 }
 
 // maxLits bounds the literals whose presence a foldedText records; a matcher with
@@ -362,20 +366,20 @@ func (tb *litTable) add(l []byte) uint16 {
 	i := uint16(len(tb.lits))
 	tb.index[string(l)] = i
 	tb.lits = append(tb.lits, l)
-	var m [4]uint64
-	if len(l) == 1 {
-		m[l[0]>>6] |= 1 << (l[0] & 63)
-	}
-	for j := 1; j < len(l); j++ {
-		b := bigram(l[j-1], l[j])
-		m[b>>6] |= 1 << (b & 63)
-	}
-	tb.masks = append(tb.masks, m)
 	return i
 }
 
-// bigram hashes two adjacent bytes to one of 256 bits.
-func bigram(a, b byte) byte { return a*31 + b }
+// seal builds the table's one-pass scan, once every literal is added.
+func (tb *litTable) seal() {
+	if len(tb.lits) > maxLits {
+		return
+	}
+	lits := make([]string, len(tb.lits))
+	for i, l := range tb.lits {
+		lits[i] = string(l)
+	}
+	tb.scan = newLitScan(lits)
+}
 
 // foldedText is a message ASCII-lower-cased for the prefilters, and which of the
 // matcher's literals it contains. When the text holds a rune that Unicode case
@@ -394,30 +398,20 @@ func foldText(s []byte, buf *[]byte, tb *litTable) foldedText {
 		return foldedText{off: true}
 	}
 	b := (*buf)[:0]
-	var bytesSeen, bigrams [4]uint64
-	var prev byte
-	for i, c := range s {
+	for _, c := range s {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		b = append(b, c)
-		bytesSeen[c>>6] |= 1 << (c & 63)
-		if i > 0 {
-			g := bigram(prev, c)
-			bigrams[g>>6] |= 1 << (g & 63)
-		}
-		prev = c
 	}
 	*buf = b
 	ft := foldedText{lower: b}
+	if tb.scan != nil {
+		scanText(tb.scan, b, ft.present[:tb.scan.words()])
+		return ft
+	}
 	for i, l := range tb.lits {
-		seen := &bigrams
-		if len(l) == 1 {
-			seen = &bytesSeen
-		}
-		m := &tb.masks[i]
-		if seen[0]&m[0] == m[0] && seen[1]&m[1] == m[1] && seen[2]&m[2] == m[2] && seen[3]&m[3] == m[3] &&
-			bytes.Contains(b, l) {
+		if bytes.Contains(b, l) {
 			ft.present[i>>6] |= 1 << (i & 63)
 		}
 	}
