@@ -344,10 +344,9 @@ func lowerASCII(s string) string {
 type litTable struct {
 	lits  [][]byte
 	index map[string]uint16
-	// scan finds every literal in one pass (see litScan): on a short prompt, where
-	// nineteen literals of the default patterns would be searched for one at a
-	// time, and on a long paste alike. nil when the literals exceed its bounds: then
-	// each is searched for alone.
+	// scan finds every literal in one pass over the lowered message (see litScan),
+	// rather than one search a literal. nil when the literals exceed its bounds:
+	// then each is searched for alone. Set by seal.
 	scan *litScan
 }
 
@@ -369,7 +368,8 @@ func (tb *litTable) add(l []byte) uint16 {
 	return i
 }
 
-// seal builds the table's one-pass scan, once every literal is added.
+// seal builds the table's one-pass scan, once every literal is added (they are
+// never empty: requiredSets drops a set holding the empty string).
 func (tb *litTable) seal() {
 	if len(tb.lits) > maxLits {
 		return
