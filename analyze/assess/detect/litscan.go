@@ -149,11 +149,8 @@ func newLitScan(lits []string) *litScan {
 // words is the length of the bit set scan fills.
 func (l *litScan) words() int { return (l.n + 63) / 64 }
 
-// scan sets in found (l.words() words, zeroed by the caller) the bit of every literal
-// that occurs in text.
-func (l *litScan) scan(text string, found []uint64) { scanText(l, text, found) }
-
-// scanText is scan over a string or a byte slice.
+// scanText sets in found (l.words() words, zeroed by the caller) the bit of every
+// literal of l that occurs in text, a tool's output or a lowered human message.
 func scanText[T string | []byte](l *litScan, text T, found []uint64) {
 	next, class, nc, outFrom := l.next, &l.class, l.nclass, l.outFrom
 	left := l.n

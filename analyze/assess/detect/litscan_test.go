@@ -17,7 +17,7 @@ func checkLitScan(t *testing.T, lits []string, text string) {
 		t.Fatalf("%q: no automaton", lits)
 	}
 	found := make([]uint64, l.words())
-	l.scan(text, found)
+	scanText(l, text, found)
 	for id, lit := range lits {
 		if got, want := has(found, uint16(id)), strings.Contains(text, lit); got != want {
 			t.Errorf("literals %q, text %q: %q found %v, strings.Contains says %v", lits, text, lit, got, want)

@@ -16,7 +16,7 @@ func kinds(signals []Signal) []Kind {
 	return out
 }
 
-func mustMatcher(t *testing.T, p Patterns) *PatternMatcher {
+func mustMatcher(t testing.TB, p Patterns) *PatternMatcher {
 	t.Helper()
 	m, err := NewPatternMatcher(p)
 	if err != nil {
@@ -308,10 +308,7 @@ func FuzzAnchoredMatch(f *testing.F) {
 	for _, c := range anchoredCases {
 		f.Add(c)
 	}
-	m, err := NewPatternMatcher(DefaultPatterns())
-	if err != nil {
-		f.Fatal(err)
-	}
+	m := mustMatcher(f, DefaultPatterns())
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, set := range []patternSet{m.frustration, m.success, m.correction} {
 			for i := range set {

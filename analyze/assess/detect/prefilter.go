@@ -427,7 +427,7 @@ func (t *foldedText) mayMatch(sets [][]uint16) bool {
 	for _, set := range sets {
 		found := false
 		for _, i := range set {
-			if t.present[i>>6]&(1<<(i&63)) != 0 {
+			if has(t.present[:], i) {
 				found = true
 				break
 			}

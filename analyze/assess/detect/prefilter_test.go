@@ -1,21 +1,9 @@
 package detect
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
-
-// asciiLower is the folding foldText promises: A–Z lowered, every other byte kept.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
 
 // checkFoldText fails t where foldText's answer for text differs from the lowered
 // text searched for each literal of tb alone.
@@ -29,17 +17,17 @@ func checkFoldText(t *testing.T, tb *litTable, text string) {
 		}
 		return
 	}
-	lower := asciiLower(text)
+	lower := lowerASCII(text)
 	if ft.off || string(ft.lower) != lower {
 		t.Fatalf("%q: folded %q (off %v), want %q", text, ft.lower, ft.off, lower)
 	}
 	for i, l := range tb.lits {
-		if got, want := ft.present[i>>6]&(1<<(i&63)) != 0, bytes.Contains([]byte(lower), l); got != want {
+		if got, want := has(ft.present[:], uint16(i)), strings.Contains(lower, string(l)); got != want {
 			t.Errorf("%q: literal %q present %v, want %v", text, l, got, want)
 		}
 	}
 	for i := len(tb.lits); i < maxLits; i++ {
-		if ft.present[i>>6]&(1<<(i&63)) != 0 {
+		if has(ft.present[:], uint16(i)) {
 			t.Errorf("%q: literal %d of %d present", text, i, len(tb.lits))
 		}
 	}
@@ -62,10 +50,7 @@ var foldTextCases = []string{
 // for each literal alone, and the same for literals beyond litScan's bounds, where
 // foldText searches for each alone.
 func TestFoldText(t *testing.T) {
-	m, err := NewPatternMatcher(DefaultPatterns())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustMatcher(t, DefaultPatterns())
 	if m.lits.scan == nil {
 		t.Fatalf("the default patterns' %d literals: no one-pass scan", len(m.lits.lits))
 	}
@@ -94,9 +79,6 @@ func FuzzFoldText(f *testing.F) {
 	for _, c := range foldTextCases {
 		f.Add(c)
 	}
-	m, err := NewPatternMatcher(DefaultPatterns())
-	if err != nil {
-		f.Fatal(err)
-	}
+	m := mustMatcher(f, DefaultPatterns())
 	f.Fuzz(func(t *testing.T, text string) { checkFoldText(t, &m.lits, text) })
 }

@@ -440,7 +440,7 @@ func (c *ToolClassifier) textSignals(dst []Signal, text string, status analyze.T
 	var found []uint64 // the literals in text, when found in one pass
 	if c.scan != nil {
 		found = buf[:c.scan.words()]
-		c.scan.scan(text, found)
+		scanText(c.scan, text, found)
 	}
 	start := len(dst)
 	for i := range c.rules {
