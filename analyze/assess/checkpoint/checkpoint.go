@@ -63,6 +63,19 @@ type Config struct {
 	// GitCommit is the rule over tool output that detects a commit (default
 	// [SeedGitCommit]; [StrictGitCommit] is the precise alternative).
 	GitCommit detect.TextMatch `json:"git_commit"`
+	// TextWindow bounds the part of a human message the boundary phrases are looked
+	// for in: its first Head and last Tail bytes, as the detector reads a message
+	// (detect.TextWindow), so that a checkpoint costs the same for a short reply and a
+	// pasted megabyte. A phrase only in the middle of a long paste is not a boundary
+	// the human announced. Default [detect.DefaultTextWindow]; zero for both reads
+	// every message whole, as the seed does ([SeedConfig]).
+	TextWindow detect.TextWindow `json:"text_window"`
+	// ScanBytes bounds the part of a tool output the git-commit rule reads: its first
+	// quarter and last three quarters of ScanBytes, as the detector reads a tool
+	// output (detect.ToolConfig.ScanBytes; git commit prints its "[branch sha]" line
+	// first, and a command that runs the tests before it leaves it near the end).
+	// Default 65536; 0 reads every output whole, as the seed does ([SeedConfig]).
+	ScanBytes int `json:"scan_bytes"`
 
 	// The seed's counting rules, each off by default ([SeedConfig] switches them on).
 
@@ -90,16 +103,20 @@ func DefaultConfig() Config {
 		TimeThreshold:    duration.Duration(10 * time.Minute),
 		BoundaryPhrases:  SeedBoundaryPhrases(),
 		GitCommit:        SeedGitCommit(),
+		TextWindow:       detect.DefaultTextWindow(),
+		ScanBytes:        detect.DefaultToolConfig().ScanBytes,
 	}
 }
 
 // SeedConfig returns the seed's checkpoints: its boundary phrases and git rule (as
 // by default), loopwatch's thresholds (the seed leaves both open), and the seed's
-// counting rules: every event counts, a commit is read in any tool output, messages
-// are lower-cased with Unicode's rules.
+// reading and counting rules: every message and tool output read whole, every event
+// counts, a commit is read in any tool output, messages are lower-cased with
+// Unicode's rules.
 func SeedConfig() Config {
 	c := DefaultConfig()
 	c.CountEveryEvent, c.CommitOnError, c.UnicodeCase = true, true, true
+	c.TextWindow, c.ScanBytes = detect.TextWindow{}, 0
 	return c
 }
 
@@ -145,6 +162,8 @@ type Policy struct {
 	phraseBytes   [][]byte // the same
 	longest       int      // the longest phrase's bytes
 	git           *detect.CompiledMatch
+	window        detect.TextWindow
+	scanBytes     int
 	everyEvent    bool
 	commitOnError bool
 	unicodeCase   bool
@@ -158,12 +177,19 @@ func NewPolicy(cfg Config) (*Policy, error) {
 	if cfg.TimeThreshold <= 0 {
 		return nil, errors.New("checkpoint: time_threshold must be > 0")
 	}
+	if err := cfg.TextWindow.Validate(); err != nil {
+		return nil, fmt.Errorf("checkpoint: text_window: %w", err)
+	}
+	if cfg.ScanBytes < 0 || cfg.ScanBytes > 0 && cfg.ScanBytes < 1024 {
+		return nil, fmt.Errorf("checkpoint: scan_bytes %d must be 0 (no bound) or ≥ 1024", cfg.ScanBytes)
+	}
 	git, err := cfg.GitCommit.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: git_commit: %w", err)
 	}
-	p := &Policy{threshold: cfg.MessageThreshold, every: cfg.TimeThreshold.Std(), git: git, everyEvent: cfg.CountEveryEvent,
-		commitOnError: cfg.CommitOnError, unicodeCase: cfg.UnicodeCase}
+	p := &Policy{threshold: cfg.MessageThreshold, every: cfg.TimeThreshold.Std(), git: git, window: cfg.TextWindow,
+		scanBytes: cfg.ScanBytes, everyEvent: cfg.CountEveryEvent, commitOnError: cfg.CommitOnError,
+		unicodeCase: cfg.UnicodeCase}
 	for _, ph := range cfg.BoundaryPhrases {
 		if ph == "" {
 			return nil, errors.New("checkpoint: empty boundary phrase")
@@ -175,8 +201,15 @@ func NewPolicy(cfg Config) (*Policy, error) {
 	return p, nil
 }
 
-// IsTaskBoundary reports whether a human message announces a task boundary.
+// IsTaskBoundary reports whether a human message announces a task boundary: whether
+// a boundary phrase occurs in the part of it Config.TextWindow reads.
 func (p *Policy) IsTaskBoundary(content string) bool {
+	head, tail, cut := p.window.Cut(content)
+	return p.hasPhrase(head) || cut && p.hasPhrase(tail)
+}
+
+// hasPhrase reports whether a boundary phrase occurs in content.
+func (p *Policy) hasPhrase(content string) bool {
 	switch {
 	case len(p.phrases) == 0:
 		return false
@@ -220,8 +253,11 @@ func (p *Policy) IsTaskBoundary(content string) bool {
 // foldChunk is how many bytes of a message IsTaskBoundary lowers at a time.
 const foldChunk = 4096
 
-// IsGitCommit reports whether a tool output shows a commit.
-func (p *Policy) IsGitCommit(output string) bool { return p.git.Match(output) }
+// IsGitCommit reports whether a tool output shows a commit: whether the git-commit
+// rule matches the part of it Config.ScanBytes reads.
+func (p *Policy) IsGitCommit(output string) bool {
+	return p.git.Match(detect.OutputWindow(output, p.scanBytes))
+}
 
 // IsMessage reports whether ev counts towards the message threshold: a user message,
 // assistant message, tool result or interrupt of the main conversation. Hooks and

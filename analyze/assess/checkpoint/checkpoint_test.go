@@ -1,12 +1,15 @@
 package checkpoint
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 )
 
 var t0 = time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
@@ -136,6 +139,10 @@ func TestNewPolicyErrors(t *testing.T) {
 		func(c *Config) { c.TimeThreshold = 0 },
 		func(c *Config) { c.BoundaryPhrases = []string{""} },
 		func(c *Config) { c.GitCommit.AllOf, c.GitCommit.AnyOf = nil, nil },
+		func(c *Config) { c.TextWindow.Head = -1 },
+		func(c *Config) { c.TextWindow.Tail = -1 },
+		func(c *Config) { c.ScanBytes = -1 },
+		func(c *Config) { c.ScanBytes = 1023 },
 	} {
 		c := DefaultConfig()
 		mut(&c)
@@ -251,6 +258,122 @@ func FuzzTaskBoundary(f *testing.F) {
 			t.Fatalf("IsTaskBoundary(%q) with %q = %v, want %v", msg, phrases, got, want)
 		}
 	})
+}
+
+// TestReadingWindow checks that the boundary phrases are looked for in the head and
+// the tail of a long human message, and the git-commit rule in the head and the tail
+// of a long tool output, by default; and everywhere with the seed's reading.
+func TestReadingWindow(t *testing.T) {
+	def, seed := DefaultConfig(), SeedConfig()
+	w, n := def.TextWindow, def.ScanBytes
+	pad := func(k int) string { return strings.Repeat("lorem ipsum ", k/12+1)[:k] }
+	long := 100 * (w.Head + w.Tail) // a pasted log
+	for _, tt := range []struct {
+		name, msg  string
+		def, whole bool // IsTaskBoundary by default and as the seed reads
+	}{
+		{"short, phrase at its end", pad(w.Head+w.Tail-4) + "done", true, true},
+		{"long, phrase at its start", "Done. " + pad(long), true, true},
+		{"long, phrase at its end", pad(long) + " moving on", true, true},
+		{"long, phrase in the middle", pad(long/2) + " done " + pad(long/2), false, true},
+		{"long, phrase across the head's end", pad(w.Head-2) + "done" + pad(long), false, true},
+		{"long, phrase just inside the tail", pad(long) + "done" + pad(w.Tail-4), true, true},
+		{"long, phrase just before the tail", pad(long) + "done" + pad(w.Tail-3), false, true},
+		{"long, none", pad(long), false, false},
+	} {
+		if got := mustPolicy(t, def).IsTaskBoundary(tt.msg); got != tt.def {
+			t.Errorf("%s: default %v, want %v", tt.name, got, tt.def)
+		}
+		if got := mustPolicy(t, seed).IsTaskBoundary(tt.msg); got != tt.whole {
+			t.Errorf("%s: seed %v, want %v", tt.name, got, tt.whole)
+		}
+	}
+	commit := "[main 1a2b3c4] fix parser\n 1 file changed\n"
+	strict := def
+	strict.GitCommit = StrictGitCommit()
+	for _, tt := range []struct {
+		name, out  string
+		def, whole bool
+	}{
+		{"commit alone", commit, true, true},
+		{"commit, then a long log", commit + pad(10*n), true, true},
+		{"a long test log, then the commit", pad(10*n) + "\n" + commit, true, true},
+		{"commit in the middle of a long log", pad(5*n) + "\n" + commit + pad(5*n), false, true},
+		{"a long log", pad(10 * n), false, false},
+	} {
+		if got := mustPolicy(t, strict).IsGitCommit(tt.out); got != tt.def {
+			t.Errorf("%s: default %v, want %v", tt.name, got, tt.def)
+		}
+		whole := strict
+		whole.ScanBytes = 0
+		if got := mustPolicy(t, whole).IsGitCommit(tt.out); got != tt.whole {
+			t.Errorf("%s: whole %v, want %v", tt.name, got, tt.whole)
+		}
+	}
+	if !mustPolicy(t, seed).IsGitCommit(pad(5*n) + "commit [" + pad(5*n)) {
+		t.Error("the seed's reading missed a commit in the middle of an output")
+	}
+}
+
+// FuzzReadingWindow holds IsTaskBoundary under a small window to the phrases found
+// anywhere in the message whose bytes all lie in its head or in its tail.
+func FuzzReadingWindow(f *testing.F) {
+	f.Add("DONE with this, and the rest of a long message", 8, 4, "done")
+	f.Add("a long message ending in next", 3, 5, "next")
+	f.Add("héllo wörld, next thing please ok", 5, 3, "next")
+	f.Fuzz(func(t *testing.T, msg string, head, tail int, phrase string) {
+		if phrase == "" || head < 0 || tail < 0 || head > 1<<10 || tail > 1<<10 {
+			t.Skip()
+		}
+		p, err := NewPolicy(Config{MessageThreshold: 1, TimeThreshold: DefaultConfig().TimeThreshold, GitCommit: SeedGitCommit(),
+			BoundaryPhrases: []string{phrase}, TextWindow: detect.TextWindow{Head: head, Tail: tail}})
+		if err != nil {
+			t.Skip()
+		}
+		ph := p.phrases[0]
+		// The window's edges, found here byte by byte: the head ends at the last rune
+		// start at or before head, the tail starts at the last at or before len-tail.
+		edge := func(i int) int {
+			for i > 0 && i < len(msg) && !utf8.RuneStart(msg[i]) {
+				i--
+			}
+			return min(i, len(msg))
+		}
+		headEnd, tailStart := len(msg), len(msg)
+		if (head != 0 || tail != 0) && len(msg) > head+tail {
+			headEnd, tailStart = edge(head), edge(len(msg)-tail)
+		}
+		want := false
+		for i := 0; i+len(ph) <= len(msg) && !want; i++ {
+			inside := i+len(ph) <= headEnd || i >= tailStart
+			want = inside && containsFoldASCII(msg[i:i+len(ph)], ph)
+		}
+		if got := p.IsTaskBoundary(msg); got != want {
+			t.Fatalf("IsTaskBoundary(%q) with %q, window %d/%d: %v, want %v", msg, phrase, head, tail, got, want)
+		}
+	})
+}
+
+// BenchmarkShouldCheckpoint is the cost of one event by its size, with the default
+// reading: the same for a pasted megabyte as for a paragraph.
+func BenchmarkShouldCheckpoint(b *testing.B) {
+	p, err := NewPolicy(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{1 << 10, 100 << 10, 1 << 20} {
+		text := strings.Repeat("lorem ipsum dolor sit amet ", size/27+1)[:size]
+		for _, ev := range []analyze.Event{userAt(0, text), toolAt(0, text, analyze.ToolStatusOK)} {
+			b.Run(fmt.Sprintf("%s/%dKB", ev.Kind, size>>10), func(b *testing.B) {
+				m := p.NewManager()
+				for b.Loop() {
+					if _, ok := m.ShouldCheckpoint(ev); ok {
+						m.RecordCheckpoint(ev.Time)
+					}
+				}
+			})
+		}
+	}
 }
 
 // TestSeedCounting checks each of the seed's counting rules (SeedConfig) against

@@ -42,14 +42,25 @@ const windowSep = "\n…\n"
 // otherwise its head, windowSep and its tail. With apostrophes set, U+2019 (the
 // typographic apostrophe phones and macOS type) is written as an ASCII apostrophe.
 func (w TextWindow) appendWindow(dst []byte, s string, apostrophes bool) []byte {
-	if w.unbounded() || len(s) <= w.Head+w.Tail {
-		return appendApos(dst, s, apostrophes)
-	}
-	head := s[:runeCut(s, w.Head)]
-	tail := s[runeCut(s, len(s)-w.Tail):]
+	head, tail, cut := w.Cut(s)
 	dst = appendApos(dst, head, apostrophes)
+	if !cut {
+		return dst
+	}
 	dst = append(dst, windowSep...)
 	return appendApos(dst, tail, apostrophes)
+}
+
+// Cut returns the parts of s the window reads: s whole (cut false, tail empty) when
+// the window is unbounded or s fits it, otherwise its first Head and last Tail bytes,
+// each cut on a rune boundary. A search for a phrase in both parts costs the same
+// whatever the size of s; a phrase that spans the cut is not found, as in the
+// detector's reading (the parts are joined there by a line break).
+func (w TextWindow) Cut(s string) (head, tail string, cut bool) {
+	if w.unbounded() || len(s) <= w.Head+w.Tail {
+		return s, "", false
+	}
+	return s[:runeCut(s, w.Head)], s[runeCut(s, len(s)-w.Tail):], true
 }
 
 // runeCut returns the largest rune boundary of s at or before i.

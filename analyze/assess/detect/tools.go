@@ -377,13 +377,18 @@ func set(names []string) map[string]bool {
 const markerBytes = 1024
 
 // window returns the part of output the text rules read (see ToolConfig.ScanBytes).
-func (c *ToolClassifier) window(output string) string {
-	n := c.cfg.ScanBytes
-	if n == 0 || len(output) <= n {
+func (c *ToolClassifier) window(output string) string { return OutputWindow(output, c.cfg.ScanBytes) }
+
+// OutputWindow returns the part of a tool output that a reading bounded to scanBytes
+// reads (see ToolConfig.ScanBytes): the whole output when scanBytes is 0 or the
+// output fits, otherwise its first quarter of scanBytes and its last three quarters,
+// joined by a line break. Only an output longer than scanBytes is copied.
+func OutputWindow(output string, scanBytes int) string {
+	if scanBytes <= 0 || len(output) <= scanBytes {
 		return output
 	}
-	head := n / 4
-	return output[:head] + "\n" + output[len(output)-(n-head):]
+	head := scanBytes / 4
+	return output[:head] + "\n" + output[len(output)-(scanBytes-head):]
 }
 
 // Classify appends the signals of one tool output and returns the extended slice.

@@ -19,9 +19,10 @@ type BufferConfig struct {
 	// messages) and the corpus's typical session, at a bounded cost.
 	MaxEvents int `json:"max_events"`
 	// MaxTextBytes caps each text field of a buffered event (user content, assistant
-	// text, tool output): longer text keeps its first quarter and its end, where
+	// text, tool output, the tool's command — a heredoc can carry a whole file — and
+	// its ids and names): longer text keeps its first quarter and its end, where
 	// build and test summaries sit. Default 8192: enough for a prompt to show what
-	// happened, while 500 events stay within a few megabytes.
+	// happened, while 500 events stay within a few megabytes whatever they carry.
 	MaxTextBytes int `json:"max_text_bytes"`
 }
 
@@ -217,9 +218,10 @@ func (b *Buffer) Add(ev analyze.Event, signals []detect.Signal) int {
 		b.lastHumanN = copy(b.lastHuman[:], signals)
 	}
 
-	ev.UserContent = clip(ev.UserContent, b.cfg.MaxTextBytes)
-	ev.AssistantText = clip(ev.AssistantText, b.cfg.MaxTextBytes)
-	ev.ToolOutput = clip(ev.ToolOutput, b.cfg.MaxTextBytes)
+	for _, f := range []*string{&ev.UserContent, &ev.AssistantText, &ev.ToolOutput, &ev.ToolCommand, &ev.SessionID,
+		&ev.ID, &ev.ToolName, &ev.HookName, &ev.Subtype} {
+		*f = clip(*f, b.cfg.MaxTextBytes)
+	}
 	e := Entry{Index: idx, Event: ev, Signals: signals}
 	if b.held < b.cfg.MaxEvents {
 		if b.held%bufferChunk == 0 {

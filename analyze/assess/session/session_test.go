@@ -123,10 +123,32 @@ func TestClip(t *testing.T) {
 	if clip("short", 200) != "short" {
 		t.Error("short text changed")
 	}
-	b := NewBuffer("s", BufferConfig{MaxEvents: 2, MaxTextBytes: 100})
-	b.Add(analyze.Event{Kind: analyze.KindToolResult, ToolOutput: strings.Repeat("x", 10000)}, nil)
-	if n := len(b.Transcript(EndFlush, t0).Entries[0].Event.ToolOutput); n > 100 {
-		t.Errorf("buffered tool output %d bytes", n)
+	// Every text field of a buffered event is clipped: a buffer holds at most
+	// MaxEvents × MaxTextBytes of each, whatever the events carry.
+	big := strings.Repeat("x", 10000)
+	fields := []struct {
+		name string
+		f    func(*analyze.Event) *string
+	}{
+		{"user content", func(e *analyze.Event) *string { return &e.UserContent }},
+		{"assistant text", func(e *analyze.Event) *string { return &e.AssistantText }},
+		{"tool output", func(e *analyze.Event) *string { return &e.ToolOutput }},
+		{"tool command", func(e *analyze.Event) *string { return &e.ToolCommand }},
+		{"session id", func(e *analyze.Event) *string { return &e.SessionID }},
+		{"record id", func(e *analyze.Event) *string { return &e.ID }},
+		{"tool name", func(e *analyze.Event) *string { return &e.ToolName }},
+		{"hook name", func(e *analyze.Event) *string { return &e.HookName }},
+		{"subtype", func(e *analyze.Event) *string { return &e.Subtype }},
+	}
+	for _, fd := range fields {
+		b := NewBuffer("s", BufferConfig{MaxEvents: 2, MaxTextBytes: 100})
+		ev := analyze.Event{Kind: analyze.KindToolResult}
+		*fd.f(&ev) = big
+		b.Add(ev, nil)
+		got := b.Transcript(EndFlush, t0).Entries[0].Event
+		if n := len(*fd.f(&got)); n > 100 {
+			t.Errorf("buffered %s: %d bytes", fd.name, n)
+		}
 	}
 }
 
