@@ -31,14 +31,20 @@ type MomentSession struct {
 // friction moments, the way alerting systems are scored:
 //
 //   - a moment is caught when an intervention follows it within the window (at or after
-//     the moment, at most the window later);
+//     the moment — at the same time, not at an earlier event — and at most the window
+//     later);
 //   - an intervention is a true positive when it is the first to catch at least one
 //     moment not caught before it (one intervention after a burst of moments may catch
 //     several); every other intervention is a false alarm — also one that follows a
 //     moment an earlier intervention already caught.
 //
-// Firing more often at the same moments therefore never improves precision: only the
-// first intervention after a moment counts.
+// Precision is caught moments over caught moments and false alarms (see
+// [AlarmCounts.Precision]), not true positives over interventions: a detector that
+// fires once more, at a moment of a burst a later intervention caught, would turn
+// that later one's catch into its own and add a true positive without a false alarm.
+// Adding an intervention never uncatches a moment nor clears a false alarm, so
+// unless it catches a moment nothing caught before, no figure improves: firing more
+// often at the same moments never improves precision, recall or false alarms.
 type SessionScore struct {
 	// CaughtBy gives, for each moment (aligned with MomentSession.Moments), the index
 	// into Interventions of the intervention that caught it first, or -1.
@@ -67,7 +73,7 @@ func ScoreSession(s MomentSession, window time.Duration) SessionScore {
 			if sc.CaughtBy[m] >= 0 {
 				continue
 			}
-			if d := iv.Time.Sub(mp.Time); d >= 0 && d <= window {
+			if d := iv.Time.Sub(mp.Time); d >= 0 && d <= window && (d > 0 || iv.Index >= mp.Index) {
 				sc.CaughtBy[m] = k
 				sc.Catches[k]++
 			}
@@ -113,7 +119,8 @@ type MomentReport struct {
 	TruePositives int // interventions that were first to catch a moment
 	FalseAlarms   int // every other intervention
 
-	// Precision is TruePositives / Interventions, Recall is Caught / Moments, and
+	// Precision is Caught / (Caught + FalseAlarms) (see [SessionScore] for why not
+	// TruePositives / Interventions), Recall is Caught / Moments, and
 	// FalseAlarmsPer100 is 100 · FalseAlarms / HumanTurns. Intervals resample sessions,
 	// never events (events of one session are correlated); precision and recall also
 	// carry the Jeffreys interval.
@@ -174,7 +181,7 @@ func (c *momentCounts) addTimes(o momentCounts, k int) {
 	c.turns += k * o.turns
 }
 
-func (c momentCounts) precision() float64 { return ratio(c.tp, c.interventions) }
+func (c momentCounts) precision() float64 { return ratio(c.caught, c.caught+c.fa) }
 func (c momentCounts) recall() float64    { return ratio(c.caught, c.moments) }
 func (c momentCounts) faPer100() float64 {
 	if c.turns == 0 {
@@ -263,7 +270,7 @@ func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
 	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
 	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
 	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
-	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.TruePositives, rep.Interventions, opts.Level)
+	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.Caught, rep.Caught+rep.FalseAlarms, opts.Level)
 	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
 	if opts.Resamples > 0 && len(t.ids) > 0 {
 		// A resample draws sessions as rand.Rand.IntN does, counts how often each

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -47,6 +48,12 @@ func TestScoreSession(t *testing.T) {
 		{name: "interventions given out of order are taken in time order",
 			s:        MomentSession{Moments: []Point{at(0, 0)}, Interventions: []Point{at(3, 4), at(1, 2)}},
 			caughtBy: []int{1}, catches: []int{0, 1}, caught: 1, tp: 1, fa: 1, delaySeconds: []float64{60}, delayEvs: []float64{2}},
+		{name: "at the moment's time but an earlier event: before it, catches nothing",
+			s:        MomentSession{Moments: []Point{at(0, 5)}, Interventions: []Point{at(0, 3)}},
+			caughtBy: []int{-1}, catches: []int{0}, fa: 1},
+		{name: "at the moment's time and event: caught",
+			s:        MomentSession{Moments: []Point{at(0, 5)}, Interventions: []Point{at(0, 5)}},
+			caughtBy: []int{0}, catches: []int{1}, caught: 1, tp: 1, delaySeconds: []float64{0}, delayEvs: []float64{0}},
 		{name: "empty", s: MomentSession{}, caughtBy: []int{}, catches: []int{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +85,70 @@ func TestMomentScoringNotGameable(t *testing.T) {
 	}
 	if b.Recall.Value != 1 || b.Precision.Value != 0.1 || b.FalseAlarms != 27 || b.FalseAlarmsPer100.Value != 135 {
 		t.Errorf("spam: precision %v recall %v false alarms %d (%v per 100 turns)", b.Precision.Value, b.Recall.Value, b.FalseAlarms, b.FalseAlarmsPer100.Value)
+	}
+}
+
+// TestMomentPrecisionOverBursts: precision is caught moments over caught moments and
+// false alarms, so firing once more at a moment of a burst that a later intervention
+// caught does not raise it (true positives over interventions would: 1/2 → 2/3).
+func TestMomentPrecisionOverBursts(t *testing.T) {
+	burst := []Point{at(0, 0), at(1, 2)}
+	once := MomentSession{Moments: burst, Interventions: []Point{at(1, 2), at(30, 9)}, HumanTurns: 10}
+	twice := MomentSession{Moments: burst, Interventions: []Point{at(0, 0), at(1, 2), at(30, 9)}, HumanTurns: 10}
+	for _, tt := range []struct {
+		name      string
+		s         MomentSession
+		tp, fa    int
+		precision float64
+	}{
+		{"once after the burst", once, 1, 1, 2.0 / 3},
+		{"at each moment of the burst", twice, 2, 1, 2.0 / 3},
+	} {
+		rep := EvaluateMoments([]MomentSession{tt.s}, 5*time.Minute, Options{Resamples: -1})
+		if rep.TruePositives != tt.tp || rep.FalseAlarms != tt.fa || rep.Caught != 2 || rep.Precision.Value != tt.precision {
+			t.Errorf("%s: tp %d fa %d caught %d precision %v, want tp %d fa %d caught 2 precision %v", tt.name,
+				rep.TruePositives, rep.FalseAlarms, rep.Caught, rep.Precision.Value, tt.tp, tt.fa, tt.precision)
+		}
+		var a AlarmCounts
+		a.Add(ScoreSession(tt.s, 5*time.Minute).Counts(len(tt.s.Moments), len(tt.s.Interventions), tt.s.HumanTurns))
+		if a.Precision() != rep.Precision.Value {
+			t.Errorf("%s: AlarmCounts.Precision %v, the report %v", tt.name, a.Precision(), rep.Precision.Value)
+		}
+	}
+}
+
+// TestMoreInterventionsNeverImprove adds one intervention at a time to random sessions:
+// unless it catches a moment nothing caught before, no figure may improve — precision
+// and false alarms only stay or worsen, recall stays.
+func TestMoreInterventionsNeverImprove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const window = 5 * time.Minute
+	point := func() Point { return at(float64(rng.IntN(60)), rng.IntN(40)) }
+	for trial := range 3000 {
+		s := MomentSession{HumanTurns: 40}
+		for range rng.IntN(6) {
+			s.Moments = append(s.Moments, point())
+		}
+		for range rng.IntN(6) {
+			s.Interventions = append(s.Interventions, point())
+		}
+		before := ScoreSession(s, window).Counts(len(s.Moments), len(s.Interventions), s.HumanTurns)
+		more := s
+		more.Interventions = append(slices.Clip(s.Interventions), point())
+		after := ScoreSession(more, window).Counts(len(more.Moments), len(more.Interventions), more.HumanTurns)
+		if after.Caught < before.Caught || after.FalseAlarms < before.FalseAlarms {
+			t.Fatalf("trial %d: adding %v uncaught a moment or cleared a false alarm: %+v → %+v", trial, more.Interventions[len(s.Interventions)], before, after)
+		}
+		if after.Caught > before.Caught {
+			continue // a new catch: better recall is earned
+		}
+		worse := func(x, y float64) bool { return !math.IsNaN(x) && !math.IsNaN(y) && y > x }
+		if worse(before.Precision(), after.Precision()) || after.Recall() != before.Recall() && !math.IsNaN(before.Recall()) ||
+			after.FalseAlarmsPer100() < before.FalseAlarmsPer100() {
+			t.Fatalf("trial %d: %+v\nadding %v improved a figure without a new catch: precision %v → %v, recall %v → %v, false alarms %v → %v",
+				trial, s, more.Interventions[len(s.Interventions)], before.Precision(), after.Precision(), before.Recall(), after.Recall(),
+				before.FalseAlarmsPer100(), after.FalseAlarmsPer100())
+		}
 	}
 }
 

@@ -77,8 +77,12 @@ func (a *AlarmCounts) Sub(o AlarmCounts) {
 	a.SessionsWithMoments -= o.SessionsWithMoments
 }
 
-// Precision is true-positive interventions over interventions.
-func (a AlarmCounts) Precision() float64 { return ratio(a.TruePositives, a.Interventions) }
+// Precision is caught moments over caught moments and false alarms: of what the
+// interventions did — each moment caught, each false alarm — the share that caught
+// friction. An intervention that catches a burst counts once for each of its moments,
+// as the interventions that would have caught them one by one would; an intervention
+// that catches nothing new is a false alarm. See [SessionScore].
+func (a AlarmCounts) Precision() float64 { return ratio(a.Caught, a.Caught+a.FalseAlarms) }
 
 // Recall is caught moments over moments.
 func (a AlarmCounts) Recall() float64 { return ratio(a.Caught, a.Moments) }

@@ -56,9 +56,9 @@ func TestScores(t *testing.T) {
 	if got, want := s.FBeta(1), c.F1(); math.Abs(got-want) > 1e-12 {
 		t.Errorf("FBeta(1) = %v, Confusion.F1 = %v", got, want)
 	}
-	a := AlarmCounts{Moments: 10, Caught: 6, Interventions: 8, TruePositives: 5, FalseAlarms: 3, HumanTurns: 60}
+	a := AlarmCounts{Moments: 10, Caught: 6, Interventions: 8, TruePositives: 5, FalseAlarms: 3, HumanTurns: 60} // precision: caught over caught and false alarms
 	as := a.Score()
-	if as.Precision != 5.0/8 || as.Recall != 0.6 || as.FP != 3 || as.FN != 4 || as.FalseAlarmsPer100 != 5 {
+	if as.Precision != 6.0/9 || as.Recall != 0.6 || as.FP != 3 || as.FN != 4 || as.FalseAlarmsPer100 != 5 {
 		t.Errorf("AlarmCounts.Score = %+v", as)
 	}
 	var sum AlarmCounts

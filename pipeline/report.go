@@ -151,7 +151,7 @@ func momentTable(results []reports.MomentResult) htmlreport.Table {
 	t := htmlreport.Table{Title: fmt.Sprintf("Interventions at friction moments (window %s): %d sessions, %d moments, %d human turns",
 		first.Window, first.Sessions, first.Moments, first.HumanTurns),
 		Columns: []string{"config", "interventions", "caught first", "false alarms", "recall", "precision", "false alarms /100 turns", "median delay"},
-		Notes:   []string{"A moment is caught when an intervention follows it within the window; only the first intervention to catch a moment is a true positive, every other one a false alarm."}}
+		Notes:   []string{"A moment is caught when an intervention follows it within the window; only the first intervention to catch a moment is a true positive (caught first), every other one a false alarm. Precision is caught moments over caught moments and false alarms."}}
 	for _, m := range results {
 		r := m.Report
 		delay := "—"

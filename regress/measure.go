@@ -30,7 +30,7 @@ func Measure(res *pipeline.Result, detectors []string) map[string]map[string]*Me
 			if len(res.Moments) > 0 {
 				m := res.Moments[0].Report // the configured breaker's
 				out[name] = map[string]*Measurement{
-					"precision":                  measurement(m.Precision, m.Interventions),
+					"precision":                  measurement(m.Precision, m.Caught+m.FalseAlarms),
 					"recall":                     measurement(m.Recall, m.Moments),
 					"false_alarms_per_100_turns": measurement(m.FalseAlarmsPer100, m.HumanTurns),
 				}

@@ -521,13 +521,13 @@ func TestCorpusClaudeCode(t *testing.T) {
 		outcome, matrix string
 		correct, scored int
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.235 \[0\.12, 0\.50\]\s+21\.1 \[7\.2, 41\.9\]`,
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.263 \[0\.13, 0\.54\]\s+21\.1 \[7\.2, 41\.9\]`,
 			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7",
 			`(?m)^configured\s+0\.861 \[0\.78, 0\.94\]\s+62/72\s+0\.903\s+0\.564\s+0\.466\s+0$`, "58 0 0 7 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 62, 72},
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.
-		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.689 \[0\.52, 0\.86\]\s+2\.9 \[1\.2, 5\.0\]`,
+		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.720 \[0\.55, 0\.88\]\s+2\.9 \[1\.2, 5\.0\]`,
 			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2",
 			`(?m)^loopwatch\s+0\.972 \[0\.93, 1\.00\]\s+70/72\s+0\.903\s+0\.767\s+0\.847\s+0$`, "65 0 0 0 0|1 1 0 0 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 70, 72},
 	} {
@@ -538,7 +538,7 @@ func TestCorpusClaudeCode(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
 			!regexp.MustCompile(tt.want).MatchString(stdout) ||
-			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.192 \[0\.10, 0\.29\]\s+0\.090 \[0\.04, 0\.15\]\s+19\.0 \[15\.4, 23\.6\]`).MatchString(stdout) {
+			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.173 \[0\.08, 0\.27\]\s+0\.089 \[0\.04, 0\.15\]\s+19\.2 \[15\.5, 24\.1\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)
 		}
 		// The seed preset scored beside it: three sessions get no final analysis.

@@ -190,7 +190,8 @@ func interventions(steps []step, ema detect.EMAConfig, bc breaker.Config) []eval
 // tally sums eval.ScoreSession's event-level scores: a moment is caught when an
 // intervention follows it within the window; an intervention is a true positive when
 // it is the first to catch at least one moment not caught yet; every other
-// intervention is a false alarm.
+// intervention is a false alarm. Precision is caught moments over caught moments and
+// false alarms, as eval.AlarmCounts has it.
 type tally struct {
 	moments, caught, interventions, tp, humans int
 	delays                                     []float64
@@ -219,7 +220,7 @@ func ratio(a, b int) float64 {
 }
 
 func (t tally) recall() float64    { return ratio(t.caught, t.moments) }
-func (t tally) precision() float64 { return ratio(t.tp, t.interventions) }
+func (t tally) precision() float64 { return ratio(t.caught, t.caught+t.interventions-t.tp) }
 
 // falseAlarms is false alarms per 100 human turns.
 func (t tally) falseAlarms() float64 { return 100 * ratio(t.interventions-t.tp, t.humans) }
@@ -242,7 +243,7 @@ func (t tally) String() string {
 	d := slices.Clone(t.delays)
 	sort.Float64s(d)
 	s := fmt.Sprintf("recall %.3f (%d/%d), precision %.3f (%d/%d), %.1f false alarms per 100 human turns (%d)",
-		t.recall(), t.caught, t.moments, t.precision(), t.tp, t.interventions, t.falseAlarms(), t.humans)
+		t.recall(), t.caught, t.moments, t.precision(), t.caught, t.caught+t.interventions-t.tp, t.falseAlarms(), t.humans)
 	if len(d) > 0 {
 		s += fmt.Sprintf(", median delay %.0f s", d[len(d)/2])
 	}

@@ -92,7 +92,7 @@ func presetTable(t *testing.T) string {
 		s := eval.Evaluate(sc[i].sessions, eo)
 		o := eval.EvaluateOutcomes(sc[i].outcomes, eo)
 		fmt.Fprintf(&b, "| %s | %s (%d/%d) | %s (%d/%d) | %s | %d | %s (%d/%d) | %s (%d/%d) | %s (%d/%d) |\n", p,
-			reports.FormatEstimate(m.Recall), m.Caught, m.Moments, reports.FormatEstimate(m.Precision), m.TruePositives, m.Interventions,
+			reports.FormatEstimate(m.Recall), m.Caught, m.Moments, reports.FormatEstimate(m.Precision), m.Caught, m.Caught+m.FalseAlarms,
 			reports.FormatRate(m.FalseAlarmsPer100), m.Interventions,
 			reports.FormatEstimate(s.Precision), s.TP, s.TP+s.FP, reports.FormatEstimate(s.Recall), s.TP, s.TP+s.FN,
 			reports.FormatEstimate(o.Accuracy), o.Correct, o.Scored)
