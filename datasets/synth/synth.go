@@ -142,14 +142,19 @@ func Runs(cfg Config) iter.Seq[Run] {
 			start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 		}
 		var prev Run
+		prevEpoch := 0
 		for i, sc := range plan {
 			g := &gen{rng: rng, t: start.Add(time.Duration(i) * time.Hour)}
 			task := fmt.Sprintf("synth-%04d", i+1)
-			epoch := "e1"
+			n := 1
 			file := task + ".jsonl"
 			if cfg.RerunEvery > 0 && i > 0 && (i+1)%cfg.RerunEvery == 0 {
-				task, epoch, file = prev.Task, "e2", prev.File
+				// The next epoch of the previous run's task: with RerunEvery 1 every run
+				// after the first is one more epoch of the first task.
+				task, n, file = prev.Task, prevEpoch+1, prev.File
 			}
+			epoch := fmt.Sprintf("e%d", n)
+			prevEpoch = n
 			g.task, g.epoch = task, epoch
 			g.play(sc)
 			prev = Run{Key: task + "@" + epoch, Task: task, Epoch: epoch, File: file, Scenario: sc, Events: g.events}
