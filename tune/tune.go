@@ -269,6 +269,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(opts.Targets) == 0 && opts.Objective.NeedsTurns() {
+		// The targets the input chose: the objective measures the friction target only.
+		var kept []Target
+		for _, t := range targets {
+			if t == TargetFriction {
+				kept = append(kept, t)
+			} else {
+				res.Warnings = append(res.Warnings, fmt.Errorf("%s is not tuned: objective %s reads false alarms per 100 human turns, which only the friction target has", t, opts.Objective))
+			}
+		}
+		if len(kept) == 0 {
+			return nil, usage("objective %s reads false alarms per 100 human turns, which only the friction target has, and the input has no session with a labelled friction moment", opts.Objective)
+		}
+		targets = kept
+	}
 	sc := &scorer{d: d, window: s.FrictionWindow}
 	evalOpts := eval.Options{Seed: s.Seed, Resamples: s.Resamples, Level: s.Level, Beta: s.Beta}
 	if s.Resamples == 0 {

@@ -253,6 +253,10 @@ func TestRunRefuses(t *testing.T) {
 			o.Grid = []string{"composite_threshold=0:1:0.01", "budget_burn_threshold=0:10:0.1"}
 		}, "--max-configs"},
 		{"false alarms of runs", func(o *Options) { o.Targets = []Target{TargetStruggle}; o.Objective = recallAtFA }, "only the friction target"},
+		{"false alarms of runs, the target chosen by the grid", func(o *Options) {
+			o.Grid = []string{"composite_threshold=0.2,0.4"}
+			o.Objective = recallAtFA
+		}, "only the friction target has, and the input has no session"},
 		{"too many folds", func(o *Options) { o.Folds = 30 }, "lower --folds"},
 		{"missing grid file", func(o *Options) { o.GridFiles = []string{"/no/such/grid.txt"} }, "--grid-file"},
 	}
@@ -263,6 +267,24 @@ func TestRunRefuses(t *testing.T) {
 		if !pipeline.IsUsage(err) || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s: %v, want a usage error with %q", tt.name, err, tt.err)
 		}
+	}
+}
+
+// TestObjectiveChoosesTargets: with no --target, an objective that reads false alarms
+// tunes the friction target alone and says why the others are not tuned.
+func TestObjectiveChoosesTargets(t *testing.T) {
+	opts := sampleOptions()
+	opts.Objective, _ = eval.ParseObjective("recall@false_alarms<=5")
+	res := runSample(t, opts)
+	var got []Target
+	for _, tr := range res.Targets {
+		got = append(got, tr.Target)
+	}
+	if !slices.Equal(got, []Target{TargetFriction}) {
+		t.Errorf("targets %v, want friction alone", got)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(e error) bool { return strings.Contains(e.Error(), "struggle is not tuned") }) {
+		t.Errorf("no warning for the struggle target: %v", res.Warnings)
 	}
 }
 
