@@ -543,6 +543,10 @@ type Result struct {
 	// them does not grow with a labels file that labels far more than the input.
 	UnmatchedCount  int
 	UnmatchedLabels []string
+	// MomentsMissing counts the labelled friction moments that are not events of
+	// their session (left out of the scoring; one of Warnings gives examples): a
+	// label that scores nothing, so a problem under --strict.
+	MomentsMissing int
 	// LabelProblems counts the rows of the labels files that are skipped or partly
 	// read (each is one of Warnings, with its file and line): problems under --strict.
 	LabelProblems int
@@ -605,9 +609,9 @@ type TableCount struct {
 	Rows  int64
 }
 
-// Problems is the number of problems: input problems, problems in the labels files
-// and label keys that match nothing (a label that scores nothing is a problem under
-// --strict).
+// Problems is the number of problems: input problems, problems in the labels files,
+// label keys that match nothing and labelled friction moments that are not events of
+// their session (a label that scores nothing is a problem under --strict).
 func (r *Result) Problems() int {
-	return r.Summary.TotalProblems() + r.LabelProblems + r.UnmatchedCount
+	return r.Summary.TotalProblems() + r.LabelProblems + r.UnmatchedCount + r.MomentsMissing
 }

@@ -95,7 +95,7 @@ func (t *tally) apply(res *Result, derive bool) {
 		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
 			t.MomentsMissing, strings.Join(t.MomentExamples, "; ")))
 	}
-	res.UnmatchedLabels, res.UnmatchedCount = t.Unmatched, t.UnmatchedCount
+	res.UnmatchedLabels, res.UnmatchedCount, res.MomentsMissing = t.Unmatched, t.UnmatchedCount, t.MomentsMissing
 }
 
 // shardSummary is what a shard records in its manifest for the merge: its share of the

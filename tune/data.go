@@ -39,8 +39,9 @@ type dataset struct {
 	sessions []sessionUnit
 	summary  *replay.Summary
 	// warnings: friction moments that are not events of their session, label keys
-	// matching nothing.
+	// matching nothing; unscored counts both, each moment and key one.
 	warnings []error
+	unscored int
 	derived  int
 }
 
@@ -130,6 +131,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 	}
 	d.summary = sum
 	if missing > 0 {
+		d.unscored += missing
 		d.warnings = append(d.warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)", missing, missingExample))
 	}
 	var unmatched []string
@@ -139,6 +141,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		}
 	}
 	if len(unmatched) > 0 {
+		d.unscored += len(unmatched)
 		ex := unmatched
 		if len(ex) > 3 {
 			ex = ex[:3]

@@ -78,8 +78,12 @@ type Result struct {
 	// LabelProblems counts the bad rows of the labels files (each one of Warnings):
 	// problems under --strict.
 	LabelProblems int
-	Space         *Space
-	Objective     eval.Objective
+	// UnscoredLabels counts the label keys that match no run or session and the
+	// labelled friction moments that are no event of their session (Warnings gives
+	// examples): labels that score nothing, problems under --strict as in replay.
+	UnscoredLabels int
+	Space          *Space
+	Objective      eval.Objective
 	// Scheme says how choices were scored: "5-fold cross-validation …" or
 	// "holdout …".
 	Scheme  string
@@ -259,7 +263,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := in.Close(); err != nil { // every label the replay read was its file's
 		return nil, err
 	}
-	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, LabelProblems: in.LabelProblems, Space: sp, Objective: opts.Objective,
+	res := &Result{Summary: d.summary, LabelsNote: in.LabelsNote, LabelProblems: in.LabelProblems, UnscoredLabels: d.unscored, Space: sp, Objective: opts.Objective,
 		Settings: s, data: d}
 	res.Warnings = append(append(res.Warnings, in.LabelWarnings...), d.warnings...)
 	if d.derived > 0 {

@@ -165,7 +165,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	code, merged, stderr := runCLI(t, "--strict", split)
-	if code != 1 || !strings.Contains(stderr, "notes.dat: unknown_file") || !strings.Contains(stderr, "1 problems in the input and --strict is set") {
+	if code != 1 || !strings.Contains(stderr, "notes.dat: unknown_file") || !strings.Contains(stderr, "1 problems in the input or its labels and --strict is set") {
 		t.Errorf("metrics --strict: exit %d\n%s", code, stderr)
 	}
 	cut := func(s string) string { s, _, _ = strings.Cut(s, "\nwrote "); return s }

@@ -258,7 +258,7 @@ func TestBadInputIsReportedAndTheRestGoesOn(t *testing.T) {
 		t.Errorf("problems table: %+v, %v", problems, err)
 	}
 	code, _, stderr = runCLI(t, "--in", runs, "--out", out, "--strict")
-	if code != 1 || !strings.Contains(stderr, "4 problems in the input and --strict is set") {
+	if code != 1 || !strings.Contains(stderr, "4 problems in the input or its labels and --strict is set") {
 		t.Errorf("--strict: exit %d\n%s", code, stderr)
 	}
 }
@@ -636,6 +636,46 @@ func TestUnmatchedLabels(t *testing.T) {
 	}
 }
 
+// TestMissingMomentsUnderStrict: a labelled friction moment that is no event of its
+// session is left out of the scoring with a warning, and fails --strict: a label that
+// scores nothing is a problem.
+func TestMissingMomentsUnderStrict(t *testing.T) {
+	dir := t.TempDir()
+	sample := filepath.Join("..", "..", "datasets", "sample")
+	labels, err := os.ReadFile(filepath.Join(sample, "labels", "sessions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const moment = "b27af008-e317-47ec-a272-7bdde2e224d6"
+	if !bytes.Contains(labels, []byte(","+moment+",")) {
+		t.Fatalf("the sample's labels no longer mark %s", moment)
+	}
+	bad := filepath.Join(dir, "moments.csv")
+	os.WriteFile(bad, bytes.Replace(labels, []byte(","+moment+","), []byte(",not-a-uuid;"+moment+","), 1), 0o644)
+	args := []string{"--in", filepath.Join(sample, "inputs", "sessions"), "--labels", bad, "--out", filepath.Join(dir, "r.parquet")}
+	code, _, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stderr, "1 labelled friction moments are not events of their session") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// The sample's sessions alone leave its other labels unmatched: problems already;
+	// the moment is one more.
+	good := filepath.Join(dir, "good.csv")
+	os.WriteFile(good, labels, 0o644)
+	problems := regexp.MustCompile(`replay: (\d+) problems in the input or its labels and --strict is set`)
+	count := func(labels string) int {
+		code, _, stderr := runCLI(t, "--in", args[1], "--labels", labels, "--out", filepath.Join(dir, "s.parquet"), "--strict")
+		m := problems.FindStringSubmatch(stderr)
+		if code != 1 || m == nil {
+			t.Fatalf("--strict with %s: exit %d, want 1\n%s", labels, code, stderr)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if before, after := count(good), count(bad); after != before+1 {
+		t.Errorf("--strict: %d problems with the moment missing, %d without it", after, before)
+	}
+}
+
 // TestEmptyInputUnderStrict: a folder with no input file (an artifact that was not
 // downloaded, say) replays to a warning, and fails --strict; a shard that owns no file
 // of a non-empty input does not.
@@ -721,7 +761,7 @@ func TestLabelProblems(t *testing.T) {
 			}
 			code, _, stderr = runCLI(t, append(args, "--strict")...)
 			// The sample's runs are not q-… nor s-…: the good rows match nothing, and count too.
-			if code != 1 || !regexp.MustCompile(`replay: \d+ problems in the input and --strict is set`).MatchString(stderr) {
+			if code != 1 || !regexp.MustCompile(`replay: \d+ problems in the input or its labels and --strict is set`).MatchString(stderr) {
 				t.Errorf("%v --strict: exit %d, want 1\n%s", args, code, stderr)
 			}
 		}
@@ -736,7 +776,7 @@ func TestLabelProblems(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "16 labelled; 1 problems in the labels") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI(t, append(args, "--strict")...); code != 1 || !strings.Contains(stderr, "replay: 1 problems in the input and --strict is set") {
+	if code, _, stderr := runCLI(t, append(args, "--strict")...); code != 1 || !strings.Contains(stderr, "replay: 1 problems in the input or its labels and --strict is set") {
 		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 }

@@ -149,8 +149,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
-	if n := res.Summary.TotalProblems() + res.LabelProblems; strict && n > 0 {
-		return fail(1, fmt.Errorf("%d problems in the input and --strict is set", n))
+	if n := res.Summary.TotalProblems() + res.LabelProblems + res.UnscoredLabels; strict && n > 0 {
+		return fail(1, fmt.Errorf("%d problems in the input or its labels and --strict is set", n))
 	}
 	return 0
 }
