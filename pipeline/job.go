@@ -155,6 +155,9 @@ func (j *job) run(res *replay.RunResult) error {
 	}
 	rows := []reports.PredictionRow{runPrediction(res.Run, rec.Label, 0, j.configs[0], res.Struggle)}
 	for i, out := range res.Variants {
+		if j.configs[1+i].Struggle == j.configs[0].Struggle {
+			continue // the configured struggle detection under its own name (see Prepare)
+		}
 		rows = append(rows, runPrediction(res.Run, rec.Label, 1+i, j.configs[1+i], out))
 	}
 	if sh, isShipped := res.Extra.(*shippedRun); isShipped {
@@ -204,6 +207,9 @@ func (j *job) session(sr *replay.SessionResult) error {
 	}
 	rows := []reports.PredictionRow{predict(0, sr.Outcome())}
 	for i, o := range sr.Variants {
+		if j.configs[1+i].Assess == j.configs[0].Assess {
+			continue // the configured assessment under its own name (see Prepare)
+		}
 		rows = append(rows, predict(1+i, o))
 	}
 	if sh, isShipped := sr.Extra.(*shippedSession); isShipped {
@@ -467,7 +473,16 @@ func Prepare(s Settings) (*Inputs, error) {
 		return nil, UsageError{err}
 	}
 	in.StruggleName, in.AssessName = configName(s.StruggleConfig), configName(s.AssessConfig)
+	// A preset compared is scored under its name once: not again where it is the
+	// configured detector's (both sides: no variant; one side — --assess-config seed
+	// beside the default struggle detection, say —: the variant's rows of that side
+	// are not written, see job.run and job.session), and not twice when named twice.
+	compared := map[string]bool{}
 	for _, name := range s.Compare {
+		if compared[name] {
+			continue
+		}
+		compared[name] = true
 		if name == Shipped {
 			in.Shipped = true
 			continue

@@ -636,6 +636,56 @@ func TestUnmatchedLabels(t *testing.T) {
 	}
 }
 
+// TestComparedOnce: a preset compared is scored once under its name — not again where
+// it is the configured side's (--assess-config seed beside the default struggle
+// detection), and not twice when --compare names it twice. Every metric and every
+// unit's prediction is one row per configuration.
+func TestComparedOnce(t *testing.T) {
+	sample := filepath.Join("..", "..", "datasets", "sample")
+	for _, extra := range [][]string{
+		{"--assess-config", "seed"},
+		{"--struggle-config", "seed"},
+		{"--compare", "seed,seed,shipped-today,shipped-today"},
+	} {
+		out := filepath.Join(t.TempDir(), "r.parquet")
+		args := append([]string{"--in", filepath.Join(sample, "inputs"), "--labels", filepath.Join(sample, "labels", "runs.csv"),
+			"--labels", filepath.Join(sample, "labels", "sessions.csv"), "--out", out}, extra...)
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", extra, code, stderr)
+		}
+		metrics, err := parquet.ReadFile[reports.MetricRow](strings.TrimSuffix(out, ".parquet") + ".metrics.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		configs := map[string]bool{}
+		for _, m := range metrics {
+			k := strings.Join([]string{m.Detector, m.Config, m.Target, m.Metric}, "/")
+			if seen[k] {
+				t.Errorf("%v: metric %s twice", extra, k)
+			}
+			seen[k], configs[m.Detector+"/"+m.Config] = true, true
+		}
+		for _, want := range []string{"struggle/seed", "breaker/seed", "outcome/seed", "struggle/shipped-today", "breaker/shipped-today"} {
+			if !configs[want] {
+				t.Errorf("%v: no %s metrics (have %v)", extra, want, configs)
+			}
+		}
+		preds, err := parquet.ReadFile[reports.PredictionRow](strings.TrimSuffix(out, ".parquet") + ".predictions.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		units := map[string]bool{}
+		for _, p := range preds {
+			if k := p.Kind + "/" + p.RunKey + "/" + p.Config; units[k] {
+				t.Errorf("%v: prediction %s twice", extra, k)
+			} else {
+				units[k] = true
+			}
+		}
+	}
+}
+
 // TestMissingMomentsUnderStrict: a labelled friction moment that is no event of its
 // session is left out of the scoring with a warning, and fails --strict: a label that
 // scores nothing is a problem.
