@@ -658,6 +658,7 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 	for w := range heads {
 		heads[w] = make([]byte, 0, sniffSize)
 	}
+	outputs := listedOutputs(fsys, files)
 	for start := 0; start < len(files) && ctx.Err() == nil; start += len(chunk) {
 		part := chunk[:min(len(chunk), len(files)-start)]
 		var next atomic.Int64
@@ -669,6 +670,9 @@ func sniffAll(ctx context.Context, fsys fs.FS, files []string, special map[strin
 				for j := int(next.Add(1) - 1); j < len(part) && ctx.Err() == nil; j = int(next.Add(1) - 1) {
 					name := files[start+j]
 					part[j], facts[j] = sniffFile(ctx, fsys, name, special[name], shard, heads[w])
+					if outputs[name] {
+						part[j] = sniffedFile{ignored: true} // loopwatch's output, never input
+					}
 				}
 			}()
 		}

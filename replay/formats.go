@@ -2,6 +2,8 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -188,8 +190,76 @@ func ignorable(name string) bool {
 		return true
 	}
 	// A replay's manifest (reports.ManifestPath) is output, never input.
-	return strings.HasPrefix(path.Base(name), ".git") || strings.HasSuffix(name, ".manifest.json")
+	return strings.HasPrefix(path.Base(name), ".git") || strings.HasSuffix(name, manifestSuffix)
 }
+
+// listedOutputs returns the files of files that a loopwatch manifest among them lists
+// as its output: what a replay or tune wrote into the input folder (an Arrow export, a
+// chosen configuration's JSON, as well as the Parquet tables that ignorable knows by
+// their name), ignored like the manifest itself. A manifest written beside a run
+// table, STEM.manifest.json, names its files in its own folder; one written into a
+// folder output's _manifests folder names them in the folder above. A manifest that
+// cannot be read or parsed lists nothing: it is ignored, and its files are recognised
+// as any other.
+func listedOutputs(fsys fs.FS, files []string) map[string]bool {
+	var out map[string]bool
+	for _, name := range files {
+		if !strings.HasSuffix(name, manifestSuffix) {
+			continue
+		}
+		b, err := readSmall(fsys, name, maxManifest)
+		if err != nil {
+			continue
+		}
+		var m struct {
+			Tables []struct {
+				File string `json:"file"`
+			} `json:"tables"`
+		}
+		if json.Unmarshal(b, &m) != nil {
+			continue
+		}
+		dir := path.Dir(name)
+		if path.Base(dir) == manifestFolder {
+			dir = path.Dir(dir)
+		}
+		for _, t := range m.Tables {
+			if t.File == "" || !fs.ValidPath(t.File) {
+				continue
+			}
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[path.Join(dir, t.File)] = true
+		}
+	}
+	return out
+}
+
+// maxManifest bounds the manifest read: loopwatch's list a few tables in a few KB.
+const maxManifest = 1 << 20
+
+// readSmall reads the file name whole when it holds at most limit bytes.
+func readSmall(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errors.New("too large")
+	}
+	return b, err
+}
+
+// manifestSuffix and manifestFolder are where loopwatch writes an output's manifest
+// (package reports, which replay does not import): STEM.manifest.json beside a run
+// table, DIR/_manifests/SET.manifest.json in a folder output.
+const (
+	manifestSuffix = ".manifest.json"
+	manifestFolder = "_manifests"
+)
 
 // labelsNote counts the label files found among the inputs.
 const labelsNote = "label files among the inputs (not replayed; pass them with --labels)"

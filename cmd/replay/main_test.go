@@ -686,6 +686,47 @@ func TestComparedOnce(t *testing.T) {
 	}
 }
 
+// TestOutputsAmongInputs: the files a loopwatch manifest in the input lists are its
+// output, ignored like the Parquet tables — an Arrow export and a chosen
+// configuration that tune wrote into the folder it read, say — in a file output's
+// folder and below a folder output's _manifests; without the manifest they are
+// unknown files.
+func TestOutputsAmongInputs(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir)
+	runs := filepath.Join(dir, "runs")
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(runs, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(runs, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sweep.arrow", "ARROW1\x00\x00 not an input")
+	write("sweep.struggle.json", "{\n  \"composite_threshold\": 0.2\n}\n")
+	write("sweep.manifest.json", `{"tables": [{"table": "", "file": "sweep.parquet"}, {"table": "sweep_arrow", "file": "sweep.arrow"},
+		{"table": "config_struggle", "file": "sweep.struggle.json"}]}`)
+	write("out/extra/chosen.json", "{\n}\n")
+	write("out/_manifests/set.manifest.json", `{"tables": [{"file": "extra/chosen.json"}]}`)
+	args := []string{"--in", runs, "--out", filepath.Join(dir, "r.parquet"), "--strict"}
+	if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "14 files (trace 14), 16 runs, 0 problems") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, m := range []string{"sweep.manifest.json", filepath.Join("out", "_manifests", "set.manifest.json")} {
+		if err := os.Remove(filepath.Join(runs, m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := runCLI(t, args...)
+	for _, f := range []string{"sweep.arrow", "sweep.struggle.json", "out/extra/chosen.json"} {
+		if code != 1 || !strings.Contains(stderr, f+": unknown_file") {
+			t.Errorf("without the manifests, %s: exit %d\n%s", f, code, stderr)
+		}
+	}
+}
+
 // TestMissingMomentsUnderStrict: a labelled friction moment that is no event of its
 // session is left out of the scoring with a warning, and fails --strict: a label that
 // scores nothing is a problem.
