@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"time"
 
 	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
 )
 
 // Settings is everything one replay needs: what the replay command's flags fill, and
@@ -146,6 +148,8 @@ func (s Settings) Validate() error {
 		return usage("--fix-trials %d: must be ≥ 1", s.Fix.Trials)
 	case s.Fix.MaxFixes < 1:
 		return usage("--max-filter-fixes %d: must be ≥ 1", s.Fix.MaxFixes)
+	case s.Out != "" && !reports.IsFolder(s.Out) && filepath.Base(s.Out) == ".parquet":
+		return usage("--out %s: the run table's name before .parquet is empty (give one, results.parquet say, or a folder ending in /)", s.Out)
 	}
 	return nil
 }

@@ -112,6 +112,9 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	if !strings.HasSuffix(path, ".parquet") {
 		return nil, fmt.Errorf("output %s: the name must end in .parquet (the run table; sibling tables share its stem)", path)
 	}
+	if filepath.Base(path) == ".parquet" {
+		return nil, fmt.Errorf("output %s: the name before .parquet is empty (the stem every table's name starts with)", path)
+	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("output %s is a directory: give a file name ending in .parquet", path)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -353,6 +354,9 @@ func (r *Result) metadata() map[string]string {
 func CheckOut(out string) error {
 	if !strings.HasSuffix(out, ".parquet") {
 		return pipeline.UsageError{Err: fmt.Errorf("--out %s: must end in .parquet (the sweep table; the other files share its stem)", out)}
+	}
+	if path.Base(out) == ".parquet" {
+		return pipeline.UsageError{Err: fmt.Errorf("--out %s: the sweep table's name before .parquet is empty (give one, sweep.parquet say)", out)}
 	}
 	dir := out[:strings.LastIndex(out, "/")+1]
 	if dir == "" {

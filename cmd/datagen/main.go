@@ -35,6 +35,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path"
@@ -48,40 +49,54 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("datagen", flag.ContinueOnError)
 	out := fs.String("out", "", "folder to write inputs/ and labels/ into (required)")
 	runs := fs.Int("runs", 100, "number of quasar runs, scenarios drawn uniformly")
 	sessions := fs.Int("sessions", 0, "number of Claude Code sessions, scenarios drawn uniformly")
 	vibes := fs.Int("vibes", 0, "number of vibes event logs (two sessions each)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	rerun := fs.Int("rerun-every", 0, "make every k-th run a re-run (second epoch) of the previous task; 0 disables")
+	rerun := fs.Int("rerun-every", 0, "make every k-th run a re-run (the next epoch) of the previous run's task; 0 disables")
 	sample := fs.Bool("sample", false, "write the built-in sample dataset (ignores the other flags but --out)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]\n       datagen --sample --out DIR\n\n")
+		fmt.Fprintf(stderr, "Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]\n       datagen --sample --out DIR\n\n")
 		fs.PrintDefaults()
 	}
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "datagen: unexpected argument %q (every setting is a flag; see datagen --help)\n", fs.Arg(0))
+		return 2
+	}
 	if *out == "" {
-		fmt.Fprintln(os.Stderr, "datagen: --out is required")
+		fmt.Fprintln(stderr, "datagen: --out is required")
 		return 2
 	}
 	if *runs < 0 || *sessions < 0 || *vibes < 0 || *rerun < 0 {
-		fmt.Fprintln(os.Stderr, "datagen: --runs, --sessions, --vibes and --rerun-every must not be negative")
+		fmt.Fprintln(stderr, "datagen: --runs, --sessions, --vibes and --rerun-every must not be negative")
+		return 2
+	}
+	if !*sample && *runs+*sessions+*vibes == 0 {
+		fmt.Fprintln(stderr, "datagen: nothing to generate: give --runs, --sessions or --vibes a count above 0")
 		return 2
 	}
 	// --sample writes its fixed files over an earlier sample's: how datasets/sample is
 	// regenerated.
-	if p := earlierDataset(*out); p != "" && !*sample {
-		fmt.Fprintf(os.Stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
+	p, err := earlierDataset(*out)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "datagen: --out %s: %v\n", *out, err)
+		return 2
+	case p != "" && !*sample:
+		fmt.Fprintf(stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
 			p, synth.InputsDir, labelsDir)
 		return 2
 	}
@@ -90,7 +105,7 @@ func run(args []string) int {
 		files := synth.SampleFiles()
 		for _, name := range slices.Sorted(maps.Keys(files)) {
 			if err := writeFile(*out, name, files[name]); err != nil {
-				fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
+				fmt.Fprintf(stderr, "datagen: %v\n", err)
 				return 1
 			}
 			if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
@@ -106,14 +121,13 @@ func run(args []string) int {
 		}
 	} else {
 		// Streamed: each run, session and log is written as it is generated.
-		var err error
 		w, err = synth.WriteDataset(synth.DirDest(*out), synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "datagen: %v\n", err)
+			fmt.Fprintf(stderr, "datagen: %v\n", err)
 			return 1
 		}
 	}
-	fmt.Printf("wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
+	fmt.Fprintf(stdout, "wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
 		w.Runs, w.Sessions, w.Vibes, *out)
 	return 0
 }
@@ -122,15 +136,21 @@ func run(args []string) int {
 var labelsDir = path.Dir(synth.RunLabelsFile)
 
 // earlierDataset returns the path of an earlier dataset's inputs/ or labels/ in dir,
-// "" when there is neither.
-func earlierDataset(dir string) string {
+// "" when there is neither, or why dir cannot hold a dataset (a file, say).
+func earlierDataset(dir string) (string, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return "", errors.New("is a file, not a folder")
+	}
 	for _, part := range []string{synth.InputsDir, labelsDir} {
 		p := filepath.Join(dir, filepath.FromSlash(part))
-		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-			return p
+		switch _, err := os.Lstat(p); {
+		case err == nil:
+			return p, nil
+		case !errors.Is(err, os.ErrNotExist):
+			return "", err
 		}
 	}
-	return ""
+	return "", nil
 }
 
 func writeFile(dir, name string, data []byte) error {

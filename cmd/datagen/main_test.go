@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func TestRun(t *testing.T) {
 			if tt.name != "no out" {
 				args = append(args, "--out", dir)
 			}
-			if code := run(args); code != tt.code {
+			if code := run(args, io.Discard, io.Discard); code != tt.code {
 				t.Fatalf("exit %d, want %d", code, tt.code)
 			}
 			if tt.check != nil {
@@ -100,7 +101,7 @@ func TestRefusesAnEarlierDataset(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := written(t, dir)
-			if code := run([]string{"--runs", "2", "--out", dir}); code != 2 {
+			if code := run([]string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 2 {
 				t.Fatalf("exit %d, want 2", code)
 			}
 			if after := written(t, dir); len(after) != len(before) {
@@ -112,16 +113,45 @@ func TestRefusesAnEarlierDataset(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := run([]string{"--runs", "2", "--out", dir}); code != 0 {
+	if code := run([]string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("exit %d into a folder without inputs/ or labels/, want 0", code)
 	}
-	if code := run([]string{"--runs", "10", "--out", dir}); code != 2 {
+	if code := run([]string{"--runs", "10", "--out", dir}, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("second call: exit %d, want 2", code)
 	}
-	if code := run([]string{"--sample", "--out", dir}); code != 0 { // over an earlier sample: datasets/sample regenerated
+	if code := run([]string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 { // over an earlier sample: datasets/sample regenerated
 		t.Fatalf("--sample into a dataset: exit %d, want 0", code)
 	}
-	if code := run([]string{"--sample", "--out", dir}); code != 0 {
+	if code := run([]string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("--sample again: exit %d, want 0", code)
+	}
+}
+
+// TestRefusals: every call that cannot write a dataset is one line on stderr, exit 2,
+// and nothing written.
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", file, "--runs", "2"}, "--out " + file + ": is a file, not a folder"},
+		{[]string{"--out", filepath.Join(file, "sub"), "--runs", "2"}, "--out " + filepath.Join(file, "sub") + ": "},
+		{[]string{"--out", filepath.Join(dir, "d"), "--runs", "0"}, "nothing to generate"},
+		{[]string{"--out", filepath.Join(dir, "d"), "extra"}, `unexpected argument "extra"`},
+		{[]string{"--runs", "2"}, "--out is required"},
+	} {
+		var stderr bytes.Buffer
+		code := run(tt.args, io.Discard, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "d")); err == nil {
+			t.Fatalf("%v: wrote %s", tt.args, filepath.Join(dir, "d"))
+		}
 	}
 }

@@ -167,6 +167,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing")},
 		{"--out under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "r.parquet")}, "cannot write to " + notADir},
 		{"--out not .parquet", []string{"--in", runs, "--out", filepath.Join(dir, "r.csv")}, "must end in .parquet"},
+		{"--out with no name before .parquet", []string{"--in", runs, "--out", filepath.Join(dir, ".parquet")}, "the run table's name before .parquet is empty"},
 		{"--out a folder under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "out") + "/"}, "output " + filepath.Join(notADir, "out") + ": not a directory"},
 		{"--shard out of range", []string{"--in", runs, "--shard", "4/4", "--out", filepath.Join(dir, "sh") + "/"}, "--shard \"4/4\": shards of 4 are numbered 0 to 3"},
 		{"--shard not i/n", []string{"--in", runs, "--shard", "2", "--out", filepath.Join(dir, "sh") + "/"}, "want i/n"},

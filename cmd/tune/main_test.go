@@ -131,6 +131,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--samples", "-3"}, "--samples -3"},
 		{[]string{"--holdout", "/no/such/file"}, "--holdout /no/such/file"},
 		{[]string{"--out", "sweep.csv"}, "must end in .parquet"},
+		{[]string{"--out", "sub/.parquet"}, "name before .parquet is empty"},
 		{[]string{"--report", "r.pdf"}, "must end in .html"},
 		{[]string{"--ci-level", "2"}, "--ci-level"},
 		{[]string{"--grid-file", "/no/such/grid"}, "--grid-file"},
