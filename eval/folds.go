@@ -53,6 +53,84 @@ func StratifiedFolds(keys []string, strata []int, k int, seed uint64) ([]int, []
 	return folds, warnings, nil
 }
 
+// GroupedStratifiedFolds deals units into k cross-validation folds keeping every
+// group whole — the units of one group (sessions of one project, runs of one task) all
+// in one fold, so that no fold is scored on units whose near twins it was chosen on —
+// and the strata as even across folds as whole groups allow. Groups are taken in key
+// order, shuffled with seed, the largest first (stable), and each goes to the fold
+// where it leaves the strata most even — the least growth of the sum over folds and
+// strata of each fold's squared share of the stratum —, then to the fold with the
+// fewest units, then the lowest. The assignment depends only on the keys, groups, strata, k and seed. It fails
+// with fewer groups than folds, and warns of a fold left without some stratum.
+func GroupedStratifiedFolds(keys, groups []string, strata []int, k int, seed uint64) ([]int, []error, error) {
+	if len(strata) != len(keys) || len(groups) != len(keys) {
+		return nil, nil, fmt.Errorf("folds: %d keys, %d groups and %d strata", len(keys), len(groups), len(strata))
+	}
+	if k < 2 {
+		return nil, nil, fmt.Errorf("folds: %d folds: need at least 2", k)
+	}
+	members := map[string][]int{}
+	for i, g := range groups {
+		members[g] = append(members[g], i)
+	}
+	if len(members) < k {
+		return nil, nil, fmt.Errorf("folds: %d folds but only %d groups", k, len(members))
+	}
+	var levels []int // the strata, sorted
+	total := map[int]int{}
+	for _, s := range strata {
+		if total[s] == 0 {
+			levels = append(levels, s)
+		}
+		total[s]++
+	}
+	slices.Sort(levels)
+	order := slices.Sorted(maps.Keys(members))
+	rng := rand.New(rand.NewPCG(seed, 0x67726f757073)) // "groups"
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(len(members[b]), len(members[a])) })
+	count := make([]map[int]int, k) // per fold: units by stratum
+	size := make([]int, k)
+	for f := range count {
+		count[f] = map[int]int{}
+	}
+	folds := make([]int, len(keys))
+	for _, g := range order {
+		has := map[int]int{}
+		for _, u := range members[g] {
+			has[strata[u]]++
+		}
+		best, bestCost := -1, math.Inf(1)
+		for f := range k {
+			// What the group adds to the sum over folds and strata of the squared
+			// shares, less what it adds wherever it goes (its own square).
+			cost := 0.0
+			for _, s := range levels {
+				cost += float64(count[f][s]) * float64(has[s]) / (float64(total[s]) * float64(total[s]))
+			}
+			if best < 0 || cost < bestCost-1e-12 || math.Abs(cost-bestCost) <= 1e-12 && size[f] < size[best] {
+				best, bestCost = f, cost
+			}
+		}
+		for _, u := range members[g] {
+			folds[u] = best
+		}
+		for s, n := range has {
+			count[best][s] += n
+		}
+		size[best] += len(members[g])
+	}
+	var warnings []error
+	for f := range k {
+		for _, s := range levels {
+			if count[f][s] == 0 {
+				warnings = append(warnings, fmt.Errorf("folds: fold %d holds no unit of stratum %d: its groups could not be spread further", f, s))
+			}
+		}
+	}
+	return folds, warnings, nil
+}
+
 // PairedDifference is the bootstrap estimate of the difference b − a between two
 // figures computed on the same units — a tuned configuration's and the default's —
 // resampling units (never events) with replacement, the same resample for both, so

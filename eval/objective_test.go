@@ -271,3 +271,73 @@ func FuzzParseObjective(f *testing.F) {
 		}
 	})
 }
+
+func TestGroupedStratifiedFolds(t *testing.T) {
+	// 103 units in 40 groups of 1 to 5 units; a quarter of the units positive.
+	var keys, groups []string
+	var strata []int
+	for i := range 103 {
+		keys = append(keys, fmt.Sprintf("k%03d", i))
+		groups = append(groups, fmt.Sprintf("g%02d", (i*7)%40))
+		strata = append(strata, map[bool]int{true: 1, false: 0}[i%4 == 0])
+	}
+	folds, warns, err := GroupedStratifiedFolds(keys, groups, strata, 5, 7)
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
+	}
+	fold := map[string]int{}
+	size, pos := make([]int, 5), make([]int, 5)
+	for i, f := range folds {
+		if g, seen := fold[groups[i]]; seen && g != f {
+			t.Fatalf("group %s split over folds %d and %d", groups[i], g, f)
+		}
+		fold[groups[i]] = f
+		size[f]++
+		pos[f] += strata[i]
+	}
+	if slices.Max(size)-slices.Min(size) > 6 || slices.Max(pos)-slices.Min(pos) > 3 {
+		t.Errorf("folds unbalanced: sizes %v, positives %v", size, pos)
+	}
+	// One unit a group: as even as ungrouped folds.
+	folds, _, _ = GroupedStratifiedFolds(keys, keys, strata, 5, 7)
+	size, pos = make([]int, 5), make([]int, 5)
+	for i, f := range folds {
+		size[f]++
+		pos[f] += strata[i]
+	}
+	if slices.Max(size)-slices.Min(size) > 1 || slices.Max(pos)-slices.Min(pos) > 1 {
+		t.Errorf("one unit a group, folds unbalanced: sizes %v, positives %v", size, pos)
+	}
+	// The order units are given in does not matter; the seed does.
+	a, _, _ := GroupedStratifiedFolds(keys, groups, strata, 5, 7)
+	rk, rg, rs := slices.Clone(keys), slices.Clone(groups), slices.Clone(strata)
+	slices.Reverse(rk)
+	slices.Reverse(rg)
+	slices.Reverse(rs)
+	rf, _, _ := GroupedStratifiedFolds(rk, rg, rs, 5, 7)
+	slices.Reverse(rf)
+	if !slices.Equal(rf, a) {
+		t.Error("folds depend on the order of the units")
+	}
+	if b, _, _ := GroupedStratifiedFolds(keys, groups, strata, 5, 8); slices.Equal(a, b) {
+		t.Error("the seed does not change the folds")
+	}
+	// All positives in one group: the other folds have none, and say so.
+	one := slices.Clone(groups)
+	for i := range one {
+		if strata[i] == 1 {
+			one[i] = "positives"
+		}
+	}
+	if _, w, err := GroupedStratifiedFolds(keys, one, strata, 5, 7); err != nil || len(w) != 4 {
+		t.Errorf("every positive in one group: warnings %v, %v", w, err)
+	}
+	for _, bad := range []struct {
+		groups []string
+		k      int
+	}{{groups, 1}, {slices.Repeat([]string{"a", "b", "c"}, 35)[:103], 4}, {groups[:3], 2}} {
+		if _, _, err := GroupedStratifiedFolds(keys, bad.groups, strata, bad.k, 1); err == nil {
+			t.Errorf("%d groups, k=%d: no error", len(bad.groups), bad.k)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/eval"
@@ -13,6 +15,7 @@ import (
 // runUnit is one replayed run: its label, its traces and quasar's shipped outcome.
 type runUnit struct {
 	key     string
+	group   string // its task: the folds keep a task's runs together
 	label   eval.Label
 	traces  [2]*replay.RunTrace // measured without and with case folding (nil when not needed)
 	shipped replay.StruggleOutcome
@@ -22,6 +25,8 @@ type runUnit struct {
 // traces (one per detection group) and vibes' shipped outcome.
 type sessionUnit struct {
 	key        string
+	group      string   // its project, and a resumed session's (see sessionGroups)
+	resumed    []string // the sessions it resumed
 	label      eval.Label
 	labelled   bool
 	moments    []eval.Point
@@ -93,7 +98,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 				d.derived++
 			}
 			t := rr.Extra.(*traced)
-			u := runUnit{key: rr.Run.Key, label: eval.Unlabelled, traces: t.runs, shipped: t.run}
+			u := runUnit{key: rr.Run.Key, group: cmp.Or(rr.Run.TaskID, rr.Run.Key), label: eval.Unlabelled, traces: t.runs, shipped: t.run}
 			if ok {
 				u.label = rec.Label
 			}
@@ -112,7 +117,8 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 				missingExample = fmt.Sprintf("%s in session %s", miss[0], s.Key)
 			}
 			missing += len(miss)
-			u := sessionUnit{key: s.Key, label: eval.Unlabelled, labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shippedPeak: t.session.PeakFrustration}
+			u := sessionUnit{key: s.Key, group: cmp.Or(s.Project, path.Dir(s.File)), resumed: s.ContinuedFrom, label: eval.Unlabelled,
+				labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shippedPeak: t.session.PeakFrustration}
 			for _, i := range t.session.Interventions {
 				u.shippedAt = append(u.shippedAt, eval.Point{Time: s.Events[i].Time, Index: i})
 			}
@@ -130,6 +136,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	d.summary = sum
+	sessionGroups(d.sessions)
 	if missing > 0 {
 		d.unscored += missing
 		d.warnings = append(d.warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)", missing, missingExample))
@@ -149,6 +156,38 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %v)", len(unmatched), ex))
 	}
 	return d, nil
+}
+
+// sessionGroups joins the group of a session that resumed another to the group of the
+// session it resumed (one project as a rule; a resumed session's opening records are
+// its parent's), so that folds keep both on one side.
+func sessionGroups(sessions []sessionUnit) {
+	parent := map[string]string{} // union-find over groups
+	var find func(g string) string
+	find = func(g string) string {
+		for parent[g] != "" && parent[g] != g {
+			g = parent[g]
+		}
+		return g
+	}
+	byKey := map[string]int{}
+	for i, s := range sessions {
+		byKey[s.key] = i
+	}
+	for _, s := range sessions {
+		for _, r := range s.resumed {
+			if j, ok := byKey[r]; ok {
+				a, b := find(s.group), find(sessions[j].group)
+				if a != b {
+					parent[max(a, b)] = min(a, b) // the lesser name stands for both
+				}
+			}
+		}
+	}
+	for i := range sessions {
+		sessions[i].group = find(sessions[i].group)
+		sessions[i].resumed = nil
+	}
 }
 
 // interventionPoints returns a decision's interventions as moments-scoring points.

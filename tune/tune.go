@@ -33,6 +33,12 @@ type Options struct {
 	Objective eval.Objective
 	// Folds is k of the k-fold cross-validation (default 5); ignored with Holdout.
 	Folds int
+	// Ungrouped deals units into folds one by one. By default the folds keep related
+	// units together — a quasar task's runs (its epochs, its attempts), a project's
+	// sessions, a resumed session with the one it resumed — so that no fold is scored
+	// on units whose near twins its choice was made on; see [eval.GroupedStratifiedFolds].
+	// Where every unit is a group of its own the two deal alike.
+	Ungrouped bool
 	// Holdout, when set, lists the keys of the units every choice is scored on; the
 	// choice is made on the others. HoldoutName names it in reports.
 	Holdout     []string
@@ -399,33 +405,38 @@ func chooseTargets(d *dataset, asked []Target, families []Family) ([]Target, err
 // the holdout (fold 0) and the rest (fold 1).
 func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units, string, []error, error) {
 	us := &units{target: t}
-	var keys []string
+	var keys, groups []string
 	var strata []int
-	add := func(i int, key string, stratum bool) {
+	add := func(i int, key, group string, stratum bool) {
 		us.idx = append(us.idx, i)
-		keys = append(keys, key)
+		keys, groups = append(keys, key), append(groups, group)
 		strata = append(strata, map[bool]int{false: 0, true: 1}[stratum])
 	}
 	switch t {
 	case TargetStruggle:
 		for i, r := range s.d.runs {
 			if r.label.Scored() {
-				add(i, r.key, r.label == eval.Positive)
+				add(i, r.key, r.group, r.label == eval.Positive)
 			}
 		}
 	case TargetBreaker:
 		for i, su := range s.d.sessions {
 			if su.label.Scored() {
-				add(i, su.key, su.label == eval.Positive)
+				add(i, su.key, su.group, su.label == eval.Positive)
 			}
 		}
 	case TargetFriction:
 		for i, su := range s.d.sessions {
 			if su.labelled {
-				add(i, su.key, len(su.moments) > 0)
+				add(i, su.key, su.group, len(su.moments) > 0)
 			}
 		}
 	}
+	distinct := map[string]bool{}
+	for _, g := range groups {
+		distinct[g] = true
+	}
+	grouping := map[bool]string{true: "task", false: "project"}[t == TargetStruggle]
 	if opts.Holdout != nil {
 		us.folds, us.heldOut = 2, []bool{true, false}
 		us.fold = make([]int, len(keys))
@@ -440,9 +451,29 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		if n == 0 || n == len(keys) {
 			return nil, "", nil, usage("--holdout %s: %d of the %d %s for %s are held out: both parts must have units", opts.HoldoutName, n, len(keys), t.Unit(), t)
 		}
-		return us, fmt.Sprintf("holdout %s: chosen on %d %s, scored on %d", opts.HoldoutName, len(keys)-n, t.Unit(), n), nil, nil
+		var warns []error
+		if split := straddling(groups, us.fold); split > 0 {
+			warns = append(warns, fmt.Errorf("--holdout %s: %d %ss of %s have %s on both sides (held out and chosen on): their held-out figures are optimistic",
+				opts.HoldoutName, split, grouping, t, t.Unit()))
+		}
+		return us, fmt.Sprintf("holdout %s: chosen on %d %s, scored on %d", opts.HoldoutName, len(keys)-n, t.Unit(), n), warns, nil
 	}
-	folds, warns, err := eval.StratifiedFolds(keys, strata, opts.Folds, opts.Settings.Seed)
+	var folds []int
+	var warns []error
+	var err error
+	grouped := !opts.Ungrouped && len(distinct) < len(keys) // some group holds more than one unit
+	if grouped && len(distinct) < opts.Folds {
+		grouped = false
+		warns = append(warns, fmt.Errorf("%s: %d %ss for %d folds: dealt by %s, so related %s may fall on both sides of a fold (lower --folds to keep them together)",
+			t, len(distinct), grouping, opts.Folds, strings.TrimSuffix(t.Unit(), "s"), t.Unit()))
+	}
+	if grouped {
+		folds, warns, err = eval.GroupedStratifiedFolds(keys, groups, strata, opts.Folds, opts.Settings.Seed)
+	} else {
+		var w []error
+		folds, w, err = eval.StratifiedFolds(keys, strata, opts.Folds, opts.Settings.Seed)
+		warns = append(warns, w...)
+	}
 	if err != nil {
 		return nil, "", nil, usage("%s: %v (lower --folds)", t, err)
 	}
@@ -455,8 +486,25 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 	if t == TargetFriction {
 		stratum = "having friction moments"
 	}
-	return us, fmt.Sprintf("%d-fold cross-validation by %s, stratified by %s (seed %d)", opts.Folds, strings.TrimSuffix(t.Unit(), "s"),
-		stratum, opts.Settings.Seed), warns, nil
+	by := strings.TrimSuffix(t.Unit(), "s")
+	if grouped {
+		by = fmt.Sprintf("%s (%d), each %s's %s in one fold", grouping, len(distinct), grouping, t.Unit())
+	}
+	return us, fmt.Sprintf("%d-fold cross-validation by %s, stratified by %s (seed %d)", opts.Folds, by, stratum, opts.Settings.Seed), warns, nil
+}
+
+// straddling counts the groups with units in more than one fold.
+func straddling(groups []string, fold []int) int {
+	first := map[string]int{}
+	split := map[string]bool{}
+	for i, g := range groups {
+		if f, ok := first[g]; !ok {
+			first[g] = fold[i]
+		} else if f != fold[i] {
+			split[g] = true
+		}
+	}
+	return len(split)
 }
 
 // positives counts a target's positive units, or its friction moments.

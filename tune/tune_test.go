@@ -375,3 +375,65 @@ func TestBreakerTarget(t *testing.T) {
 		t.Errorf("curves %v", tr.Curves)
 	}
 }
+
+// TestFoldsKeepGroups: a task's runs fall in one fold; with fewer groups than folds,
+// or Ungrouped, runs are dealt one by one (with a warning in the first case); a
+// holdout that splits a task says so.
+func TestFoldsKeepGroups(t *testing.T) {
+	d := &dataset{}
+	for i := range 40 {
+		label := eval.Negative
+		if i%4 == 0 {
+			label = eval.Positive
+		}
+		d.runs = append(d.runs, runUnit{key: fmt.Sprintf("r%02d", i), group: fmt.Sprintf("task-%d", i/3), label: label})
+	}
+	sc := &scorer{d: d}
+	opts := Options{Folds: 5}
+	us, scheme, warns, err := sc.split(TargetStruggle, opts, nil)
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
+	}
+	if !strings.Contains(scheme, "by task (14), each task's runs in one fold") {
+		t.Errorf("scheme %q", scheme)
+	}
+	if n := straddling(groupsOf(d, us), us.fold); n != 0 {
+		t.Errorf("%d tasks split over folds", n)
+	}
+	opts.Ungrouped = true
+	us, scheme, _, _ = sc.split(TargetStruggle, opts, nil)
+	if strings.Contains(scheme, "task") || straddling(groupsOf(d, us), us.fold) == 0 {
+		t.Errorf("ungrouped: scheme %q, no task split", scheme)
+	}
+	opts = Options{Folds: 20}
+	if _, _, warns, err := sc.split(TargetStruggle, opts, nil); err != nil || len(warns) == 0 || !strings.Contains(warns[0].Error(), "14 tasks for 20 folds") {
+		t.Errorf("fewer tasks than folds: %v, %v", warns, err)
+	}
+	opts = Options{Holdout: []string{"r00"}, HoldoutName: "h"}
+	if _, _, warns, err := sc.split(TargetStruggle, opts, map[string]bool{"r00": true}); err != nil || len(warns) != 1 ||
+		!strings.Contains(warns[0].Error(), "1 tasks of struggle have runs on both sides") {
+		t.Errorf("a holdout splitting a task: %v, %v", warns, err)
+	}
+}
+
+func groupsOf(d *dataset, us *units) []string {
+	var g []string
+	for _, i := range us.idx {
+		g = append(g, d.runs[i].group)
+	}
+	return g
+}
+
+// TestSessionGroups: a resumed session joins the group of the one it resumed.
+func TestSessionGroups(t *testing.T) {
+	s := []sessionUnit{{key: "a", group: "p1"}, {key: "b", group: "p2", resumed: []string{"a"}}, {key: "c", group: "p3", resumed: []string{"gone"}},
+		{key: "d", group: "p4", resumed: []string{"b"}}}
+	sessionGroups(s)
+	var got []string
+	for _, u := range s {
+		got = append(got, u.group)
+	}
+	if want := []string{"p1", "p1", "p3", "p1"}; !slices.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+}
