@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -32,7 +33,11 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 			chose = true
 		}
 	}
+	heldOut := 0 // every held-out unit, those of folds that chose nothing included
 	for i, f := range us.fold {
+		if us.heldOut[f] {
+			heldOut++
+		}
 		if us.heldOut[f] && (!chose || tr.FoldChoice[f] >= 0) {
 			held = append(held, i)
 		}
@@ -153,11 +158,24 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	}
 	tr.Paired = append(tr.Paired, paired...)
 	main := paired[0] // the objective's
-	tr.Verdict = verdict(tr, obj, main, tuned.score(tr.Target))
+	tr.Verdict = verdict(tr, obj, main, tuned.score(tr.Target), opts.Resamples)
+	if len(held) < heldOut {
+		// A fold whose training units met no configuration's constraint chose nothing:
+		// its units are in none of the rows, and the rest are not a random sample.
+		tr.Verdict += fmt.Sprintf("; the rows are on %d of the %d held-out %s: the folds of the other %d chose nothing",
+			len(held), heldOut, us.target.Unit(), heldOut-len(held))
+	}
 }
 
-// verdict says whether the tuned choice beats the default on the held-out units.
-func verdict(tr *TargetResult, obj eval.Objective, main Paired, tuned eval.Score) string {
+// definedShare is how many of the resamples asked for a paired difference must
+// define it for the verdict to read its interval: a difference undefined in more
+// (a figure undefined in resamples that drew none of the few held-out positives) has an
+// interval of the lucky resamples only — one held-out positive gives [1, 1].
+const definedShare = 0.95
+
+// verdict says whether the tuned choice beats the default on the held-out units;
+// resamples is how many resamples the paired bootstrap was asked for (≤ 0: none).
+func verdict(tr *TargetResult, obj eval.Objective, main Paired, tuned eval.Score, resamples int) string {
 	all := true
 	for f, c := range tr.FoldChoice {
 		if tr.FoldHeldOut[f] && c != 0 {
@@ -170,6 +188,13 @@ func verdict(tr *TargetResult, obj eval.Objective, main Paired, tuned eval.Score
 	switch {
 	case all:
 		v = "the default was chosen on every fold: nothing beats it on this data"
+	case math.IsNaN(d.Diff):
+		v = fmt.Sprintf("not distinguishable from the default: Δ%s is undefined on the held-out units", main.Metric)
+	case resamples <= 0:
+		v = fmt.Sprintf("not distinguishable from the default without the bootstrap (--resamples 0): Δ%s %s", main.Metric, signed(d.Diff))
+	case float64(d.Resamples) < definedShare*float64(resamples):
+		v = fmt.Sprintf("not distinguishable from the default: Δ%s %s is undefined in %d of %d resamples (too few held-out positives to tell)",
+			main.Metric, signed(d.Diff), resamples-d.Resamples, resamples)
 	case d.IncludesZero():
 		v = "not distinguishable from the default: " + diff + " includes 0"
 	case (d.Diff > 0) == main.HigherIsBetter:

@@ -437,3 +437,41 @@ func TestSessionGroups(t *testing.T) {
 		t.Errorf("groups %v, want %v", got, want)
 	}
 }
+
+// TestVerdictCountsDroppedUnits: with a constrained objective some folds choose
+// nothing, and the verdict says the rows are on the other folds' units only.
+func TestVerdictCountsDroppedUnits(t *testing.T) {
+	opts := sampleOptions()
+	opts.Targets = []Target{TargetBreaker}
+	opts.Objective, _ = eval.ParseObjective("recall@precision>=0.9")
+	res := runSample(t, opts)
+	if v := res.Targets[0].Verdict; !strings.Contains(v, "the rows are on 2 of the 8 held-out sessions: the folds of the other 6 chose nothing") {
+		t.Errorf("verdict %q", v)
+	}
+}
+
+// TestVerdictReadsDefinedIntervals: the verdict reads the paired interval only when
+// nearly every resample defined the difference.
+func TestVerdictReadsDefinedIntervals(t *testing.T) {
+	tr := &TargetResult{FoldChoice: []int{3}, FoldHeldOut: []bool{true}}
+	f1, _ := eval.ParseObjective("f1")
+	sure := eval.Score{Precision: 1, Recall: 1}
+	for _, tt := range []struct {
+		name      string
+		d         eval.PairedDifference
+		resamples int
+		want      string
+	}{
+		{"every resample", eval.PairedDifference{Diff: 0.3, Low: 0.1, High: 0.5, Resamples: 2000}, 2000, "tuned beats the default"},
+		{"95% of them", eval.PairedDifference{Diff: 0.3, Low: 0.1, High: 0.5, Resamples: 1900}, 2000, "tuned beats the default"},
+		{"one held-out positive", eval.PairedDifference{Diff: 1, Low: 1, High: 1, Resamples: 1502}, 2000, "undefined in 498 of 2000 resamples (too few held-out positives to tell)"},
+		{"no bootstrap", eval.PairedDifference{Diff: 0.3, Low: math.NaN(), High: math.NaN()}, -1, "without the bootstrap (--resamples 0)"},
+		{"interval across 0", eval.PairedDifference{Diff: 0.1, Low: -0.1, High: 0.3, Resamples: 2000}, 2000, "includes 0"},
+		{"undefined", eval.PairedDifference{Diff: math.NaN(), Low: math.NaN(), High: math.NaN()}, 2000, "Δf1 is undefined on the held-out units"},
+	} {
+		got := verdict(tr, f1, Paired{Metric: "f1", PairedDifference: tt.d, HigherIsBetter: true}, sure, tt.resamples)
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -267,7 +267,7 @@ func printTarget(w io.Writer, res *tune.Result, tr *tune.TargetResult) {
 		fmt.Fprintf(w, "  to ship: nothing — no configuration meets %s\n", res.Objective)
 	}
 	for _, p := range tr.Paired {
-		fmt.Fprintf(w, "  tuned − default, %s: %s\n", p.Metric, formatPaired(p))
+		fmt.Fprintf(w, "  tuned − default, %s: %s\n", p.Metric, formatPaired(p, res.Settings.Resamples))
 	}
 	fmt.Fprintf(w, "  verdict: %s\n", tr.Verdict)
 }
@@ -282,13 +282,15 @@ func describe(res *tune.Result, tr *tune.TargetResult, c *tune.Config) string {
 	return ": " + strings.Join(diff, ", ")
 }
 
-func formatPaired(p tune.Paired) string {
+func formatPaired(p tune.Paired, resamples int) string {
 	d := p.PairedDifference
 	switch {
 	case math.IsNaN(d.Diff):
 		return fmt.Sprintf("undefined (default %s, tuned %s)", undefined(d.A), undefined(d.B))
+	case math.IsNaN(d.Low) && resamples <= 0:
+		return fmt.Sprintf("%+.3f (%.3f → %.3f; no interval: --resamples 0)", d.Diff, d.A, d.B)
 	case math.IsNaN(d.Low):
-		return fmt.Sprintf("%+.3f (%.3f → %.3f; no interval: undefined in too many resamples)", d.Diff, d.A, d.B)
+		return fmt.Sprintf("%+.3f (%.3f → %.3f; no interval: undefined in %d of %d resamples)", d.Diff, d.A, d.B, resamples-d.Resamples, resamples)
 	}
 	return fmt.Sprintf("%+.3f [%+.3f, %+.3f] (%.3f → %.3f, paired bootstrap of %d resamples)", d.Diff, d.Low, d.High, d.A, d.B, d.Resamples)
 }
