@@ -307,12 +307,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", opts.HoldoutName,
 			len(unknown), strings.Join(unknown[:min(3, len(unknown))], ", ")))
 	}
+	var schemes [][2]string // each target's
 	for _, t := range targets {
 		us, scheme, warns, err := sc.split(t, opts, holdout)
 		if err != nil {
 			return nil, err
 		}
-		res.Scheme = scheme
+		schemes = append(schemes, [2]string{string(t), scheme})
 		tr := &TargetResult{Target: t, Configs: configs[t.Family()], units: us, Units: len(us.idx), Warnings: warns}
 		tr.Evals = sc.evaluateAll(us, tr.Configs, s.Workers)
 		tr.Positives = sc.positives(us)
@@ -332,6 +333,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		sc.compare(tr, opts.Objective, evalOpts)
 		res.Targets = append(res.Targets, tr)
 	}
+	res.Scheme = joinSchemes(schemes)
 	return res, nil
 }
 
@@ -432,6 +434,10 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 			}
 		}
 	}
+	var warns []error
+	if left := s.leftOut(t); left != "" {
+		warns = append(warns, errors.New(left))
+	}
 	distinct := map[string]bool{}
 	for _, g := range groups {
 		distinct[g] = true
@@ -451,7 +457,6 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		if n == 0 || n == len(keys) {
 			return nil, "", nil, usage("--holdout %s: %d of the %d %s for %s are held out: both parts must have units", opts.HoldoutName, n, len(keys), t.Unit(), t)
 		}
-		var warns []error
 		if split := straddling(groups, us.fold); split > 0 {
 			warns = append(warns, fmt.Errorf("--holdout %s: %d %ss of %s have %s on both sides (held out and chosen on): their held-out figures are optimistic",
 				opts.HoldoutName, split, grouping, t, t.Unit()))
@@ -459,7 +464,6 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		return us, fmt.Sprintf("holdout %s: chosen on %d %s, scored on %d", opts.HoldoutName, len(keys)-n, t.Unit(), n), warns, nil
 	}
 	var folds []int
-	var warns []error
 	var err error
 	grouped := !opts.Ungrouped && len(distinct) < len(keys) // some group holds more than one unit
 	if grouped && len(distinct) < opts.Folds {
@@ -467,13 +471,13 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		warns = append(warns, fmt.Errorf("%s: %d %ss for %d folds: dealt by %s, so related %s may fall on both sides of a fold (lower --folds to keep them together)",
 			t, len(distinct), grouping, opts.Folds, strings.TrimSuffix(t.Unit(), "s"), t.Unit()))
 	}
+	var w []error
 	if grouped {
-		folds, warns, err = eval.GroupedStratifiedFolds(keys, groups, strata, opts.Folds, opts.Settings.Seed)
+		folds, w, err = eval.GroupedStratifiedFolds(keys, groups, strata, opts.Folds, opts.Settings.Seed)
 	} else {
-		var w []error
 		folds, w, err = eval.StratifiedFolds(keys, strata, opts.Folds, opts.Settings.Seed)
-		warns = append(warns, w...)
 	}
+	warns = append(warns, w...)
 	if err != nil {
 		return nil, "", nil, usage("%s: %v (lower --folds)", t, err)
 	}
@@ -491,6 +495,64 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		by = fmt.Sprintf("%s (%d), each %s's %s in one fold", grouping, len(distinct), grouping, t.Unit())
 	}
 	return us, fmt.Sprintf("%d-fold cross-validation by %s, stratified by %s (seed %d)", opts.Folds, by, stratum, opts.Settings.Seed), warns, nil
+}
+
+// leftOut says how many of the input's units a target does not score, and why, as
+// the replay's metrics do; "" when it scores them all.
+func (s *scorer) leftOut(t Target) string {
+	var ambiguous, excluded, unlabelled, all int
+	count := func(l eval.Label) {
+		all++
+		switch l {
+		case eval.Ambiguous:
+			ambiguous++
+		case eval.Excluded:
+			excluded++
+		case eval.Unlabelled:
+			unlabelled++
+		}
+	}
+	switch t {
+	case TargetStruggle:
+		for _, r := range s.d.runs {
+			count(r.label)
+		}
+	case TargetBreaker:
+		for _, su := range s.d.sessions {
+			count(su.label)
+		}
+	case TargetFriction:
+		n := 0
+		for _, su := range s.d.sessions {
+			if !su.labelled {
+				n++
+			}
+		}
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s: %d of %d sessions left out of the scores: no labels", t, n, len(s.d.sessions))
+	}
+	if n := ambiguous + excluded + unlabelled; n > 0 {
+		return fmt.Sprintf("%s: %d of %d %s left out of the scores: %d ambiguous, %d excluded, %d unlabelled", t, n, all, t.Unit(),
+			ambiguous, excluded, unlabelled)
+	}
+	return ""
+}
+
+// joinSchemes says how the targets' choices were scored: the one scheme when every
+// target's is the same, else each target's followed by its name.
+func joinSchemes(schemes [][2]string) string {
+	var parts []string
+	same := true
+	for _, s := range schemes {
+		same = same && s[1] == schemes[0][1]
+		parts = append(parts, s[1]+" for "+s[0])
+	}
+	if same && len(schemes) > 0 {
+		return schemes[0][1]
+	}
+	return strings.Join(parts, "; ")
 }
 
 // straddling counts the groups with units in more than one fold.

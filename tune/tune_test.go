@@ -475,3 +475,29 @@ func TestVerdictReadsDefinedIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftOut: what a target does not score is said, with why; joinSchemes names each
+// target's scheme only when they differ.
+func TestLeftOut(t *testing.T) {
+	d := &dataset{runs: []runUnit{{label: eval.Positive}, {label: eval.Ambiguous}, {label: eval.Excluded}, {label: eval.Unlabelled}, {label: eval.Negative}},
+		sessions: []sessionUnit{{labelled: true, label: eval.Negative}, {labelled: false, label: eval.Positive}}}
+	sc := &scorer{d: d}
+	for _, tt := range []struct {
+		t    Target
+		want string
+	}{
+		{TargetStruggle, "struggle: 3 of 5 runs left out of the scores: 1 ambiguous, 1 excluded, 1 unlabelled"},
+		{TargetBreaker, ""},
+		{TargetFriction, "friction: 1 of 2 sessions left out of the scores: no labels"},
+	} {
+		if got := sc.leftOut(tt.t); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.t, got, tt.want)
+		}
+	}
+	if got := joinSchemes([][2]string{{"struggle", "A"}, {"friction", "A"}}); got != "A" {
+		t.Errorf("one scheme: %q", got)
+	}
+	if got := joinSchemes([][2]string{{"struggle", "A"}, {"friction", "B"}}); got != "A for struggle; B for friction" {
+		t.Errorf("two schemes: %q", got)
+	}
+}

@@ -270,6 +270,9 @@ func printTarget(w io.Writer, res *tune.Result, tr *tune.TargetResult) {
 		fmt.Fprintf(w, "  tuned − default, %s: %s\n", p.Metric, formatPaired(p, res.Settings.Resamples))
 	}
 	fmt.Fprintf(w, "  verdict: %s\n", tr.Verdict)
+	for _, e := range tr.Warnings { // the folds' and what was left out: one line each
+		fmt.Fprintf(w, "  note: %s\n", printable.Line(e.Error()))
+	}
 }
 
 // describe lists the chosen configuration's parameter values that differ from the
