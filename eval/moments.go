@@ -122,8 +122,9 @@ type MomentReport struct {
 	// Precision is Caught / (Caught + FalseAlarms) (see [SessionScore] for why not
 	// TruePositives / Interventions), Recall is Caught / Moments, and
 	// FalseAlarmsPer100 is 100 · FalseAlarms / HumanTurns. Intervals resample sessions,
-	// never events (events of one session are correlated); precision and recall also
-	// carry the Jeffreys interval.
+	// never events (events of one session are correlated); for that reason none has a
+	// Jeffreys interval, which would take the moments and interventions as independent
+	// trials (its fields are NaN).
 	Precision, Recall, FalseAlarmsPer100 Estimate
 	// The delay distribution from each caught moment to the intervention that caught
 	// it: DelaysSeconds holds every delay, sorted; NaN summaries when none was caught.
@@ -270,8 +271,6 @@ func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
 	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
 	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
 	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
-	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.Caught, rep.Caught+rep.FalseAlarms, opts.Level)
-	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
 	if opts.Resamples > 0 && len(t.ids) > 0 {
 		// A resample draws sessions as rand.Rand.IntN does, counts how often each
 		// distinct counts was drawn and sums them: integer sums, the same whatever the

@@ -176,8 +176,10 @@ func TestEvaluateMoments(t *testing.T) {
 			t.Errorf("%s interval %+v", name, e)
 		}
 	}
-	if math.IsNaN(rep.Recall.JeffreysLow) || !math.IsNaN(rep.FalseAlarmsPer100.JeffreysLow) {
-		t.Errorf("Jeffreys: recall %+v, fa/100 %+v (a rate has none)", rep.Recall, rep.FalseAlarmsPer100)
+	for name, e := range map[string]Estimate{"recall": rep.Recall, "precision": rep.Precision, "fa/100": rep.FalseAlarmsPer100} {
+		if !math.IsNaN(e.JeffreysLow) || !math.IsNaN(e.JeffreysHigh) {
+			t.Errorf("%s has a Jeffreys interval %+v: moments and interventions of a session are no independent trials", name, e)
+		}
 	}
 	again := EvaluateMoments(sessions, 5*time.Minute, Options{Seed: 1, Resamples: 500})
 	if fmt.Sprint(again.Recall, again.Precision, again.FalseAlarmsPer100) != fmt.Sprint(rep.Recall, rep.Precision, rep.FalseAlarmsPer100) {

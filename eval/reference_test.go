@@ -282,8 +282,6 @@ func refEvaluateSessionMoments(sessions []SessionMoments, window time.Duration, 
 	rep.TruePositives, rep.FalseAlarms, rep.HumanTurns = total.tp, total.fa, total.turns
 	rep.Precision, rep.Recall, rep.FalseAlarmsPer100 = undefined(), undefined(), undefined()
 	rep.Precision.Value, rep.Recall.Value, rep.FalseAlarmsPer100.Value = total.precision(), total.recall(), total.faPer100()
-	rep.Precision.JeffreysLow, rep.Precision.JeffreysHigh = jeffreys(rep.Caught, rep.Caught+rep.FalseAlarms, opts.Level)
-	rep.Recall.JeffreysLow, rep.Recall.JeffreysHigh = jeffreys(rep.Caught, rep.Moments, opts.Level)
 	if opts.Resamples > 0 && len(per) > 0 {
 		src := rand.NewPCG(opts.Seed, 0x6d6f6d656e7473) // "moments"
 		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
