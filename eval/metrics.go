@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -207,11 +208,43 @@ func evaluate(obs *Observations, opts Options) *Report {
 	if unranked > 0 {
 		warn("%d scored %s have no finite score and are left out of AP and ROC AUC", unranked, opts.Unit)
 	}
+	if below := belowChance(rep, opts.Unit); below != "" {
+		warn("%s", below)
+	}
 	if rep.Scored > 0 && rep.Scored < 30 {
 		warn("only %d scored %s: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored, opts.Unit)
 	}
 	return rep
 }
+
+// belowChance names the figures of rep that a detector without signal would match or
+// beat — F1 under predicting every unit positive (2p / (1 + p) at the prevalence p),
+// ROC AUC under 0.5, AP under the prevalence —, or "" when none is (or the figures or
+// their chance levels are undefined: no positive or no negative scored).
+func belowChance(rep *Report, unit string) string {
+	if rep.Positives == 0 || rep.Positives == rep.Scored {
+		return ""
+	}
+	p := float64(rep.Positives) / float64(rep.Scored)
+	var below []string
+	if f, always := rep.F1.Value, 2*p/(1+p); f < always-chanceSlack {
+		below = append(below, fmt.Sprintf("F1 %.3f under %.3f, predicting every %s positive", f, always, strings.TrimSuffix(unit, "s")))
+	}
+	if a := rep.AUC.Value; a < 0.5-chanceSlack {
+		below = append(below, fmt.Sprintf("ROC AUC %.3f under 0.5", a))
+	}
+	if ap := rep.AP.Value; ap < p-chanceSlack {
+		below = append(below, fmt.Sprintf("AP %.3f under the prevalence %.3f", ap, p))
+	}
+	if len(below) == 0 {
+		return ""
+	}
+	return "below chance on these " + unit + ": " + strings.Join(below, ", ")
+}
+
+// chanceSlack keeps a figure computed another way than its chance level (F1 from
+// precision and recall) from reading as below it by a rounding.
+const chanceSlack = 1e-9
 
 // bootstrap returns percentile intervals of the six metrics over opts.Resamples
 // resamples of t's units with replacement, each counted in t (see resample.go).

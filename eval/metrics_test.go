@@ -152,3 +152,45 @@ func TestJeffreys(t *testing.T) {
 		t.Error("jeffreys(0, 0) defined")
 	}
 }
+
+// TestBelowChance: a detector is said to be below chance where a detector without
+// signal would do at least as well, and only there.
+func TestBelowChance(t *testing.T) {
+	labels := []Label{Positive, Negative, Negative, Negative, Positive, Negative, Negative, Negative} // prevalence 1/4
+	obsOf := func(predict func(i int) bool, score func(i int) float64) []Observation {
+		var obs []Observation
+		for i, l := range labels {
+			obs = append(obs, Observation{Key: fmt.Sprint(i), Label: l, Predicted: predict(i), Score: score(i)})
+		}
+		return obs
+	}
+	pos := func(i int) bool { return labels[i] == Positive }
+	for _, tt := range []struct {
+		name string
+		obs  []Observation
+		want []string // in the warning; none: no warning
+	}{
+		{"perfect", obsOf(pos, func(i int) float64 { return map[bool]float64{true: 1}[pos(i)] }), nil},
+		{"always positive, one score", obsOf(func(int) bool { return true }, func(int) float64 { return 0.5 }), nil},
+		{"inverted", obsOf(func(i int) bool { return !pos(i) }, func(i int) float64 { return map[bool]float64{false: 1}[pos(i)] }),
+			[]string{"below chance on these runs", "F1 0.000 under 0.400, predicting every run positive", "ROC AUC 0.000 under 0.5"}},
+		{"inverted, distinct scores", obsOf(func(i int) bool { return !pos(i) }, func(i int) float64 { return map[bool]float64{false: 10}[pos(i)] - float64(i) }),
+			[]string{"ROC AUC 0.000 under 0.5", "AP 0.196 under the prevalence 0.250"}},
+	} {
+		rep := Evaluate(tt.obs, Options{Resamples: -1})
+		var got string
+		for _, w := range rep.Warnings {
+			if strings.Contains(w.Error(), "below chance") {
+				got = w.Error()
+			}
+		}
+		if tt.want == nil && got != "" {
+			t.Errorf("%s: %q", tt.name, got)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tt.name, got, w)
+			}
+		}
+	}
+}

@@ -90,6 +90,9 @@ func referenceEvaluate(obs []Observation, opts Options) *Report {
 	if n := len(scored) - len(ranked); n > 0 {
 		warn("%d scored %s have no finite score and are left out of AP and ROC AUC", n, opts.Unit)
 	}
+	if below := belowChance(rep, opts.Unit); below != "" { // of the reference's figures (TestBelowChance holds it)
+		warn("%s", below)
+	}
 	if rep.Scored > 0 && rep.Scored < 30 {
 		warn("only %d scored %s: intervals are wide and the bootstrap is coarse; prefer the Jeffreys interval for precision and recall", rep.Scored, opts.Unit)
 	}
