@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,7 +92,9 @@ func loadConfig[T any](flag, value string, preset func(string) (T, error), prese
 func DecodeConfig(b []byte, cfg any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
+	if err := dec.Decode(cfg); err == io.EOF {
+		return errors.New("no JSON object: the file is empty (an empty object, {}, keeps every default)")
+	} else if err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -23,7 +23,8 @@ func TestDecodeConfig(t *testing.T) {
 		{`{"composite_threshhold": 0.5}`, `unknown field "composite_threshhold"`},
 		{`{"weights": {"budget_burn": 0.1}}`, ""},
 		{`[]`, "cannot unmarshal array"},
-		{``, "EOF"},
+		{``, "the file is empty"},
+		{" \n\t", "the file is empty"},
 	} {
 		cfg := struggle.DefaultStruggleConfig()
 		err := DecodeConfig([]byte(tt.in), &cfg)

@@ -55,7 +55,11 @@ func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
 	if sum.Sessions > 0 {
 		units += fmt.Sprintf("%d sessions (%d events), ", sum.Sessions, sum.Events)
 	}
-	fmt.Fprintf(w, "input:    %d files (%s), %s%d problems\n", sum.Files, strings.Join(fmts, ", "), units, sum.TotalProblems())
+	byFormat := ""
+	if len(fmts) > 0 {
+		byFormat = " (" + strings.Join(fmts, ", ") + ")"
+	}
+	fmt.Fprintf(w, "input:    %d files%s, %s%d problems\n", sum.Files, byFormat, units, sum.TotalProblems())
 	for i, what := range slices.Sorted(maps.Keys(sum.Notes)) {
 		head := "          "
 		if i == 0 {

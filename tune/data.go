@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/eval"
@@ -153,7 +154,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		if len(ex) > 3 {
 			ex = ex[:3]
 		}
-		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %v)", len(unmatched), ex))
+		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %s)", len(unmatched), strings.Join(ex, ", ")))
 	}
 	return d, nil
 }

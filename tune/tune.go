@@ -463,6 +463,9 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 		}
 		return us, fmt.Sprintf("holdout %s: chosen on %d %s, scored on %d", opts.HoldoutName, len(keys)-n, t.Unit(), n), warns, nil
 	}
+	if len(keys) < 2 {
+		return nil, "", nil, usage("%s: %d scored %s: too few to choose on some and score on others", t, len(keys), t.Unit())
+	}
 	var folds []int
 	var err error
 	grouped := !opts.Ungrouped && len(distinct) < len(keys) // some group holds more than one unit

@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.StringVar(&s.In, "in", "", "input folder or file (default: the built-in sample)")
 	fs.StringVar(&s.Out, "out", s.Out, "run table to write (sibling tables share its stem), or a folder (ending in /) to write every table in the hive layout, DIR/<table>/shard=i/part-0.parquet")
 	var shard string
-	fs.StringVar(&shard, "shard", "", "replay only shard i of n (i/n, counting from 0): the runs and sessions whose key hashes to i; --out must be a folder every shard writes into, and `metrics DIR` computes the metrics once all n are written")
+	fs.StringVar(&shard, "shard", "", "replay only shard i of n (`i/n`, counting from 0): the runs and sessions whose key hashes to i; --out must be a folder every shard writes into, and the metrics command (metrics DIR) computes the metrics once all n are written")
 	fs.StringArrayVar(&s.Labels, "labels", nil, "labels file, CSV or JSONL: run labels (run_key, label) or session labels (session_id, outcome, friction_uuids); repeat for several (default: none, or the sample's labels without --in)")
 	fs.BoolVar(&s.DeriveLabels, "derive-labels", false, "label quasar runs from their recorded outcomes (rules in the README); --labels overrides them per run")
 	fs.StringVar(&s.StruggleConfig, "struggle-config", "", `struggle detection: a preset ("loopwatch", the default, or "seed") or a JSON file over the defaults (its "preset" field names another base)`)

@@ -157,6 +157,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "assess-unknown.json"), []byte(`{"breaker": {"colldown": "1m"}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "assess-alpha.json"), []byte(`{"detect": {"ema": {"alpha": 7}}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "assess-checkpoint.json"), []byte(`{"checkpoint": {"message_threshold": -4}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-frustration.json"), []byte(`{"breaker": {"frustration_threshold": 1.5}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "assess-empty.json"), nil, 0o644)
 	notADir := filepath.Join(dir, "labels.csv")
 	tests := []struct {
 		name string
@@ -192,6 +194,8 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown assess config field lists the fields", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-unknown.json"), "--out", filepath.Join(dir, "r.parquet")}, "breaker.cooldown"},
 		{"an EMA alpha out of range", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-alpha.json")}, "--assess-config " + filepath.Join(dir, "assess-alpha.json") + ": detect: EMA alpha 7 outside (0, 1]"},
 		{"a negative checkpoint threshold", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-checkpoint.json")}, "checkpoint: message_threshold must be ≥ 1"},
+		{"a frustration threshold the EMA never reaches", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-frustration.json")}, "frustration_threshold 1.5 must be in (0, 1]"},
+		{"an empty assess config", []string{"--in", runs, "--assess-config", filepath.Join(dir, "assess-empty.json")}, "the file is empty"},
 		{"ci level 2", []string{"--in", runs, "--ci-level", "2"}, "--ci-level 2: must be between 0 and 1"},
 		{"ci level 0", []string{"--in", runs, "--ci-level", "0"}, "--ci-level 0: must be between 0 and 1"},
 		{"ci level NaN", []string{"--in", runs, "--ci-level", "NaN"}, "--ci-level NaN: must be between 0 and 1"},

@@ -107,8 +107,9 @@ func (c Config) Validate() error {
 		return errors.New("breaker: correction_storm must be ≥ 1")
 	case c.CorrectionWindow <= 0:
 		return errors.New("breaker: correction_window must be > 0")
-	case !(c.FrustrationThreshold > 0):
-		return fmt.Errorf("breaker: frustration_threshold %v must be > 0", c.FrustrationThreshold)
+	case !(c.FrustrationThreshold > 0 && c.FrustrationThreshold <= 1):
+		// The EMA of values in [0, 1] never passes 1: a threshold above it never fires.
+		return fmt.Errorf("breaker: frustration_threshold %v must be in (0, 1] (the frustration EMA stays in [0, 1])", c.FrustrationThreshold)
 	}
 	for _, k := range c.CorrectionKinds {
 		if _, err := k.MarshalText(); err != nil {

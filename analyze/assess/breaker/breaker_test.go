@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -367,6 +368,8 @@ func TestConfig(t *testing.T) {
 		func(c *Config) { c.CorrectionWindow = 0 },
 		func(c *Config) { c.FailureThreshold = 0 },
 		func(c *Config) { c.FrustrationThreshold = 0 },
+		func(c *Config) { c.FrustrationThreshold = 1.5 }, // the EMA never gets there
+		func(c *Config) { c.FrustrationThreshold = math.NaN() },
 		func(c *Config) { c.CorrectionKinds = []detect.Kind{0} },
 		func(c *Config) { c.CorrectionKinds = []detect.Kind{detect.Kind(detect.NumKinds)} },
 	} {
