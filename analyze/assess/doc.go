@@ -54,8 +54,8 @@
 //     assessment; a session whose analysis failed has no outcome (its Err says why).
 //
 // What it refuses to do: it never reads the wall clock or a global random source,
-// keeps no package-level mutable state, reads no files except through
-// eventlog.JSONL, and knows nothing of transcripts' on-disk formats (the replay maps
-// them onto analyze.Event). It is not safe for concurrent use: one Processor per
+// keeps no package-level mutable state, reads and writes no file (a log kept in a
+// file is replay/eventlogfile's, an eventlog.Log like any other), and knows nothing
+// of transcripts' on-disk formats (the replay maps them onto analyze.Event). It is not safe for concurrent use: one Processor per
 // goroutine.
 package assess

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/assess/checkpoint"
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
 	"github.com/loopwatch/loopwatch/analyze/assess/eventlog"
+	"github.com/loopwatch/loopwatch/analyze/assess/eventlog/eventlogtest"
 	"github.com/loopwatch/loopwatch/analyze/assess/llm"
 	"github.com/loopwatch/loopwatch/analyze/assess/session"
 )
@@ -635,12 +634,12 @@ func TestConfigJSON(t *testing.T) {
 	}
 }
 
-// consumerEvents is a log of two interleaved sessions with ids "e0", "e1", ….
+// consumerEvents is a log of two interleaved sessions with ids "e0", "e1", …, each a
+// correction.
 func consumerEvents(n int) []analyze.Event {
-	evs := make([]analyze.Event, n)
+	evs := eventlogtest.Events(n)
 	for i := range evs {
-		evs[i] = user(fmt.Sprintf("s%d", i%2), time.Duration(i)*time.Second, "no, use the helper")
-		evs[i].ID = fmt.Sprintf("e%d", i)
+		evs[i].UserContent = "no, use the helper"
 	}
 	return evs
 }
@@ -649,42 +648,15 @@ func consumerEvents(n int) []analyze.Event {
 // events (0: drain). It returns the ids of the events processed.
 func runUntil(t *testing.T, log eventlog.Log, stopAfter int) []string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var seen []string
-	cfg := DefaultConfig()
-	cfg.PollMax = 7
-	p := newProc(t, cfg, Options{Clock: func() time.Time { return t0 }, OnStep: func(r eventlog.Record, s Step) {
-		seen = append(seen, r.Event.ID)
-		if len(seen) == stopAfter {
-			cancel()
+	return eventlogtest.RunUntil(t, stopAfter, func(ctx context.Context, drain bool, seen func(eventlog.Record)) error {
+		cfg := DefaultConfig()
+		cfg.PollMax = 7
+		p := newProc(t, cfg, Options{Clock: func() time.Time { return t0 }, OnStep: func(r eventlog.Record, _ Step) { seen(r) }})
+		if drain {
+			return p.Drain(ctx, log)
 		}
-	}})
-	var err error
-	if stopAfter > 0 {
-		err = p.Run(ctx, log)
-	} else {
-		err = p.Drain(ctx, log)
-	}
-	if stopAfter > 0 && !errors.Is(err, context.Canceled) || stopAfter == 0 && err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return seen
-}
-
-func checkExactlyOnce(t *testing.T, runs [][]string, n int) {
-	t.Helper()
-	var all []string
-	for _, r := range runs {
-		all = append(all, r...)
-	}
-	want := make([]string, n)
-	for i := range want {
-		want[i] = fmt.Sprintf("e%d", i)
-	}
-	if !slices.Equal(all, want) {
-		t.Fatalf("processed %v\nwant %v", all, want)
-	}
+		return p.Run(ctx, log)
+	})
 }
 
 func TestRunResumesFromCommittedOffsetMemory(t *testing.T) {
@@ -698,50 +670,9 @@ func TestRunResumesFromCommittedOffsetMemory(t *testing.T) {
 	}
 	r2 := runUntil(t, mem.Consumer("assessment"), 11)
 	r3 := runUntil(t, mem.Consumer("assessment"), 0)
-	checkExactlyOnce(t, [][]string{r1, r2, r3}, n)
+	eventlogtest.ExactlyOnce(t, [][]string{r1, r2, r3}, n)
 	if r4 := runUntil(t, mem.Consumer("assessment"), 0); len(r4) != 0 {
 		t.Errorf("redelivered %v", r4)
-	}
-}
-
-func TestRunResumesFromCommittedOffsetJSONL(t *testing.T) {
-	const n = 30
-	path := filepath.Join(t.TempDir(), "events.jsonl")
-	w, err := eventlog.OpenJSONLWriter(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := consumerEvents(n + 1)
-	if err := w.Append(evs[:n]...); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	// A torn final line: the writer died mid-event.
-	line, _ := eventlog.EncodeEvent(evs[n])
-	appendRaw(t, path, line[:len(line)/2])
-
-	open := func() *eventlog.JSONL {
-		l, err := eventlog.OpenJSONL(path, eventlog.JSONLOptions{PollInterval: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		return l
-	}
-	r1 := runUntil(t, open(), 3)
-	r2 := runUntil(t, open(), 16)
-	r3 := runUntil(t, open(), 0)
-	checkExactlyOnce(t, [][]string{r1, r2, r3}, n)
-	// The writer comes back: the fragment is skipped, the new event read once.
-	w, err = eventlog.OpenJSONLWriter(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Append(evs[n])
-	w.Close()
-	l := open()
-	if r4 := runUntil(t, l, 0); !slices.Equal(r4, []string{fmt.Sprintf("e%d", n)}) || len(l.Corrupt()) != 1 {
-		t.Errorf("after the writer's restart: %v, corrupt %v", r4, l.Corrupt())
 	}
 }
 
@@ -827,22 +758,12 @@ func TestCancelledMidEvent(t *testing.T) {
 	}
 }
 
-// TestVibesSessionsEndOnline: session_removed ends a session, the JSONL log keeps the
-// subtype that says so, and Run ends a session that goes idle at its clock's time.
+// TestVibesSessionsEndOnline: session_removed ends a session (the file log keeps the
+// subtype that says so: replay/eventlogfile's TestSubtypeRoundTrip), and Run ends a
+// session that goes idle at its clock's time.
 func TestVibesSessionsEndOnline(t *testing.T) {
 	removed := analyze.Event{Kind: analyze.KindSystem, SessionID: "v", Time: t0.Add(time.Minute), Subtype: "session_removed"}
-	path := filepath.Join(t.TempDir(), "events.jsonl")
-	w, err := eventlog.OpenJSONLWriter(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Append(user("v", 0, "hello"), removed)
-	w.Close()
-	l, err := eventlog.OpenJSONL(path, eventlog.JSONLOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := eventlog.NewMemory(user("v", 0, "hello"), removed).Consumer("c")
 	var ends []SessionEnd
 	p := newProc(t, DefaultConfig(), Options{OnStep: func(_ eventlog.Record, s Step) {
 		if s.End != nil {
@@ -874,17 +795,5 @@ func TestVibesSessionsEndOnline(t *testing.T) {
 	}
 	if err := newProc(t, cfg, Options{}).Run(ctx, mem.Consumer("c")); err == nil {
 		t.Error("Run without a clock started")
-	}
-}
-
-func appendRaw(t *testing.T, path string, b []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
 	}
 }

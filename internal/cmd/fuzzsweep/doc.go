@@ -31,5 +31,5 @@
 //
 //	fuzzsweep
 //	fuzzsweep --fuzztime 5s ./replay/...
-//	fuzzsweep --fuzztime 1000x --retries 0 ./analyze/assess/eventlog
+//	fuzzsweep --fuzztime 1000x --retries 0 ./replay/eventlogfile
 package main

@@ -35,7 +35,7 @@ with no failing input written, is Go's fuzzing coordinator reporting its own dea
 Examples:
   fuzzsweep
   fuzzsweep --fuzztime 5s ./replay/...
-  fuzzsweep --fuzztime 1000x --retries 0 ./analyze/assess/eventlog
+  fuzzsweep --fuzztime 1000x --retries 0 ./replay/eventlogfile
 
 Flags:
 `

@@ -1,4 +1,4 @@
-package eventlog
+package eventlogfile
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess/eventlog"
 )
 
 // JSONLOptions configures [OpenJSONL].
@@ -123,7 +124,7 @@ func (l *JSONL) Close() error { return l.f.Close() }
 func (l *JSONL) Corrupt() []uint64 { return append([]uint64(nil), l.corrupt...) }
 
 // Poll implements [Log].
-func (l *JSONL) Poll(ctx context.Context, max int, wait time.Duration) ([]Record, error) {
+func (l *JSONL) Poll(ctx context.Context, max int, wait time.Duration) ([]eventlog.Record, error) {
 	if max < 1 {
 		return nil, fmt.Errorf("eventlog: poll max %d < 1", max)
 	}
@@ -154,7 +155,7 @@ func (l *JSONL) Poll(ctx context.Context, max int, wait time.Duration) ([]Record
 	}
 }
 
-func (l *JSONL) read(max int) ([]Record, error) {
+func (l *JSONL) read(max int) ([]eventlog.Record, error) {
 	fi, err := l.f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
@@ -167,7 +168,7 @@ func (l *JSONL) read(max int) ([]Record, error) {
 		return nil, nil
 	}
 	r := bufio.NewReaderSize(io.NewSectionReader(l.f, l.pos, size-l.pos), 64<<10)
-	var recs []Record
+	var recs []eventlog.Record
 	for len(recs) < max {
 		n, ok, tooLong, err := l.readLine(r)
 		if err != nil {
@@ -192,7 +193,7 @@ func (l *JSONL) read(max int) ([]Record, error) {
 			l.noteCorrupt(off)
 			continue
 		}
-		recs = append(recs, Record{Offset: off, Event: ev})
+		recs = append(recs, eventlog.Record{Offset: off, Event: ev})
 		l.pending = append(l.pending, mark{offset: off, end: l.pos})
 	}
 	return recs, nil
@@ -246,7 +247,7 @@ func (l *JSONL) Commit(offset uint64) error {
 		return nil
 	}
 	if offset+1 < l.committedNext {
-		return fmt.Errorf("%w: %d < %d", ErrBackwards, offset, l.committedNext-1)
+		return fmt.Errorf("%w: %d < %d", eventlog.ErrBackwards, offset, l.committedNext-1)
 	}
 	i := -1
 	for j, m := range l.pending {
@@ -256,7 +257,7 @@ func (l *JSONL) Commit(offset uint64) error {
 		}
 	}
 	if i < 0 {
-		return fmt.Errorf("%w: %d", ErrNotPolled, offset)
+		return fmt.Errorf("%w: %d", eventlog.ErrNotPolled, offset)
 	}
 	o := offsetFile{NextOffset: offset + 1, ByteOffset: l.pending[i].end}
 	if err := writeFileAtomic(l.offsetPath, o); err != nil {

@@ -1,10 +1,9 @@
-package eventlog
+package eventlogfile
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,25 +13,11 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/analyze/assess/eventlog"
+	"github.com/loopwatch/loopwatch/analyze/assess/eventlog/eventlogtest"
 )
 
 var t0 = time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
-
-func events(n int) []analyze.Event {
-	out := make([]analyze.Event, n)
-	for i := range out {
-		out[i] = analyze.Event{Kind: analyze.KindUserMessage, SessionID: "s", Time: t0.Add(time.Duration(i) * time.Second), UserContent: fmt.Sprint("msg ", i)}
-	}
-	return out
-}
-
-func offsets(recs []Record) []uint64 {
-	var out []uint64
-	for _, r := range recs {
-		out = append(out, r.Offset)
-	}
-	return out
-}
 
 func TestEncodeDecode(t *testing.T) {
 	ev := analyze.Event{
@@ -57,71 +42,6 @@ func TestEncodeDecode(t *testing.T) {
 		if _, err := DecodeEvent([]byte(bad)); err == nil {
 			t.Errorf("DecodeEvent(%s) succeeded", bad)
 		}
-	}
-}
-
-func TestMemoryResume(t *testing.T) {
-	ctx := context.Background()
-	m := NewMemory(events(5)...)
-	c := m.Consumer("assessment")
-	recs, err := c.Poll(ctx, 3, 0)
-	if err != nil || !slices.Equal(offsets(recs), []uint64{0, 1, 2}) {
-		t.Fatalf("poll %v %v", offsets(recs), err)
-	}
-	if err := c.Commit(3); !errors.Is(err, ErrNotPolled) {
-		t.Errorf("commit of an unpolled offset: %v", err)
-	}
-	if err := c.Commit(1); err != nil { // a restart mid-batch: offset 2 was not processed
-		t.Fatal(err)
-	}
-	if err := c.Commit(1); err != nil {
-		t.Errorf("re-commit: %v", err)
-	}
-	if err := c.Commit(0); !errors.Is(err, ErrBackwards) {
-		t.Errorf("backwards commit: %v", err)
-	}
-	// Restart: a new consumer of the same name resumes after offset 1.
-	c = m.Consumer("assessment")
-	recs, _ = c.Poll(ctx, 10, 0)
-	if !slices.Equal(offsets(recs), []uint64{2, 3, 4}) || recs[0].Event.UserContent != "msg 2" {
-		t.Fatalf("after restart %v", offsets(recs))
-	}
-	// Another consumer name starts at 0.
-	if recs, _ := m.Consumer("other").Poll(ctx, 1, 0); !slices.Equal(offsets(recs), []uint64{0}) {
-		t.Errorf("other consumer %v", offsets(recs))
-	}
-	if recs, _ := c.Poll(ctx, 10, 0); len(recs) != 0 {
-		t.Errorf("drained poll %v", offsets(recs))
-	}
-	if _, err := c.Poll(ctx, 0, 0); err == nil {
-		t.Error("max 0 accepted")
-	}
-}
-
-func TestMemoryWait(t *testing.T) {
-	ctx := context.Background()
-	m := NewMemory()
-	c := m.Consumer("a")
-	if recs, err := c.Poll(ctx, 10, 20*time.Millisecond); err != nil || len(recs) != 0 {
-		t.Fatalf("empty wait: %v %v", recs, err)
-	}
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		m.Append(events(2)...)
-	}()
-	recs, err := c.Poll(ctx, 10, 10*time.Second)
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("woken poll: %v %v", recs, err)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go cancel()
-	if _, err := m.Consumer("b2").Poll(cctx, 10, 0); err != nil && !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
-	cctx, cancel = context.WithCancel(ctx)
-	cancel()
-	if _, err := c.Poll(cctx, 10, time.Minute); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled wait: %v", err)
 	}
 }
 
@@ -163,34 +83,34 @@ func TestJSONLResumeAfterCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(events(6)...); err != nil {
+	if err := w.Append(eventlogtest.Events(6)...); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
 
 	l := openJSONL(t, path)
 	recs, err := l.Poll(ctx, 4, 0)
-	if err != nil || !slices.Equal(offsets(recs), []uint64{0, 1, 2, 3}) {
-		t.Fatalf("poll %v %v", offsets(recs), err)
+	if err != nil || !slices.Equal(eventlogtest.Offsets(recs), []uint64{0, 1, 2, 3}) {
+		t.Fatalf("poll %v %v", eventlogtest.Offsets(recs), err)
 	}
-	if recs[3].Event != events(6)[3] {
+	if recs[3].Event != eventlogtest.Events(6)[3] {
 		t.Errorf("event %+v", recs[3].Event)
 	}
 	// Crash mid-batch: offsets 0 and 1 processed and committed, 2 and 3 not.
 	if err := l.Commit(1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Commit(5); !errors.Is(err, ErrNotPolled) {
+	if err := l.Commit(5); !errors.Is(err, eventlog.ErrNotPolled) {
 		t.Errorf("commit unpolled: %v", err)
 	}
 	l.Close()
 
 	l = openJSONL(t, path)
 	recs, _ = l.Poll(ctx, 100, 0)
-	if !slices.Equal(offsets(recs), []uint64{2, 3, 4, 5}) {
-		t.Fatalf("after restart %v", offsets(recs))
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{2, 3, 4, 5}) {
+		t.Fatalf("after restart %v", eventlogtest.Offsets(recs))
 	}
-	if err := l.Commit(0); !errors.Is(err, ErrBackwards) {
+	if err := l.Commit(0); !errors.Is(err, eventlog.ErrBackwards) {
 		t.Errorf("backwards: %v", err)
 	}
 	if err := l.Commit(5); err != nil {
@@ -200,13 +120,13 @@ func TestJSONLResumeAfterCommit(t *testing.T) {
 	// Everything committed: a third run sees nothing until new lines come.
 	l = openJSONL(t, path)
 	if recs, _ := l.Poll(ctx, 100, 0); len(recs) != 0 {
-		t.Fatalf("after full commit %v", offsets(recs))
+		t.Fatalf("after full commit %v", eventlogtest.Offsets(recs))
 	}
 	w, _ = OpenJSONLWriter(path)
-	w.Append(events(7)[6])
+	w.Append(eventlogtest.Events(7)[6])
 	w.Close()
-	if recs, _ := l.Poll(ctx, 100, 0); !slices.Equal(offsets(recs), []uint64{6}) {
-		t.Fatalf("appended %v", offsets(recs))
+	if recs, _ := l.Poll(ctx, 100, 0); !slices.Equal(eventlogtest.Offsets(recs), []uint64{6}) {
+		t.Fatalf("appended %v", eventlogtest.Offsets(recs))
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 2 {
 		t.Errorf("temporary files left behind: %v", entries)
@@ -216,25 +136,25 @@ func TestJSONLResumeAfterCommit(t *testing.T) {
 func TestJSONLTornFinalLine(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	evs := events(3)
+	evs := eventlogtest.Events(3)
 	full := encodeLine(t, evs[2])
 	writeLines(t, path, encodeLine(t, evs[0]), encodeLine(t, evs[1]), full[:20]) // torn write
 	l := openJSONL(t, path)
 	recs, _ := l.Poll(ctx, 100, 0)
-	if !slices.Equal(offsets(recs), []uint64{0, 1}) {
-		t.Fatalf("with torn tail %v", offsets(recs))
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{0, 1}) {
+		t.Fatalf("with torn tail %v", eventlogtest.Offsets(recs))
 	}
 	if err := l.Commit(1); err != nil {
 		t.Fatal(err)
 	}
 	if recs, _ := l.Poll(ctx, 100, 0); len(recs) != 0 {
-		t.Fatalf("torn line delivered: %v", offsets(recs))
+		t.Fatalf("torn line delivered: %v", eventlogtest.Offsets(recs))
 	}
 	// The writer finishes the line: now it is delivered, exactly once.
 	writeLines(t, path, full[20:])
 	recs, _ = l.Poll(ctx, 100, 0)
-	if !slices.Equal(offsets(recs), []uint64{2}) || recs[0].Event != evs[2] {
-		t.Fatalf("completed line %v", offsets(recs))
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{2}) || recs[0].Event != evs[2] {
+		t.Fatalf("completed line %v", eventlogtest.Offsets(recs))
 	}
 	if len(l.Corrupt()) != 0 {
 		t.Errorf("corrupt %v", l.Corrupt())
@@ -244,11 +164,11 @@ func TestJSONLTornFinalLine(t *testing.T) {
 func TestJSONLTornLineAfterCrash(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	evs := events(3)
+	evs := eventlogtest.Events(3)
 	writeLines(t, path, encodeLine(t, evs[0]), encodeLine(t, evs[1])[:15]) // the writer crashed mid-line
 	l := openJSONL(t, path)
-	if recs, _ := l.Poll(ctx, 100, 0); !slices.Equal(offsets(recs), []uint64{0}) {
-		t.Fatalf("before restart %v", offsets(recs))
+	if recs, _ := l.Poll(ctx, 100, 0); !slices.Equal(eventlogtest.Offsets(recs), []uint64{0}) {
+		t.Fatalf("before restart %v", eventlogtest.Offsets(recs))
 	}
 	l.Commit(0)
 	l.Close()
@@ -261,15 +181,15 @@ func TestJSONLTornLineAfterCrash(t *testing.T) {
 	w.Close()
 	l = openJSONL(t, path)
 	recs, _ := l.Poll(ctx, 100, 0)
-	if !slices.Equal(offsets(recs), []uint64{2}) || recs[0].Event != evs[2] || !slices.Equal(l.Corrupt(), []uint64{1}) {
-		t.Fatalf("after restart %v, corrupt %v", offsets(recs), l.Corrupt())
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{2}) || recs[0].Event != evs[2] || !slices.Equal(l.Corrupt(), []uint64{1}) {
+		t.Fatalf("after restart %v, corrupt %v", eventlogtest.Offsets(recs), l.Corrupt())
 	}
 }
 
 func TestJSONLCorruptBlankAndLongLines(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	evs := events(3)
+	evs := eventlogtest.Events(3)
 	long := encodeLine(t, analyze.Event{Kind: analyze.KindToolResult, Time: t0, ToolOutput: strings.Repeat("x", 300)})
 	writeLines(t, path, encodeLine(t, evs[0]), "\n", "not json\n", `{"kind":"user_message"}`+"\n", long, encodeLine(t, evs[1]), "   \r\n", encodeLine(t, evs[2]))
 	l, err := OpenJSONL(path, JSONLOptions{MaxLineBytes: 200})
@@ -278,12 +198,12 @@ func TestJSONLCorruptBlankAndLongLines(t *testing.T) {
 	}
 	defer l.Close()
 	recs, _ := l.Poll(ctx, 2, 0)
-	if !slices.Equal(offsets(recs), []uint64{0, 5}) {
-		t.Fatalf("first batch %v", offsets(recs))
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{0, 5}) {
+		t.Fatalf("first batch %v", eventlogtest.Offsets(recs))
 	}
 	recs, _ = l.Poll(ctx, 2, 0)
-	if !slices.Equal(offsets(recs), []uint64{7}) {
-		t.Fatalf("second batch %v", offsets(recs))
+	if !slices.Equal(eventlogtest.Offsets(recs), []uint64{7}) {
+		t.Fatalf("second batch %v", eventlogtest.Offsets(recs))
 	}
 	if !slices.Equal(l.Corrupt(), []uint64{2, 3, 4}) {
 		t.Errorf("corrupt %v", l.Corrupt())
@@ -308,7 +228,7 @@ func TestJSONLWait(t *testing.T) {
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		w, _ := OpenJSONLWriter(path)
-		w.Append(events(1)...)
+		w.Append(eventlogtest.Events(1)...)
 		w.Close()
 	}()
 	if recs, err := l.Poll(ctx, 10, 10*time.Second); err != nil || len(recs) != 1 {
@@ -324,7 +244,7 @@ func TestJSONLWait(t *testing.T) {
 func TestJSONLOffsetFileChecks(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
-	writeLines(t, path, encodeLine(t, events(1)[0]))
+	writeLines(t, path, encodeLine(t, eventlogtest.Events(1)[0]))
 	for name, content := range map[string]string{
 		"past the end":  `{"next_offset":1,"byte_offset":100000}`,
 		"mid-line":      `{"next_offset":1,"byte_offset":3}`,
@@ -369,7 +289,7 @@ func FuzzDecodeEvent(f *testing.F) {
 }
 
 func FuzzJSONLReader(f *testing.F) {
-	good, _ := EncodeEvent(events(1)[0])
+	good, _ := EncodeEvent(eventlogtest.Events(1)[0])
 	f.Add(append(append([]byte{}, good...), '\n'), uint8(3))
 	f.Add(append(append(append([]byte{}, good...), "\nnot json\n\n"...), good[:10]...), uint8(1))
 	f.Add([]byte("\n\n\r\n"), uint8(2))
@@ -383,7 +303,7 @@ func FuzzJSONLReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		var got []Record
+		var got []eventlog.Record
 		for i := 0; ; i++ {
 			recs, err := l.Poll(context.Background(), int(max%8)+1, 0)
 			if err != nil {
@@ -400,7 +320,7 @@ func FuzzJSONLReader(f *testing.F) {
 		// Offsets increase; every complete line is consumed; the torn tail is not.
 		for i := 1; i < len(got); i++ {
 			if got[i].Offset <= got[i-1].Offset {
-				t.Fatalf("offsets %v", offsets(got))
+				t.Fatalf("offsets %v", eventlogtest.Offsets(got))
 			}
 		}
 		lines := bytes.Count(data, []byte{'\n'})
@@ -417,7 +337,7 @@ func FuzzJSONLReader(f *testing.F) {
 		}
 		defer l2.Close()
 		if again, _ := l2.Poll(context.Background(), 1000, 0); len(got) > 0 && len(again) > 0 {
-			t.Fatalf("redelivered %v after commit of %v", offsets(again), offsets(got))
+			t.Fatalf("redelivered %v after commit of %v", eventlogtest.Offsets(again), eventlogtest.Offsets(got))
 		}
 	})
 }
@@ -441,10 +361,10 @@ func TestSubtypeRoundTrip(t *testing.T) {
 func TestRewind(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	evs := events(5)
+	evs := eventlogtest.Events(5)
 	writeLines(t, path, encodeLine(t, evs[0]), encodeLine(t, evs[1]), "not json\n", encodeLine(t, evs[2]), encodeLine(t, evs[3]))
-	mem := NewMemory(evs[:4]...)
-	for name, l := range map[string]Log{"memory": mem.Consumer("c"), "jsonl": openJSONL(t, path)} {
+	mem := eventlog.NewMemory(evs[:4]...)
+	for name, l := range map[string]eventlog.Log{"memory": mem.Consumer("c"), "jsonl": openJSONL(t, path)} {
 		t.Run(name, func(t *testing.T) {
 			recs, _ := l.Poll(ctx, 3, 0)
 			if err := l.Commit(recs[0].Offset); err != nil {
@@ -455,7 +375,7 @@ func TestRewind(t *testing.T) {
 			}
 			again, _ := l.Poll(ctx, 10, 0)
 			if len(again) == 0 || again[0].Event != evs[1] || again[len(again)-1].Event != evs[3] {
-				t.Fatalf("after rewind: %v", offsets(again))
+				t.Fatalf("after rewind: %v", eventlogtest.Offsets(again))
 			}
 			if j, ok := l.(*JSONL); ok && !slices.Equal(j.Corrupt(), []uint64{2}) {
 				t.Errorf("corrupt %v", j.Corrupt())
