@@ -360,7 +360,7 @@ func sessionLLM(s Settings) (llm.AssessmentLLM, error) {
 		}
 		cfg := llm.DefaultHarnessConfig()
 		cfg.Binary = bin
-		cfg.Timeout, cfg.ProgressEvery = duration.Duration(s.ClaudeTimeout), duration.Duration(s.ClaudeProgress)
+		cfg.Timeout, cfg.ProgressEvery, cfg.Now = duration.Duration(s.ClaudeTimeout), duration.Duration(s.ClaudeProgress), time.Now
 		if s.Progress != nil {
 			cfg.Progress = func(c llm.Call) {
 				switch {

@@ -30,7 +30,7 @@ func TestRealBuildFailure(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	chain := filter.DefaultChain(filter.Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	chain := filter.DefaultChain(filter.Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }, Now: time.Now})
 	first, err := chain.Run(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

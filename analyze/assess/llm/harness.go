@@ -37,6 +37,10 @@ type HarnessConfig struct {
 	// is called from the calling goroutine and from a timer's, and must be safe for
 	// concurrent use (a replay analyses several sessions at once).
 	Progress func(Call) `json:"-"`
+	// Now is the clock Progress's Call.Elapsed is measured with (a command passes
+	// time.Now); nil leaves Elapsed 0: the package reads no clock of its own. Only
+	// the timer that paces the reports runs in wall time, and it changes no result.
+	Now func() time.Time `json:"-"`
 }
 
 // Call describes one claude call for [HarnessConfig.Progress].
@@ -144,7 +148,13 @@ func (h *HarnessLLM) track(call Call) (done func(error)) {
 	if h.cfg.Progress == nil {
 		return func(error) {}
 	}
-	start := time.Now()
+	since := func() func() time.Duration {
+		if h.cfg.Now == nil {
+			return func() time.Duration { return 0 }
+		}
+		start := h.cfg.Now()
+		return func() time.Duration { return h.cfg.Now().Sub(start) }
+	}()
 	h.cfg.Progress(call)
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
@@ -155,7 +165,7 @@ func (h *HarnessLLM) track(call Call) (done func(error)) {
 			select {
 			case <-ticks.C:
 				c := call
-				c.Elapsed = time.Since(start)
+				c.Elapsed = since()
 				h.cfg.Progress(c)
 			case <-stop:
 				return
@@ -166,7 +176,7 @@ func (h *HarnessLLM) track(call Call) (done func(error)) {
 		ticks.Stop()
 		close(stop)
 		<-stopped // no running report after the last
-		call.Elapsed, call.Done, call.Err = time.Since(start), true, err
+		call.Elapsed, call.Done, call.Err = since(), true, err
 		h.cfg.Progress(call)
 	}
 }

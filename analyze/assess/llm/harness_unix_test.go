@@ -100,6 +100,7 @@ func TestHarnessProgress(t *testing.T) {
 	h := NewHarnessLLM(HarnessConfig{
 		Binary:        fakeScript(t, "cat >/dev/null; sleep 0.3; echo 'not an analysis'"),
 		ProgressEvery: duration.Duration(50 * time.Millisecond),
+		Now:           time.Now,
 		Progress: func(c Call) {
 			mu.Lock()
 			calls = append(calls, c)
@@ -125,6 +126,29 @@ func TestHarnessProgress(t *testing.T) {
 	for _, c := range calls[1 : len(calls)-1] {
 		if c.Done || c.Elapsed <= 0 {
 			t.Errorf("running %+v", c)
+		}
+	}
+	// Without a clock the reports still come, with no elapsed time: the package reads
+	// no clock of its own.
+	calls = nil
+	mu.Unlock()
+	h = NewHarnessLLM(HarnessConfig{
+		Binary:        fakeScript(t, "cat >/dev/null; sleep 0.2; echo 'not an analysis'"),
+		ProgressEvery: duration.Duration(50 * time.Millisecond),
+		Progress: func(c Call) {
+			mu.Lock()
+			calls = append(calls, c)
+			mu.Unlock()
+		},
+	})
+	h.AnalyzeSession(context.Background(), transcript())
+	mu.Lock()
+	if len(calls) < 3 || !calls[len(calls)-1].Done {
+		t.Errorf("without a clock, progress %+v", calls)
+	}
+	for _, c := range calls {
+		if c.Elapsed != 0 {
+			t.Errorf("without a clock, elapsed %v", c.Elapsed)
 		}
 	}
 }

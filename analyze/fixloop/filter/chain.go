@@ -24,7 +24,8 @@ type Check struct {
 type Chain struct {
 	Checks []Check
 
-	// Now is the clock that measures CheckResult.Elapsed; nil means time.Now.
+	// Now is the clock that measures CheckResult.Elapsed (the online loop passes
+	// time.Now); nil leaves Elapsed 0: the package reads no clock of its own.
 	// Inject a fake clock for reproducible results.
 	Now func() time.Time
 }
@@ -71,13 +72,15 @@ func (c *Chain) run(ctx context.Context, workDir string, chk *Check) (CheckResul
 	if chk.Fn == nil {
 		return CheckResult{}, fmt.Errorf("%w: check %q has no function", ErrInfrastructure, chk.Name)
 	}
-	now := c.Now
-	if now == nil {
-		now = time.Now
+	var start time.Time
+	if c.Now != nil {
+		start = c.Now()
 	}
-	start := now()
 	out, err := chk.Fn(ctx, workDir)
-	elapsed := now().Sub(start)
+	var elapsed time.Duration
+	if c.Now != nil {
+		elapsed = c.Now().Sub(start)
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return CheckResult{}, fmt.Errorf("filter: check %q interrupted: %w", chk.Name, cerr)
 	}

@@ -77,6 +77,21 @@ func TestChainRun(t *testing.T) {
 	}
 }
 
+// TestChainWithoutClock: a chain given no clock reads none: every check's Elapsed is 0.
+func TestChainWithoutClock(t *testing.T) {
+	var r recorder
+	c := &Chain{Checks: []Check{r.check("build", "ok", false), r.check("test", "FAIL", true)}}
+	res, err := c.Run(context.Background(), "/work")
+	if err != nil || len(res.Checks) != 2 {
+		t.Fatal(res, err)
+	}
+	for _, cr := range res.Checks {
+		if cr.Elapsed != 0 {
+			t.Errorf("%s: Elapsed %v without a clock", cr.Name, cr.Elapsed)
+		}
+	}
+}
+
 func TestChainRunCheck(t *testing.T) {
 	var r recorder
 	c := &Chain{Checks: []Check{

@@ -61,7 +61,7 @@ type Options struct {
 	Claims ClaimsSource
 	// LookPath finds golangci-lint; nil means exec.LookPath.
 	LookPath func(file string) (string, error)
-	// Now is the chain's clock (see [Chain.Now]); nil means time.Now.
+	// Now is the chain's clock (see [Chain.Now]); nil leaves CheckResult.Elapsed 0.
 	Now func() time.Time
 }
 

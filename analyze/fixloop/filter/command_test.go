@@ -75,7 +75,7 @@ func TestDefaultChainOnModules(t *testing.T) {
 		t.Run(tt.module, func(t *testing.T) {
 			t.Parallel()
 			dir := copyModule(t, strings.Split(tt.module, "/")[0])
-			chain := DefaultChain(Options{TaskID: "quasar-t1", Claims: tt.claims, LookPath: noLint})
+			chain := DefaultChain(Options{TaskID: "quasar-t1", Claims: tt.claims, LookPath: noLint, Now: time.Now})
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			res, err := chain.Run(ctx, dir)
