@@ -139,9 +139,6 @@ type Row struct {
 	// Report (struggle, breaker) or Moments (friction).
 	Report  *eval.Report
 	Moments *eval.MomentReport
-	// InSample marks figures on units the configuration was chosen on: the
-	// default and the presets never are (they were not chosen on this data).
-	InSample bool
 }
 
 // Paired is the paired bootstrap difference tuned − default of one metric.
