@@ -26,13 +26,9 @@ const ReportTrajectories = 6
 func Report(res *Result, title string) (*htmlreport.Data, error) {
 	sum := res.Summary
 	d := &htmlreport.Data{Title: title}
-	var fmts []string
-	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
-		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
-	}
 	d.Facts = []htmlreport.Fact{
-		{Name: "input", Value: fmt.Sprintf("%d files (%s): %d runs, %d sessions (%d events), %d problems",
-			sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
+		{Name: "input", Value: fmt.Sprintf("%s: %d runs, %d sessions (%d events), %d problems",
+			reports.FilesRead(sum), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
 		{Name: "labels", Value: res.LabelsNote},
 		{Name: "output", Value: cmp.Or(res.Out.Folder(), res.Out.Path(""))},
 		{Name: "input fingerprint", Value: sum.Fingerprint},

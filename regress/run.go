@@ -240,7 +240,7 @@ func replay(ctx context.Context, reg *registry.Registry, ds registry.Dataset, c 
 	run.Out = res.Out.Path("")
 	run.Input = inputLine(res)
 	run.Labels = res.LabelsNote
-	if n := res.Problems(); n > 0 {
+	if n := res.Summary.TotalProblems(); n > 0 { // the labels' problems are among the warnings below
 		run.Warnings = append(run.Warnings, fmt.Sprintf("%d input problems (see %s)", n, res.Out.Path("problems")))
 	}
 	for _, w := range res.Warnings {

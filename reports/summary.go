@@ -41,13 +41,22 @@ func WriteSummary(w io.Writer, sum *replay.Summary, labelsNote string, reports [
 	return writeDetectors(w, reports)
 }
 
-// WriteInput prints the summary's lines on what was read: the files and units, the
-// notes, the labels.
-func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
+// FilesRead says how many files were read, by format: "22 files (claude_code 6,
+// trace 14, …)", or "0 files".
+func FilesRead(sum *replay.Summary) string {
 	var fmts []string
 	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
 		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
 	}
+	if len(fmts) == 0 {
+		return fmt.Sprintf("%d files", sum.Files)
+	}
+	return fmt.Sprintf("%d files (%s)", sum.Files, strings.Join(fmts, ", "))
+}
+
+// WriteInput prints the summary's lines on what was read: the files and units, the
+// notes, the labels.
+func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
 	units := ""
 	if sum.Runs > 0 || sum.Sessions == 0 {
 		units += fmt.Sprintf("%d runs, ", sum.Runs)
@@ -55,11 +64,7 @@ func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
 	if sum.Sessions > 0 {
 		units += fmt.Sprintf("%d sessions (%d events), ", sum.Sessions, sum.Events)
 	}
-	byFormat := ""
-	if len(fmts) > 0 {
-		byFormat = " (" + strings.Join(fmts, ", ") + ")"
-	}
-	fmt.Fprintf(w, "input:    %d files%s, %s%d problems\n", sum.Files, byFormat, units, sum.TotalProblems())
+	fmt.Fprintf(w, "input:    %s, %s%d problems\n", FilesRead(sum), units, sum.TotalProblems())
 	for i, what := range slices.Sorted(maps.Keys(sum.Notes)) {
 		head := "          "
 		if i == 0 {

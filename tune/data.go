@@ -11,6 +11,8 @@ import (
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/claudecode"
+	"github.com/loopwatch/loopwatch/replay/input"
 )
 
 // runUnit is one replayed run: its label, its traces and quasar's shipped outcome.
@@ -118,7 +120,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 				missingExample = fmt.Sprintf("%s in session %s", miss[0], s.Key)
 			}
 			missing += len(miss)
-			u := sessionUnit{key: s.Key, group: cmp.Or(s.Project, path.Dir(s.File)), resumed: s.ContinuedFrom, label: eval.Unlabelled,
+			u := sessionUnit{key: s.Key, group: sessionGroup(s), resumed: s.ContinuedFrom, label: eval.Unlabelled,
 				labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shippedPeak: t.session.PeakFrustration}
 			for _, i := range t.session.Interventions {
 				u.shippedAt = append(u.shippedAt, eval.Point{Time: s.Events[i].Time, Index: i})
@@ -157,6 +159,19 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %s)", len(unmatched), strings.Join(ex, ", ")))
 	}
 	return d, nil
+}
+
+// sessionGroup is the project a session belongs to: its recorded working directory,
+// else, for a Claude Code transcript, its folder (Claude Code keeps a project's
+// transcripts in one), else its file (one event log's sessions).
+func sessionGroup(s *input.Session) string {
+	switch {
+	case s.Project != "":
+		return s.Project
+	case s.Source == claudecode.SourceName:
+		return path.Dir(s.File)
+	}
+	return s.File
 }
 
 // sessionGroups joins the group of a session that resumed another to the group of the

@@ -28,17 +28,13 @@ const Trajectories = 6
 func Report(res *Result, title string) *htmlreport.Data {
 	sum := res.Summary
 	d := &htmlreport.Data{Title: title}
-	var fmts []string
-	for _, name := range slices.Sorted(maps.Keys(sum.FilesByFmt)) {
-		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
-	}
 	var grid []string
 	for _, p := range res.Space.Params {
 		grid = append(grid, p.Name+"="+p.Spec)
 	}
 	d.Facts = []htmlreport.Fact{
-		{Name: "input", Value: fmt.Sprintf("%d files (%s): %d runs, %d sessions (%d events), %d problems",
-			sum.Files, strings.Join(fmts, ", "), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
+		{Name: "input", Value: fmt.Sprintf("%s: %d runs, %d sessions (%d events), %d problems",
+			reports.FilesRead(sum), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
 		{Name: "labels", Value: res.LabelsNote},
 		{Name: "grid", Value: strings.Join(grid, "; ")},
 		{Name: "scoring", Value: res.Scheme},

@@ -218,6 +218,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
+	if len(opts.Targets) == 0 && opts.Objective.NeedsTurns() && !slices.Contains(families, Assess) {
+		return nil, usage("objective %s reads false alarms per 100 human turns, which only the friction target has, and the grid varies only the struggle configuration", opts.Objective)
+	}
 	if len(opts.Targets) > 0 {
 		var asked []Family
 		for _, t := range opts.Targets {
@@ -466,6 +469,10 @@ func (s *scorer) split(t Target, opts Options, holdout map[string]bool) (*units,
 	var folds []int
 	var err error
 	grouped := !opts.Ungrouped && len(distinct) < len(keys) // some group holds more than one unit
+	if opts.Ungrouped && len(distinct) < len(keys) {
+		warns = append(warns, fmt.Errorf("%s: dealt by %s (--ungrouped), so related %s may fall on both sides of a fold", t,
+			strings.TrimSuffix(t.Unit(), "s"), t.Unit()))
+	}
 	if grouped && len(distinct) < opts.Folds {
 		grouped = false
 		warns = append(warns, fmt.Errorf("%s: %d %ss for %d folds: dealt by %s, so related %s may fall on both sides of a fold (lower --folds to keep them together)",

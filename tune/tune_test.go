@@ -13,6 +13,7 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/arrowipc"
 )
@@ -256,7 +257,7 @@ func TestRunRefuses(t *testing.T) {
 		{"false alarms of runs, the target chosen by the grid", func(o *Options) {
 			o.Grid = []string{"composite_threshold=0.2,0.4"}
 			o.Objective = recallAtFA
-		}, "only the friction target has, and the input has no session"},
+		}, "only the friction target has, and the grid varies only the struggle configuration"},
 		{"too many folds", func(o *Options) { o.Folds = 30 }, "lower --folds"},
 		{"missing grid file", func(o *Options) { o.GridFiles = []string{"/no/such/grid.txt"} }, "--grid-file"},
 	}
@@ -333,6 +334,14 @@ func TestWrite(t *testing.T) {
 			t.Errorf("no column %s", name)
 		}
 	}
+	// A replay of the folder the sweep was written into reads none of it as input: its
+	// manifest lists every file (replay's listedOutputs, which names the manifests as
+	// package reports writes them).
+	sum, err := replay.Replay(context.Background(), os.DirFS(dir), replay.Options{}, replay.Sinks{})
+	if err != nil || sum.TotalProblems() != 0 || sum.Ignored != len(files)+1 || sum.Files != 0 {
+		t.Errorf("replaying the sweep's folder: %v, %d problems, %d files, %d ignored (want the %d files and the manifest)", err,
+			sum.TotalProblems(), sum.Files, sum.Ignored, len(files))
+	}
 	// The chosen configurations are files replay accepts as they are.
 	st, err := pipeline.LoadStruggleConfig(w.Configs[TargetStruggle])
 	if err != nil || st != target(t, res, TargetStruggle).Configs[target(t, res, TargetStruggle).Final].Struggle {
@@ -401,9 +410,12 @@ func TestFoldsKeepGroups(t *testing.T) {
 		t.Errorf("%d tasks split over folds", n)
 	}
 	opts.Ungrouped = true
-	us, scheme, _, _ = sc.split(TargetStruggle, opts, nil)
+	us, scheme, warns, _ = sc.split(TargetStruggle, opts, nil)
 	if strings.Contains(scheme, "task") || straddling(groupsOf(d, us), us.fold) == 0 {
 		t.Errorf("ungrouped: scheme %q, no task split", scheme)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0].Error(), "dealt by run (--ungrouped)") {
+		t.Errorf("ungrouped: warnings %v", warns)
 	}
 	opts = Options{Folds: 20}
 	if _, _, warns, err := sc.split(TargetStruggle, opts, nil); err != nil || len(warns) == 0 || !strings.Contains(warns[0].Error(), "14 tasks for 20 folds") {

@@ -312,11 +312,11 @@ func TestLabelProblems(t *testing.T) {
 		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 	// A label key that matches nothing scores nothing: one more problem, as in replay.
-	if err := os.WriteFile(labels, append(runs, "synth-0099@e1,positive,,human,\n"...), 0o644); err != nil {
+	if err := os.WriteFile(labels, append(runs, "synth-0099@e1,maybe,,human,\nsynth-0098@e1,positive,,human,\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
-	if code != 1 || !strings.Contains(stderr, "tune: 1 problems in the input or its labels and --strict is set") {
-		t.Errorf("--strict, a key matching nothing: exit %d, want 1\n%s", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "tune: 2 problems in the input or its labels and --strict is set") {
+		t.Errorf("--strict, a bad row and a key matching nothing: exit %d, want 1\n%s", code, stderr)
 	}
 }

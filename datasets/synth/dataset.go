@@ -8,7 +8,7 @@ import "fmt"
 type DatasetConfig struct {
 	Runs, Sessions, VibesLogs int
 	Seed                      uint64
-	// RerunEvery makes every n-th run a second epoch of the previous run's task; 0
+	// RerunEvery makes every n-th run the next epoch of the previous run's task; 0
 	// disables.
 	RerunEvery int
 }

@@ -92,7 +92,7 @@ type Config struct {
 	Runs int
 	// Start is the time of the first run's first event; runs start an hour apart.
 	Start time.Time
-	// RerunEvery makes every n-th run a second epoch of the previous run's task
+	// RerunEvery makes every n-th run the next epoch of the previous run's task
 	// (a re-run of the same bead), written to the same file; 0 disables.
 	RerunEvery int
 }

@@ -27,7 +27,7 @@ type JSONLOptions struct {
 	PollInterval time.Duration
 }
 
-// JSONL is a [Log] over a JSONL file of events (one [EncodeEvent] line each), possibly
+// JSONL is a [eventlog.Log] over a JSONL file of events (one [EncodeEvent] line each), possibly
 // still being appended to. Offsets are line numbers from 0. The committed position is
 // kept in a separate offset file, replaced atomically on each Commit (written aside,
 // fsynced, renamed, directory fsynced), so opening the log again resumes exactly
@@ -123,7 +123,7 @@ func (l *JSONL) Close() error { return l.f.Close() }
 // Corrupt returns the offsets of the lines skipped as corrupt so far.
 func (l *JSONL) Corrupt() []uint64 { return append([]uint64(nil), l.corrupt...) }
 
-// Poll implements [Log].
+// Poll implements [eventlog.Log].
 func (l *JSONL) Poll(ctx context.Context, max int, wait time.Duration) ([]eventlog.Record, error) {
 	if max < 1 {
 		return nil, fmt.Errorf("eventlog: poll max %d < 1", max)
@@ -206,7 +206,7 @@ func (l *JSONL) noteCorrupt(off uint64) {
 	}
 }
 
-// Rewind implements [Log]: the next Poll reads again from the last commit.
+// Rewind implements [eventlog.Log]: the next Poll reads again from the last commit.
 func (l *JSONL) Rewind() error {
 	l.pos, l.next = l.committedPos, l.committedNext
 	l.pending = l.pending[:0]
@@ -241,7 +241,7 @@ func (l *JSONL) readLine(r *bufio.Reader) (n int64, ok, tooLong bool, err error)
 	}
 }
 
-// Commit implements [Log]: it atomically replaces the offset file.
+// Commit implements [eventlog.Log]: it atomically replaces the offset file.
 func (l *JSONL) Commit(offset uint64) error {
 	if offset+1 == l.committedNext {
 		return nil

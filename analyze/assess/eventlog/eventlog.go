@@ -21,7 +21,7 @@ import (
 )
 
 // Record is one event at its offset in a log. Offsets start at 0 and increase by
-// one per stored entry (for JSONL, per line).
+// one per stored entry (for a log kept in a file, per line).
 type Record struct {
 	Offset uint64
 	Event  analyze.Event

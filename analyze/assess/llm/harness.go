@@ -40,6 +40,7 @@ type HarnessConfig struct {
 	// Now is the clock Progress's Call.Elapsed is measured with (a command passes
 	// time.Now); nil leaves Elapsed 0: the package reads no clock of its own. Only
 	// the timer that paces the reports runs in wall time, and it changes no result.
+	// Like Progress, it is called from several goroutines and must be safe for it.
 	Now func() time.Time `json:"-"`
 }
 
@@ -47,7 +48,7 @@ type HarnessConfig struct {
 type Call struct {
 	Kind      string        // "summary" (a checkpoint's segment) or "analysis" (a session's end)
 	SessionID string        // the session it is about
-	Elapsed   time.Duration // since the call started (wall clock; no decision reads it)
+	Elapsed   time.Duration // since the call started, by HarnessConfig.Now (0 without it; no decision reads it)
 	Done      bool          // the call has ended; Err says how
 	Err       error
 }

@@ -31,6 +31,6 @@
 //     is reported as an error from Run/RunCheck (wrapping [ErrInfrastructure] or the
 //     context's error), never as a failed CheckResult the coder would be asked to fix.
 //
-// The only clock read is the one that measures [CheckResult.Elapsed]; it is
-// injectable through [Chain.Now].
+// It reads no clock of its own: [CheckResult.Elapsed] is measured with [Chain.Now]
+// when one is given, and is 0 otherwise.
 package filter

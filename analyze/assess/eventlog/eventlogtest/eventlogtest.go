@@ -15,15 +15,15 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/assess/eventlog"
 )
 
-// T0 is the time of the first event of Events.
-var T0 = time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC)
+// T0 returns the time of the first event of Events.
+func T0() time.Time { return time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC) }
 
-// Events returns n user messages a second apart from T0 in two interleaved sessions,
+// Events returns n user messages a second apart from T0() in two interleaved sessions,
 // "s0" and "s1", with ids "e0", "e1", … and contents "msg 0", "msg 1", ….
 func Events(n int) []analyze.Event {
 	out := make([]analyze.Event, n)
 	for i := range out {
-		out[i] = analyze.Event{Kind: analyze.KindUserMessage, SessionID: fmt.Sprintf("s%d", i%2), Time: T0.Add(time.Duration(i) * time.Second),
+		out[i] = analyze.Event{Kind: analyze.KindUserMessage, SessionID: fmt.Sprintf("s%d", i%2), Time: T0().Add(time.Duration(i) * time.Second),
 			ID: fmt.Sprintf("e%d", i), UserContent: fmt.Sprint("msg ", i)}
 	}
 	return out
