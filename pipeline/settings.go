@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -120,6 +121,15 @@ func IsUsage(err error) bool {
 	var ue UsageError
 	return errors.As(err, &ue)
 }
+
+// ExitInterrupted is the exit status of a command stopped by an interrupt or a
+// termination signal: 128 + SIGINT's 2, as shells report a process killed by it.
+const ExitInterrupted = 130
+
+// Interrupted reports whether err ended a command because its context was cancelled
+// (the commands' contexts end on SIGINT and SIGTERM), rather than by a failure of its
+// own: the command says "interrupted" and exits with ExitInterrupted.
+func Interrupted(ctx context.Context, err error) bool { return err != nil && ctx.Err() != nil }
 
 // Validate rejects values out of range, naming the flag: the value the metadata
 // records is always the value computed with, never a silent replacement.

@@ -36,7 +36,7 @@
 // writes of the replay not split, but for where the output is.
 //
 // Exit status: 0 success; 1 a refused set, a failure, or input problems with
-// --strict; 2 a usage error.
+// --strict; 2 a usage error; 130 interrupted (SIGINT, SIGTERM).
 //
 // Examples:
 //

@@ -58,6 +58,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res, err := pipeline.Merge(ctx, fs.Arg(0), workers)
+	if pipeline.Interrupted(ctx, err) {
+		fmt.Fprintln(stderr, "metrics: interrupted; no table was written")
+		return pipeline.ExitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "metrics: %v\n", err)
 		return 1

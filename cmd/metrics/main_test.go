@@ -312,3 +312,15 @@ func TestEmptyInputUnderStrict(t *testing.T) {
 		t.Errorf("--strict: exit %d, %s", code, stderr)
 	}
 }
+
+// TestInterrupted: metrics whose context ends (SIGINT, SIGTERM) says so and exits 130.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	writeShards(t, dir, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{dir}, &out, &errb); code != 130 || errb.String() != "metrics: interrupted; no table was written\n" {
+		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+	}
+}

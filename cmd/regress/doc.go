@@ -33,7 +33,8 @@
 //
 // Exit status: 0 no regression (or the baselines were updated); 1 a metric regressed
 // or is missing, or a replay failed; 2 a usage error — a bad flag, or a registry that
-// does not load (each problem with its file and line).
+// does not load (each problem with its file and line); 130 interrupted (SIGINT,
+// SIGTERM).
 //
 // Examples:
 //

@@ -14,6 +14,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
+	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/regress"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
@@ -87,6 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := regress.Run(ctx, reg, regress.Options{Out: *out, Only: *only, Workers: *workers, Log: stderr, Report: *report != ""})
 	switch {
+	case pipeline.Interrupted(ctx, err):
+		fmt.Fprintln(stderr, "regress: interrupted (the datasets replayed before it keep their tables)")
+		return pipeline.ExitInterrupted
 	case regress.IsUsage(err):
 		fmt.Fprintf(stderr, "regress: %v\n", err)
 		return 2

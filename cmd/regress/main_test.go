@@ -258,3 +258,16 @@ func TestCorpusReadmeTable(t *testing.T) {
 		t.Errorf("the README's regress table is stale; regress.md has:\n%s", strings.Join(now, "\n"))
 	}
 }
+
+// TestInterrupted: a regress whose context ends (SIGINT, SIGTERM) says so and exits
+// 130, not as a regression (1).
+func TestInterrupted(t *testing.T) {
+	dir := workspace(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"--registry", filepath.Join(dir, "registry.toml"), "--out", filepath.Join(dir, "out")}, &out, &errb)
+	if code != 130 || !strings.HasPrefix(errb.String(), "regress: interrupted") {
+		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+	}
+}

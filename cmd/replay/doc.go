@@ -52,7 +52,8 @@
 // Problems in the input (a malformed line, an unknown
 // event kind, a truncated file) are reported with file and line and the rest goes on;
 // --strict turns any problem into exit status 1. A missing --in, an unreadable
-// --labels or an unwritable --out is a usage error: exit status 2 and no output.
+// --labels or an unwritable --out is a usage error: exit status 2 and no output. An
+// interrupt (SIGINT, SIGTERM) ends it with exit status 130 and no table written.
 //
 // Examples:
 //

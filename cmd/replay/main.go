@@ -154,6 +154,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	res, err := pipeline.Run(ctx, s)
 	switch {
+	case pipeline.Interrupted(ctx, err):
+		fmt.Fprintln(stderr, "replay: interrupted; no table was written")
+		return pipeline.ExitInterrupted
 	case pipeline.IsUsage(err):
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 2

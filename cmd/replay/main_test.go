@@ -323,8 +323,9 @@ func TestCancelledReplayLeavesNoFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	if code := run(ctx, []string{"--in", filepath.Join(dir, "runs"), "--out", filepath.Join(out, "r.parquet")}, &stdout, &stderr); code != 1 {
-		t.Errorf("exit %d, want 1", code)
+	if code := run(ctx, []string{"--in", filepath.Join(dir, "runs"), "--out", filepath.Join(out, "r.parquet")}, &stdout, &stderr); code != 130 ||
+		stderr.String() != "replay: interrupted; no table was written\n" {
+		t.Errorf("exit %d, want 130 (interrupted)\n%s", code, stderr.String())
 	}
 	if left := files(t, out); len(left) != 0 {
 		t.Errorf("a cancelled replay left %v", left)

@@ -46,5 +46,5 @@
 // with --strict; 2 a usage error (an unknown or ambiguous parameter, an empty range, a
 // step that does not divide its range, a value a detector refuses, a grid larger than
 // --max-configs without --samples, an objective the target cannot measure) — one line
-// on stderr and no output.
+// on stderr and no output; 130 interrupted (SIGINT, SIGTERM), nothing written.
 package main

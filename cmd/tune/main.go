@@ -132,6 +132,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts.Settings, opts.Out = s, out
 	res, err := tune.Run(ctx, opts)
 	switch {
+	case pipeline.Interrupted(ctx, err):
+		fmt.Fprintln(stderr, "tune: interrupted; nothing was written")
+		return pipeline.ExitInterrupted
 	case pipeline.IsUsage(err):
 		return fail(2, err)
 	case err != nil:

@@ -320,3 +320,18 @@ func TestLabelProblems(t *testing.T) {
 		t.Errorf("--strict, a bad row and a key matching nothing: exit %d, want 1\n%s", code, stderr)
 	}
 }
+
+// TestInterrupted: a tune whose context ends (SIGINT, SIGTERM) says so, exits 130 and
+// writes nothing.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"--out", filepath.Join(dir, "sweep.parquet")}, &out, &errb); code != 130 || errb.String() != "tune: interrupted; nothing was written\n" {
+		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("an interrupted tune left %v", left)
+	}
+}
