@@ -2,11 +2,13 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -537,10 +539,33 @@ func (s *stringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("not a string or an array of strings")
+		// A type error, so that the decoder names the field it is in.
+		return &json.UnmarshalTypeError{Value: jsonKind(b) + ", not a string or an array of strings", Type: reflect.TypeFor[[]string]()}
 	}
 	*s = many
 	return nil
+}
+
+// jsonKind names the kind of the JSON value b: object, array, string, number, true,
+// false or null.
+func jsonKind(b []byte) string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
@@ -568,7 +593,7 @@ func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions
 		}
 		row, err := jsonRow(l.Bytes)
 		if err != nil {
-			probs = append(probs, LabelProblem{l.Num, "not a JSON object: " + err.Error() + "; skipped"})
+			probs = append(probs, LabelProblem{l.Num, err.Error() + "; skipped"})
 			continue
 		}
 		if at != nil {
@@ -602,7 +627,16 @@ func jsonRow(line []byte) (labelRow, error) {
 		Moments       stringList      `json:"moments"`
 	}
 	if err := json.Unmarshal(line, &obj); err != nil {
-		return labelRow{}, err
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "" && strings.Contains(te.Value, ", not "):
+			return labelRow{}, fmt.Errorf("%s is a JSON %s", te.Field, te.Value)
+		case errors.As(err, &te) && te.Field != "":
+			return labelRow{}, fmt.Errorf("%s is a JSON %s, not a string", te.Field, te.Value)
+		case errors.As(err, &te):
+			return labelRow{}, fmt.Errorf("not a JSON object but a JSON %s", te.Value)
+		}
+		return labelRow{}, fmt.Errorf("not a JSON object: %w", err)
 	}
 	humans := strings.Trim(string(obj.HumanMsgs), `"`)
 	if humans == "null" {

@@ -53,6 +53,10 @@ func TestReadLabels(t *testing.T) {
 			in:    `{"run_key":"q-1","label":"positive","label_source":"model"}` + "\n\n" + `{"key":"q-2","label":"0","label_rule":"r"}` + "\nnot json\n" + `{"run_key":"q-3","label":"positive","label_source":"oracle"}`,
 			want:  map[string]string{"q-1": "positive/model/", "q-2": "negative/human/r", "q-3": "positive/oracle/"},
 			probs: []string{"4:not a JSON object", "5:label_source"}},
+		{name: "JSONL lines of the wrong shape say what is wrong",
+			in:    `{"run_key":"q-1","label":5}` + "\n[1,2]\n" + `{"run_key":"q-2","friction_uuids":{"x":1}}` + "\n" + `{"run_key":"q-3","label":"negative"}` + "\n",
+			want:  map[string]string{"q-3": "negative/human/"},
+			probs: []string{"1:label is a JSON number, not a string; skipped", "2:not a JSON object but a JSON array; skipped", "3:friction_uuids is a JSON object, not a string or an array of strings; skipped"}},
 		{name: "empty", in: "  \n", want: map[string]string{}},
 	}
 	for _, tt := range tests {

@@ -359,7 +359,7 @@ func steps(lo, hi, step float64) (int, error) {
 		return 0, fmt.Errorf("the step does not divide the range (%g steps)", n)
 	}
 	if k+1 > MaxValues {
-		return 0, fmt.Errorf("%g values: more than %d", k+1, MaxValues)
+		return 0, fmt.Errorf("%g values: a parameter takes at most %d, whatever --samples and --max-configs (give a coarser step)", k+1, MaxValues)
 	}
 	return int(k), nil
 }

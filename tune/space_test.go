@@ -69,7 +69,7 @@ func TestAdd(t *testing.T) {
 		{spec: "cooldown=5", err: "not a duration"},
 		{spec: "detect.friction=off", err: "a section's values are presets"},
 		{spec: "case_fold=0:1:1", err: "takes a list"},
-		{spec: "composite_threshold=0:1e9:0.0001", err: "more than"},
+		{spec: "composite_threshold=0:1e9:0.0001", err: "a parameter takes at most 10000, whatever --samples and --max-configs"},
 	}
 	for _, tt := range tests {
 		sp := newSpace(t)
