@@ -2,7 +2,6 @@ package eval
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -540,32 +539,10 @@ func (s *stringList) UnmarshalJSON(b []byte) error {
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
 		// A type error, so that the decoder names the field it is in.
-		return &json.UnmarshalTypeError{Value: jsonKind(b) + ", not a string or an array of strings", Type: reflect.TypeFor[[]string]()}
+		return &json.UnmarshalTypeError{Value: jsonl.Kind(b) + ", not a string or an array of strings", Type: reflect.TypeFor[[]string]()}
 	}
 	*s = many
 	return nil
-}
-
-// jsonKind names the kind of the JSON value b: object, array, string, number, true,
-// false or null.
-func jsonKind(b []byte) string {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {

@@ -169,7 +169,7 @@ func (s scanner) content(c *content) bool {
 		})
 	}
 	raw, ok := s.Raw()
-	c.present, c.odd = true, jsonType(raw)
+	c.present, c.odd = true, jsonl.Kind(raw)
 	return ok
 }
 

@@ -66,7 +66,7 @@ func (c *content) UnmarshalJSON(b []byte) error {
 		c.present = true
 		return json.Unmarshal(b, &c.blocks)
 	}
-	c.present, c.odd = true, jsonType(b)
+	c.present, c.odd = true, jsonl.Kind(b)
 	return nil
 }
 
@@ -217,21 +217,4 @@ func firstByte(b []byte) byte {
 		return c
 	}
 	return 0
-}
-
-// jsonType names the JSON type of a value by its first byte.
-func jsonType(b []byte) string {
-	switch firstByte(b) {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }

@@ -101,3 +101,26 @@ func Describe(bad []FieldError) string {
 	b.WriteByte(')')
 	return b.String()
 }
+
+// Kind names the JSON type of the value b holds by its first byte past white space:
+// object, array, string, boolean, null or number ("nothing" when b is blank). It does
+// not validate b.
+func Kind(b []byte) string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}

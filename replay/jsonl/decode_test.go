@@ -100,3 +100,12 @@ func TestDecodeObjectPastAnUnmarshaler(t *testing.T) {
 		t.Errorf("bad = %v, want content.severity", bad)
 	}
 }
+
+func TestKind(t *testing.T) {
+	for in, want := range map[string]string{`{"a":1}`: "object", " \n[1]": "array", `"x"`: "string", "true": "boolean", "false": "boolean",
+		"null": "null", "-1.5": "number", "  ": "nothing", "": "nothing"} {
+		if got := Kind([]byte(in)); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
