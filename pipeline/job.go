@@ -155,7 +155,7 @@ func (j *job) run(res *replay.RunResult) error {
 	}
 	rows := []reports.PredictionRow{runPrediction(res.Run, rec.Label, 0, j.configs[0], res.Struggle)}
 	for i, out := range res.Variants {
-		if j.configs[1+i].Struggle == j.configs[0].Struggle {
+		if j.in.Variants[i].SameRuns {
 			continue // the configured struggle detection under its own name (see Prepare)
 		}
 		rows = append(rows, runPrediction(res.Run, rec.Label, 1+i, j.configs[1+i], out))
@@ -207,7 +207,7 @@ func (j *job) session(sr *replay.SessionResult) error {
 	}
 	rows := []reports.PredictionRow{predict(0, sr.Outcome())}
 	for i, o := range sr.Variants {
-		if j.configs[1+i].Assess == j.configs[0].Assess {
+		if j.in.Variants[i].SameSessions {
 			continue // the configured assessment under its own name (see Prepare)
 		}
 		rows = append(rows, predict(1+i, o))
@@ -475,8 +475,9 @@ func Prepare(s Settings) (*Inputs, error) {
 	in.StruggleName, in.AssessName = configName(s.StruggleConfig), configName(s.AssessConfig)
 	// A preset compared is scored under its name once: not again where it is the
 	// configured detector's (both sides: no variant; one side — --assess-config seed
-	// beside the default struggle detection, say —: the variant's rows of that side
-	// are not written, see job.run and job.session), and not twice when named twice.
+	// beside the default struggle detection, say —: that side is not replayed again
+	// nor its rows written, see replay.Variant and job.run), and not twice when named
+	// twice.
 	compared := map[string]bool{}
 	for _, name := range s.Compare {
 		if compared[name] {
@@ -487,7 +488,8 @@ func Prepare(s Settings) (*Inputs, error) {
 			in.Shipped = true
 			continue
 		}
-		if name == in.StruggleName && name == in.AssessName {
+		sameRuns, sameSessions := name == in.StruggleName, name == in.AssessName
+		if sameRuns && sameSessions {
 			continue
 		}
 		sc, err := struggle.Preset(name)
@@ -498,7 +500,7 @@ func Prepare(s Settings) (*Inputs, error) {
 		if err != nil {
 			return nil, usage("--compare %s: %w", name, err)
 		}
-		in.Variants = append(in.Variants, replay.Variant{Name: name, Struggle: sc, Assess: &ac})
+		in.Variants = append(in.Variants, replay.Variant{Name: name, Struggle: sc, Assess: &ac, SameRuns: sameRuns, SameSessions: sameSessions})
 	}
 	return in, nil
 }

@@ -109,6 +109,11 @@ type Variant struct {
 	Name     string
 	Struggle struggle.StruggleConfig
 	Assess   *assess.Config // the session assessment (nil: assess.DefaultConfig())
+	// SameRuns and SameSessions mark a side of the variant that is the configured
+	// one (a preset compared with itself on that side): its runs, or its sessions, are
+	// not replayed again, and RunResult.Variants, or SessionResult.Variants, holds the
+	// configured outcome in the variant's place.
+	SameRuns, SameSessions bool
 }
 
 // A Sink receives the results of a replay, one run or session at a time, in order of
@@ -954,6 +959,10 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		}
 		rr := ReplayRun(r, opts.Struggle)
 		for _, v := range opts.Variants {
+			if v.SameRuns {
+				rr.Variants = append(rr.Variants, rr.Struggle)
+				continue
+			}
 			rr.Variants = append(rr.Variants, ReplayRun(r, v.Struggle).Struggle)
 		}
 		if opts.RunHook != nil {
@@ -1048,6 +1057,10 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 			return res
 		}
 		for k, v := range opts.Variants {
+			if v.SameSessions {
+				sr.Variants = append(sr.Variants, sr.Outcome())
+				continue
+			}
 			vr, err := plans.variants[k].Replay(ctx, s)
 			if err != nil {
 				res.err = fmt.Errorf("replaying session %s of %s under %s: %w", s.Key, name, v.Name, err)

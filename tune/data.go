@@ -28,8 +28,7 @@ type runUnit struct {
 // traces (one per detection group) and vibes' shipped outcome.
 type sessionUnit struct {
 	key        string
-	group      string   // its project, and a resumed session's (see sessionGroups)
-	resumed    []string // the sessions it resumed
+	group      string // its project, and a resumed session's (see sessionGroups)
 	label      eval.Label
 	labelled   bool
 	moments    []eval.Point
@@ -92,6 +91,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 	d := &dataset{}
 	keys := map[string]bool{}
 	missing := 0
+	resumed := map[string][]string{} // the sessions each session resumed, by its key
 	var missingExample string
 	sum, err := replay.Replay(ctx, in.FS, opts, replay.Sinks{
 		Runs: func(rr *replay.RunResult) error {
@@ -120,7 +120,10 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 				missingExample = fmt.Sprintf("%s in session %s", miss[0], s.Key)
 			}
 			missing += len(miss)
-			u := sessionUnit{key: s.Key, group: sessionGroup(s), resumed: s.ContinuedFrom, label: eval.Unlabelled,
+			if len(s.ContinuedFrom) > 0 {
+				resumed[s.Key] = s.ContinuedFrom
+			}
+			u := sessionUnit{key: s.Key, group: sessionGroup(s), label: eval.Unlabelled,
 				labelled: ok, humanTurns: sr.HumanMessages, traces: t.sessions, shippedPeak: t.session.PeakFrustration}
 			for _, i := range t.session.Interventions {
 				u.shippedAt = append(u.shippedAt, eval.Point{Time: s.Events[i].Time, Index: i})
@@ -139,7 +142,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	d.summary = sum
-	sessionGroups(d.sessions)
+	sessionGroups(d.sessions, resumed)
 	if missing > 0 {
 		d.unscored += missing
 		d.warnings = append(d.warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)", missing, missingExample))
@@ -174,10 +177,11 @@ func sessionGroup(s *input.Session) string {
 	return s.File
 }
 
-// sessionGroups joins the group of a session that resumed another to the group of the
-// session it resumed (one project as a rule; a resumed session's opening records are
-// its parent's), so that folds keep both on one side.
-func sessionGroups(sessions []sessionUnit) {
+// sessionGroups joins the group of a session that resumed another (resumed: the
+// sessions each resumed, by key) to the group of the session it resumed (one project
+// as a rule; a resumed session's opening records are its parent's), so that folds
+// keep both on one side.
+func sessionGroups(sessions []sessionUnit, resumed map[string][]string) {
 	parent := map[string]string{} // union-find over groups
 	var find func(g string) string
 	find = func(g string) string {
@@ -191,7 +195,7 @@ func sessionGroups(sessions []sessionUnit) {
 		byKey[s.key] = i
 	}
 	for _, s := range sessions {
-		for _, r := range s.resumed {
+		for _, r := range resumed[s.key] {
 			if j, ok := byKey[r]; ok {
 				a, b := find(s.group), find(sessions[j].group)
 				if a != b {
@@ -202,7 +206,6 @@ func sessionGroups(sessions []sessionUnit) {
 	}
 	for i := range sessions {
 		sessions[i].group = find(sessions[i].group)
-		sessions[i].resumed = nil
 	}
 }
 

@@ -438,9 +438,8 @@ func groupsOf(d *dataset, us *units) []string {
 
 // TestSessionGroups: a resumed session joins the group of the one it resumed.
 func TestSessionGroups(t *testing.T) {
-	s := []sessionUnit{{key: "a", group: "p1"}, {key: "b", group: "p2", resumed: []string{"a"}}, {key: "c", group: "p3", resumed: []string{"gone"}},
-		{key: "d", group: "p4", resumed: []string{"b"}}}
-	sessionGroups(s)
+	s := []sessionUnit{{key: "a", group: "p1"}, {key: "b", group: "p2"}, {key: "c", group: "p3"}, {key: "d", group: "p4"}}
+	sessionGroups(s, map[string][]string{"b": {"a"}, "c": {"gone"}, "d": {"b"}})
 	var got []string
 	for _, u := range s {
 		got = append(got, u.group)

@@ -180,8 +180,8 @@ func NewPolicy(cfg Config) (*Policy, error) {
 	if err := cfg.TextWindow.Validate(); err != nil {
 		return nil, fmt.Errorf("checkpoint: text_window: %w", err)
 	}
-	if cfg.ScanBytes < 0 || cfg.ScanBytes > 0 && cfg.ScanBytes < 1024 {
-		return nil, fmt.Errorf("checkpoint: scan_bytes %d must be 0 (no bound) or ≥ 1024", cfg.ScanBytes)
+	if err := detect.CheckScanBytes(cfg.ScanBytes); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	git, err := cfg.GitCommit.Compile()
 	if err != nil {

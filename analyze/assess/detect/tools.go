@@ -239,8 +239,8 @@ func DefaultToolConfig() ToolConfig {
 
 // Validate checks the bounds.
 func (c ToolConfig) Validate() error {
-	if c.ScanBytes < 0 || c.ScanBytes > 0 && c.ScanBytes < 1024 {
-		return fmt.Errorf("detect: tools.scan_bytes %d must be 0 (no bound) or ≥ 1024", c.ScanBytes)
+	if err := CheckScanBytes(c.ScanBytes); err != nil {
+		return fmt.Errorf("detect: tools.%w", err)
 	}
 	for _, m := range c.Collateral {
 		if m == "" {
@@ -378,6 +378,15 @@ const markerBytes = 1024
 
 // window returns the part of output the text rules read (see ToolConfig.ScanBytes).
 func (c *ToolClassifier) window(output string) string { return OutputWindow(output, c.cfg.ScanBytes) }
+
+// CheckScanBytes checks a bound on the bytes of a tool output read (see
+// ToolConfig.ScanBytes and OutputWindow): 0 (no bound) or at least 1024.
+func CheckScanBytes(n int) error {
+	if n < 0 || n > 0 && n < 1024 {
+		return fmt.Errorf("scan_bytes %d must be 0 (no bound) or ≥ 1024", n)
+	}
+	return nil
+}
 
 // OutputWindow returns the part of a tool output that a reading bounded to scanBytes
 // reads (see ToolConfig.ScanBytes): the whole output when scanBytes is 0 or the
