@@ -12,7 +12,8 @@ const Rule = "a metric regresses when it moves in its bad direction by more than
 	"outside the new interval (the bootstrap interval; the Jeffreys interval for precision and recall when the bootstrap " +
 	"gives none; the tolerance alone when there is no interval). It improves on the same terms in the good direction. " +
 	"Bad directions: precision, recall, F1, average precision, ROC AUC, accuracy, balanced accuracy and macro F1 down; " +
-	"false alarms per 100 turns and the Brier score up."
+	"false alarms per 100 turns and the Brier score up; and for the counts the figures rest on, with no tolerance unless one " +
+	"is set: runs, sessions, units scored and friction moments down, problems (as --strict counts them) up."
 
 // Verdict is what the comparison of one metric with its baseline concludes.
 type Verdict string
@@ -93,10 +94,14 @@ func Judge(m registry.Metric, base *registry.Baseline, now *Measurement) (Verdic
 	switch {
 	case worse > base.Tolerance+epsilon && noise:
 		return OK, "worse beyond the tolerance, but the baseline is inside the interval (noise)"
+	case worse > base.Tolerance+epsilon && m.Scale == registry.Count:
+		return Regressed, "input or labels changed: what the figures rest on moved in its bad direction (see the replay's problems)"
 	case worse > base.Tolerance+epsilon:
 		return Regressed, regressNote(now.Interval)
 	case -worse > base.Tolerance+epsilon && noise:
 		return OK, "better beyond the tolerance, but the baseline is inside the interval (noise)"
+	case -worse > base.Tolerance+epsilon && m.Scale == registry.Count:
+		return Improved, "changed in the good direction: record it with --update-baseline if the input was meant to change"
 	case -worse > base.Tolerance+epsilon:
 		return Improved, "better beyond the tolerance: record it with --update-baseline"
 	}

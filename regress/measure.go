@@ -3,17 +3,29 @@ package regress
 import (
 	"math"
 
+	"github.com/loopwatch/loopwatch/datasets/registry"
 	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/pipeline"
 )
 
 // Measure extracts the metrics of the named detectors from a replay's result:
-// detector → metric → measurement. A detector the replay did not evaluate (struggle
-// on a dataset without runs, friction without labelled sessions, outcome_class
-// without a session labelled with an outcome) is absent.
+// detector → metric → measurement. A detector the replay did not evaluate or that
+// scored no unit (struggle on a dataset without runs, friction without labelled
+// sessions, outcome_class without a session labelled with an outcome, any detector
+// whose labels match nothing) is absent: its baselines are missing, which fails a run,
+// rather than recorded as undefined.
 func Measure(res *pipeline.Result, detectors []string) map[string]map[string]*Measurement {
 	out := map[string]map[string]*Measurement{}
 	for _, name := range detectors {
+		if name == registry.InputCheck {
+			sum := res.Summary
+			out[name] = map[string]*Measurement{
+				"runs":     count(sum.Runs),
+				"sessions": count(sum.Sessions),
+				"problems": count(res.Problems()),
+			}
+			continue
+		}
 		if name == "outcome_class" {
 			if len(res.Outcomes) > 0 && res.Outcomes[0].Report.Scored > 0 {
 				r := res.Outcomes[0].Report // the configured analysis's
@@ -22,33 +34,40 @@ func Measure(res *pipeline.Result, detectors []string) map[string]map[string]*Me
 					"balanced_accuracy": point(r.BalancedAccuracy, r.Scored),
 					"macro_f1":          point(r.MacroF1, r.Scored),
 					"brier":             point(r.Brier, r.Scored),
+					"scored":            count(r.Scored),
 				}
 			}
 			continue
 		}
 		if name == "friction" {
-			if len(res.Moments) > 0 {
+			if len(res.Moments) > 0 && res.Moments[0].Report.HumanTurns > 0 {
 				m := res.Moments[0].Report // the configured breaker's
 				out[name] = map[string]*Measurement{
 					"precision":                  measurement(m.Precision, m.Caught+m.FalseAlarms),
 					"recall":                     measurement(m.Recall, m.Moments),
 					"false_alarms_per_100_turns": measurement(m.FalseAlarmsPer100, m.HumanTurns),
+					"moments":                    count(m.Moments),
 				}
 			}
 			continue
 		}
 		for _, d := range res.Detectors {
-			if d.Detector != name || out[name] != nil { // the configured detector: the first of its name
+			if d.Detector != name { // the configured detector: the first of its name
 				continue
 			}
 			r := d.Report
+			if r.Scored == 0 {
+				break // no unit scored: no figure, so a baseline is missing rather than "undefined"
+			}
 			out[name] = map[string]*Measurement{
 				"precision":         measurement(r.Precision, r.Scored),
 				"recall":            measurement(r.Recall, r.Scored),
 				"f1":                measurement(r.F1, r.Scored),
 				"average_precision": measurement(r.AP, r.Scored),
 				"roc_auc":           measurement(r.AUC, r.Scored),
+				"scored":            count(r.Scored),
 			}
+			break
 		}
 	}
 	return out
@@ -71,5 +90,8 @@ func measurement(e eval.Estimate, n int) *Measurement {
 func point(v float64, n int) *Measurement {
 	return &Measurement{Value: v, N: n, Interval: Interval{Low: math.NaN(), High: math.NaN()}}
 }
+
+// count is a count: a point with itself as N.
+func count(n int) *Measurement { return point(float64(n), n) }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

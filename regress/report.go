@@ -62,7 +62,7 @@ func (rep *Report) status() string {
 
 // Headline is the one-line verdict of the run.
 func (rep *Report) Headline() string {
-	ran, skipped, failed := 0, 0, 0
+	ran, skipped, failed, replays := 0, 0, 0, 0
 	for _, d := range rep.Datasets {
 		switch d.Status {
 		case "ran":
@@ -72,6 +72,11 @@ func (rep *Report) Headline() string {
 		default:
 			failed++
 		}
+		for _, c := range d.Configs {
+			if c.Error != "" {
+				replays++
+			}
+		}
 	}
 	ds := plural(ran, "dataset") + " replayed"
 	if skipped > 0 {
@@ -79,6 +84,9 @@ func (rep *Report) Headline() string {
 	}
 	if failed > 0 {
 		ds += fmt.Sprintf(", %d failed", failed)
+	}
+	if replays > 0 {
+		ds += fmt.Sprintf(", %s failed", plural(replays, "replay"))
 	}
 	return fmt.Sprintf("%s: %s; %s: %s", rep.status(), ds, plural(len(rep.Results), "metric"), countLine(rep.Counts()))
 }
@@ -181,9 +189,13 @@ func metricName(r Result) string {
 	return r.Metric
 }
 
-func num(v float64) string {
-	if math.IsNaN(v) {
+// num writes a figure: a count whole, any other to four places.
+func num(v float64, count bool) string {
+	switch {
+	case math.IsNaN(v):
 		return "undefined"
+	case count:
+		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.4f", v)
 }
@@ -192,20 +204,23 @@ func baselineCell(r Result) string {
 	if !r.HasBaseline {
 		return "—"
 	}
-	return num(r.Baseline)
+	return num(r.Baseline, r.Count)
 }
 
 func nowCell(r Result) string {
 	if !r.Measured {
 		return "—"
 	}
-	return num(r.Now)
+	return num(r.Now, r.Count)
 }
 
 func deltaCell(r Result) string {
 	d := r.Delta()
 	if math.IsNaN(d) {
 		return "—"
+	}
+	if r.Count {
+		return fmt.Sprintf("%+.0f", d)
 	}
 	return fmt.Sprintf("%+.4f", d)
 }

@@ -72,6 +72,8 @@ type Result struct {
 	Dataset, Config, Detector, Metric string
 	// LowerIsBetter says the bad direction is up (false alarms); else it is down.
 	LowerIsBetter bool
+	// Count says the metric is a count (runs, sessions, problems, units scored).
+	Count bool
 	// HasBaseline says a baseline is recorded: Baseline (NaN: recorded undefined)
 	// with Tolerance.
 	HasBaseline         bool
@@ -103,9 +105,27 @@ func (rep *Report) Counts() map[Verdict]int {
 	return c
 }
 
-// Failed reports whether any metric regressed or is missing.
+// Failed reports whether any metric regressed or is missing, or a dataset or a
+// replay failed — also one with no baseline yet, which leaves no metric to say so.
 func (rep *Report) Failed() bool {
-	return slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Verdict.Fails() })
+	return rep.failedReplays() > 0 || slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Verdict.Fails() })
+}
+
+// failedReplays counts the datasets that could not be prepared and the replays that
+// failed.
+func (rep *Report) failedReplays() int {
+	n := 0
+	for _, d := range rep.Datasets {
+		if d.Status == "failed" {
+			n++
+		}
+		for _, c := range d.Configs {
+			if c.Error != "" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // UsageError is a problem with the registry or what it names (a configuration file
@@ -302,7 +322,7 @@ func compare(ds registry.Dataset, config string, measured map[string]map[string]
 		det, _ := registry.LookupDetector(name)
 		for _, m := range det.Metrics {
 			r := Result{Dataset: ds.Name, Config: config, Detector: name, Metric: m.Name, LowerIsBetter: m.LowerIsBetter,
-				Baseline: math.NaN(), Tolerance: math.NaN(), Now: math.NaN(), Interval: Interval{Low: math.NaN(), High: math.NaN()}}
+				Count: m.Scale == registry.Count, Baseline: math.NaN(), Tolerance: math.NaN(), Now: math.NaN(), Interval: Interval{Low: math.NaN(), High: math.NaN()}}
 			var base *registry.Baseline
 			if b, ok := ds.Baselines[registry.Key{Config: config, Detector: name, Metric: m.Name}]; ok {
 				base = &b
@@ -334,7 +354,7 @@ func unmeasured(ds registry.Dataset, config string, v Verdict, note string) []Re
 				continue
 			}
 			out = append(out, Result{Dataset: ds.Name, Config: config, Detector: name, Metric: m.Name, LowerIsBetter: m.LowerIsBetter,
-				HasBaseline: true, Baseline: b.Value, Tolerance: b.Tolerance, Now: math.NaN(),
+				Count: m.Scale == registry.Count, HasBaseline: true, Baseline: b.Value, Tolerance: b.Tolerance, Now: math.NaN(),
 				Interval: Interval{Low: math.NaN(), High: math.NaN()}, Verdict: v, Note: note})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
+	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 )
 
@@ -46,7 +47,7 @@ func load(t *testing.T, path string) *registry.Registry {
 // updates, the next run finds every metric ok; the absent corpus is skipped and its
 // baseline kept; the reports are the same bytes whatever the worker count.
 func TestRunUpdateRun(t *testing.T) {
-	t.Setenv(corpus.EnvVar, t.TempDir())
+	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent")) // no corpora folder: the corpus dataset is skipped
 	dir := t.TempDir()
 	path := filepath.Join(dir, "registry.toml")
 	if err := os.WriteFile(path, []byte(testRegistry), 0o644); err != nil {
@@ -58,10 +59,10 @@ func TestRunUpdateRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.Counts()
-	if c[New] != 18 || c[Skipped] != 1 || len(rep.Results) != 19 || rep.Failed() {
+	if c[New] != 25 || c[Skipped] != 1 || len(rep.Results) != 26 || rep.Failed() {
 		t.Fatalf("first run: %v", c)
 	}
-	if rep.Datasets[1].Status != "skipped" || !strings.Contains(rep.Datasets[1].Notice, "corpus nowhere not found") {
+	if rep.Datasets[1].Status != "skipped" || !strings.Contains(rep.Datasets[1].Notice, "corpus:nowhere: no corpora folder at") {
 		t.Errorf("elsewhere: %+v", rep.Datasets[1])
 	}
 	for _, f := range []string{"sample/default/results.parquet", "sample/default/results.metrics.parquet"} {
@@ -70,11 +71,11 @@ func TestRunUpdateRun(t *testing.T) {
 		}
 	}
 	updates := rep.Updates()
-	if len(updates) != 18 {
-		t.Fatalf("%d updates, want the 18 metrics of the sample", len(updates))
+	if len(updates) != 25 {
+		t.Fatalf("%d updates, want the 25 figures of the sample (the input's 3 and 22 of its detectors)", len(updates))
 	}
 	changes, err := load(t, path).Rewrite(updates)
-	if err != nil || len(changes) != 18 {
+	if err != nil || len(changes) != 25 {
 		t.Fatalf("%d changes: %v", len(changes), err)
 	}
 	reg := load(t, path)
@@ -87,7 +88,7 @@ func TestRunUpdateRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := rep.Counts(); c[OK] != 18 || c[Skipped] != 1 || rep.Failed() {
+		if c := rep.Counts(); c[OK] != 25 || c[Skipped] != 1 || rep.Failed() {
 			t.Errorf("after the update: %v", c)
 		}
 		if _, err := rep.WriteFiles(out); err != nil {
@@ -108,14 +109,14 @@ func TestRunUpdateRun(t *testing.T) {
 	if err := json.Unmarshal(js[0], &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Status != "pass" || len(doc.Results) != 19 {
+	if doc.Status != "pass" || len(doc.Results) != 26 {
 		t.Errorf("regress.json: %s, %d results", doc.Status, len(doc.Results))
 	}
-	if r := doc.Results[18]; r.Dataset != "elsewhere" || r.Verdict != "skipped" || r.Baseline == nil || r.Now != nil {
+	if r := doc.Results[25]; r.Dataset != "elsewhere" || r.Verdict != "skipped" || r.Baseline == nil || r.Now != nil {
 		t.Errorf("skipped result: %+v", r)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, MarkdownFile))
-	for _, want := range []string{"# loopwatch regression: PASS", "**skipped**: corpus nowhere not found",
+	for _, want := range []string{"# loopwatch regression: PASS", "**skipped**: corpus:nowhere: no corpora folder at",
 		"| default | friction | false_alarms_per_100_turns (↓ better) | 24 |"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("regress.md lacks %q", want)
@@ -147,5 +148,100 @@ func TestRunUsage(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), reg, Options{Out: out, Only: []string{"nope"}}); !IsUsage(err) {
 		t.Errorf("unknown --only: %v", err)
+	}
+}
+
+// TestRunFailsOnLostInput: the input's counts are checked whatever the detectors.
+// Input files that stop parsing and label rows that stop reading fail the run
+// (input/sessions, input/problems, the detectors' scored units), though every figure
+// may stay within its tolerance; a detector that scores nothing is missing, not a
+// new "undefined" baseline; and a replay that fails fails the run even where no
+// baseline is recorded yet.
+func TestRunFailsOnLostInput(t *testing.T) {
+	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent"))
+	dir := t.TempDir()
+	if _, err := synth.WriteDataset(synth.DirDest(filepath.Join(dir, "data")), synth.DatasetConfig{Runs: 40, Sessions: 40, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "registry.toml")
+	src := "version = 1\n\n[eval]\nresamples = 50\n\n[[datasets]]\nname = \"local\"\ninput = \"data/inputs\"\n" +
+		"labels = [\"data/labels/runs.csv\", \"data/labels/sessions.csv\"]\ndetectors = [\"struggle\", \"breaker\"]\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	rep, err := Run(context.Background(), load(t, path), Options{Out: out, Workers: 1})
+	if err != nil || rep.Failed() {
+		t.Fatalf("first run: %v %v", rep.Counts(), err)
+	}
+	if _, err := load(t, path).Rewrite(rep.Updates()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Spoil three transcripts and one run label.
+	transcripts, _ := filepath.Glob(filepath.Join(dir, "data", "inputs", "sessions", "*", "*.jsonl"))
+	if len(transcripts) < 3 {
+		t.Fatalf("%d transcripts", len(transcripts))
+	}
+	for _, f := range transcripts[:3] {
+		if err := os.WriteFile(f, []byte("not json at all\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	labels := filepath.Join(dir, "data", "labels", "runs.csv")
+	b, _ := os.ReadFile(labels)
+	rows := strings.SplitAfter(string(b), "\n")
+	rows[1] = strings.Replace(rows[1], ",", ",x", 1)
+	if err := os.WriteFile(labels, []byte(strings.Join(rows, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Run(context.Background(), load(t, path), Options{Out: out, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regressed := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Verdict == Regressed {
+			regressed[r.Detector+"/"+r.Metric] = true
+		}
+	}
+	for _, want := range []string{"input/sessions", "input/problems", "breaker/scored", "struggle/scored"} {
+		if !regressed[want] {
+			t.Errorf("%s did not regress; regressed: %v", want, regressed)
+		}
+	}
+	if !rep.Failed() {
+		t.Error("the run passed")
+	}
+
+	// A dataset whose labels match nothing: struggle scores no run.
+	empty := filepath.Join(dir, "empty.toml")
+	if err := os.WriteFile(empty, []byte(strings.Replace(src, "\"data/labels/runs.csv\", ", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Run(context.Background(), load(t, empty), Options{Out: filepath.Join(dir, "out2"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Counts(); c[Missing] != 6 || !rep.Failed() {
+		t.Errorf("no run scored: %v (want struggle's 6 metrics missing)", c)
+	}
+
+	// A replay that fails, with no baseline recorded: the run fails.
+	blocked := filepath.Join(dir, "out3", "local", "default", "results.parquet")
+	if err := os.MkdirAll(blocked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"results", "metrics"} { // files where the folder output's tables go
+		if err := os.WriteFile(filepath.Join(blocked, table), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err = Run(context.Background(), load(t, empty), Options{Out: filepath.Join(dir, "out3"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Failed() || !strings.Contains(rep.Headline(), "FAIL") || !strings.Contains(rep.Headline(), "1 replay failed") {
+		t.Errorf("a failed replay: %s", rep.Headline())
 	}
 }

@@ -18,7 +18,10 @@ func (sp *Space) addFile(name string) error {
 		return fmt.Errorf("--grid-file %s: %w", name, err)
 	}
 	defer f.Close()
-	return sp.AddFile(name, f)
+	if err := sp.AddFile(name, f); err != nil {
+		return fmt.Errorf("--grid-file %w", err)
+	}
+	return nil
 }
 
 // compare fills the target's side-by-side rows, curves, paired differences and

@@ -273,10 +273,11 @@ func (sp *Space) Add(spec string) error {
 }
 
 // AddFile reads grid specifications from r, one per line; blank lines and lines
-// starting with # are skipped.
+// starting with # are skipped. A file with no specification is an error: an empty or
+// cut-off file must not turn into the default grids.
 func (sp *Space) AddFile(name string, r io.Reader) error {
 	sc := bufio.NewScanner(r)
-	line := 0
+	line, specs := 0, 0
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
@@ -286,9 +287,13 @@ func (sp *Space) AddFile(name string, r io.Reader) error {
 		if err := sp.Add(t); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
+		specs++
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if specs == 0 {
+		return fmt.Errorf("%s: no grid specification (one NAME=VALUES a line; blank lines and # comments are skipped)", name)
 	}
 	return nil
 }

@@ -117,6 +117,11 @@ func TestAddFile(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.txt:3: ") {
 		t.Errorf("an error on line 3: %v", err)
 	}
+	for _, empty := range []string{"", "\n\n", "# only a comment\n   \n"} {
+		if err := newSpace(t).AddFile("empty.txt", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "empty.txt: no grid specification") {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
 }
 
 func TestPoints(t *testing.T) {

@@ -26,12 +26,14 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--report FILE.html] [--update-baseline]
+const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--update-baseline]
 
 Replays every dataset of the registry under each of its configurations, compares each
 detector's metrics with the recorded baselines and exits 1 when one regressed: moved
 in its bad direction by more than its tolerance with the baseline outside the new
-interval. Writes DIR/regress.md, DIR/regress.json and each replay's tables under
+interval. The counts they rest on are checked too (runs, sessions, problems, units
+scored), so input or labels that go missing fail the run; so does a replay that fails.
+Writes DIR/regress.md, DIR/regress.json and each replay's tables under
 DIR/<dataset>/<config>/; --report also writes the run as one HTML page.
 
 Examples:

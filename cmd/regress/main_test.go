@@ -44,16 +44,16 @@ func runRegress(t *testing.T, args ...string) (code int, stdout, stderr string) 
 // that regressed, in its summary, regress.md and the HTML report; --update-baseline records the worse figures deliberately, showing
 // each change, and regress passes again.
 func TestWorsenedThreshold(t *testing.T) {
-	t.Setenv(corpus.EnvVar, t.TempDir())
+	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent")) // no corpora folder: the corpus dataset is skipped
 	dir := workspace(t)
 	reg, out := filepath.Join(dir, "registry.toml"), filepath.Join(dir, "out")
 	flags := []string{"--registry", reg, "--out", out, "--workers", "2"}
 
 	code, stdout, stderr := runRegress(t, append(flags, "--update-baseline")...)
-	if code != 0 || !strings.Contains(stdout, "0 baselines changed, 10 recorded for the first time, 0 removed") {
+	if code != 0 || !strings.Contains(stdout, "0 baselines changed, 18 recorded for the first time, 0 removed") {
 		t.Fatalf("recording the baselines: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed, 1 skipped; 11 metrics: 10 ok") {
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "regress: PASS: 1 dataset replayed, 1 skipped; 19 metrics: 18 ok") {
 		t.Fatalf("with the recorded baselines: exit %d\n%s%s", code, stdout, stderr)
 	}
 
@@ -66,7 +66,7 @@ func TestWorsenedThreshold(t *testing.T) {
 		}
 	}
 	worsen("0.95")
-	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "11 metrics: 10 ok") {
+	if code, stdout, stderr = runRegress(t, flags...); code != 0 || !strings.Contains(stdout, "19 metrics: 18 ok") {
 		t.Fatalf("a worsening inside the noise: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Raise it to 1: recall drops to 2 of 7, and the baseline is outside the interval.
@@ -79,7 +79,7 @@ func TestWorsenedThreshold(t *testing.T) {
 	}
 	checkReport(t, report)
 	for _, want := range []string{
-		"regress: FAIL: 1 dataset replayed, 1 skipped; 11 metrics: 8 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
+		"regress: FAIL: 1 dataset replayed, 1 skipped; 19 metrics: 16 ok, 0 improved, 2 regressed, 0 new, 0 missing, 1 skipped",
 		"regressed sample/worsened/struggle/recall: 0.7142857142857143 → 0.2857142857142857 (tolerance 0.02, interval [0.000, 0.",
 		"regressed sample/worsened/struggle/f1: 0.8333333333333334 → 0.4444444444444444",
 	} {

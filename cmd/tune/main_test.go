@@ -108,6 +108,10 @@ func TestDocExamples(t *testing.T) {
 // TestUsageErrors: every bad invocation is one line on stderr, exit status 2 and no
 // output.
 func TestUsageErrors(t *testing.T) {
+	emptyGrid := filepath.Join(t.TempDir(), "grid.txt")
+	if err := os.WriteFile(emptyGrid, []byte("# nothing but a comment\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		err  string
@@ -135,6 +139,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--report", "r.pdf"}, "must end in .html"},
 		{[]string{"--ci-level", "2"}, "--ci-level"},
 		{[]string{"--grid-file", "/no/such/grid"}, "--grid-file"},
+		{[]string{"--grid-file", emptyGrid}, "--grid-file " + emptyGrid + ": no grid specification"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
 	dir := t.TempDir()

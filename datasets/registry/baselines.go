@@ -131,6 +131,12 @@ func (r *Registry) Edit(updates []Update) ([]byte, []Change, error) {
 				add(at, at, newlineBefore(r.src, at)+b.String())
 				continue
 			}
+			if h, ok := r.ix.header("datasets", strconv.Itoa(ds.Index), "baselines", g.config, g.detector); ok {
+				// The group's table is there, emptied by an earlier removal: under its header.
+				at := lineEnd(r.src, h.start)
+				add(at, at, newlineBefore(r.src, at)+lines.String())
+				continue
+			}
 			fmt.Fprintf(&tables, "\n[datasets.baselines.%s.%s]\n%s", tomlKey(g.config), tomlKey(g.detector), lines.String())
 		}
 		if tables.Len() > 0 {
@@ -223,6 +229,15 @@ func (ix *index) lastOfGroup(dataset int, config, detector string) (kvSpan, bool
 		}
 	}
 	return last, found
+}
+
+// header returns the table header of that resolved path.
+func (ix *index) header(path ...string) (headerSpan, bool) {
+	i := slices.IndexFunc(ix.headers, func(h headerSpan) bool { return !h.array && slices.Equal(h.path, path) })
+	if i < 0 {
+		return headerSpan{}, false
+	}
+	return ix.headers[i], true
 }
 
 // formatBaseline writes a baseline as an inline table.

@@ -168,3 +168,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestEditIntoEmptiedTable: removing a table's last baseline leaves its header;
+// recording one again writes it under that header, not as a second table of the same
+// name (which would not load).
+func TestEditIntoEmptiedTable(t *testing.T) {
+	t.Setenv(corpus.EnvVar, "")
+	src := "version = 1\n\n[[datasets]]\nname = \"a\"\ninput = \"builtin:sample\"\ndetectors = [\"struggle\", \"friction\"]\n\n" +
+		"[datasets.baselines.default.friction]\nrecall = { value = 0.5, tolerance = 0.02 }\n\n[datasets.baselines.default.struggle]\nf1 = { value = 0.5, tolerance = 0.02 }\n"
+	path := fixture(t, src)
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recall := Key{"default", "friction", "recall"}
+	if _, err := r.Rewrite([]Update{{Dataset: "a", Key: recall, Remove: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Rewrite([]Update{{Dataset: "a", Key: recall, Value: 0.25}}); err != nil {
+		t.Fatalf("recording into the emptied table: %v", err)
+	}
+	b, _ := os.ReadFile(path)
+	want := strings.Replace(src, "recall = { value = 0.5,", "recall = { value = 0.25,", 1)
+	if string(b) != want {
+		t.Errorf("edited:\n%s\nwant:\n%s", b, want)
+	}
+}

@@ -1,6 +1,10 @@
 package registry
 
-import "slices"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // Presets are the configuration names a dataset's configs may list without a
 // [configs.NAME] table: each names a preset of both --struggle-config and
@@ -15,12 +19,41 @@ const DefaultConfig = "default"
 // Metric is one metric a baseline may be recorded for.
 type Metric struct {
 	Name string
-	// LowerIsBetter is true when a rise is the bad direction (false alarms); for every
-	// other metric a drop is.
+	// LowerIsBetter is true when a rise is the bad direction (false alarms, the Brier
+	// score, problems); for every other metric a drop is.
 	LowerIsBetter bool
 	// Tolerance is the tolerance --update-baseline gives a baseline it records for the
 	// first time, in the metric's units.
 	Tolerance float64
+	// Scale is what values the metric takes, which a baseline must be one of.
+	Scale Scale
+}
+
+// Scale is the range of a metric's values.
+type Scale int
+
+// The scales.
+const (
+	Proportion Scale = iota // in [0, 1]
+	Rate                    // ≥ 0 (false alarms per 100 turns)
+	Count                   // a whole number ≥ 0 (units, moments, problems)
+)
+
+// Check reports whether v is a value of the metric: NaN (undefined) or on its scale.
+func (m Metric) Check(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return nil
+	case math.IsInf(v, 0):
+		return fmt.Errorf("%v is not a figure (nan records an undefined metric)", v)
+	case m.Scale == Proportion && (v < 0 || v > 1):
+		return fmt.Errorf("%v is outside [0, 1], the range of %s", v, m.Name)
+	case v < 0:
+		return fmt.Errorf("%v is negative, which %s never is", v, m.Name)
+	case m.Scale == Count && v != math.Trunc(v):
+		return fmt.Errorf("%v is not a whole number; %s is a count", v, m.Name)
+	}
+	return nil
 }
 
 // Detector is one detector a dataset may be scored on, with its metrics.
@@ -38,24 +71,43 @@ var (
 	f1         = Metric{Name: "f1", Tolerance: 0.02}
 	ap         = Metric{Name: "average_precision", Tolerance: 0.02}
 	auc        = Metric{Name: "roc_auc", Tolerance: 0.02}
-	falseAlarm = Metric{Name: "false_alarms_per_100_turns", LowerIsBetter: true, Tolerance: 0.5}
+	falseAlarm = Metric{Name: "false_alarms_per_100_turns", LowerIsBetter: true, Tolerance: 0.5, Scale: Rate}
 	accuracy   = Metric{Name: "accuracy", Tolerance: 0.02}
 	balanced   = Metric{Name: "balanced_accuracy", Tolerance: 0.02}
 	macroF1    = Metric{Name: "macro_f1", Tolerance: 0.02}
 	brier      = Metric{Name: "brier", LowerIsBetter: true, Tolerance: 0.02}
 )
 
-// Detectors lists the detectors a registry may name, in report order: struggle
-// detection of quasar runs, the circuit breaker and the outcome prediction of
-// sessions (positive: a bad outcome), the breaker's interventions scored against
-// labelled friction moments (event level), and the session analysis's outcome by
-// class (success, partial, failure, abandoned) against the labelled one.
+// The counts the figures rest on, with no tolerance: input or labels that go missing
+// (files that no longer parse, label rows that no longer read, a labels file cut
+// short) fail a run even where the figures stay within theirs.
+var (
+	scored   = Metric{Name: "scored", Scale: Count}  // the units a detector scored
+	moments  = Metric{Name: "moments", Scale: Count} // the labelled friction moments scored
+	runs     = Metric{Name: "runs", Scale: Count}
+	sessions = Metric{Name: "sessions", Scale: Count}
+	problems = Metric{Name: "problems", LowerIsBetter: true, Scale: Count}
+)
+
+// InputCheck is the check every dataset gets whatever its detectors: what its replay
+// read — runs, sessions, and problems as --strict counts them (the input's, the
+// labels files' bad rows, label keys that match nothing, labelled moments that are
+// not events).
+const InputCheck = "input"
+
+// Detectors lists the detectors a registry may name, in report order, after
+// [InputCheck], which it may not: struggle detection of quasar runs, the circuit
+// breaker and the outcome prediction of sessions (positive: a bad outcome), the
+// breaker's interventions scored against labelled friction moments (event level), and
+// the session analysis's outcome by class (success, partial, failure, abandoned)
+// against the labelled one.
 var Detectors = []Detector{
-	{Name: "struggle", Of: "runs", Metrics: []Metric{precision, recall, f1, ap, auc}},
-	{Name: "breaker", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc}},
-	{Name: "outcome", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc}},
-	{Name: "friction", Of: "friction moments", Metrics: []Metric{precision, recall, falseAlarm}},
-	{Name: "outcome_class", Of: "sessions labelled with an outcome", Metrics: []Metric{accuracy, balanced, macroF1, brier}},
+	{Name: InputCheck, Of: "what the replay read", Metrics: []Metric{runs, sessions, problems}},
+	{Name: "struggle", Of: "runs", Metrics: []Metric{precision, recall, f1, ap, auc, scored}},
+	{Name: "breaker", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc, scored}},
+	{Name: "outcome", Of: "sessions", Metrics: []Metric{precision, recall, f1, ap, auc, scored}},
+	{Name: "friction", Of: "friction moments", Metrics: []Metric{precision, recall, falseAlarm, moments}},
+	{Name: "outcome_class", Of: "sessions labelled with an outcome", Metrics: []Metric{accuracy, balanced, macroF1, brier, scored}},
 }
 
 // LookupDetector returns the named detector.
@@ -76,9 +128,10 @@ func (d Detector) Metric(name string) (Metric, bool) {
 	return d.Metrics[i], true
 }
 
+// detectorNames lists the detectors a dataset may name.
 func detectorNames() []string {
 	var out []string
-	for _, d := range Detectors {
+	for _, d := range Detectors[1:] {
 		out = append(out, d.Name)
 	}
 	return out

@@ -115,7 +115,8 @@ type Dataset struct {
 	// PositiveOutcomes and FrictionWindow override the replay's defaults when set.
 	PositiveOutcomes string
 	FrictionWindow   time.Duration
-	// Detectors and Configs are what is scored and replayed, in report order.
+	// Detectors and Configs are what is scored and replayed, in report order;
+	// Detectors begins with [InputCheck], which every dataset has.
 	Detectors []string
 	Configs   []Config
 	// Baselines are the recorded figures.
@@ -389,8 +390,11 @@ func (v *validator) dataset(i int, at []string, d datasetFile) (Dataset, bool) {
 	if len(d.Detectors) == 0 {
 		v.fail(at, "dataset %s: detectors: name at least one of %s", d.Name, strings.Join(detectorNames(), ", "))
 	}
+	ds.Detectors = []string{InputCheck}
 	for _, name := range d.Detectors {
 		switch {
+		case name == InputCheck:
+			v.fail(field("detectors"), "dataset %s: %q is checked for every dataset; leave it out of detectors", d.Name, name)
 		case slices.Contains(ds.Detectors, name):
 			v.fail(field("detectors"), "dataset %s: detector %q listed twice", d.Name, name)
 		case !validDetector(name):
@@ -439,7 +443,8 @@ func (v *validator) baselines(ds *Dataset, at []string, d datasetFile) {
 			for _, mname := range sortedKeys(d.Baselines[cname][dname]) {
 				mat := append(slices.Clone(dat), mname)
 				b := d.Baselines[cname][dname][mname]
-				if _, ok := det.Metric(mname); !ok {
+				m, ok := det.Metric(mname)
+				if !ok {
 					v.fail(mat, "dataset %s: %s has no metric %q (metrics: %s)", ds.Name, dname, mname, strings.Join(det.metricNames(), ", "))
 					continue
 				}
@@ -452,8 +457,8 @@ func (v *validator) baselines(ds *Dataset, at []string, d datasetFile) {
 				case b.Value == nil || b.Tolerance == nil:
 					v.fail(mat, "dataset %s: baseline %s/%s/%s needs both value and tolerance", ds.Name, cname, dname, mname)
 					continue
-				case math.IsInf(*b.Value, 0):
-					v.fail(mat, "dataset %s: baseline %s/%s/%s: value %v is not a figure (nan records an undefined metric)", ds.Name, cname, dname, mname, *b.Value)
+				case m.Check(*b.Value) != nil:
+					v.fail(mat, "dataset %s: baseline %s/%s/%s: value %v", ds.Name, cname, dname, mname, m.Check(*b.Value))
 					continue
 				case !(*b.Tolerance >= 0) || math.IsInf(*b.Tolerance, 0):
 					v.fail(mat, "dataset %s: baseline %s/%s/%s: tolerance %v must be a number ≥ 0", ds.Name, cname, dname, mname, *b.Tolerance)

@@ -148,11 +148,16 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate detector", strings.Replace(head, `["struggle"]`, `["struggle", "struggle"]`, 1), `detector "struggle" listed twice`},
 		{"baseline of another config", head + "[datasets.baselines.seed.struggle]\nrecall = { value = 1.0, tolerance = 0.1 }\n", `registry.toml:6: dataset s: baselines for configuration "seed", which the dataset does not replay`},
 		{"baseline of another detector", head + "[datasets.baselines.default.breaker]\nrecall = { value = 1.0, tolerance = 0.1 }\n", `registry.toml:6: dataset s: baselines for detector "breaker", which the dataset does not score`},
-		{"unknown metric", head + "[datasets.baselines.default.struggle]\nrecal = { value = 1.0, tolerance = 0.1 }\n", `registry.toml:7: dataset s: struggle has no metric "recal" (metrics: precision, recall, f1, average_precision, roc_auc)`},
+		{"unknown metric", head + "[datasets.baselines.default.struggle]\nrecal = { value = 1.0, tolerance = 0.1 }\n", `registry.toml:7: dataset s: struggle has no metric "recal" (metrics: precision, recall, f1, average_precision, roc_auc, scored)`},
 		{"friction metric on struggle", head + "[datasets.baselines.default.struggle]\nfalse_alarms_per_100_turns = { value = 1.0, tolerance = 0.1 }\n", `struggle has no metric "false_alarms_per_100_turns"`},
 		{"no tolerance", head + "[datasets.baselines.default.struggle]\nrecall = { value = 1.0 }\n", "registry.toml:7: dataset s: baseline default/struggle/recall needs both value and tolerance"},
 		{"negative tolerance", head + "[datasets.baselines.default.struggle]\nrecall = { value = 1.0, tolerance = -0.1 }\n", "registry.toml:7: dataset s: baseline default/struggle/recall: tolerance -0.1 must be a number ≥ 0"},
 		{"infinite value", head + "[datasets.baselines.default.struggle]\nrecall = { value = inf, tolerance = 0.1 }\n", "value +Inf is not a figure"},
+		{"negative recall", head + "[datasets.baselines.default.struggle]\nrecall = { value = -0.5, tolerance = 0.02 }\n", "registry.toml:7: dataset s: baseline default/struggle/recall: value -0.5 is outside [0, 1], the range of recall"},
+		{"precision above one", head + "[datasets.baselines.default.struggle]\nprecision = { value = 1.7, tolerance = 0.02 }\n", "value 1.7 is outside [0, 1]"},
+		{"fractional count", head + "[datasets.baselines.default.struggle]\nscored = { value = 1.5, tolerance = 0.0 }\n", "value 1.5 is not a whole number; scored is a count"},
+		{"negative count", head + "[datasets.baselines.default.input]\nproblems = { value = -1.0, tolerance = 0.0 }\n", "value -1 is negative, which problems never is"},
+		{"input listed", strings.Replace(head, `detectors = ["struggle"]`, `detectors = ["struggle", "input"]`, 1), `"input" is checked for every dataset; leave it out of detectors`},
 		{"not inline", head + "[datasets.baselines.default.struggle.recall]\nvalue = 1.0\ntolerance = 0.1\n", "registry.toml:6: dataset s: baseline default/struggle/recall: write it as recall = { value = V, tolerance = T }"},
 		{"eval level", head + "[eval]\nci_level = 1.5\n", "registry.toml:7: eval.ci_level = 1.5"},
 		{"eval resamples", head + "[eval]\nresamples = -1\n", "registry.toml:7: eval.resamples = -1"},
@@ -202,16 +207,29 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The runs dataset names a corpus labels file that is not there: skipped.
+	// The runs dataset names a corpus labels file. Without the corpora folder: skipped.
 	_, err = r.Resolve(r.Datasets[1], t.TempDir())
 	var skip *SkipError
-	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "corpus q/labels.csv not found at "+filepath.Join(r.Dir, "corpora", "q", "labels.csv")) {
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "no corpora folder at "+filepath.Join(r.Dir, "corpora")) {
+		t.Fatalf("absent corpora folder: %v", err)
+	}
+	// With the folder but not the corpus, or the corpus but not the file: an error
+	// (a misspelt name), which names what the folder holds.
+	if err := os.MkdirAll(filepath.Join(r.Dir, "corpora", "quasar"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Resolve(r.Datasets[1], t.TempDir())
+	if err == nil || errors.As(err, &skip) || !strings.Contains(err.Error(), `holds no corpus "q" (it holds: quasar)`) {
 		t.Fatalf("absent corpus: %v", err)
 	}
-	// Once it is there, it resolves under the corpora folder.
 	if err := os.MkdirAll(filepath.Join(r.Dir, "corpora", "q"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	_, err = r.Resolve(r.Datasets[1], t.TempDir())
+	if err == nil || errors.As(err, &skip) || !strings.Contains(err.Error(), "corpus:q/labels.csv: not in corpus q") {
+		t.Fatalf("absent file in a corpus: %v", err)
+	}
+	// Once it is there, it resolves under the corpora folder.
 	if err := os.WriteFile(filepath.Join(r.Dir, "corpora", "q", "labels.csv"), []byte("run_key,label\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +241,7 @@ func TestResolve(t *testing.T) {
 		t.Errorf("shorten: %q", got)
 	}
 	// $LOOPWATCH_CORPORA wins over the registry's corpora.
-	t.Setenv(corpus.EnvVar, t.TempDir())
+	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent"))
 	r2, err := Load(r.Path)
 	if err != nil {
 		t.Fatal(err)

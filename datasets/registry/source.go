@@ -98,14 +98,15 @@ type Source struct {
 	Note string
 }
 
-// SkipError says why a dataset is skipped: its corpus is not on this machine.
+// SkipError says why a dataset is skipped: the corpora folder is not on this machine.
 type SkipError struct{ Reason string }
 
 func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 
 // Resolve finds the dataset's input and labels. A synthetic dataset is generated
-// into scratch, an empty folder the caller removes afterwards. A *SkipError means a
-// corpus is absent; any other error that the input could not be prepared.
+// into scratch, an empty folder the caller removes afterwards. A *SkipError means the
+// corpora folder is absent; any other error that the input could not be prepared
+// (among them a corpus, or a path in one, missing from a corpora folder that is there).
 func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
 	src := Source{Labels: slices.Clone(ds.Labels)}
 	if ds.Input.Kind == InputCorpus {
@@ -144,8 +145,10 @@ func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
 	return src, nil
 }
 
-// corpusPath resolves "corpus:NAME[/PATH]" under the corpora folder; a *SkipError
-// when it is not there.
+// corpusPath resolves "corpus:NAME[/PATH]" under the corpora folder. Only a machine
+// without the corpora folder skips (a *SkipError); where the folder is, a corpus or a
+// path in it that is not there is an error — a misspelt name must not skip a dataset
+// night after night.
 func (r *Registry) corpusPath(ref string) (string, error) {
 	name, rest, err := splitCorpus(ref)
 	if err != nil {
@@ -154,11 +157,33 @@ func (r *Registry) corpusPath(ref string) (string, error) {
 	if r.Corpora == "" {
 		return "", &SkipError{fmt.Sprintf("%s: no corpora folder (set %s, or corpora = \"…\" in the registry)", ref, corpus.EnvVar)}
 	}
-	p := filepath.Join(r.Corpora, name, filepath.FromSlash(rest))
+	if fi, err := os.Stat(r.Corpora); err != nil || !fi.IsDir() {
+		return "", &SkipError{fmt.Sprintf("%s: no corpora folder at %s on this machine (set %s to the corpora folder)", ref, r.Corpora, corpus.EnvVar)}
+	}
+	dir := filepath.Join(r.Corpora, name)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s: the corpora folder %s holds no corpus %q (it holds: %s)", ref, r.Corpora, name, corpusNames(r.Corpora))
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rest))
 	if _, err := os.Stat(p); err != nil {
-		return "", &SkipError{fmt.Sprintf("corpus %s not found at %s (set %s to the corpora folder)", strings.TrimPrefix(ref, corpusScheme), p, corpus.EnvVar)}
+		return "", fmt.Errorf("%s: not in corpus %s: %w", ref, name, err)
 	}
 	return p, nil
+}
+
+// corpusNames lists the corpora of a corpora folder, for a message.
+func corpusNames(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
 }
 
 // Shorten rewrites the paths of a resolved source in text — the scratch folder a
