@@ -270,6 +270,9 @@ func (j *job) finish(ctx context.Context, sum *replay.Summary, res *Result) erro
 	if err := j.in.Close(); err != nil { // every label the replay read was its file's
 		return err
 	}
+	if err := ctx.Err(); err != nil { // interrupted while deriving: nothing is committed
+		return err
+	}
 	if err := j.out.Commit(); err != nil {
 		return err
 	}
@@ -398,7 +401,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	merged, err := Merge(ctx, s.Out, s.Workers)
 	if err != nil {
-		return nil, err
+		return nil, &DerivedError{Dir: s.Out, Err: err}
 	}
 	s.phase("merge")
 	// The shard's tables (Out.Path names the one partition) and warnings (the same as

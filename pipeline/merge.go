@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -181,6 +182,21 @@ const (
 	tableProblems    = "problems"
 	tableInputs      = "inputs"
 )
+
+// A DerivedError is a folder replay (--out DIR/, not split) whose own tables were
+// written but whose derived tables (metrics, curves, fixloop, fixloop_runs: the
+// merge's) were not: the folder's derived tables, if any, are an earlier replay's,
+// which readers refuse, until `metrics DIR/` derives them again.
+type DerivedError struct {
+	Dir string
+	Err error
+}
+
+func (e *DerivedError) Error() string {
+	return fmt.Sprintf("deriving the metrics failed: %v; the replay's own tables were written into %s, its derived tables (metrics, curves, fixloop) were not: run metrics %s to derive them", e.Err, e.Dir, e.Dir)
+}
+
+func (e *DerivedError) Unwrap() error { return e.Err }
 
 // A SetError says why a folder is not a complete set of shards of one replay: the
 // merge refuses it rather than compute metrics from part of the runs.
@@ -427,6 +443,41 @@ func verifiedPart(set *shardSet, m *reports.Manifest, table string) (string, err
 	return path, nil
 }
 
+// CheckFolder checks what a reader of a folder output (assess --results DIR/) must
+// refuse to show otherwise: that the folder holds one complete set of shards of one
+// replay, as the merge requires, and that its derived tables, when there are any,
+// were derived from those very shards — not left by an earlier replay whose merge a
+// later one did not complete.
+func CheckFolder(dir string) error {
+	set, err := readShardSet(dir)
+	if err != nil {
+		return err
+	}
+	m, err := reports.ReadManifestFile(reports.FolderManifestPath(dir, reports.MergedSet))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // a split replay before metrics derives its tables
+	case err != nil:
+		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables' manifest: %v", unwrap(err))}
+	}
+	var ids []string
+	for _, sm := range set.manifests {
+		ids = append(ids, sm.ReplayID)
+	}
+	stale := func(why string) error {
+		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables (metrics, curves, fixloop) %s (an interrupted or failed replay or metrics?): run metrics %s to derive them again", why, dir)}
+	}
+	if !slices.Equal(m.Merged, ids) {
+		return stale("were derived from other shards than those it holds")
+	}
+	for _, t := range m.Tables {
+		if err := checkPart(dir, m, t); err != nil {
+			return stale(fmt.Sprintf("are not those their manifest describes: %v;", err))
+		}
+	}
+	return nil
+}
+
 // Merge computes the metrics of a replay split in shards from the union of the shards
 // in the folder dir, exactly as the whole replay computes them: it checks that the
 // folder holds one complete set (a [SetError] says why not: a shard missing,
@@ -520,6 +571,9 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 		ids = append(ids, m.ReplayID)
 	}
 	out.SetInfo(reports.ManifestInfo{Merged: ids})
+	if err := ctx.Err(); err != nil { // interrupted while deriving: nothing is committed
+		return nil, err
+	}
 	if err := out.Commit(); err != nil {
 		return nil, err
 	}

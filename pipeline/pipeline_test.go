@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/reports"
 )
 
 func TestDecodeConfig(t *testing.T) {
@@ -119,5 +123,45 @@ func TestConfigFileWithAByteOrderMark(t *testing.T) {
 	}
 	if a, err := LoadAssessConfig(path); err != nil || a.PollMax != 3 {
 		t.Errorf("assess: %v, poll_max %v", err, a.PollMax)
+	}
+}
+
+// TestInterruptedWhileDeriving: a context cancelled once the metrics are derived (the
+// scoring reads no context) and before the commit commits nothing: the run reports
+// the interruption, and no file output appears; a folder replay interrupted in its
+// merge says its own tables were written and its derived tables were not.
+func TestInterruptedWhileDeriving(t *testing.T) {
+	for _, folder := range []bool{false, true} {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		s := DefaultSettings()
+		s.Out = filepath.Join(dir, "results.parquet")
+		if folder {
+			s.Out = dir + string(filepath.Separator)
+		}
+		at := "derive" // the derivation is done, the commit not begun: a file output's
+		if folder {
+			at = "commit" // the replay's own tables are written: the merge begins
+		}
+		s.Phase = func(name string) {
+			if name == at {
+				cancel()
+			}
+		}
+		_, runErr := Run(ctx, s)
+		cancel()
+		if !Interrupted(ctx, runErr) {
+			t.Fatalf("folder %v: %v, want an interruption", folder, runErr)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "*"))
+		if !folder && len(left) > 0 {
+			t.Errorf("an interrupted replay left %v", left)
+		}
+		var derived *DerivedError
+		if _, err := os.Stat(reports.FolderManifestPath(dir, reports.MergedSet)); folder && err == nil {
+			t.Error("an interrupted folder replay wrote derived tables")
+		} else if folder && !errors.As(runErr, &derived) {
+			t.Errorf("an interrupted merge: %v, want a DerivedError", runErr)
+		}
 	}
 }

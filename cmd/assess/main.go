@@ -8,6 +8,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/reports/screens"
 )
 
@@ -87,6 +88,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	res, err := screens.Open(*results)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if fi, err := os.Stat(*results); err == nil && fi.IsDir() {
+		// A folder's shards must be one replay's, its derived tables theirs.
+		if err := pipeline.CheckFolder(*results); err != nil {
+			res.Close()
+			return fail("%v", err)
+		}
 	}
 	defer res.Close()
 	type screen interface {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
+	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/screens"
 )
 
@@ -278,6 +279,49 @@ func TestFolderOutput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, %q; want 2 and %q", tt.name, code, stderr, tt.want)
 		}
+	}
+
+	// Shards replayed with different configurations, which metrics refuses to merge.
+	mixed := t.TempDir()
+	if err := replay(in, labels, mixed+string(filepath.Separator), "--shard", "0/2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(in, labels, mixed+string(filepath.Separator), "--shard", "1/2", "--assess-config", "seed"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("--results", mixed, "status")
+	if want := "mixed sets: shards 0 and 1 were replayed with a different"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("shards of two configurations: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+
+	// A folder whose derived tables are an earlier replay's: a later replay wrote its
+	// own tables and did not complete its merge (here: the earlier merge's files put
+	// back by hand). Refused until metrics derives them again.
+	stale := t.TempDir()
+	if err := replay(in, labels, stale+string(filepath.Separator)); err != nil {
+		t.Fatal(err)
+	}
+	saved := t.TempDir()
+	derived := []string{"metrics", "curves", filepath.Join(reports.ManifestFolder, reports.MergedSet+".manifest.json")}
+	for _, name := range derived {
+		if err := os.Rename(filepath.Join(stale, name), filepath.Join(saved, filepath.Base(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := replay(in, labels, stale+string(filepath.Separator), "--assess-config", "seed"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range derived {
+		if err := os.RemoveAll(filepath.Join(stale, name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(saved, filepath.Base(name)), filepath.Join(stale, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr = runCLI("--results", stale, "status")
+	if want := "its derived tables (metrics, curves, fixloop) were derived from other shards than those it holds"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("stale derived tables: exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }
 

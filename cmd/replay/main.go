@@ -155,7 +155,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	res, err := pipeline.Run(ctx, s)
 	switch {
 	case pipeline.Interrupted(ctx, err):
-		fmt.Fprintln(stderr, "replay: interrupted; no table was written")
+		var derived *pipeline.DerivedError
+		if errors.As(err, &derived) {
+			fmt.Fprintf(stderr, "replay: interrupted after the replay's tables were written into %s; its derived tables (metrics, curves, fixloop) were not: run metrics %s to derive them\n", derived.Dir, derived.Dir)
+		} else {
+			fmt.Fprintln(stderr, "replay: interrupted; no table was written")
+		}
 		return pipeline.ExitInterrupted
 	case pipeline.IsUsage(err):
 		fmt.Fprintf(stderr, "replay: %v\n", err)

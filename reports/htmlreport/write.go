@@ -2,7 +2,9 @@ package htmlreport
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +27,7 @@ func WriteFile(path string, d *Data) error {
 }
 
 // CheckPath rejects a --report path before anything is replayed: it must end in
-// .html and its folder must exist.
+// .html, not be a folder, and its folder must exist and take a new file.
 func CheckPath(path string) error {
 	if !strings.HasSuffix(path, ".html") {
 		return fmt.Errorf("--report %s: must end in .html", path)
@@ -33,5 +35,24 @@ func CheckPath(path string) error {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
 	}
-	return nil
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--report %s: is a folder", path)
+	}
+	// The report is written last, beside what the command commits before it: a folder
+	// it cannot be written into is found now, not after the tables are in place.
+	probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".probe-*")
+	if err != nil {
+		return fmt.Errorf("--report %s: cannot write to %s: %w", path, filepath.Dir(path), unwrapPath(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// unwrapPath drops a *PathError's operation and path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
