@@ -400,6 +400,7 @@ func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, er
 func readLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	br := bufio.NewReader(r)
 	var skipped int64 // bytes before the first line
+	var blank int     // lines before it: blank ones, which every line number counts
 	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
 		br.Discard(3) // a UTF-8 byte order mark, which some editors write
 		skipped = 3
@@ -416,6 +417,9 @@ func readLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error)
 		case ' ', '\t', '\r', '\n':
 			br.ReadByte()
 			skipped++
+			if b[0] == '\n' {
+				blank++
+			}
 			continue
 		}
 		ls := NewLabels()
@@ -427,9 +431,9 @@ func readLabels(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error)
 			ls.src = &sourced{}
 		}
 		if b[0] == '{' {
-			return ls.readJSON(jsonl.NewReader(br, 1<<20), src, opts)
+			return ls.readJSON(jsonl.NewReader(br, 1<<20), blank, src, opts)
 		}
-		return ls.readCSV(br, src, opts)
+		return ls.readCSV(br, blank, src, opts)
 	}
 }
 
@@ -545,7 +549,8 @@ func (s *stringList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
+// readJSON reads JSON Lines labels; skip is the number of lines before rd's first.
+func (ls *Labels) readJSON(rd *jsonl.Reader, skip int, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	var probs []LabelProblem
 	var at *recordPlace
 	if src != nil {
@@ -561,6 +566,7 @@ func (ls *Labels) readJSON(rd *jsonl.Reader, src *labelSource, opts LabelOptions
 		if err != nil {
 			return nil, nil, err
 		}
+		l.Num += skip
 		if l.Oversize {
 			probs = append(probs, LabelProblem{l.Num, "line longer than 1 MiB; skipped"})
 			continue
@@ -682,7 +688,8 @@ func (c *csvColumns) row(rec []string) (row labelRow, ok bool) {
 		Moments: []string{get("moments")}}, true
 }
 
-func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
+// readCSV reads CSV labels; skip is the number of lines before r's first.
+func (ls *Labels) readCSV(r io.Reader, skip int, src *labelSource, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -712,11 +719,11 @@ func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*La
 			if errors.As(err, &perr) {
 				// the record from its first line: a quote left open reads on to where it
 				// closes, or to the end of the file, and every line of it is skipped
-				line, detail := perr.StartLine, perr.Err.Error()
-				if line == 0 {
-					line = perr.Line
-				} else if perr.Line != line {
-					detail += fmt.Sprintf(" (the record runs from line %d to line %d)", line, perr.Line)
+				line, detail := perr.StartLine+skip, perr.Err.Error()
+				if perr.StartLine == 0 {
+					line = perr.Line + skip
+				} else if perr.Line != perr.StartLine {
+					detail += fmt.Sprintf(" (the record runs from line %d to line %d)", line, perr.Line+skip)
 				}
 				probs = append(probs, LabelProblem{line, detail + "; skipped"})
 				continue
@@ -724,6 +731,7 @@ func (ls *Labels) readCSV(r io.Reader, src *labelSource, opts LabelOptions) (*La
 			return nil, nil, err
 		}
 		line, _ := cr.FieldPos(0)
+		line += skip
 		row, ok := cols.row(rec)
 		if !ok {
 			continue

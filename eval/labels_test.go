@@ -58,6 +58,14 @@ func TestReadLabels(t *testing.T) {
 			want:  map[string]string{"q-3": "negative/human/"},
 			probs: []string{"1:label is a JSON number, not a string; skipped", "2:not a JSON object but a JSON array; skipped", "3:friction_uuids is a JSON object, not a string or an array of strings; skipped"}},
 		{name: "empty", in: "  \n", want: map[string]string{}},
+		{name: "CSV after blank lines: lines counted from the file's first",
+			in:    "\n \r\n\nrun_key,label\nq-1,maybe\n\"q-2,negative\nq-3,positive\nq-3,negative\n",
+			want:  map[string]string{},
+			probs: []string{"5:not positive", `6:extraneous or missing " in quoted-field (the record runs from line 6 to line 8); skipped`}},
+		{name: "JSONL after blank lines: lines counted from the file's first",
+			in:    "\n\n" + `{"run_key":"q-1","label":"positive"}` + "\n" + `{"run_key":"q-1","label":"bogus"}` + "\n" + `{"run_key":"q-1","label":"negative"}` + "\n",
+			want:  map[string]string{"q-1": "negative/human/"},
+			probs: []string{"4:not positive", "5:already labelled on line 3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
