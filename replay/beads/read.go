@@ -193,8 +193,14 @@ func (rd *reader) parse(r io.Reader) {
 		if len(bs) > 1 {
 			rd.nReused++
 			slices.SortStableFunc(bs, func(a, b *bead) int { return a.created.Compare(b.created) })
+			layout := "20060102T150405Z"
+			for i := 1; i < len(bs); i++ {
+				if bs[i].created.Truncate(time.Second).Equal(bs[i-1].created.Truncate(time.Second)) {
+					layout = "20060102T150405.999999999Z" // created in one second: the key tells them apart
+				}
+			}
 			for _, b := range bs {
-				b.keyBase = id + "@" + b.created.Format("20060102T150405Z")
+				b.keyBase = id + "@" + b.created.UTC().Format(layout)
 			}
 		} else {
 			bs[0].keyBase = id

@@ -97,6 +97,10 @@ func TestRead(t *testing.T) {
 				line("q-1", "2026-02-17T22:21:14Z", "closed", "", c{"2026-02-17T22:39:50Z", coder(1)}, c{"2026-02-17T22:40:39Z", reviewer(1)}, c{"2026-02-17T22:40:40Z", report}) +
 				child("q-1.1", "q-1", "2026-02-16T10:06:01Z", "[major] old", "old"),
 			runs: []string{"q-1@20260216T100000Z#1 incomplete 1 [1]", "q-1@20260217T222114Z#1 approved 1 [0]"}},
+		{name: "a reused id created twice in one second: the key keeps the fraction that tells them apart, in UTC",
+			in: line("q-1", "2026-02-24T19:53:03.100Z", "closed", "", c{"2026-02-24T20:05:00Z", coder(1)}, c{"2026-02-24T20:06:00Z", reviewer(1)}) +
+				line("q-1", "2026-02-24T14:53:03.9-05:00", "closed", "", c{"2026-02-24T20:15:00Z", coder(1)}, c{"2026-02-24T20:16:00Z", reviewer(1)}, c{"2026-02-24T20:16:00Z", report}),
+			runs: []string{"q-1@20260224T195303.1Z#1 incomplete 1 [0]", "q-1@20260224T195303.9Z#1 approved 1 [0]"}},
 		{name: "a duplicate (id, created_at) is skipped",
 			in: line("q-1", "2026-02-24T10:00:00Z", "closed", "", c{"2026-02-24T10:05:00Z", coder(1)}) +
 				line("q-1", "2026-02-24T10:00:00Z", "closed", "", c{"2026-02-24T10:05:00Z", coder(1)}, c{"2026-02-24T10:06:00Z", reviewer(1)}),
