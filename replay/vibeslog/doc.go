@@ -52,7 +52,10 @@
 //     post_tool_use of the same tool name (or either unnamed) at most PairWindow apart
 //     pair, oldest first, in either order; the first is the event, the claude side's
 //     output and is_error win, the hook's interrupted flag fills an unknown status and
-//     its command a missing one.
+//     its command a missing one. At most [MaxUnpaired] prompts and as many tool
+//     results of a session wait for their other half; past that the oldest is given
+//     up [pairing/given_up], which bounds a record's cost in a log whose records never
+//     pair.
 //   - claude thinking_delta, tool_use_start, tool_input_delta: no events (counted).
 //   - claude turn_start, turn_complete, error, permission_request → KindSystem with
 //     that Subtype. Unknown claude event types are counted and reported once per type.

@@ -34,6 +34,13 @@ const MaxToolInput = 64 << 10
 // post_tool_use) may be to be taken for one.
 const PairWindow = 5 * time.Minute
 
+// MaxUnpaired bounds the records of each kind (prompts, tool results) a session keeps
+// waiting for their other half: past it the oldest is given up (counted as
+// "pairing/given_up"), so that a log whose records never pair — no hooks, ids that
+// give no time, one time for all — costs a bounded look-up per record, not one that
+// grows with the log. Far more than a live session leaves waiting within PairWindow.
+const MaxUnpaired = 256
+
 // MaxBackstep is how far an event's time may fall behind an earlier event's of the
 // same session before one of them is taken for a clock fault (package clockfault).
 const MaxBackstep = 10 * time.Minute
@@ -557,6 +564,15 @@ func pairWith(refs *[]pairRef, side int, key string, t time.Time, anyKey bool) i
 
 func remove(refs *[]pairRef, i int) { *refs = slices.Delete(*refs, i, i+1) }
 
+// wait keeps r waiting for its other half, giving up the oldest past MaxUnpaired.
+func (sb *sessBuilder) wait(refs *[]pairRef, r pairRef) {
+	if len(*refs) >= MaxUnpaired {
+		remove(refs, 0)
+		sb.s.Records["pairing/given_up"]++
+	}
+	*refs = append(*refs, r)
+}
+
 // prompt maps a user prompt from either side: the first of a pair is the user
 // message, the second is merged into it (user_input's text wins).
 func (sb *sessBuilder) prompt(text string, side int, a at) {
@@ -580,7 +596,7 @@ func (sb *sessBuilder) prompt(text string, side int, a at) {
 		return
 	}
 	idx := sb.add(analyze.Event{Kind: analyze.KindUserMessage, UserContent: text}, a)
-	sb.prompts = append(sb.prompts, pairRef{idx: idx, side: side, key: key, t: a.t})
+	sb.wait(&sb.prompts, pairRef{idx: idx, side: side, key: key, t: a.t})
 }
 
 // tool maps a tool result from either side: the first of a pair is the tool result
@@ -613,7 +629,7 @@ func (sb *sessBuilder) tool(ev analyze.Event, side int, a at) {
 	}
 	noteExitCode(&ev)
 	idx := sb.add(ev, a)
-	sb.tools = append(sb.tools, pairRef{idx: idx, side: side, key: ev.ToolName, t: a.t})
+	sb.wait(&sb.tools, pairRef{idx: idx, side: side, key: ev.ToolName, t: a.t})
 }
 
 // hook maps a Claude Code hook payload.

@@ -537,3 +537,28 @@ func TestReadClockFaultsAndJoinedLines(t *testing.T) {
 		t.Errorf("End %v", s.End)
 	}
 }
+
+// TestUnpairedBounded: records that never pair — here post_tool_use hooks of one
+// session all at one millisecond, with no claude side — are each an event, and at most
+// MaxUnpaired of them wait for a partner: the rest are given up, oldest first, and
+// counted, so a record's look-up does not grow with the log. A partner within the
+// window still pairs with the oldest that waits.
+func TestUnpairedBounded(t *testing.T) {
+	const n = 3 * MaxUnpaired
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(hookEv(1000, i+1, "s", "post_tool_use", `"tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"x"`))
+	}
+	b.WriteString(claudeEv(2000, n+1, "s", `{"type":"tool_result","tool_use_id":"t","output":"y","is_error":false}`))
+	sessions, probs := Read("log.jsonl", strings.NewReader(b.String()))
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions, problems %v", len(sessions), probs)
+	}
+	s := sessions[0]
+	if len(s.Events) != n || s.Records["pairing/given_up"] != n-MaxUnpaired || s.Records["claude/tool_result/paired"] != 1 {
+		t.Errorf("%d events, records %v", len(s.Events), s.Records)
+	}
+	if got := s.Events[n-MaxUnpaired].ToolOutput; got != "y" {
+		t.Errorf("the oldest waiting result took %q, want the claude side's output", got)
+	}
+}
