@@ -244,6 +244,10 @@ func (b *builder) placeTimes(fst *fileState) {
 			clockfault.Format(st.t), f.Describe(st.t), fst.stamps[f.From].line)
 		times[f.Index] = f.Placed
 	}
+	start := b.start // the session's first time before this file: the main transcript's, for a subagent's
+	if fst.sub && !start.IsZero() {
+		b.checkAgainstSession(fst, times)
+	}
 	var last, maxEv, first time.Time
 	var untimed []int
 	for i, st := range fst.stamps {
@@ -276,8 +280,38 @@ func (b *builder) placeTimes(fst *fileState) {
 			}
 		}
 	}
+	if first.IsZero() && fst.sub {
+		first = start // a subagent transcript without a time: the session's first
+	}
 	for _, k := range untimed {
 		b.events[k].Time = first
+	}
+}
+
+// checkAgainstSession checks a subagent transcript's times against the session's
+// span so far (its main transcript's, and the subagents' read before): a subagent runs
+// within its session, so a time more than [clockfault.MaxSpread] outside that span is
+// a clock fault the file alone cannot show (every record of it may share the fault). It
+// is reported, and the record placed at the span's nearer end.
+func (b *builder) checkAgainstSession(fst *fileState, times []time.Time) {
+	lo, hi := b.start, b.end
+	for i, t := range times {
+		var placed time.Time
+		switch {
+		case t.IsZero():
+			continue
+		case t.After(hi.Add(clockfault.MaxSpread)):
+			placed = hi
+		case t.Before(lo.Add(-clockfault.MaxSpread)):
+			placed = lo
+		default:
+			continue
+		}
+		f := clockfault.Fault{Ahead: placed.Equal(hi), Placed: placed}
+		b.report(fst.name, fst.stamps[i].line, input.ProblemInvalid,
+			"timestamp %s is %s its session's main transcript (a clock fault); the record is placed at the session's %s time",
+			clockfault.Format(t), f.Describe(t), map[bool]string{true: "last", false: "first"}[f.Ahead])
+		times[i] = placed
 	}
 }
 
@@ -366,7 +400,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	if len(b.events) > n && !timed {
 		s.Records["time/missing"]++
 		if rec.Timestamp == "" {
-			b.report(fst.name, l.Num, input.ProblemInvalid, "%s record without a timestamp; it takes the time of the record before it (at the start of a file, the first time recorded)", rec.Type)
+			b.report(fst.name, l.Num, input.ProblemInvalid, "%s record without a timestamp; it takes the time of the record before it (at the start of a file, the file's first time; in a subagent transcript without any, the session's first)", rec.Type)
 		}
 	}
 	if timed || len(b.events) > n {

@@ -390,6 +390,44 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// TestSubagentTimes: a subagent transcript's times are checked against its session's:
+// one a year or more outside the main transcript's span is reported and placed at the
+// span's end, though the file alone shows nothing wrong (all its records share it); a
+// subagent transcript with no time at all takes the session's first, not year one.
+func TestSubagentTimes(t *testing.T) {
+	main := userText("u1", "2025-01-01T10:00:00Z", "go") +
+		userText("u2", "2025-01-01T10:05:10Z", "thanks")
+	far := rec("user", "x1", "2099-01-01T10:00:06Z", `"isSidechain":true,"message":{"content":"subtask"}`) +
+		rec("assistant", "x2", "2099-01-01T10:00:07Z", `"message":{"content":[{"type":"text","text":"done"}]}`)
+	untimed := strings.ReplaceAll(strings.ReplaceAll(far, `"timestamp":"2099-01-01T10:00:06Z",`, ""), `"timestamp":"2099-01-01T10:00:07Z",`, "")
+	for _, tt := range []struct {
+		name, sub string
+		probs     []string
+		end       string
+	}{
+		{"far ahead", far, []string{"p/s/subagents/agent-a.jsonl:1:invalid_record", "p/s/subagents/agent-a.jsonl:2:invalid_record"}, "2025-01-01T10:05:10Z"},
+		{"untimed", untimed, []string{"p/s/subagents/agent-a.jsonl:1:invalid_record", "p/s/subagents/agent-a.jsonl:2:invalid_record"}, "2025-01-01T10:05:10Z"},
+	} {
+		fsys := fstest.MapFS{"p/s.jsonl": {Data: []byte(main)}, "p/s/subagents/agent-a.jsonl": {Data: []byte(tt.sub)}}
+		s, probs := Read(fsys, "p/s.jsonl")
+		var got []string
+		for _, p := range probs {
+			got = append(got, fmt.Sprintf("%s:%d:%s", p.File, p.Line, p.Kind))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.probs) {
+			t.Errorf("%s: problems %v, want %v", tt.name, probs, tt.probs)
+		}
+		if s.Start.Format(time.RFC3339) != "2025-01-01T10:00:00Z" || s.End.Format(time.RFC3339) != tt.end {
+			t.Errorf("%s: session from %v to %v", tt.name, s.Start, s.End)
+		}
+		for _, ev := range s.Events {
+			if ev.Time.Before(s.Start) || ev.Time.After(s.End) {
+				t.Errorf("%s: %s event at %v, outside the session", tt.name, ev.Kind, ev.Time)
+			}
+		}
+	}
+}
+
 func TestSubagentPaths(t *testing.T) {
 	tests := []struct {
 		name   string
