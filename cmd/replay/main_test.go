@@ -542,7 +542,7 @@ func TestCorpusClaudeCode(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if !strings.Contains(stdout, "73 sessions (10341 events), 3 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
+		if !strings.Contains(stdout, "73 sessions (10341 events), 2 problems") || !strings.Contains(stdout, "73 sessions, 52 moments, 479 human turns") ||
 			!regexp.MustCompile(tt.want).MatchString(stdout) ||
 			!regexp.MustCompile(`(?m)^shipped-today\s+100\s+0\.173 \[0\.08, 0\.27\]\s+0\.089 \[0\.04, 0\.15\]\s+19\.2 \[15\.5, 24\.1\]`).MatchString(stdout) {
 			t.Errorf("%v: summary lacks %q:\n%s", tt.args, tt.want, stdout)

@@ -81,13 +81,21 @@
 // logged after the compaction it started), so events are stable-sorted by time: ties
 // keep file order, the main transcript before subagents, subagents in name order; the
 // events placed before an earlier line's are counted [time/out_of_order]. A timestamp
-// that falls more than [MaxBackstep] behind the records before it in its file, or lies
-// more than a year from the file's other times, is a clock fault — and the fault is
-// told from its neighbours (package clockfault): one record stamped seventy years
-// ahead is the one reported, not the records after it. A faulty record is placed at
-// its trusted neighbour's time, in file order. Session.Start and End are the earliest
-// and latest record times (records of every type, subagents included, clock faults
-// placed), so End is the session's last record.
+// of a record that gives events that falls more than [MaxBackstep] behind the records
+// before it in its file that give events, or lies more than a year from the file's
+// other times, is a clock fault — and the fault is told from its neighbours (package
+// clockfault): one record stamped seventy years ahead is the one reported, not the
+// records after it. A faulty record is placed at its trusted neighbour's time, in file
+// order. A record that gives no event (a queue operation) is bookkeeping written when
+// it happens, not in turn order — the queue operations of the next prompt come before
+// the stop-hook summary of the turn before it, stamped with that turn's time — so it
+// is not checked against its neighbours, nor they against it; only a time more than a
+// year from the file's is a fault, reported and left out of the session's span. A
+// subagent transcript's times are also checked against the session's so far: a year
+// or more outside it is a fault (reported, placed at the span's nearer end), and a
+// subagent transcript without a time takes the session's first. Session.Start and End
+// are the earliest and latest record times (records of every type, subagents
+// included, clock faults placed), so End is the session's last record.
 //
 // # Session fields
 //

@@ -233,9 +233,20 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 // the file, the file's first time). The session's start and end take in every
 // record's time.
 func (b *builder) placeTimes(fst *fileState) {
+	// The back-steps are looked for among the records that give events. A record that
+	// gives none is bookkeeping Claude Code writes when it happens, not in turn order
+	// (a queue operation when the next prompt is queued, ahead of a turn's stop-hook
+	// summary written after it with the turn's time): neither checked against its
+	// neighbours nor trusted against them. It is a fault only when it is far from the
+	// file's times, and is then left out of the session's span.
 	times := make([]time.Time, len(fst.stamps))
+	eventless := 0
 	for i, st := range fst.stamps {
-		times[i] = st.t
+		if st.to > st.from {
+			times[i] = st.t
+		} else {
+			eventless++
+		}
 	}
 	for _, f := range clockfault.Find(times, MaxBackstep) {
 		st := fst.stamps[f.Index]
@@ -243,6 +254,24 @@ func (b *builder) placeTimes(fst *fileState) {
 			"timestamp %s is %s the records around it (a clock fault); the record is placed at line %d's time, in file order",
 			clockfault.Format(st.t), f.Describe(st.t), fst.stamps[f.From].line)
 		times[f.Index] = f.Placed
+	}
+	if eventless > 0 {
+		all := make([]time.Time, len(fst.stamps))
+		for i, st := range fst.stamps {
+			all[i] = st.t
+		}
+		far := clockfault.Far(all)
+		for i, st := range fst.stamps {
+			switch {
+			case st.to > st.from:
+			case isFar(far, i):
+				b.report(fst.name, st.line, input.ProblemInvalid,
+					"timestamp %s is more than a year from the file's other times (a clock fault); the record gives no event and is left out of the session's span",
+					clockfault.Format(st.t))
+			default:
+				times[i] = st.t
+			}
+		}
 	}
 	start := b.start // the session's first time before this file: the main transcript's, for a subagent's
 	if fst.sub && !start.IsZero() {
@@ -287,6 +316,9 @@ func (b *builder) placeTimes(fst *fileState) {
 		b.events[k].Time = first
 	}
 }
+
+// isFar reports whether i is among far, sorted.
+func isFar(far []int, i int) bool { _, ok := slices.BinarySearch(far, i); return ok }
 
 // checkAgainstSession checks a subagent transcript's times against the session's
 // span so far (its main transcript's, and the subagents' read before): a subagent runs

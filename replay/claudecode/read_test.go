@@ -428,6 +428,37 @@ func TestSubagentTimes(t *testing.T) {
 	}
 }
 
+// TestEventlessRecordsOutOfTurn: the queue operations of the next prompt, written
+// before the stop-hook summary of the turn before (stamped with that turn's time), are
+// no clock fault and make none of the summary: it stays at its own time. An eventless
+// record a year off is a fault, reported and left out of the session's span.
+func TestEventlessRecordsOutOfTurn(t *testing.T) {
+	queue := func(ts string) string {
+		return fmt.Sprintf(`{"type":"queue-operation","operation":"enqueue","timestamp":%q,"sessionId":"s1"}`, ts) + "\n"
+	}
+	stop := rec("system", "h1", "2026-08-11T07:23:43.149Z", `"subtype":"stop_hook_summary","hookCount":1`)
+	in := userText("u1", "2026-08-11T07:20:00Z", "go") +
+		rec("assistant", "a1", "2026-08-11T07:23:43.100Z", `"message":{"content":[{"type":"text","text":"done"}]}`) +
+		queue("2026-08-11T07:37:15.930Z") + queue("2026-08-11T07:37:15.930Z") + stop +
+		userText("u2", "2026-08-11T07:37:15.954Z", "next")
+	s, probs := ReadTranscript("t.jsonl", strings.NewReader(in))
+	if len(probs) != 0 {
+		t.Errorf("problems %v", probs)
+	}
+	for _, ev := range s.Events {
+		if ev.Kind == analyze.KindHook && ev.Time.Format(time.RFC3339Nano) != "2026-08-11T07:23:43.149Z" {
+			t.Errorf("the stop hook placed at %v", ev.Time)
+		}
+	}
+	s, probs = ReadTranscript("t.jsonl", strings.NewReader(in+queue("2099-01-01T00:00:00Z")))
+	if len(probs) != 1 || probs[0].Line != 7 || !strings.Contains(probs[0].Detail, "more than a year from the file's other times") {
+		t.Errorf("a far-off queue operation: %v", probs)
+	}
+	if s.End.Year() != 2026 {
+		t.Errorf("the session ends %v", s.End)
+	}
+}
+
 func TestSubagentPaths(t *testing.T) {
 	tests := []struct {
 		name   string
