@@ -1,35 +1,3 @@
-// Command datagen writes synthetic agent activity with ground-truth labels: quasar
-// run traces, Claude Code session transcripts and vibes event logs.
-//
-// Usage:
-//
-//	datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
-//	datagen --sample --out DIR
-//
-// It writes a dataset laid out like loopwatch's built-in sample:
-//
-//	DIR/inputs/runs/<task>.jsonl                             run traces (lossless trace format)
-//	DIR/inputs/sessions/<project-dir>/<session-id>.jsonl     Claude Code transcripts,
-//	DIR/inputs/sessions/<project-dir>/<session-id>/subagents/agent-<id>.jsonl   with their subagents
-//	DIR/inputs/vibes/vibes-events[-NNNN].jsonl               vibes event logs, two sessions each
-//	DIR/labels/runs.csv                                      run_key, label, outcome, label_source, rule
-//	DIR/labels/sessions.csv                                  session_id, file, outcome, confidence,
-//	                                                         human_msgs, friction_uuids, notes
-//
-// Replay DIR/inputs; the session labels' file column is relative to it. Parts with
-// nothing to write (--runs 0, no sessions or logs) are left out. The same flags
-// always write the same bytes. DIR may exist, but not its inputs/ or labels/: datagen
-// refuses to write beside an earlier dataset, whose files it would leave among the new
-// ones (ten runs of an earlier call beside the labels of two). --sample writes
-// loopwatch's built-in sample dataset, the one committed under datasets/sample and
-// replayed by `make demo`; it writes its fixed set of files over an earlier sample's,
-// which is how that folder is regenerated.
-//
-// Examples:
-//
-//	datagen --sample --out /tmp/sample
-//	datagen --runs 10000 --seed 7 --out /tmp/synth10k
-//	datagen --runs 0 --sessions 500 --vibes 50 --out /tmp/sessions
 package main
 
 import (
@@ -52,6 +20,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+const usage = `Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
+       datagen --sample --out DIR
+
+Writes synthetic quasar run traces, Claude Code transcripts and vibes event logs with
+their ground-truth labels into DIR/inputs and DIR/labels (replay DIR/inputs with
+--labels DIR/labels/runs.csv and DIR/labels/sessions.csv). The same flags always
+write the same bytes. --sample writes the built-in sample that make demo replays.
+
+Examples:
+  datagen --sample --out sample
+  datagen --runs 1000 --seed 7 --out synth
+  datagen --runs 0 --sessions 50 --vibes 5 --out sessions
+  datagen --runs 200 --rerun-every 5 --seed 3 --out reruns
+
+Flags:
+`
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("datagen", flag.ContinueOnError)
 	out := fs.String("out", "", "folder to write inputs/ and labels/ into (required)")
@@ -62,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rerun := fs.Int("rerun-every", 0, "make every k-th run a re-run (the next epoch) of the previous run's task; 0 disables")
 	sample := fs.Bool("sample", false, "write the built-in sample dataset (ignores the other flags but --out)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]\n       datagen --sample --out DIR\n\n")
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
 	fs.SetOutput(stderr)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/internal/doctest"
 )
 
 // written returns the files under dir, keyed by slash-separated relative path.
@@ -152,6 +153,28 @@ func TestRefusals(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "d")); err == nil {
 			t.Fatalf("%v: wrote %s", tt.args, filepath.Join(dir, "d"))
+		}
+	}
+}
+
+// TestDocExamples runs every example of the command's documentation in an empty
+// folder; each must be in the --help text too, and write its dataset.
+func TestDocExamples(t *testing.T) {
+	examples := doctest.Examples(t, "datagen", usage, 4)
+	t.Chdir(t.TempDir())
+	for _, ex := range examples {
+		args := strings.Fields(ex)[1:]
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Errorf("%s: exit %d\n%s", ex, code, errb.String())
+			continue
+		}
+		dir := args[len(args)-1]
+		if entries, err := os.ReadDir(filepath.Join(dir, "inputs")); err != nil || len(entries) == 0 {
+			t.Errorf("%s: no inputs written (%v)", ex, err)
+		}
+		if entries, err := os.ReadDir(filepath.Join(dir, "labels")); err != nil || len(entries) == 0 {
+			t.Errorf("%s: no labels written (%v)", ex, err)
 		}
 	}
 }

@@ -340,3 +340,31 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("an interrupted tune left %v", left)
 	}
 }
+
+// TestReadmeListParams: the README's count of what --list-params lists is the
+// command's.
+func TestReadmeListParams(t *testing.T) {
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "--list-params")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	rows := strings.Split(strings.TrimSpace(stdout), "\n")[1:]
+	sections := 0
+	for _, r := range rows {
+		if f := strings.Fields(r); len(f) > 1 && f[1] == "section" {
+			sections++
+		}
+	}
+	want := fmt.Sprintf("`tune --list-params` lists all %d paths — %d parameters and %d sections —", len(rows), len(rows)-sections, sections)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("the README does not say %q", want)
+	}
+}

@@ -1,0 +1,34 @@
+// Command datagen writes synthetic agent activity with ground-truth labels: quasar
+// run traces, Claude Code session transcripts and vibes event logs.
+//
+// Usage:
+//
+//	datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
+//	datagen --sample --out DIR
+//
+// It writes a dataset laid out like loopwatch's built-in sample:
+//
+//	DIR/inputs/runs/<task>.jsonl                             run traces (lossless trace format)
+//	DIR/inputs/sessions/<project-dir>/<session-id>.jsonl     Claude Code transcripts,
+//	DIR/inputs/sessions/<project-dir>/<session-id>/subagents/agent-<id>.jsonl   with their subagents
+//	DIR/inputs/vibes/vibes-events[-NNNN].jsonl               vibes event logs, two sessions each
+//	DIR/labels/runs.csv                                      run_key, label, outcome, label_source, rule
+//	DIR/labels/sessions.csv                                  session_id, file, outcome, confidence,
+//	                                                         human_msgs, friction_uuids, notes
+//
+// Replay DIR/inputs; the session labels' file column is relative to it. Parts with
+// nothing to write (--runs 0, no sessions or logs) are left out. The same flags
+// always write the same bytes. DIR may exist, but not its inputs/ or labels/: datagen
+// refuses to write beside an earlier dataset, whose files it would leave among the new
+// ones (ten runs of an earlier call beside the labels of two). --sample writes
+// loopwatch's built-in sample dataset, the one committed under datasets/sample and
+// replayed by `make demo`; it writes its fixed set of files over an earlier sample's,
+// which is how that folder is regenerated.
+//
+// Examples:
+//
+//	datagen --sample --out sample
+//	datagen --runs 1000 --seed 7 --out synth
+//	datagen --runs 0 --sessions 50 --vibes 5 --out sessions
+//	datagen --runs 200 --rerun-every 5 --seed 3 --out reruns
+package main
