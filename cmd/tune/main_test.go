@@ -212,8 +212,8 @@ func TestCorpusTune(t *testing.T) {
 	}
 }
 
-// readmeBlocks returns the README's fenced blocks.
-func readmeBlocks(t *testing.T) []string {
+// readme returns the README's text.
+func readme(t *testing.T) string {
 	t.Helper()
 	root, err := corpus.ModuleRoot()
 	if err != nil {
@@ -223,7 +223,13 @@ func readmeBlocks(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := strings.Split(string(b), "```")
+	return string(b)
+}
+
+// readmeBlocks returns the README's fenced blocks.
+func readmeBlocks(t *testing.T) []string {
+	t.Helper()
+	parts := strings.Split(readme(t), "```")
 	var blocks []string
 	for i := 1; i < len(parts); i += 2 {
 		blocks = append(blocks, strings.TrimPrefix(parts[i], "\n"))
@@ -344,14 +350,6 @@ func TestInterrupted(t *testing.T) {
 // TestReadmeListParams: the README's count of what --list-params lists is the
 // command's.
 func TestReadmeListParams(t *testing.T) {
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	code, stdout, stderr := runCLI(t, "--list-params")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -364,7 +362,7 @@ func TestReadmeListParams(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("`tune --list-params` lists all %d paths — %d parameters and %d sections —", len(rows), len(rows)-sections, sections)
-	if !strings.Contains(string(readme), want) {
+	if !strings.Contains(readme(t), want) {
 		t.Errorf("the README does not say %q", want)
 	}
 }
