@@ -15,8 +15,8 @@ import (
 // EventRow is one row of the event table (results.events.parquet): one event of a
 // replayed session and the assessment's state after it.
 type EventRow struct {
-	SessionKey string     `parquet:"session_key"`
-	Index      int32      `parquet:"index"` // 1-based position in the session
+	SessionKey string     `parquet:"run_key"`     // the session's key, as in the run table
+	Index      int32      `parquet:"event_index"` // 1-based position in the session
 	At         *time.Time `parquet:"at,optional,timestamp(millisecond:utc)"`
 	Kind       string     `parquet:"kind"`
 	Sidechain  bool       `parquet:"sidechain"`
@@ -44,7 +44,7 @@ type EventRow struct {
 
 // CheckpointRow is one row of the checkpoint table (results.checkpoints.parquet).
 type CheckpointRow struct {
-	SessionKey string     `parquet:"session_key"`
+	SessionKey string     `parquet:"run_key"`
 	Seq        int32      `parquet:"seq"` // 1-based checkpoint number in the session
 	EventIndex int32      `parquet:"event_index"`
 	At         *time.Time `parquet:"at,optional,timestamp(millisecond:utc)"`
@@ -57,7 +57,7 @@ type CheckpointRow struct {
 
 // InterventionRow is one row of the intervention table (results.interventions.parquet).
 type InterventionRow struct {
-	SessionKey          string     `parquet:"session_key"`
+	SessionKey          string     `parquet:"run_key"`
 	EventIndex          int32      `parquet:"event_index"`
 	At                  *time.Time `parquet:"at,optional,timestamp(millisecond:utc)"`
 	Type                string     `parquet:"type"`

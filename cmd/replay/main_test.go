@@ -368,7 +368,7 @@ func TestInteropDuckDB(t *testing.T) {
 		fmt.Sprintf(`SELECT count(*) AS n, count(*) FILTER (WHERE list_contains(signals, 'user_correction')) AS corrections,
 			count(*) FILTER (WHERE intervention IS NOT NULL) AS interventions FROM read_parquet('%s.events.parquet')`, stem),
 		fmt.Sprintf(`SELECT r.run_key, r.interventions, count(i.event_index) AS rows FROM read_parquet('%s.parquet') r
-			LEFT JOIN read_parquet('%s.interventions.parquet') i ON i.session_key = r.run_key
+			LEFT JOIN read_parquet('%s.interventions.parquet') i ON i.run_key = r.run_key
 			WHERE r.kind = 'session' GROUP BY ALL HAVING r.interventions <> count(i.event_index)`, stem, stem),
 		fmt.Sprintf(`SELECT count(*) FILTER (WHERE kind = 'session') AS sessions, count(*) FILTER (WHERE kind = 'session' AND cycles IS NULL) AS null_cycles
 			FROM read_parquet('%s.parquet')`, stem),
@@ -427,7 +427,7 @@ func TestInteropDuckDB(t *testing.T) {
 	for _, row := range res[7] {
 		evTypes[row["column_name"].(string)] = row["column_type"].(string)
 	}
-	for col, want := range map[string]string{"session_key": "VARCHAR", "at": "TIMESTAMP WITH TIME ZONE", "signals": "VARCHAR[]",
+	for col, want := range map[string]string{"run_key": "VARCHAR", "at": "TIMESTAMP WITH TIME ZONE", "signals": "VARCHAR[]",
 		"frustration_ema": "DOUBLE", "friction_label": "BOOLEAN"} {
 		if evTypes[col] != want {
 			t.Errorf("events column %s is %q in DuckDB, want %s", col, evTypes[col], want)

@@ -72,7 +72,7 @@ func TestNotebookSQL(t *testing.T) {
 		"SQL_METRICS":    {"detector", "config", "metric", "value"},
 		"SQL_PR":         {"detector", "config", "recall", "precision"},
 		"SQL_AP":         {"detector", "config", "average_precision"},
-		"SQL_TRAJECTORY": {"index", "frustration_ema", "intervention", "friction"},
+		"SQL_TRAJECTORY": {"event_index", "frustration_ema", "intervention", "friction"},
 		"SQL_SWEEP":      {"target", "config_id", "role", "chosen", "precision", "recall"},
 		"SQL_FOLDS":      {"target", "fold", "config_id", "train_objective", "held_out_objective"},
 		"SQL_TUNED_PR":   {"detector", "config", "recall", "precision"},

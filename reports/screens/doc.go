@@ -18,7 +18,7 @@
 // (started_at descending, then run_key; sessions without a start time last). A
 // session's detail reads only its own rows from the events, checkpoints and
 // interventions tables beside the run table (results.events.parquet, …), skipping row
-// groups whose session_key statistics rule it out.
+// groups whose run_key statistics rule it out.
 //
 // The screens hold what they show, not the replay: however many sessions the run
 // tables hold, a screen reads their run_key, kind, started_at and events columns a

@@ -430,8 +430,8 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 }
 
 // readSession reads the rows of one session from the sibling table named table,
-// skipping the row groups whose session_key statistics rule the session out (a
-// replay writes each session's rows together).
+// skipping the row groups whose run_key statistics rule the session out (a replay
+// writes each session's rows together).
 func readSession[T any](p *part, table, key string, keyOf func(*T) string) ([]T, error) {
 	path := p.sibling(table)
 	pf, closer, meta, err := openTable(path, table)
@@ -442,15 +442,16 @@ func readSession[T any](p *part, table, key string, keyOf func(*T) string) ([]T,
 	if err := p.checkSibling(path, meta); err != nil {
 		return nil, err
 	}
-	col := -1
-	if leaf, ok := pf.Schema().Lookup("session_key"); ok {
-		col = leaf.ColumnIndex
+	leaf, ok := pf.Schema().Lookup("run_key")
+	if !ok {
+		return nil, &FileError{Path: path, Problem: "has no run_key column (written by an earlier loopwatch, which named it session_key?)", Hint: "run the replay again"}
 	}
+	col := leaf.ColumnIndex
 	var out []T
 	buf := make([]T, 512)
 	mend := reports.NewTimeMend[T]()
 	for i, rg := range pf.RowGroups() {
-		if col >= 0 && !mayHold(pf.Metadata().RowGroups[i].Columns[col].MetaData.Statistics, key) {
+		if !mayHold(pf.Metadata().RowGroups[i].Columns[col].MetaData.Statistics, key) {
 			continue
 		}
 		rd := parquet.NewGenericRowGroupReader[T](rg)

@@ -443,9 +443,9 @@ func TestRowGroupStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf, ok := pf.Schema().Lookup("session_key")
+	leaf, ok := pf.Schema().Lookup("run_key")
 	if !ok {
-		t.Fatal("no session_key column")
+		t.Fatal("no run_key column")
 	}
 	st := pf.Metadata().RowGroups[0].Columns[leaf.ColumnIndex].MetaData.Statistics
 	for key, want := range map[string]bool{keyA: true, keyB: true, keyC: true, "0000": false, "zzzz": false} {
