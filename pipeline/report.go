@@ -71,14 +71,14 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		}
 	}
 
-	// The run and intervention tables are read a row at a time: what is kept of them is
+	// The run and prediction tables are read a row at a time: what is kept of them is
 	// the lead times' values and the rows the trajectories may draw.
 	var lead htmlreport.LeadTally
 	top := htmlreport.NewTop(ReportTrajectories)
 	if _, err := readTable(res, "runs", func(r *reports.RunRow) bool { lead.AddRun(r); top.Add(r); return false }); err != nil {
 		return nil, err
 	}
-	if _, err := readTable(res, "interventions", func(iv *reports.InterventionRow) bool { lead.AddIntervention(iv); return false }); err != nil {
+	if _, err := readTable(res, "predictions", func(p *reports.PredictionRow) bool { lead.AddPrediction(p); return false }); err != nil {
 		return nil, err
 	}
 	d.LeadTimes = lead.Histograms()

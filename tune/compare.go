@@ -226,7 +226,9 @@ func (s *scorer) shippedOutcome(target Target, u int) unitOutcome {
 		return unitOutcome{tally: t, score: su.shippedPeak}
 	}
 	su := &s.d.sessions[u]
-	return s.frictionOutcome(su, su.shippedAt, true)
+	o := s.frictionOutcome(su, su.shippedAt, true)
+	o.score = su.shippedPeak // the ranking the curves draw, as for every other configuration
+	return o
 }
 
 // key is unit u's key.

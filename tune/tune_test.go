@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +106,27 @@ func TestDefaultMatchesReplay(t *testing.T) {
 	}
 	if matched != 3 {
 		t.Errorf("%d friction rows compared, want 3", matched)
+	}
+	// The friction target's breaker curves (peak frustration against the outcome) are
+	// the replay's, the shipped-today baseline's included.
+	curves := 0
+	for _, c := range rep.Curves {
+		for mine, theirs := range names {
+			if c.Detector != "breaker" || c.Config != theirs {
+				continue
+			}
+			for _, tc := range fr.Curves {
+				if tc.Detector == "breaker" && tc.Config == mine {
+					curves++
+					if !reflect.DeepEqual(tc.Curve, c.Curve) {
+						t.Errorf("breaker curve %s: tune %+v, replay %+v", mine, tc.Curve, c.Curve)
+					}
+				}
+			}
+		}
+	}
+	if curves != 3 {
+		t.Errorf("%d breaker curves compared, want 3", curves)
 	}
 }
 

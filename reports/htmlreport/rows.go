@@ -187,10 +187,12 @@ func (t *LeadTally) AddRun(r *reports.RunRow) {
 	}
 }
 
-// AddIntervention takes one row of the intervention table.
-func (t *LeadTally) AddIntervention(iv *reports.InterventionRow) {
-	if iv.DelaySeconds != nil {
-		t.delays = append(t.delays, *iv.DelaySeconds)
+// AddPrediction takes one row of the prediction table: of the configured detectors'
+// (config_index 0) labelled sessions, the delay to each caught friction moment — the
+// delays the metrics summarise (median, mean, P90), one per caught moment.
+func (t *LeadTally) AddPrediction(p *reports.PredictionRow) {
+	if p.ConfigIndex == 0 {
+		t.delays = append(t.delays, p.DelaySeconds...)
 	}
 }
 
@@ -208,7 +210,7 @@ func (t *LeadTally) Histograms() []Histogram {
 	add(Histogram{Title: "Struggle lead in cycles (true positives)", XLabel: "cycles from the detection to the run's end", Values: t.cycles, Integer: true})
 	add(Histogram{Title: "Struggle lead in cost (true positives)", XLabel: "USD spent after the detection", Values: t.cost})
 	add(Histogram{Title: "Struggle lead in time (true positives)", XLabel: "minutes from the detection to the run's end", Values: t.secs})
-	add(Histogram{Title: "Intervention delay after labelled friction", XLabel: "seconds from the moment to the intervention", Values: t.delays})
+	add(Histogram{Title: "Intervention delay after labelled friction (each caught moment)", XLabel: "seconds from the moment to the intervention that caught it", Values: t.delays})
 	return hs
 }
 

@@ -71,14 +71,14 @@ func TestSessionTrajectories(t *testing.T) {
 	}
 }
 
-// leadTimes is the lead-time histograms of runs and interventions, taken one at a time.
-func leadTimes(runs []reports.RunRow, interventions []reports.InterventionRow) []Histogram {
+// leadTimes is the lead-time histograms of runs and predictions, taken one at a time.
+func leadTimes(runs []reports.RunRow, preds []reports.PredictionRow) []Histogram {
 	var t LeadTally
 	for i := range runs {
 		t.AddRun(&runs[i])
 	}
-	for i := range interventions {
-		t.AddIntervention(&interventions[i])
+	for i := range preds {
+		t.AddPrediction(&preds[i])
 	}
 	return t.Histograms()
 }
@@ -89,8 +89,9 @@ func TestLeadTimes(t *testing.T) {
 		{Confusion: p("fp"), LeadCycles: p(int32(9)), LeadCostUSD: p(9.0), LeadSeconds: p(900.0)},
 		{Confusion: p("tp"), LeadCycles: p(int32(1))},
 	}
-	ivs := []reports.InterventionRow{{DelaySeconds: p(30.0)}, {}}
-	hs := leadTimes(runs, ivs)
+	// The configured detectors' delays, one per caught moment; a compared preset's are not drawn.
+	preds := []reports.PredictionRow{{DelaySeconds: []float64{30}}, {}, {ConfigIndex: 1, DelaySeconds: []float64{99}}}
+	hs := leadTimes(runs, preds)
 	if len(hs) != 4 {
 		t.Fatalf("%d histograms: %+v", len(hs), hs)
 	}
@@ -99,7 +100,7 @@ func TestLeadTimes(t *testing.T) {
 		t.Errorf("values %v %v %v %v", hs[0].Values, hs[1].Values, hs[2].Values, hs[3].Values)
 	}
 	slices.Reverse(runs) // the same rows in another order: the same histograms
-	if again := leadTimes(runs, ivs); !reflect.DeepEqual(again, hs) {
+	if again := leadTimes(runs, preds); !reflect.DeepEqual(again, hs) {
 		t.Errorf("rows reversed: %+v, was %+v", again, hs)
 	}
 	if hs := leadTimes(nil, nil); len(hs) != 0 {
