@@ -90,9 +90,10 @@ func writeDetectors(w io.Writer, reports []DetectorReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	notes := DetectorNotes(reports)
 	seen := map[string]bool{}
 	for _, d := range reports {
-		if seen[d.Detector] { // notes of the configured detector (the first of its name) only
+		if seen[d.Detector] { // the intervals of the configured detector (the first of its name) only
 			continue
 		}
 		seen[d.Detector] = true
@@ -101,11 +102,53 @@ func writeDetectors(w io.Writer, reports []DetectorReport) error {
 			fmt.Fprintf(w, "%s: Jeffreys %.0f%% intervals: precision %s, recall %s\n", d.Detector, 100*r.Options.Level,
 				interval(r.Precision.JeffreysLow, r.Precision.JeffreysHigh), interval(r.Recall.JeffreysLow, r.Recall.JeffreysHigh))
 		}
-		for _, warn := range r.Warnings {
-			fmt.Fprintf(w, "note: %s: %v\n", d.Detector, warn)
+		for _, n := range notes {
+			if n.Detector == d.Detector {
+				fmt.Fprintf(w, "note: %s\n", n)
+			}
 		}
 	}
 	return nil
+}
+
+// A DetectorNote is one of an evaluation's warnings: of the configured detector (the
+// first of its name; Config "") or of another configuration.
+type DetectorNote struct {
+	Detector, Config, Text string
+}
+
+func (n DetectorNote) String() string {
+	if n.Config == "" {
+		return n.Detector + ": " + n.Text
+	}
+	return fmt.Sprintf("%s (%s): %s", n.Detector, n.Config, n.Text)
+}
+
+// DetectorNotes are the evaluations' warnings, by detector: the configured detector's,
+// then each other configuration's that the configured one does not give — a compared
+// preset can leave out what the configured detector scores (sessions without a final
+// analysis, say), and its figures are read beside the others.
+func DetectorNotes(reports []DetectorReport) []DetectorNote {
+	var out []DetectorNote
+	first := map[string]map[string]bool{} // detector → the configured one's warnings
+	for _, d := range ByDetector(reports) {
+		own, ok := first[d.Detector]
+		if !ok {
+			own = map[string]bool{}
+			first[d.Detector] = own
+			for _, w := range d.Report.Warnings {
+				own[w.Error()] = true
+				out = append(out, DetectorNote{Detector: d.Detector, Text: w.Error()})
+			}
+			continue
+		}
+		for _, w := range d.Report.Warnings {
+			if !own[w.Error()] {
+				out = append(out, DetectorNote{Detector: d.Detector, Config: d.Config, Text: w.Error()})
+			}
+		}
+	}
+	return out
 }
 
 // ByDetector orders reports by detector, in the order detectors first appear, keeping

@@ -14,20 +14,15 @@ import (
 func MetricsTable(title string, detectors []reports.DetectorReport) Table {
 	t := Table{Title: title, Columns: []string{"detector", "config", "of", "n", "labelled", "scored", "TP", "FP", "FN", "TN",
 		"precision", "recall", "F1", "AP", "ROC AUC"}}
-	seen := map[string]bool{}
 	for _, d := range reports.ByDetector(detectors) {
 		r := d.Report
 		t.Rows = append(t.Rows, Row{Cells: []string{d.Detector, d.Config, r.Options.Unit, fmt.Sprint(r.Runs), fmt.Sprint(r.Runs - r.Unlabelled),
 			fmt.Sprint(r.Scored), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN),
 			reports.FormatEstimate(r.Precision), reports.FormatEstimate(r.Recall), reports.FormatEstimate(r.F1),
 			reports.FormatEstimate(r.AP), reports.FormatEstimate(r.AUC)}})
-		if seen[d.Detector] { // the notes of the first configuration of a detector only: the others share its data
-			continue
-		}
-		seen[d.Detector] = true
-		for _, w := range r.Warnings {
-			t.Notes = append(t.Notes, d.Detector+": "+w.Error())
-		}
+	}
+	for _, n := range reports.DetectorNotes(detectors) {
+		t.Notes = append(t.Notes, n.String())
 	}
 	return t
 }

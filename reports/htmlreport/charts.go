@@ -75,6 +75,10 @@ func (p *page) curves(sets []CurveSet) {
 			if len(c.Points) > 0 {
 				stat = fmt.Sprintf("AP %s · ROC AUC %s · %d positive, %d negative · %d threshold%s",
 					rate(c.AP()), rate(c.AUC()), c.Positives, c.Negatives, len(c.Points), plural(len(c.Points)))
+				if n := unscored(c); n > 0 {
+					stat += fmt.Sprintf(" · the curve ranks %d unscored observation%s last, where the metrics' AP and AUC leave %s out",
+						n, plural(n), map[bool]string{true: "it", false: "them"}[n == 1])
+				}
 			}
 			for _, op := range s.Points {
 				mark := "●"
@@ -89,6 +93,21 @@ func (p *page) curves(sets []CurveSet) {
 		p.note(set.Note)
 		p.printf("</div>\n")
 	}
+}
+
+// unscored counts the observations a curve ranks at −Inf: those the detector gave no
+// score, which the curve flags only at its last point and [eval.Evaluate]'s AP and ROC
+// AUC leave out — so the curve's own figures differ from the metrics'.
+func unscored(c eval.Curve) int {
+	n := len(c.Points)
+	if n == 0 || !math.IsInf(c.Points[n-1].Threshold, -1) {
+		return 0
+	}
+	last, before := c.Points[n-1], 0
+	if n > 1 {
+		before = c.Points[n-2].TP + c.Points[n-2].FP
+	}
+	return last.TP + last.FP - before
 }
 
 // prSteps is the PR curve as scikit-learn's average precision integrates it: at each
