@@ -66,8 +66,12 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 			d.Sweeps = append(d.Sweeps, htmlreport.ThresholdSweep("struggle ("+configured.Name+"): metrics against the composite threshold",
 				"peak struggle score", configured.Curve, res.Struggle.CompositeThreshold))
 		case "breaker":
-			d.Sweeps = append(d.Sweeps, htmlreport.ThresholdSweep("breaker ("+configured.Name+"): metrics against a threshold on the peak frustration",
-				"peak frustration EMA", configured.Curve, res.Assess.Breaker.FrustrationThreshold))
+			sw := htmlreport.ThresholdSweep("breaker ("+configured.Name+"): metrics against a threshold on the peak frustration",
+				"peak frustration EMA", configured.Curve, res.Assess.Breaker.FrustrationThreshold)
+			sw.Note = "What flagging the sessions whose peak frustration reaches each threshold would give. The breaker " +
+				"itself also intervenes without that frustration (a clarification pause after a storm of corrections, an approach pivot after a streak of failures), so " +
+				"at its configured threshold its own precision and recall, in the metrics table, can differ from the curve's."
+			d.Sweeps = append(d.Sweeps, sw)
 		}
 	}
 

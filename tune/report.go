@@ -220,7 +220,8 @@ func asFloat(v any) (float64, bool) {
 }
 
 // struggleTrajectories draws the score per cycle of the top runs under the
-// configuration to ship, and the lead times of its detections.
+// configuration to ship, and the lead times of its detections — over every unit,
+// those the configuration was chosen on included, which their titles say.
 func (res *Result) struggleTrajectories(d *htmlreport.Data, tr *TargetResult, ship *Config) {
 	type ranked struct {
 		u     int
@@ -244,7 +245,7 @@ func (res *Result) struggleTrajectories(d *htmlreport.Data, tr *TargetResult, sh
 		r := &res.data.runs[rk.u]
 		t := r.traces[ship.trace]
 		rt := htmlreport.RunTrajectory{Key: r.key, Label: string(r.label), Threshold: ship.Struggle.CompositeThreshold,
-			Caption: "under the configuration to ship"}
+			Caption: "under the configuration to ship (every unit, those it was chosen on included: in-sample)"}
 		for i := range t.Cycles {
 			c := &t.Cycles[i]
 			sig := struggle.Score(&c.Measures, ship.Struggle)
@@ -253,7 +254,7 @@ func (res *Result) struggleTrajectories(d *htmlreport.Data, tr *TargetResult, sh
 		}
 		d.Runs = append(d.Runs, rt)
 	}
-	d.LeadTimes = append(d.LeadTimes, htmlreport.Histogram{Title: "struggle: cycles left after the first trigger (configuration to ship)",
+	d.LeadTimes = append(d.LeadTimes, htmlreport.Histogram{Title: "struggle: cycles left after the first trigger (configuration to ship, every unit, those it was chosen on included: in-sample)",
 		XLabel: "cycles", Values: lead, Integer: true})
 }
 
@@ -286,7 +287,7 @@ func (res *Result) sessionTrajectories(d *htmlreport.Data, tr *TargetResult, shi
 	for _, rk := range all[:min(Trajectories, len(all))] {
 		su := &res.data.sessions[rk.u]
 		st := htmlreport.SessionTrajectory{Key: su.key, Label: string(su.label), Threshold: ship.Assess.Breaker.FrustrationThreshold,
-			EMA: su.traces[ship.trace].Frustration(ship.Assess.Detect.EMA), Caption: "under the configuration to ship"}
+			EMA: su.traces[ship.trace].Frustration(ship.Assess.Detect.EMA), Caption: "under the configuration to ship (every unit, those it was chosen on included: in-sample)"}
 		for k, i := range rk.interventions {
 			st.Interventions = append(st.Interventions, htmlreport.Marker{Index: i + 1, Label: rk.kinds[k]})
 		}

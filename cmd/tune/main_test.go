@@ -169,7 +169,8 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<h3>struggle</h3>", "<h3>breaker</h3>", "tuned − default on the held-out units", "verdict: ",
-		": struggle score per cycle</title>", ": frustration per event</title>", "the best configuration at each struggle.composite_threshold"} {
+		": struggle score per cycle</title>", ": frustration per event</title>", "the best configuration at each struggle.composite_threshold",
+		"under the configuration to ship (every unit, those it was chosen on included: in-sample)"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the report has no %q", want)
 		}
