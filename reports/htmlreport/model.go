@@ -154,7 +154,8 @@ type RunTrajectory struct {
 }
 
 // CycleScore is the struggle score at the end of one cycle; Triggered marks the
-// cycles where struggle detection fired.
+// cycles where struggle detection fired at a decision point (an approved cycle decides
+// nothing, whatever its score).
 type CycleScore struct {
 	Cycle     int
 	Score     float64

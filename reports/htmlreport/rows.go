@@ -26,7 +26,9 @@ func RunTrajectories(runs []reports.RunRow, cycles []reports.CycleRow, threshold
 		}
 		t := RunTrajectory{Key: r.RunKey, Label: derefString(r.Label, "unlabelled"), Threshold: threshold}
 		for _, c := range byRun[r.RunKey] {
-			t.Cycles = append(t.Cycles, CycleScore{Cycle: int(c.Cycle), Score: c.Score, Triggered: c.Triggered})
+			// Detected at a decision point only, as the run's prediction (and tune) count it: a
+			// score over the threshold in an approved cycle decides nothing.
+			t.Cycles = append(t.Cycles, CycleScore{Cycle: int(c.Cycle), Score: c.Score, Triggered: c.Triggered && c.Decision})
 		}
 		t.Caption = derefString(r.Outcome, "outcome unknown")
 		if r.StruggleFirstCycle != nil {

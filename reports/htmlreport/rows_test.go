@@ -24,8 +24,10 @@ func TestRunTrajectories(t *testing.T) {
 	}
 	var cycles []reports.CycleRow
 	for _, k := range []string{"fixture-low", "fixture-high", "fixture-mid-b", "fixture-mid-a", "fixture-session"} {
-		cycles = append(cycles, reports.CycleRow{RunKey: k, Cycle: 1, Score: 0.2}, reports.CycleRow{RunKey: k, Cycle: 2, Score: 0.7, Triggered: true})
+		cycles = append(cycles, reports.CycleRow{RunKey: k, Cycle: 1, Score: 0.2, Decision: true}, reports.CycleRow{RunKey: k, Cycle: 2, Score: 0.7, Triggered: true, Decision: true})
 	}
+	// Over the threshold in a cycle that decides nothing (approved): not marked.
+	cycles = append(cycles, reports.CycleRow{RunKey: "fixture-high", Cycle: 3, Score: 0.8, Triggered: true, Approved: true})
 	got := RunTrajectories(runs, cycles, 0.6, 3)
 	var keys []string
 	for _, r := range got {
@@ -35,7 +37,7 @@ func TestRunTrajectories(t *testing.T) {
 		t.Errorf("top runs %v, want %v", keys, want)
 	}
 	want := RunTrajectory{Key: "fixture-high", Label: "positive", Caption: "max_cycles · flagged at cycle 2, 1 cycle before the end", Threshold: 0.6,
-		Cycles: []CycleScore{{1, 0.2, false}, {2, 0.7, true}}}
+		Cycles: []CycleScore{{1, 0.2, false}, {2, 0.7, true}, {3, 0.8, false}}}
 	if !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got[0], want)
 	}
