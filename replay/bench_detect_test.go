@@ -20,13 +20,10 @@ import (
 //
 //	go test -run '^$' -bench DetectCorpus -benchmem ./replay/
 func BenchmarkDetectCorpus(b *testing.B) {
-	dir, err := corpus.Dir("claude-code")
-	if err != nil {
-		b.Skipf("claude-code corpus absent: %v", err)
-	}
+	dir := corpus.BenchDir(b, "claude-code")
 	var sessions [][]analyze.Event
 	size := 0
-	_, err = replay.Replay(context.Background(), os.DirFS(dir), replay.Options{}, replay.Sinks{
+	_, err := replay.Replay(context.Background(), os.DirFS(dir), replay.Options{}, replay.Sinks{
 		Sessions: func(s *replay.SessionResult) error {
 			sessions = append(sessions, s.Session.Events)
 			for i := range s.Session.Events {

@@ -25,8 +25,10 @@ func (m Measurement) CPU() time.Duration { return m.User + m.System }
 const stderrTail = 2048
 
 // Run runs cmd to completion and measures it: the wall time from start to exit, and
-// the child's user time, system time and peak RSS as wait4 reported them (its own,
-// not its children's). A command that cannot start or exits non-zero is an error,
+// the child's user time, system time and peak RSS as wait4 reported them. The times
+// include those of the descendants it waited for; the peak RSS is the largest single
+// process's ([MaxRSS]), so for a command that runs several processes at once it is
+// not what they held together (benchcompare's on-cores sums them itself). A command that cannot start or exits non-zero is an error,
 // never a measurement; when cmd.Stderr is nil, the error quotes the end of its stderr.
 func Run(cmd *exec.Cmd) (Measurement, error) {
 	var tail *Tail
@@ -45,7 +47,7 @@ func Run(cmd *exec.Cmd) (Measurement, error) {
 		return Measurement{}, fmt.Errorf("%s", msg)
 	}
 	ps := cmd.ProcessState
-	return Measurement{Wall: wall, User: ps.UserTime(), System: ps.SystemTime(), MaxRSS: maxRSS(ps)}, nil
+	return Measurement{Wall: wall, User: ps.UserTime(), System: ps.SystemTime(), MaxRSS: MaxRSS(ps)}, nil
 }
 
 // Tail keeps the last bytes written to it, as many as NewTail was given: a child's

@@ -5,8 +5,9 @@ import (
 	"syscall"
 )
 
-// maxRSS reads ru_maxrss, which macOS gives in bytes.
-func maxRSS(ps *os.ProcessState) int64 {
+// MaxRSS is the peak RSS of a process that has exited: ru_maxrss, which macOS gives
+// in bytes.
+func MaxRSS(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		return ru.Maxrss
 	}

@@ -69,3 +69,17 @@ func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// BenchDir is [Dir] for a benchmark: where the corpus is absent it says so on stderr
+// before skipping — go test -bench shows a benchmark's skip only with -v, and a
+// benchmark that vanished from a report without a word reads as one that never
+// existed.
+func BenchDir(b *testing.B, name string) string {
+	b.Helper()
+	dir, err := Dir(name)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: skipped: %v\n", b.Name(), err)
+		b.Skip(err)
+	}
+	return dir
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/loopwatch/loopwatch/internal/corpus"
 	"io/fs"
 	"os"
 	"strings"
@@ -74,7 +75,7 @@ func BenchmarkReadTranscript(b *testing.B) {
 // corpusFiles lists the shared corpus's transcripts, main ones apart, and their size;
 // the benchmark is skipped without the corpus.
 func corpusFiles(b *testing.B) (fsys fs.FS, all, mains []string, size int64) {
-	fsys = os.DirFS(corpusDir(b))
+	fsys = os.DirFS(corpus.BenchDir(b, "claude-code"))
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
 			return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/loopwatch/loopwatch/internal/benchcmp"
 	"github.com/loopwatch/loopwatch/internal/corpus"
@@ -122,6 +123,9 @@ func runCompare(ctx context.Context, s settings) error {
 		}
 		workloads = append(workloads, w)
 	}
+	if len(workloads) == 0 {
+		return fmt.Errorf("no workload to measure (%s)", strings.Join(rep.Notices, "; "))
+	}
 
 	duckScript, duckOK := duckDB(s.repo)
 	self, selfErr := os.Executable()
@@ -171,7 +175,7 @@ func runCompare(ctx context.Context, s settings) error {
 			parts := w
 			parts.in = pattern
 			partsIndex = len(vs)
-			vs = append(vs, variant{name: "new-parts", outputs: true, command: func(out string) *exec.Cmd {
+			vs = append(vs, variant{name: "new-parts", outputs: true, rssSum: true, command: func(out string) *exec.Cmd {
 				return onCoresEach(ctx, self, nParts, newBin, parts.replayTo(filepath.Join(out, "part-"+partPlaceholder+".parquet"), 1)...)
 			}})
 		}
@@ -189,7 +193,7 @@ func runCompare(ctx context.Context, s settings) error {
 				// own, all at once — what the machine's cores give work that shares
 				// nothing and is little but reading and parsing.
 				controlIndex = len(vs)
-				vs = append(vs, variant{name: "json.Valid-parts", command: func(string) *exec.Cmd {
+				vs = append(vs, variant{name: "json.Valid-parts", rssSum: true, command: func(string) *exec.Cmd {
 					return onCoresEach(ctx, self, nParts, self, jsonValidCommand, pattern)
 				}})
 			}

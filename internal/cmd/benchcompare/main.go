@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -216,10 +217,14 @@ func (s *settings) check(scale bool, nargs int) error {
 		if len(s.sizes) == 0 || !slices.IsSorted(s.sizes) || s.sizes[0] < 1 {
 			return errors.New("--sizes: give sizes ≥ 1, smallest first")
 		}
-		for _, k := range s.kinds {
-			if !slices.Contains(scaleKinds, k) {
-				return fmt.Errorf("--kinds: unknown kind %q (%s)", k, strings.Join(scaleKinds, ", "))
-			}
+		if err := checkList("--kinds", "kind", s.kinds, scaleKinds); err != nil {
+			return err
+		}
+		if !(s.maxGrowth >= 0) || math.IsInf(s.maxGrowth, 0) {
+			return fmt.Errorf("--max-rss-growth %v: a multiple ≥ 0 (0: report only)", s.maxGrowth)
+		}
+		if s.maxGrowth > 0 && len(s.sizes) < 2 {
+			return errors.New("--max-rss-growth compares the largest size with the smallest: give two --sizes or more")
 		}
 		if s.vibesN < 1 {
 			return errors.New("--vibes must be ≥ 1")
@@ -237,10 +242,8 @@ func (s *settings) check(scale bool, nargs int) error {
 		if s.corpusCopies < 1 {
 			return errors.New("--corpus-copies must be ≥ 1")
 		}
-		for _, w := range s.workloads {
-			if !slices.Contains([]string{"sample", "runs", "sessions", "corpus"}, w) {
-				return fmt.Errorf("--workloads: unknown workload %q (sample, runs, sessions, corpus)", w)
-			}
+		if err := checkList("--workloads", "workload", s.workloads, []string{"sample", "runs", "sessions", "corpus"}); err != nil {
+			return err
 		}
 		if s.base != "" && s.oldBin != "" {
 			return errors.New("--base and --old exclude each other")
@@ -251,6 +254,23 @@ func (s *settings) check(scale bool, nargs int) error {
 		return err
 	}
 	s.repo = root
+	return nil
+}
+
+// checkList checks a list flag: at least one name, each known and named once (a
+// workload named twice would be written into one folder twice).
+func checkList(flagName, noun string, got, known []string) error {
+	if len(got) == 0 {
+		return fmt.Errorf("%s: name at least one %s (%s)", flagName, noun, strings.Join(known, ", "))
+	}
+	for i, w := range got {
+		switch {
+		case !slices.Contains(known, w):
+			return fmt.Errorf("%s: unknown %s %q (%s)", flagName, noun, w, strings.Join(known, ", "))
+		case slices.Contains(got[:i], w):
+			return fmt.Errorf("%s: %s %q named twice", flagName, noun, w)
+		}
+	}
 	return nil
 }
 

@@ -37,6 +37,17 @@ func TestMain(m *testing.M) {
 			fmt.Printf("%d %d%s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), shard)
 			os.Exit(0)
 		}
+		if mode == "hold" { // 64 MiB touched and held while the others start
+			b := make([]byte, 64<<20)
+			for i := range b {
+				if i%4096 == 0 {
+					b[i] = 1
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
+			runtime.KeepAlive(b)
+			os.Exit(0)
+		}
 		if mode == "shard-fails" { // shard 1 fails at once, the others would run long
 			if slices.Contains(os.Args, "1/2") {
 				fmt.Fprintln(os.Stderr, "cannot replay shard 1")
@@ -666,4 +677,45 @@ func mustGit(t *testing.T, dir string, args ...string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestFlagErrors: a selection that measures nothing or names a workload twice (both
+// copies were written into one folder, the second truncating the first's files), and
+// an RSS growth bound that cannot apply, are usage errors before anything runs.
+func TestFlagErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workloads", "sample,sample"}, `workload "sample" named twice`},
+		{[]string{"--workloads", ""}, "--workloads: name at least one workload"},
+		{[]string{"scale", "--kinds", "runs,runs"}, `kind "runs" named twice`},
+		{[]string{"scale", "--kinds", ""}, "--kinds: name at least one kind"},
+		{[]string{"scale", "--max-rss-growth", "-1"}, "--max-rss-growth -1"},
+		{[]string{"scale", "--max-rss-growth", "NaN"}, "--max-rss-growth NaN"},
+		{[]string{"scale", "--sizes", "20", "--max-rss-growth", "1.5"}, "give two --sizes or more"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), tt.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
+}
+
+// TestLinkNeverOverwrites: linking a file where its link already is leaves it whole.
+func TestLinkNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "a"), filepath.Join(dir, "b", "a")
+	if err := os.WriteFile(src, []byte("content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := link(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := link(src, dst); err == nil {
+		t.Error("a second link over the first succeeded")
+	}
+	if b, _ := os.ReadFile(src); string(b) != "content" {
+		t.Errorf("the source holds %q", b)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -24,7 +25,9 @@ const onCoresCommand = "on-cores"
 // shares nothing — no runtime, no heap, no delivery in order — each process on one
 // core as on a one-core machine. The first process that fails stops the others; the
 // error names it and quotes the end of its stderr. Every process's stdout goes to
-// stdout.
+// stdout. With $BENCHCOMPARE_RSS_SUM naming a file, it writes there the sum of the
+// processes' peak RSS in bytes: what they held at once, at most — wait4 gives the
+// caller only the largest.
 func onCores(ctx context.Context, self string, args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		return errors.New("usage: on-cores N COMMAND [ARG...]")
@@ -36,9 +39,10 @@ func onCores(ctx context.Context, self string, args []string, stdout io.Writer) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu    sync.Mutex // first, and the processes' stdout a write at a time
-		first error      // the first process to fail; the others are then killed
-		wg    sync.WaitGroup
+		mu     sync.Mutex // first, rssSum, and the processes' stdout a write at a time
+		first  error      // the first process to fail; the others are then killed
+		rssSum int64      // the processes' peak RSS, summed
+		wg     sync.WaitGroup
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -60,15 +64,27 @@ func onCores(ctx context.Context, self string, args []string, stdout io.Writer) 
 		wg.Go(func() {
 			if err := cmd.Wait(); err != nil {
 				fail(fmt.Errorf("process %d of %d: %w; its stderr ends:\n%s", i, n, err, strings.TrimRight(tail.String(), "\n")))
+				return
 			}
+			mu.Lock()
+			rssSum += benchcmp.MaxRSS(cmd.ProcessState)
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	if first == nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if first == nil {
+		if p := os.Getenv(rssSumEnv); p != "" {
+			return os.WriteFile(p, []byte(strconv.FormatInt(rssSum, 10)), 0o644)
+		}
+	}
 	return first
 }
+
+// rssSumEnv names the file on-cores writes its processes' summed peak RSS to.
+const rssSumEnv = "BENCHCOMPARE_RSS_SUM"
 
 // lockedWriter writes to w holding mu.
 type lockedWriter struct {

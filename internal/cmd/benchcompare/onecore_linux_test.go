@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,20 @@ func TestOnCores(t *testing.T) {
 	if want := []string{"1 1 0/3", "1 1 1/3", "1 1 2/3"}; !slices.Equal(lines, want) {
 		t.Errorf("the processes printed %q, want %q (GOMAXPROCS, NumCPU, shard)", lines, want)
 	}
+
+	// The processes' peak RSS, summed: two that hold 64 MiB each at once held 128 MiB,
+	// which wait4 does not say (it gives the caller the largest).
+	sumFile := filepath.Join(t.TempDir(), "rss")
+	t.Setenv(rssSumEnv, sumFile)
+	if _, err := processes("hold", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(sumFile); err != nil {
+		t.Error(err)
+	} else if sum, err := strconv.ParseInt(string(b), 10, 64); err != nil || sum < 128<<20 {
+		t.Errorf("summed peak RSS %q (%v), want at least 128 MiB", b, err)
+	}
+	os.Unsetenv(rssSumEnv)
 
 	start := time.Now()
 	_, err = processes("shard-fails", "2")

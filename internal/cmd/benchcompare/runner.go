@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/internal/benchcmp"
@@ -23,6 +24,9 @@ type variant struct {
 	// outputs: the files it writes are its result, and must be the same in every
 	// repetition (a replay); false for anchors, whose output is not compared.
 	outputs bool
+	// rssSum: the command is on-cores, whose processes run at once: its peak RSS is
+	// the sum of theirs, which it writes, not the largest one wait4 gives.
+	rssSum bool
 }
 
 // digest maps each file in dir to the SHA-256 of its content.
@@ -119,9 +123,22 @@ func runWorkload(name string, vs []variant, reps, warmups int, same []mustMatch,
 		if !slot.Warmup {
 			what = fmt.Sprintf("rep %d/%d", slot.Rep+1, reps)
 		}
+		sumFile := out + ".rss-sum"
+		if v.rssSum {
+			cmd.Env = append(os.Environ(), rssSumEnv+"="+sumFile)
+		}
 		meas, err := benchcmp.Run(cmd)
 		if err != nil {
 			return m, fmt.Errorf("%s, %s, %s: %w", name, v.name, what, err)
+		}
+		if v.rssSum {
+			b, err := os.ReadFile(sumFile)
+			if err != nil {
+				return m, fmt.Errorf("%s, %s, %s: its processes' summed peak RSS: %w", name, v.name, what, err)
+			}
+			if meas.MaxRSS, err = strconv.ParseInt(string(b), 10, 64); err != nil {
+				return m, fmt.Errorf("%s, %s, %s: its processes' summed peak RSS %q: %w", name, v.name, what, b, err)
+			}
 		}
 		fmt.Fprintf(log, "%s %s %s: wall %s, cpu %s, peak rss %s\n", name, what, v.name,
 			benchcmp.Seconds(meas.Wall.Seconds()), benchcmp.Seconds(meas.CPU().Seconds()), benchcmp.Bytes(float64(meas.MaxRSS)))

@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,20 +104,31 @@ func splitInput(in, dir string, n int) (string, error) {
 	return filepath.Join(dir, "part-"+partPlaceholder), nil
 }
 
-// link makes dst the file src: a hard link, or a copy where a link cannot be made.
+// link makes dst, which must not exist, the file src: a hard link, or a copy where a
+// link cannot be made. An existing dst is an error, never overwritten: it may be src
+// itself (a link made before), which a copy would truncate.
 func link(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if os.Link(src, dst) == nil {
-		return nil
+	err := os.Link(src, dst)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
 	}
-	f, err := os.Open(src)
+	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return writeFile(dst, f, 0o644)
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // partArgs returns args with the placeholder replaced by i in every argument.

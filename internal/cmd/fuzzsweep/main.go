@@ -72,7 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	s.list = func(ctx context.Context) ([]target, []error, error) { return listTargets(ctx, *goCmd, patterns) }
 	s.fuzz = func(ctx context.Context, t target, out io.Writer) error {
-		cmd := exec.CommandContext(ctx, *goCmd, "test", "-run", "^$", "-fuzz", "^"+t.name+"$", "-fuzztime", s.fuzztime, t.pkg)
+		// -v: a target that skips itself says so only then.
+		cmd := exec.CommandContext(ctx, *goCmd, "test", "-v", "-run", "^$", "-fuzz", "^"+t.name+"$", "-fuzztime", s.fuzztime, t.pkg)
 		cmd.Stdout, cmd.Stderr = out, out
 		return cmd.Run()
 	}

@@ -186,6 +186,9 @@ func scripted(t *testing.T, retries int, timed bool, script map[string][]string,
 				}
 			}
 			io.WriteString(out, o)
+			if strings.Contains(o, "--- SKIP: ") {
+				return nil // a target that skips itself exits 0
+			}
 			return exit
 		}}
 	return s, &stdout, &stderr, runs
@@ -218,6 +221,10 @@ func TestSweep(t *testing.T) {
 			unlisted: []error{errors.New("go test -list ^Fuzz example.com/q: exit status 1: # example.com/q")},
 			runs:     map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1}, summary: "3 fuzz targets in 1 package, --fuzztime 20s each: 2 passed, 1 failed; the targets of 1 more package not listed",
 			failed: []string{"1 of 3 fuzz targets: example.com/p FuzzB", "the fuzz targets of 1 package could not be listed: go test -list ^Fuzz example.com/q"}},
+		{name: "a target that skips itself is said to, not counted as passed", retries: 2, timed: true,
+			script: map[string][]string{"FuzzB": {"=== RUN   FuzzDecodeEvent\n--- SKIP: FuzzDecodeEvent (0.00s)\n    x_test.go:9: needs ../shared/corpora\nPASS\nok\texample.com/p\t0.01s\n"}},
+			runs: map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1},
+			summary: "3 fuzz targets in 1 package, --fuzztime 20s each: 2 passed, 0 failed, 1 skipped without fuzzing\nfuzzsweep: skipped by their own test code: example.com/p FuzzB (skipped: x_test.go:9: needs ../shared/corpora)"},
 		{name: "a count of runs is never raced", retries: 2, timed: false, script: map[string][]string{"FuzzB": {racedOutput}},
 			runs: map[string]int{"FuzzA": 1, "FuzzB": 1, "FuzzC": 1}, failed: []string{"example.com/p FuzzB", "sets no deadline"}},
 	} {

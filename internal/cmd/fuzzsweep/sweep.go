@@ -96,9 +96,10 @@ type sweep struct {
 
 // outcome is what a target's runs came to.
 type outcome struct {
-	t      target
-	runs   int    // runs made, re-runs included
-	failed string // why it failed; "" when it passed
+	t       target
+	runs    int    // runs made, re-runs included
+	failed  string // why it failed; "" when it passed
+	skipped string // why it skipped itself; "" when it fuzzed
 }
 
 // run runs every target and prints a summary; its error names the targets that
@@ -139,6 +140,9 @@ func (s *sweep) target(ctx context.Context, t target) outcome {
 		switch {
 		case v == passed:
 			return o
+		case v == skipped:
+			o.skipped = why
+			return o
 		case v == raced && o.runs <= s.retries:
 			fmt.Fprintf(s.stderr, "fuzzsweep: %s: %s; running it again (%d of %d)\n", t, why, o.runs, s.retries)
 		default:
@@ -152,12 +156,14 @@ func (s *sweep) target(ctx context.Context, t target) outcome {
 // the packages whose targets could not be listed.
 func (s *sweep) summary(outcomes []outcome, unlisted []error) error {
 	pkgs := map[string]bool{}
-	var rerun, failed []string
+	var rerun, failed, skips []string
 	for _, o := range outcomes {
 		pkgs[o.t.pkg] = true
 		switch {
 		case o.failed != "":
 			failed = append(failed, fmt.Sprintf("%s (%s)", o.t, o.failed))
+		case o.skipped != "":
+			skips = append(skips, fmt.Sprintf("%s (%s)", o.t, o.skipped))
 		case o.runs > 1:
 			rerun = append(rerun, o.t.String())
 		}
@@ -166,8 +172,12 @@ func (s *sweep) summary(outcomes []outcome, unlisted []error) error {
 	if len(unlisted) > 0 {
 		notListed = fmt.Sprintf("; the targets of %s not listed", count(len(unlisted), "more package"))
 	}
-	fmt.Fprintf(s.stdout, "fuzzsweep: %s in %s, --fuzztime %s each: %d passed, %d failed%s\n",
-		count(len(outcomes), "fuzz target"), count(len(pkgs), "package"), s.fuzztime, len(outcomes)-len(failed), len(failed), notListed)
+	fmt.Fprintf(s.stdout, "fuzzsweep: %s in %s, --fuzztime %s each: %d passed, %d failed%s%s\n",
+		count(len(outcomes), "fuzz target"), count(len(pkgs), "package"), s.fuzztime, len(outcomes)-len(failed)-len(skips), len(failed),
+		map[bool]string{true: fmt.Sprintf(", %d skipped without fuzzing", len(skips))}[len(skips) > 0], notListed)
+	if len(skips) > 0 {
+		fmt.Fprintf(s.stdout, "fuzzsweep: skipped by their own test code: %s\n", strings.Join(skips, "; "))
+	}
 	if len(rerun) > 0 {
 		fmt.Fprintf(s.stdout, "fuzzsweep: passed on a re-run, after Go's fuzzing coordinator reported its own deadline as a failure (go.dev/issue/75804): %s\n",
 			strings.Join(rerun, ", "))
@@ -194,8 +204,9 @@ func count(n int, one string) string {
 type verdict int
 
 const (
-	passed verdict = iota
-	raced          // Go's fuzzing coordinator reported its own deadline (go.dev/issue/75804)
+	passed  verdict = iota
+	skipped         // the target called t.Skip or f.Skip: it passed without fuzzing
+	raced           // Go's fuzzing coordinator reported its own deadline (go.dev/issue/75804)
 	failed
 )
 
@@ -208,6 +219,17 @@ const deadlineMessage = "context deadline exceeded"
 // --fuzztime was a duration; why says it for any verdict but passed.
 func classify(name string, err error, out []byte, written, timed bool) (v verdict, why string) {
 	if err == nil {
+		// go test -v says "--- SKIP: Name (…)" and, indented under it, why.
+		lines := strings.Split(string(out), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "--- SKIP: "+name+" (") {
+				why = "skipped"
+				if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "    ") {
+					why = "skipped: " + strings.TrimSpace(lines[i+1])
+				}
+				return skipped, why
+			}
+		}
 		return passed, ""
 	}
 	if written || bytes.Contains(out, []byte("Failing input written to")) {
