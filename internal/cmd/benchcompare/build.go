@@ -127,10 +127,16 @@ func untar(r io.Reader, dir string) error {
 }
 
 func writeFile(p string, r io.Reader, mode os.FileMode) error {
+	return createFile(p, r, mode, os.O_TRUNC)
+}
+
+// createFile writes r into p, opened with flag besides O_CREATE|O_WRONLY (O_TRUNC to
+// replace a file, O_EXCL to refuse one), making its folder.
+func createFile(p string, r io.Reader, mode os.FileMode, flag int) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|flag, mode)
 	if err != nil {
 		return err
 	}
