@@ -328,22 +328,25 @@ func isFar(far []int, i int) bool { _, ok := slices.BinarySearch(far, i); return
 func (b *builder) checkAgainstSession(fst *fileState, times []time.Time) {
 	lo, hi := b.start, b.end
 	for i, t := range times {
-		var placed time.Time
+		var f clockfault.Fault
 		switch {
 		case t.IsZero():
 			continue
 		case t.After(hi.Add(clockfault.MaxSpread)):
-			placed = hi
+			f = clockfault.Fault{Ahead: true, Placed: hi}
 		case t.Before(lo.Add(-clockfault.MaxSpread)):
-			placed = lo
+			f = clockfault.Fault{Placed: lo}
 		default:
 			continue
 		}
-		f := clockfault.Fault{Ahead: placed.Equal(hi), Placed: placed}
+		end := "first"
+		if f.Ahead {
+			end = "last"
+		}
 		b.report(fst.name, fst.stamps[i].line, input.ProblemInvalid,
 			"timestamp %s is %s its session's main transcript (a clock fault); the record is placed at the session's %s time",
-			clockfault.Format(t), f.Describe(t), map[bool]string{true: "last", false: "first"}[f.Ahead])
-		times[i] = placed
+			clockfault.Format(t), f.Describe(t), end)
+		times[i] = f.Placed
 	}
 }
 

@@ -400,6 +400,7 @@ func TestSubagentTimes(t *testing.T) {
 	far := rec("user", "x1", "2099-01-01T10:00:06Z", `"isSidechain":true,"message":{"content":"subtask"}`) +
 		rec("assistant", "x2", "2099-01-01T10:00:07Z", `"message":{"content":[{"type":"text","text":"done"}]}`)
 	untimed := strings.ReplaceAll(strings.ReplaceAll(far, `"timestamp":"2099-01-01T10:00:06Z",`, ""), `"timestamp":"2099-01-01T10:00:07Z",`, "")
+	behind := strings.ReplaceAll(far, "2099-", "1990-")
 	for _, tt := range []struct {
 		name, sub string
 		probs     []string
@@ -407,6 +408,7 @@ func TestSubagentTimes(t *testing.T) {
 	}{
 		{"far ahead", far, []string{"p/s/subagents/agent-a.jsonl:1:invalid_record", "p/s/subagents/agent-a.jsonl:2:invalid_record"}, "2025-01-01T10:05:10Z"},
 		{"untimed", untimed, []string{"p/s/subagents/agent-a.jsonl:1:invalid_record", "p/s/subagents/agent-a.jsonl:2:invalid_record"}, "2025-01-01T10:05:10Z"},
+		{"far behind", behind, []string{"p/s/subagents/agent-a.jsonl:1:invalid_record", "p/s/subagents/agent-a.jsonl:2:invalid_record"}, "2025-01-01T10:05:10Z"},
 	} {
 		fsys := fstest.MapFS{"p/s.jsonl": {Data: []byte(main)}, "p/s/subagents/agent-a.jsonl": {Data: []byte(tt.sub)}}
 		s, probs := Read(fsys, "p/s.jsonl")
@@ -416,6 +418,10 @@ func TestSubagentTimes(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tt.probs) {
 			t.Errorf("%s: problems %v, want %v", tt.name, probs, tt.probs)
+		}
+		if tt.name == "far behind" && (len(probs) == 0 || !strings.Contains(probs[0].Detail, "days behind its session's main transcript") ||
+			!strings.Contains(probs[0].Detail, "placed at the session's first time")) {
+			t.Errorf("far behind: %v", probs)
 		}
 		if s.Start.Format(time.RFC3339) != "2025-01-01T10:00:00Z" || s.End.Format(time.RFC3339) != tt.end {
 			t.Errorf("%s: session from %v to %v", tt.name, s.Start, s.End)
