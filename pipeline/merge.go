@@ -472,7 +472,7 @@ func CheckFolder(dir string) error {
 	}
 	for _, t := range m.Tables {
 		if err := checkPart(dir, m, t); err != nil {
-			return stale(fmt.Sprintf("are not those their manifest describes: %v;", err))
+			return stale(fmt.Sprintf("are not those their manifest describes (%v)", err))
 		}
 	}
 	return nil
