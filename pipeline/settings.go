@@ -126,6 +126,11 @@ func IsUsage(err error) bool {
 // termination signal: 128 + SIGINT's 2, as shells report a process killed by it.
 const ExitInterrupted = 130
 
+// MaxFilterFixes bounds --max-filter-fixes: the simulation replays the loop once for
+// every number of failed re-runs up to it, for every recorded failure (the seed's
+// loop makes 3 attempts).
+const MaxFilterFixes = 100
+
 // Interrupted reports whether err ended a command because its context was cancelled
 // (the commands' contexts end on SIGINT and SIGTERM), rather than by a failure of its
 // own: the command says "interrupted" and exits with ExitInterrupted.
@@ -150,14 +155,14 @@ func (s Settings) Validate() error {
 		return usage("--ci-level %v: must be between 0 and 1 (e.g. 0.95)", s.Level)
 	case !(s.Beta > 0) || !finite(s.Beta):
 		return usage("--beta %v: must be a positive number", s.Beta)
-	case !(s.Fix.CostFraction >= 0) || !finite(s.Fix.CostFraction):
-		return usage("--fix-cost-fraction %v: must be a number ≥ 0", s.Fix.CostFraction)
+	case !(s.Fix.CostFraction > 0) || !finite(s.Fix.CostFraction):
+		return usage("--fix-cost-fraction %v: must be a positive number", s.Fix.CostFraction)
 	case s.Fix.Draws < 1:
 		return usage("--fix-draws %d: must be ≥ 1", s.Fix.Draws)
 	case s.Fix.Trials < 1:
 		return usage("--fix-trials %d: must be ≥ 1", s.Fix.Trials)
-	case s.Fix.MaxFixes < 1:
-		return usage("--max-filter-fixes %d: must be ≥ 1", s.Fix.MaxFixes)
+	case s.Fix.MaxFixes < 1 || s.Fix.MaxFixes > MaxFilterFixes:
+		return usage("--max-filter-fixes %d: must be between 1 and %d", s.Fix.MaxFixes, MaxFilterFixes)
 	case s.Out != "" && !reports.IsFolder(s.Out) && filepath.Base(s.Out) == ".parquet":
 		return usage("--out %s: the run table's name before .parquet is empty (give one, results.parquet say, or a folder ending in /)", s.Out)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -164,7 +166,7 @@ const (
 	OutcomeFixed            Outcome = "fixed"              // the check passed after an attempt
 	OutcomeExhausted        Outcome = "exhausted"          // MaxFilterFixes attempts, still failing
 	OutcomeSkippedClaims    Outcome = "skipped_claims"     // claims check: never fixed here
-	OutcomeSkippedNoFilter  Outcome = "skipped_no_filter"  // nil Filter
+	OutcomeSkippedNoFilter  Outcome = "skipped_no_filter"  // nil Filter (or a nil pointer in it)
 	OutcomeSkippedNotRunner Outcome = "skipped_not_runner" // Filter is not a SingleCheckRunner
 	OutcomeBudgetExceeded   Outcome = "budget_exceeded"    // the budget check stopped the loop
 	OutcomeCancelled        Outcome = "cancelled"          // the context ended
@@ -264,7 +266,7 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 		res.Outcome = OutcomeSkippedClaims
 		return res, nil
 	}
-	if l.Filter == nil {
+	if l.Filter == nil || isNilPointer(l.Filter) {
 		res.Outcome = OutcomeSkippedNoFilter
 		return res, nil
 	}
@@ -293,7 +295,7 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 	maxFixes := l.MaxFixes()
 	res.MaxAttempts = maxFixes
 	res.FixBudgetUSD = l.FixBudget(state)
-	res.Attempts = make([]Attempt, 0, maxFixes)
+	res.Attempts = make([]Attempt, 0, min(maxFixes, 8)) // a limit set high allocates as attempts are made
 
 	parsed := parse(filter.CheckResult{Name: checkName, Output: checkOutput})
 	for n := 1; n <= maxFixes; n++ {
@@ -321,6 +323,12 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 			return res, fmt.Errorf("fixloop: coder filter-fix invocation failed: %w", err)
 		}
 		a.CostUSD, a.Summary = fr.CostUSD, fr.Summary
+		if !(fr.CostUSD >= 0) || math.IsInf(fr.CostUSD, 0) {
+			// A cost below zero would lower the spend the budget check reads.
+			res.Outcome = OutcomeError
+			l.notify(a)
+			return res, fmt.Errorf("fixloop: the coder reported %v USD for attempt %d: a cost is a finite number ≥ 0", fr.CostUSD, n)
+		}
 		state.TotalCostUSD += fr.CostUSD
 		state.FilterFixCostUSD += fr.CostUSD
 
@@ -385,4 +393,11 @@ func (l *FixLoop) commitSummary(state *analyze.CycleState) string {
 		s = strings.TrimSpace(s[:k])
 	}
 	return s
+}
+
+// isNilPointer reports whether f holds a nil pointer (a typed nil, such as a nil
+// *filter.Chain), which f == nil does not catch.
+func isNilPointer(f any) bool {
+	v := reflect.ValueOf(f)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

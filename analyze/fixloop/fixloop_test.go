@@ -575,3 +575,29 @@ func TestToolsNotSharedAcrossAttempts(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopRefusals: a nil *filter.Chain given as the Filter is no filter (it used to
+// panic after a paid coder call); a coder that reports a negative or infinite cost
+// stops the loop with an error, before the cost can lower the spend the budget check
+// reads; a limit set very high allocates only as attempts are made.
+func TestLoopRefusals(t *testing.T) {
+	var chain *filter.Chain
+	coder := &fakeCoder{cost: 0.5}
+	res, err := (&FixLoop{Filter: chain, Coder: coder}).RunFilterFixLoop(context.Background(), newState(), "build", buildOutput)
+	if err != nil || res.Outcome != OutcomeSkippedNoFilter || len(coder.reqs) != 0 {
+		t.Errorf("a nil chain: %v %v, %d coder calls", res.Outcome, err, len(coder.reqs))
+	}
+	for _, cost := range []float64{-50, math.Inf(1), math.NaN()} {
+		state := newState()
+		before := state.TotalCostUSD
+		res, err := (&FixLoop{Filter: &fakeRunner{}, Coder: &fakeCoder{cost: cost}}).RunFilterFixLoop(context.Background(), state, "build", buildOutput)
+		if err == nil || res.Outcome != OutcomeError || state.TotalCostUSD != before || len(res.Attempts) != 1 {
+			t.Errorf("cost %v: %v %v, total %v, %d attempts", cost, res.Outcome, err, state.TotalCostUSD, len(res.Attempts))
+		}
+	}
+	res, err = (&FixLoop{Filter: &fakeRunner{passAt: 2}, Coder: &fakeCoder{cost: 0.01}, MaxFilterFixes: 1 << 40}).
+		RunFilterFixLoop(context.Background(), newState(), "build", buildOutput)
+	if err != nil || res.Outcome != OutcomeFixed || len(res.Attempts) != 2 {
+		t.Errorf("a limit of 2⁴⁰: %v %v, %d attempts", res.Outcome, err, len(res.Attempts))
+	}
+}

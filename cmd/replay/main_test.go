@@ -203,7 +203,7 @@ func TestUsageErrors(t *testing.T) {
 		{"negative fix cost", []string{"--in", runs, "--fix-cost-fraction", "-3"}, "--fix-cost-fraction -3"},
 		{"no fix draws", []string{"--in", runs, "--fix-draws", "0"}, "--fix-draws 0: must be ≥ 1"},
 		{"negative fix trials", []string{"--in", runs, "--fix-trials", "-1"}, "--fix-trials -1: must be ≥ 1"},
-		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be ≥ 1"},
+		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be between 1 and 100"},
 		{"negative resamples", []string{"--in", runs, "--resamples", "-5"}, "--resamples -5: must be ≥ 0"},
 		{"report not .html", []string{"--in", runs, "--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
 		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing")},

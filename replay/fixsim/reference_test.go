@@ -166,7 +166,7 @@ func TestSimulateMatchesReference(t *testing.T) {
 		}
 		key := fmt.Sprintf("run-%d", len(cases))
 		run := mkRun(key, outcomes[rng.IntN(len(outcomes))], cycles...)
-		run.MaxBudgetUSD = []float64{0, cost + 0.5, cost + 5, 100}[rng.IntN(4)]
+		run.MaxBudgetUSD = []float64{0, cost + 0.05, cost + 0.5, cost + 5, 100}[rng.IntN(5)]
 		run.Title = "Task " + key
 		if rng.IntN(3) == 0 {
 			run.Calls = nil

@@ -142,11 +142,16 @@ func (s *scriptedRunner) RunCheck(_ context.Context, _ string, name string) (*fi
 	return &s.result, nil
 }
 
-// simCoder is the simulated coder: every fix attempt costs the same.
+// simCoder is the simulated coder: every fix attempt costs the same, at most the
+// budget the loop gives the call (as a real coder's spend is capped at it).
 type simCoder struct{ cost float64 }
 
-func (c simCoder) Fix(context.Context, fixloop.FixRequest) (fixloop.FixResult, error) {
-	return fixloop.FixResult{Summary: "simulated fix", CostUSD: c.cost}, nil
+func (c simCoder) Fix(_ context.Context, req fixloop.FixRequest) (fixloop.FixResult, error) {
+	cost := c.cost
+	if req.BudgetUSD > 0 {
+		cost = min(cost, req.BudgetUSD)
+	}
+	return fixloop.FixResult{Summary: "simulated fix", CostUSD: cost}, nil
 }
 
 // path is what the loop did on one failure when its first k re-runs failed and the

@@ -16,10 +16,18 @@ import (
 // first and test summaries last, so both ends matter.
 const MaxCommandOutput = 1 << 20
 
+// WaitDelay is how long a command check waits, once its command has exited or been
+// killed at the context's end, for the processes it started that still hold its
+// output: then they are killed with it (see [exec.Cmd.WaitDelay]). On Unix the
+// command runs in a process group of its own, which the context's end kills whole.
+const WaitDelay = 5 * time.Second
+
 // CommandCheck returns a check that runs program with args in the work directory,
 // without a shell, under the context (whose deadline is the timeout), capturing stdout
-// and stderr together. The check passes when the command exits 0. A command that
-// cannot be started fails with an error wrapping [ErrInfrastructure].
+// and stderr together. The check passes when the command exits 0, and fails when it
+// exits with another status. A command that cannot be started, or that a signal
+// killed (the system out of memory, an operator; the context's end is the chain's
+// to report) did not judge the code: its error wraps [ErrInfrastructure].
 func CommandCheck(name, program string, args ...string) Check {
 	return Check{Name: name, Fn: func(ctx context.Context, workDir string) (string, error) {
 		return runCommand(ctx, workDir, program, args)
@@ -38,16 +46,21 @@ func TestCheck() Check { return CommandCheck(CheckTest, "go", "test", "./...") }
 // LintSkippedOutput is the output of the lint check when golangci-lint is absent.
 const LintSkippedOutput = "golangci-lint not found on PATH; lint check skipped"
 
-// LintCheck runs `golangci-lint run`. When lookPath (nil means exec.LookPath) cannot
-// find golangci-lint, the check passes with [LintSkippedOutput], as in quasar.
+// LintCheck runs `golangci-lint run`. When lookPath (nil means exec.LookPath) finds no
+// golangci-lint ([exec.ErrNotFound]), the check passes with [LintSkippedOutput], as in
+// quasar; any other error of lookPath (a golangci-lint that is not executable) is the
+// check failing to run, an error wrapping [ErrInfrastructure], not a pass.
 func LintCheck(lookPath func(file string) (string, error)) Check {
 	if lookPath == nil {
 		lookPath = exec.LookPath
 	}
 	return Check{Name: CheckLint, Fn: func(ctx context.Context, workDir string) (string, error) {
 		bin, err := lookPath("golangci-lint")
-		if err != nil {
+		switch {
+		case errors.Is(err, exec.ErrNotFound):
 			return LintSkippedOutput, nil
+		case err != nil:
+			return "", fmt.Errorf("%w: golangci-lint: %v", ErrInfrastructure, err)
 		}
 		return runCommand(ctx, workDir, bin, []string{"run"})
 	}}
@@ -78,6 +91,8 @@ func DefaultChain(opts Options) *Chain {
 func runCommand(ctx context.Context, workDir, program string, args []string) (string, error) {
 	cmd := exec.CommandContext(ctx, program, args...)
 	cmd.Dir = workDir
+	cmd.WaitDelay = WaitDelay
+	ownProcessGroup(cmd)
 	var out cappedBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -87,7 +102,7 @@ func runCommand(ctx context.Context, workDir, program string, args []string) (st
 		return output, nil
 	}
 	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
+	if errors.As(err, &exitErr) && exitErr.ExitCode() >= 0 {
 		if output == "" {
 			output = err.Error()
 		}

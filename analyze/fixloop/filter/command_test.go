@@ -132,6 +132,7 @@ func TestLintCheck(t *testing.T) {
 		wantOutput string
 	}{
 		{"absent: skipped and passing", noLint, true, LintSkippedOutput},
+		{"found but not runnable: the check could not run", func(string) (string, error) { return "", os.ErrPermission }, false, ""},
 		{"present: runs golangci-lint run", func(string) (string, error) { return bin, nil }, false,
 			"main.go:12:5: Error return value of `f.Close` is not checked (errcheck)"},
 	}
@@ -139,6 +140,12 @@ func TestLintCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Chain{Checks: []Check{LintCheck(tt.lookPath)}}
 			cr, err := c.RunCheck(context.Background(), t.TempDir(), CheckLint)
+			if tt.wantOutput == "" {
+				if !errors.Is(err, ErrInfrastructure) {
+					t.Errorf("err = %v, want ErrInfrastructure", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,6 +181,27 @@ func TestCommandCheckErrors(t *testing.T) {
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("took %v: the command was not killed at the deadline", d)
+		}
+	})
+	t.Run("the deadline kills what the command started, and the wait ends", func(t *testing.T) {
+		// A shell that waits for a child of its own holding the output: killing the shell
+		// alone left the check waiting 20 s, and the child running.
+		c := &Chain{Checks: []Check{CommandCheck("test", "sh", "-c", "sleep 20 & wait")}}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := c.RunCheck(ctx, t.TempDir(), "test")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d > WaitDelay+5*time.Second {
+			t.Errorf("took %v: the check waited for the command's child", d)
+		}
+	})
+	t.Run("a command killed by a signal did not judge the code", func(t *testing.T) {
+		c := &Chain{Checks: []Check{CommandCheck("build", "sh", "-c", "kill -9 $$")}}
+		if _, err := c.RunCheck(context.Background(), t.TempDir(), "build"); !errors.Is(err, ErrInfrastructure) {
+			t.Errorf("err = %v, want ErrInfrastructure", err)
 		}
 	})
 	t.Run("arguments are not interpreted by a shell", func(t *testing.T) {

@@ -120,7 +120,7 @@ func (b Builder) Errors(errs []checkparse.Diagnostic) (section string, omitted i
 	for _, g := range groups {
 		size += len(g.header)
 		for _, d := range g.errs {
-			size += 24 + len(d.Test) + min(len(d.Message), msgCap) + len(d.Linter)
+			size += 24 + min(len(d.Test), maxTestBytes) + min(len(d.Message), msgCap) + len(d.Linter)
 		}
 	}
 	var sb strings.Builder
@@ -242,7 +242,7 @@ func appendError(dst []byte, d checkparse.Diagnostic, msgCap int) []byte {
 	dst = append(dst, ": "...)
 	if d.Test != "" {
 		dst = append(dst, '[')
-		dst = append(dst, d.Test...)
+		dst = append(dst, cut(d.Test, maxTestBytes)...) // a table test's name can run to pages
 		dst = append(dst, "] "...)
 	}
 	msg := cut(d.Message, msgCap)
@@ -307,6 +307,10 @@ func firstLine(s string, n int) string {
 }
 
 // cut shortens s to at most n bytes on a rune boundary, marking the cut with "…".
+// maxTestBytes bounds a test's name in an error line: the name of a subtest built from
+// its table's inputs can be longer than the whole error section.
+const maxTestBytes = 200
+
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -260,3 +260,13 @@ func TestErrorsManyFiles(t *testing.T) {
 		t.Errorf("got:\n%s", got)
 	}
 }
+
+// TestLongTestName: a subtest whose name runs to pages (a table test named from its
+// inputs) still shows its error, the name cut, where it emptied the section.
+func TestLongTestName(t *testing.T) {
+	d := checkparse.Diagnostic{File: "a_test.go", Line: 9, Test: "TestTable/" + strings.Repeat("case_", 1400), Message: "got 1, want 2"}
+	got, omitted := Builder{}.Errors([]checkparse.Diagnostic{d})
+	if omitted != 0 || !strings.Contains(got, "got 1, want 2") || strings.Contains(got, strings.Repeat("case_", 100)) {
+		t.Errorf("%d omitted:\n%.300s", omitted, got)
+	}
+}
