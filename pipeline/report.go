@@ -19,7 +19,7 @@ const ReportTrajectories = 6
 // Report builds the HTML report of a committed replay: the metrics of every
 // configuration, the PR and ROC curves with the compared configurations overlaid, the
 // threshold sweeps, the lead times, the trajectories of the top runs and sessions,
-// the problems and the notes. It reads the run and intervention tables back from the
+// the problems and the notes. It reads the run and prediction tables back from the
 // output — a merge's from its shards — a row at a time, keeping the lead times and
 // the rows the trajectories may draw, and of the cycle and event tables only the rows
 // of the trajectories drawn: what it holds does not grow with the replay.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -129,7 +130,7 @@ const ExitInterrupted = 130
 // MaxFilterFixes bounds --max-filter-fixes: the simulation replays the loop once for
 // every number of failed re-runs up to it, for every recorded failure (the seed's
 // loop makes 3 attempts).
-const MaxFilterFixes = 100
+const MaxFilterFixes = fixsim.MaxFilterFixes
 
 // Interrupted reports whether err ended a command because its context was cancelled
 // (the commands' contexts end on SIGINT and SIGTERM), rather than by a failure of its

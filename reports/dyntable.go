@@ -94,7 +94,7 @@ func NewDynTable(o *Output, name string, cols Columns) (*DynTable, error) {
 	path := o.Path(name)
 	f, err := tmpname.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: %w", path, UnwrapPathError(err))
 	}
 	t := &DynTable{name: name, path: path, cols: cols, f: f, h: sha256.New()}
 	schema := parquet.NewSchema(name, orderedGroup(cols))

@@ -29,7 +29,7 @@ func (o *Output) AddFile(name, suffix string, write func(w io.Writer, metadata m
 	path := o.stem + "." + suffix
 	f, err := tmpname.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: %w", path, UnwrapPathError(err))
 	}
 	file := &File{name: name, path: path, write: write, f: f, h: sha256.New()}
 	o.tables = append(o.tables, file)

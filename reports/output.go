@@ -121,7 +121,7 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 	dir := filepath.Dir(path)
 	probe, err := tmpname.CreateProbe(dir)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: cannot write to %s: %w", path, dir, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: cannot write to %s: %w", path, dir, UnwrapPathError(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -165,11 +165,11 @@ func NewFolderOutput(dir, partition, set string, metadata map[string]string) (*O
 		return nil, fmt.Errorf("output %s is a file, not a folder", dir)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ManifestFolder), 0o755); err != nil {
-		return nil, fmt.Errorf("output %s: %w", dir, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: %w", dir, UnwrapPathError(err))
 	}
 	probe, err := tmpname.CreateProbe(filepath.Join(dir, ManifestFolder))
 	if err != nil {
-		return nil, fmt.Errorf("output %s: cannot write to it: %w", dir, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: cannot write to it: %w", dir, UnwrapPathError(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -331,7 +331,7 @@ func (o *Output) Scratch(name string) (*os.File, error) {
 	}
 	f, err := tmpname.CreateLabelled(o.ManifestPath(), "scratch."+name)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: a scratch file: %w", o.ManifestPath(), unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: a scratch file: %w", o.ManifestPath(), UnwrapPathError(err))
 	}
 	o.scratchMu.Lock()
 	o.scratch = append(o.scratch, f)
@@ -389,13 +389,13 @@ func NewTable[T any](o *Output, name string) (*Table[T], error) {
 	if o.stem == "" {
 		dir := filepath.Dir(path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("output %s: %w", dir, unwrapPathError(err))
+			return nil, fmt.Errorf("output %s: %w", dir, UnwrapPathError(err))
 		}
 		o.cleaned = append(o.cleaned, cleanStale(dir, func(dest string) bool { return dest == PartFile }, time.Now())...)
 	}
 	f, err := tmpname.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("output %s: %w", path, UnwrapPathError(err))
 	}
 	table := name
 	if table == "" {
@@ -821,7 +821,7 @@ func (o *Output) Commit() error {
 	}
 	if err := man.aside(o.rename); err != nil { // no manifest while the tables move
 		discard()
-		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), unwrapPathError(err))
+		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), UnwrapPathError(err))
 	}
 	// fail takes back what the renames did, the manifest's moving aside included.
 	fail := func(final string, moved []placing, err error) error {
@@ -834,9 +834,9 @@ func (o *Output) Commit() error {
 		}
 		if rerr := undo(append(slices.Clip(moved), man), o.rename); rerr != nil {
 			return fmt.Errorf("output %s: %w; the output is incomplete (%d of %d tables replaced, no manifest: putting the previous ones back failed too, %v): readers refuse it until a replay completes",
-				final, unwrapPathError(err), replaced, len(o.tables), unwrapPathError(rerr))
+				final, UnwrapPathError(err), replaced, len(o.tables), UnwrapPathError(rerr))
 		}
-		return fmt.Errorf("output %s: %w; nothing was replaced: the previous output, if any, is as it was", final, unwrapPathError(err))
+		return fmt.Errorf("output %s: %w; nothing was replaced: the previous output, if any, is as it was", final, UnwrapPathError(err))
 	}
 	for i := range tables {
 		err := tables[i].aside(o.rename)
@@ -872,7 +872,7 @@ func writeManifestTemp(dest string, m *Manifest) (string, error) {
 	}
 	f, err := tmpname.Create(dest)
 	if err != nil {
-		return "", fmt.Errorf("output %s: %w", dest, unwrapPathError(err))
+		return "", fmt.Errorf("output %s: %w", dest, UnwrapPathError(err))
 	}
 	_, err = f.Write(b.Bytes())
 	if err == nil {
@@ -886,7 +886,7 @@ func writeManifestTemp(dest string, m *Manifest) (string, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("output %s: %w", dest, unwrapPathError(err))
+		return "", fmt.Errorf("output %s: %w", dest, UnwrapPathError(err))
 	}
 	return f.Name(), nil
 }
@@ -923,7 +923,9 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func unwrapPathError(err error) error {
+// UnwrapPathError drops a *PathError's operation and path, which a message names
+// already, keeping the cause.
+func UnwrapPathError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -316,6 +316,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		schemes = append(schemes, [2]string{string(t), scheme})
 		tr := &TargetResult{Target: t, Configs: configs[t.Family()], units: us, Units: len(us.idx), Warnings: warns}
 		tr.Evals = sc.evaluateAll(us, tr.Configs, s.Workers)
+		if err := ctx.Err(); err != nil { // the sweep reads no context: an interrupt during it ends here
+			return nil, err
+		}
 		tr.Positives = sc.positives(us)
 		tr.FoldHeldOut = us.heldOut
 		tr.FoldChoice = make([]int, us.folds)

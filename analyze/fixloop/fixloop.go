@@ -322,13 +322,15 @@ func (l *FixLoop) RunFilterFixLoop(ctx context.Context, state *analyze.CycleStat
 			l.notify(a)
 			return res, fmt.Errorf("fixloop: coder filter-fix invocation failed: %w", err)
 		}
-		a.CostUSD, a.Summary = fr.CostUSD, fr.Summary
 		if !(fr.CostUSD >= 0) || math.IsInf(fr.CostUSD, 0) {
-			// A cost below zero would lower the spend the budget check reads.
+			// A cost below zero would lower the spend the budget check reads; it is not
+			// recorded as the attempt's (Result.CostUSD is what was added to the state).
+			a.Summary = fr.Summary
 			res.Outcome = OutcomeError
 			l.notify(a)
 			return res, fmt.Errorf("fixloop: the coder reported %v USD for attempt %d: a cost is a finite number ≥ 0", fr.CostUSD, n)
 		}
+		a.CostUSD, a.Summary = fr.CostUSD, fr.Summary
 		state.TotalCostUSD += fr.CostUSD
 		state.FilterFixCostUSD += fr.CostUSD
 

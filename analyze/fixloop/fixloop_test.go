@@ -591,7 +591,7 @@ func TestLoopRefusals(t *testing.T) {
 		state := newState()
 		before := state.TotalCostUSD
 		res, err := (&FixLoop{Filter: &fakeRunner{}, Coder: &fakeCoder{cost: cost}}).RunFilterFixLoop(context.Background(), state, "build", buildOutput)
-		if err == nil || res.Outcome != OutcomeError || state.TotalCostUSD != before || len(res.Attempts) != 1 {
+		if err == nil || res.Outcome != OutcomeError || state.TotalCostUSD != before || len(res.Attempts) != 1 || res.CostUSD() != 0 {
 			t.Errorf("cost %v: %v %v, total %v, %d attempts", cost, res.Outcome, err, state.TotalCostUSD, len(res.Attempts))
 		}
 	}

@@ -83,6 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regress: --report %s: cannot write to %s: not a folder\n", *report, filepath.Dir(*report))
 		return 2
 	}
+	if fi, err := os.Stat(*report); *report != "" && err == nil && fi.IsDir() {
+		fmt.Fprintf(stderr, "regress: --report %s: is a folder\n", *report)
+		return 2
+	}
 	reg, err := registry.Load(*regPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regress: the registry does not load:\n%v\n", err)

@@ -127,6 +127,9 @@ func TestUsage(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("version = 1\n[[datasets]]\nname = \"s\"\ninput = \"builtin:sample\"\ndetectors = [\"struggles\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(dir+".html", 0o755); err != nil { // a --report that names a folder
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -138,6 +141,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"sample"}, `unexpected argument "sample"`},
 		{[]string{"--workers", "-1"}, "--workers -1"},
 		{[]string{"--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
+		{[]string{"--report", dir + ".html"}, "--report " + dir + ".html: is a folder"},
 		{[]string{"--report", filepath.Join(dir, "registry.toml", "r.html")}, "not a folder"},
 	} {
 		code, _, stderr := runRegress(t, append(tt.args, "--out", filepath.Join(dir, "out"))...)

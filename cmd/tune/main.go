@@ -140,6 +140,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return fail(1, err)
 	}
+	if ctx.Err() != nil { // interrupted after the sweep: nothing is written either
+		fmt.Fprintln(stderr, "tune: interrupted; nothing was written")
+		return pipeline.ExitInterrupted
+	}
 	written, err := tune.Write(res, out)
 	if err != nil {
 		return fail(1, err)

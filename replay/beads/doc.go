@@ -42,7 +42,8 @@
 //
 // Run keys are `<bead id>#<attempt>` (attempt 1, 2, … in time order). When an id is
 // held by several beads of the input, each of them is told apart by its creation time:
-// `<bead id>@<created_at as 20060102T150405Z>#<attempt>`.
+// `<bead id>@<created_at in UTC as 20060102T150405Z>#<attempt>`, with the fraction of
+// the second (`20060102T150405.999999999Z`) when two of them were created in one second.
 //
 // # Bad input
 //

@@ -95,7 +95,8 @@
 // or more outside it is a fault (reported, placed at the span's nearer end), and a
 // subagent transcript without a time takes the session's first. Session.Start and End
 // are the earliest and latest record times (records of every type, subagents
-// included, clock faults placed), so End is the session's last record.
+// included, clock faults placed, an eventless record a year off left out), so End is
+// the session's last record.
 //
 // # Session fields
 //

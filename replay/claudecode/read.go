@@ -231,7 +231,8 @@ func (b *builder) readFile(name string, r io.Reader, sub bool) {
 // reported, and the record placed at its trusted neighbour's time, in file order. A
 // record without a timestamp takes the time of the record before it (at the start of
 // the file, the file's first time). The session's start and end take in every
-// record's time.
+// record's time, faults placed, but for an eventless record's a year off, which is left
+// out.
 func (b *builder) placeTimes(fst *fileState) {
 	// The back-steps are looked for among the records that give events. A record that
 	// gives none is bookkeeping Claude Code writes when it happens, not in turn order
@@ -344,7 +345,7 @@ func (b *builder) checkAgainstSession(fst *fileState, times []time.Time) {
 			end = "last"
 		}
 		b.report(fst.name, fst.stamps[i].line, input.ProblemInvalid,
-			"timestamp %s is %s its session's main transcript (a clock fault); the record is placed at the session's %s time",
+			"timestamp %s is %s its session's span so far (a clock fault); the record is placed at the span's %s time",
 			clockfault.Format(t), f.Describe(t), end)
 		times[i] = f.Placed
 	}

@@ -419,8 +419,8 @@ func TestSubagentTimes(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tt.probs) {
 			t.Errorf("%s: problems %v, want %v", tt.name, probs, tt.probs)
 		}
-		if tt.name == "far behind" && (len(probs) == 0 || !strings.Contains(probs[0].Detail, "days behind its session's main transcript") ||
-			!strings.Contains(probs[0].Detail, "placed at the session's first time")) {
+		if tt.name == "far behind" && (len(probs) == 0 || !strings.Contains(probs[0].Detail, "days behind its session's span so far") ||
+			!strings.Contains(probs[0].Detail, "placed at the span's first time")) {
 			t.Errorf("far behind: %v", probs)
 		}
 		if s.Start.Format(time.RFC3339) != "2025-01-01T10:00:00Z" || s.End.Format(time.RFC3339) != tt.end {

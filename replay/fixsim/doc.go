@@ -29,7 +29,9 @@
 //     Jeffreys posterior Beta(cleared + ½, not cleared + ½), so a check seen rarely gets
 //     a wide interval, never a false certainty. A flag can fix p instead.
 //   - A fix attempt costs CostFraction × the run's mean coder call (from its agent_done
-//     events; without them, half the run's mean cycle cost, and the result says so).
+//     events; without them, half the run's mean cycle cost, and the result says so),
+//     at most the budget the loop gives each call (fixloop.FilterFixBudget), as a real
+//     coder's spend is capped at it.
 //   - A failure fixed inside the cycle saves one outer cycle and that cycle's cost (the
 //     run's mean cycle cost): the cycle goes on to the reviewer instead of bouncing.
 //     The cost delta is the fix attempts' cost minus the saved cycle's cost: negative

@@ -27,9 +27,12 @@ type Config struct {
 	TrialsPerDraw  int     // trials per failure and draw [20]
 	Seed           uint64  // seed of every random stream [0]
 	CostFraction   float64 // a fix attempt's cost as a fraction of the run's mean coder call [0.25]
-	MaxFilterFixes int     // attempts per failure [fixloop.DefaultMaxFilterFixes]
+	MaxFilterFixes int     // attempts per failure [fixloop.DefaultMaxFilterFixes], at most MaxFilterFixes
 	Level          float64 // interval level [0.95]
 }
+
+// MaxFilterFixes is the most attempts per failure a Config is simulated with.
+const MaxFilterFixes = 100
 
 func (c Config) withDefaults() Config {
 	if c.Draws <= 0 {
@@ -44,6 +47,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxFilterFixes <= 0 {
 		c.MaxFilterFixes = fixloop.DefaultMaxFilterFixes
 	}
+	// The loop is replayed once per number of failed re-runs up to the limit, for every
+	// failure: a limit past MaxFilterFixes is taken as it (the replay's flag refuses one).
+	c.MaxFilterFixes = min(c.MaxFilterFixes, MaxFilterFixes)
 	if !(c.Level > 0 && c.Level < 1) {
 		c.Level = 0.95
 	}

@@ -2,14 +2,13 @@ package htmlreport
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/internal/atomicfile"
+	"github.com/loopwatch/loopwatch/reports"
 )
 
 // WriteFile renders the report to path atomically: to a hidden temporary file beside
@@ -42,17 +41,8 @@ func CheckPath(path string) error {
 	// it cannot be written into is found now, not after the tables are in place.
 	probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".probe-*")
 	if err != nil {
-		return fmt.Errorf("--report %s: cannot write to %s: %w", path, filepath.Dir(path), unwrapPath(err))
+		return fmt.Errorf("--report %s: cannot write to %s: %w", path, filepath.Dir(path), reports.UnwrapPathError(err))
 	}
 	probe.Close()
 	return os.Remove(probe.Name())
-}
-
-// unwrapPath drops a *PathError's operation and path, which the message names already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -385,7 +385,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		problem := "cannot open: " + unwrapPathError(err).Error()
+		problem := "cannot open: " + UnwrapPathError(err).Error()
 		if errors.Is(err, fs.ErrNotExist) {
 			problem = "no such file"
 		}
@@ -397,7 +397,7 @@ func openTable(path, table string) (*parquet.File, io.Closer, Metadata, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + unwrapPathError(err).Error(), Hint: hint}
+		return nil, nil, meta, &FileError{Path: path, Problem: "cannot read: " + UnwrapPathError(err).Error(), Hint: hint}
 	}
 	pf, err := reports.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -485,8 +485,8 @@ func mayHold(st format.Statistics, key string) bool {
 	return string(lo) <= key && key <= string(hi)
 }
 
-// unwrapPathError drops the path an *fs.PathError repeats.
-func unwrapPathError(err error) error {
+// UnwrapPathError drops the path an *fs.PathError repeats.
+func UnwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -18,8 +18,10 @@ const MaxCommandOutput = 1 << 20
 
 // WaitDelay is how long a command check waits, once its command has exited or been
 // killed at the context's end, for the processes it started that still hold its
-// output: then they are killed with it (see [exec.Cmd.WaitDelay]). On Unix the
-// command runs in a process group of its own, which the context's end kills whole.
+// output (see [exec.Cmd.WaitDelay]); the command's own exit status judges the check.
+// On Unix the command runs in a process group of its own, which the context's end
+// kills whole, as it kills the processes that still hold the output WaitDelay after
+// the command exited.
 const WaitDelay = 5 * time.Second
 
 // CommandCheck returns a check that runs program with args in the work directory,
@@ -98,6 +100,16 @@ func runCommand(ctx context.Context, workDir, program string, args []string) (st
 	cmd.Stderr = &out
 	err := cmd.Run()
 	output := strings.TrimRight(out.String(), " \t\r\n")
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil {
+		// The command exited; processes it left held its output past WaitDelay: they
+		// are killed (their group lives on while they do, so it is theirs), and the
+		// command's own status judges the check.
+		killGroup(cmd)
+		err = nil
+		if !cmd.ProcessState.Success() {
+			err = &exec.ExitError{ProcessState: cmd.ProcessState}
+		}
+	}
 	if err == nil {
 		return output, nil
 	}

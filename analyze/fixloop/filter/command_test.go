@@ -1,8 +1,10 @@
 package filter
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -194,8 +197,41 @@ func TestCommandCheckErrors(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want DeadlineExceeded", err)
 		}
-		if d := time.Since(start); d > WaitDelay+5*time.Second {
-			t.Errorf("took %v: the check waited for the command's child", d)
+		if d := time.Since(start); d > WaitDelay/2 {
+			t.Errorf("took %v: the check waited for the command's child (its group was not killed)", d)
+		}
+	})
+	t.Run("a command that passes but leaves a child holding its output passes, the child killed", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		c := &Chain{Checks: []Check{CommandCheck("test", "sh", "-c", "sleep 60 & echo $! > "+pidFile+"; echo ok")}}
+		cr, err := c.RunCheck(context.Background(), t.TempDir(), "test")
+		if err != nil || !cr.Passed || cr.Output != "ok" {
+			t.Fatalf("%+v %v", cr, err)
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if pid <= 0 {
+			t.Fatalf("no pid in %q", b)
+		}
+		// Alive is running or sleeping; killed is gone, or a zombie its new parent has
+		// not reaped yet (/proc/PID/stat's third field).
+		state := func() string {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil {
+				return "gone"
+			}
+			if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 {
+				return f[0]
+			}
+			return "?"
+		}
+		st := state()
+		for deadline := time.Now().Add(2 * time.Second); st != "gone" && st != "Z" && st != "X" && time.Now().Before(deadline); st = state() {
+			time.Sleep(20 * time.Millisecond) // a SIGKILL is delivered when the process next runs
+		}
+		if st != "gone" && st != "Z" && st != "X" {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the child %d outlived the check (state %s)", pid, st)
 		}
 	})
 	t.Run("a command killed by a signal did not judge the code", func(t *testing.T) {

@@ -306,11 +306,11 @@ func firstLine(s string, n int) string {
 	return cut(s, n)
 }
 
-// cut shortens s to at most n bytes on a rune boundary, marking the cut with "…".
 // maxTestBytes bounds a test's name in an error line: the name of a subtest built from
 // its table's inputs can be longer than the whole error section.
 const maxTestBytes = 200
 
+// cut shortens s to at most n bytes on a rune boundary, marking the cut with "…".
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
