@@ -72,11 +72,7 @@ func (rep *Report) Headline() string {
 		default:
 			failed++
 		}
-		for _, c := range d.Configs {
-			if c.Error != "" {
-				replays++
-			}
-		}
+		replays += d.replaysFailed()
 	}
 	ds := plural(ran, "dataset") + " replayed"
 	if skipped > 0 {

@@ -108,21 +108,20 @@ func (rep *Report) Counts() map[Verdict]int {
 // Failed reports whether any metric regressed or is missing, or a dataset or a
 // replay failed — also one with no baseline yet, which leaves no metric to say so.
 func (rep *Report) Failed() bool {
-	return rep.failedReplays() > 0 || slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Verdict.Fails() })
+	return slices.ContainsFunc(rep.Datasets, DatasetReport.Failed) ||
+		slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Verdict.Fails() })
 }
 
-// failedReplays counts the datasets that could not be prepared and the replays that
+// Failed reports whether the dataset could not be prepared or one of its replays
 // failed.
-func (rep *Report) failedReplays() int {
+func (d DatasetReport) Failed() bool { return d.Status == "failed" || d.replaysFailed() > 0 }
+
+// replaysFailed counts the dataset's replays that failed.
+func (d DatasetReport) replaysFailed() int {
 	n := 0
-	for _, d := range rep.Datasets {
-		if d.Status == "failed" {
+	for _, c := range d.Configs {
+		if c.Error != "" {
 			n++
-		}
-		for _, c := range d.Configs {
-			if c.Error != "" {
-				n++
-			}
 		}
 	}
 	return n

@@ -204,11 +204,7 @@ func updateBaselines(stdout, stderr io.Writer, reg *registry.Registry, rep *regr
 		}
 	}
 	for _, d := range rep.Datasets {
-		failed := d.Status == "failed"
-		for _, c := range d.Configs {
-			failed = failed || c.Error != ""
-		}
-		if failed {
+		if d.Failed() {
 			fmt.Fprintf(stderr, "regress: %s failed; its baselines were kept\n", d.Name)
 			return 1
 		}

@@ -275,3 +275,45 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 130\n%s", code, errb.String())
 	}
 }
+
+// TestReadmeBadRegistry checks the README's example of a registry that does not load
+// against what regress says of the committed registry with "struggle" misspelt in the
+// synth dataset's detectors, so its line numbers follow the registry's baselines.
+func TestReadmeBadRegistry(t *testing.T) {
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "$ regress --registry /tmp/rg/bad/registry.toml"
+	_, block, ok := strings.Cut(string(readme), cmd)
+	if !ok {
+		t.Fatal("the README shows no bad registry")
+	}
+	_, block, _ = strings.Cut(block, "\n")
+	block, _, _ = strings.Cut(block, "$ echo $?")
+	src, err := os.ReadFile(filepath.Join(root, "datasets", "registry.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(src, []byte(`name = "synth"`))
+	j := bytes.Index(src[i:], []byte("detectors = ["))
+	if i < 0 || j < 0 {
+		t.Fatal("no synth dataset with detectors in the registry")
+	}
+	at := i + j
+	end := at + bytes.IndexByte(src[at:], '\n')
+	line := bytes.Replace(src[at:end], []byte(`"struggle"`), []byte(`"strugle"`), 1)
+	bad := append(append(append([]byte(nil), src[:at]...), line...), src[end:]...)
+	path := filepath.Join(t.TempDir(), "registry.toml")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runRegress(t, "--registry", path)
+	if got := strings.ReplaceAll(stderr, path, "/tmp/rg/bad/registry.toml"); code != 2 || got != block {
+		t.Errorf("exit %d; regress says:\n%s\nthe README:\n%s", code, got, block)
+	}
+}

@@ -131,10 +131,15 @@ func (d Detector) Metric(name string) (Metric, bool) {
 // detectorNames lists the detectors a dataset may name.
 func detectorNames() []string {
 	var out []string
-	for _, d := range Detectors[1:] {
+	for _, d := range Detectors {
 		out = append(out, d.Name)
 	}
-	return out
+	return listed(out)
+}
+
+// listed leaves out of names the input check, which no dataset lists.
+func listed(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == InputCheck })
 }
 
 func (d Detector) metricNames() []string {

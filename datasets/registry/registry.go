@@ -437,7 +437,7 @@ func (v *validator) baselines(ds *Dataset, at []string, d datasetFile) {
 			det, ok := LookupDetector(dname)
 			if !ok || !slices.Contains(ds.Detectors, dname) {
 				v.fail(dat, "dataset %s: baselines for detector %q, which the dataset does not score (detectors: %s); remove them",
-					ds.Name, dname, strings.Join(ds.Detectors[1:], ", ")) // the listed ones, not the input check
+					ds.Name, dname, strings.Join(listed(ds.Detectors), ", "))
 				continue
 			}
 			for _, mname := range sortedKeys(d.Baselines[cname][dname]) {

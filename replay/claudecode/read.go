@@ -257,11 +257,14 @@ func (b *builder) placeTimes(fst *fileState) {
 		times[f.Index] = f.Placed
 	}
 	if eventless > 0 {
-		all := make([]time.Time, len(fst.stamps))
-		for i, st := range fst.stamps {
-			all[i] = st.t
+		var far []int // the records a year from the file's times; none in the common case
+		if fst.spread() > clockfault.MaxSpread {
+			all := make([]time.Time, len(fst.stamps))
+			for i, st := range fst.stamps {
+				all[i] = st.t
+			}
+			far = clockfault.Far(all)
 		}
-		far := clockfault.Far(all)
 		for i, st := range fst.stamps {
 			switch {
 			case st.to > st.from:
@@ -316,6 +319,23 @@ func (b *builder) placeTimes(fst *fileState) {
 	for _, k := range untimed {
 		b.events[k].Time = first
 	}
+}
+
+// spread is how far apart the file's earliest and latest times are.
+func (fst *fileState) spread() time.Duration {
+	var lo, hi time.Time
+	for _, st := range fst.stamps {
+		if st.t.IsZero() {
+			continue
+		}
+		if lo.IsZero() || st.t.Before(lo) {
+			lo = st.t
+		}
+		if st.t.After(hi) {
+			hi = st.t
+		}
+	}
+	return hi.Sub(lo)
 }
 
 // isFar reports whether i is among far, sorted.

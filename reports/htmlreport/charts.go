@@ -76,8 +76,7 @@ func (p *page) curves(sets []CurveSet) {
 				stat = fmt.Sprintf("AP %s · ROC AUC %s · %d positive, %d negative · %d threshold%s",
 					rate(c.AP()), rate(c.AUC()), c.Positives, c.Negatives, len(c.Points), plural(len(c.Points)))
 				if n := unscored(c); n > 0 {
-					stat += fmt.Sprintf(" · the curve ranks %d unscored observation%s last, where the metrics' AP and AUC leave %s out",
-						n, plural(n), map[bool]string{true: "it", false: "them"}[n == 1])
+					stat += fmt.Sprintf(" · the curve ranks last %d unscored observation%s, which the metrics' AP and AUC leave out", n, plural(n))
 				}
 			}
 			for _, op := range s.Points {

@@ -498,3 +498,16 @@ func FuzzRender(f *testing.F) {
 		checkSafe(t, render(t, d))
 	})
 }
+
+// TestUnscored: a curve's last point at −Inf holds the observations the detector gave
+// no score, which the legend counts; a curve without one has none.
+func TestUnscored(t *testing.T) {
+	obs := []eval.Observation{{Label: eval.Positive, Score: 0.9}, {Label: eval.Negative, Score: 0.2},
+		{Label: eval.Positive, Score: math.NaN()}, {Label: eval.Negative, Score: math.NaN()}}
+	if n := unscored(eval.Curves(obs)); n != 2 {
+		t.Errorf("%d unscored, want 2", n)
+	}
+	if n := unscored(eval.Curves(obs[:2])); n != 0 {
+		t.Errorf("%d unscored without NaN scores, want 0", n)
+	}
+}

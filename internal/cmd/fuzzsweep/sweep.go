@@ -172,9 +172,13 @@ func (s *sweep) summary(outcomes []outcome, unlisted []error) error {
 	if len(unlisted) > 0 {
 		notListed = fmt.Sprintf("; the targets of %s not listed", count(len(unlisted), "more package"))
 	}
+	skipped := ""
+	if len(skips) > 0 {
+		skipped = fmt.Sprintf(", %d skipped without fuzzing", len(skips))
+	}
 	fmt.Fprintf(s.stdout, "fuzzsweep: %s in %s, --fuzztime %s each: %d passed, %d failed%s%s\n",
 		count(len(outcomes), "fuzz target"), count(len(pkgs), "package"), s.fuzztime, len(outcomes)-len(failed)-len(skips), len(failed),
-		map[bool]string{true: fmt.Sprintf(", %d skipped without fuzzing", len(skips))}[len(skips) > 0], notListed)
+		skipped, notListed)
 	if len(skips) > 0 {
 		fmt.Fprintf(s.stdout, "fuzzsweep: skipped by their own test code: %s\n", strings.Join(skips, "; "))
 	}
