@@ -511,14 +511,7 @@ func checkTrajectory(t *testing.T, results string, s *screens.Session) {
 // line quoted from the session screen.
 func TestReadmeShowsTheScreens(t *testing.T) {
 	needFixture(t)
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := []byte(corpus.Readme(t))
 	_, block, ok := strings.Cut(string(readme), "$ assess history\n")
 	if !ok {
 		t.Fatal("README has no `$ assess history` example")

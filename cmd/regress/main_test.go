@@ -223,15 +223,8 @@ func TestCorpusReadmeTable(t *testing.T) {
 	if _, err := corpus.Dir("claude-code"); err != nil {
 		t.Skip(err)
 	}
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "the Claude Code corpus under the default configuration:\n")
+	root, readme := moduleReadme(t)
+	_, section, ok := strings.Cut(readme, "the Claude Code corpus under the default configuration:\n")
 	if !ok {
 		t.Fatal("the README quotes no regress.md table of the Claude Code corpus")
 	}
@@ -280,16 +273,9 @@ func TestInterrupted(t *testing.T) {
 // against what regress says of the committed registry with "struggle" misspelt in the
 // synth dataset's detectors, so its line numbers follow the registry's baselines.
 func TestReadmeBadRegistry(t *testing.T) {
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, readme := moduleReadme(t)
 	const cmd = "$ regress --registry /tmp/rg/bad/registry.toml"
-	_, block, ok := strings.Cut(string(readme), cmd)
+	_, block, ok := strings.Cut(readme, cmd)
 	if !ok {
 		t.Fatal("the README shows no bad registry")
 	}
@@ -316,4 +302,14 @@ func TestReadmeBadRegistry(t *testing.T) {
 	if got := strings.ReplaceAll(stderr, path, "/tmp/rg/bad/registry.toml"); code != 2 || got != block {
 		t.Errorf("exit %d; regress says:\n%s\nthe README:\n%s", code, got, block)
 	}
+}
+
+// moduleReadme returns the module's root folder and its README's text.
+func moduleReadme(t *testing.T) (root, readme string) {
+	t.Helper()
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, corpus.Readme(t)
 }

@@ -213,24 +213,10 @@ func TestCorpusTune(t *testing.T) {
 	}
 }
 
-// readme returns the README's text.
-func readme(t *testing.T) string {
-	t.Helper()
-	root, err := corpus.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // readmeBlocks returns the README's fenced blocks.
 func readmeBlocks(t *testing.T) []string {
 	t.Helper()
-	parts := strings.Split(readme(t), "```")
+	parts := strings.Split(corpus.Readme(t), "```")
 	var blocks []string
 	for i := 1; i < len(parts); i += 2 {
 		blocks = append(blocks, strings.TrimPrefix(parts[i], "\n"))
@@ -363,7 +349,7 @@ func TestReadmeListParams(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("`tune --list-params` lists all %d paths — %d parameters and %d sections —", len(rows), len(rows)-sections, sections)
-	if !strings.Contains(readme(t), want) {
+	if !strings.Contains(corpus.Readme(t), want) {
 		t.Errorf("the README does not say %q", want)
 	}
 }

@@ -83,3 +83,18 @@ func BenchDir(b *testing.B, name string) string {
 	}
 	return dir
 }
+
+// Readme returns the text of the module's README, for the tests that hold what it
+// quotes to what the commands print.
+func Readme(t testing.TB) string {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
