@@ -527,14 +527,14 @@ func TestCorpusClaudeCode(t *testing.T) {
 		outcome, matrix string
 		correct, scored int
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+132\s+0\.692 \[0\.53, 0\.83\]\s+0\.263 \[0\.13, 0\.54\]\s+21\.1 \[7\.2, 41\.9\]`,
-			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:41] 33 7",
-			`(?m)^configured\s+0\.861 \[0\.78, 0\.94\]\s+62/72\s+0\.903\s+0\.564\s+0\.466\s+0$`, "58 0 0 7 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 62, 72},
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+133\s+0\.692 \[0\.53, 0\.83\]\s+0\.261 \[0\.13, 0\.54\]\s+21\.3 \[7\.2, 42\.3\]`,
+			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:42] 33 7",
+			`(?m)^configured\s+0\.847 \[0\.75, 0\.93\]\s+61/72\s+0\.903\s+0\.559\s+0\.455\s+0$`, "57 0 0 8 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 61, 72},
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.
-		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.720 \[0\.55, 0\.88\]\s+2\.9 \[1\.2, 5\.0\]`,
-			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:42] 31 2",
+		{nil, `(?m)^loopwatch\s+46\s+0\.692 \[0\.53, 0\.83\]\s+0\.706 \[0\.54, 0\.86\]\s+3\.1 \[1\.4, 5\.2\]`,
+			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:43] 31 2",
 			`(?m)^loopwatch\s+0\.972 \[0\.93, 1\.00\]\s+70/72\s+0\.903\s+0\.767\s+0\.847\s+0$`, "65 0 0 0 0|1 1 0 0 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 70, 72},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)

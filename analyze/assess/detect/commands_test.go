@@ -131,6 +131,7 @@ func TestClassifyCommand(t *testing.T) {
 		{"unknown status, other command: only text failures", "Bash", "./deploy.sh", "all good", unk, -1, "none"},
 		{"a rejected call is a rejection", "Bash", "rm -rf build", "The user doesn't want to proceed with this tool use. The tool use was rejected", bad, -1, "tool_rejected"},
 		{"a sibling's cancellation is nothing", "Bash", "go test ./...", "<tool_use_error>Sibling tool call errored</tool_use_error>", bad, -1, "none"},
+		{"a run the human interrupted is no failed test", "Bash", "pytest tests/", "[Request interrupted by user for tool use]", bad, -1, "none"},
 		{"a Read of source with error: is nothing", "Read", "", "return fmt.Errorf(\"error: %w\", err)\nFAILED", unk, -1, "none"},
 		{"a Read of a missing file is exploration", "Read", "", "<tool_use_error>File does not exist.</tool_use_error>", bad, -1, "none"},
 		{"an Edit slip is quiet", "Edit", "", "<tool_use_error>String to replace not found in file.</tool_use_error>", bad, -1, "none"},

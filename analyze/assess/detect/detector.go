@@ -195,6 +195,7 @@ func (r *Rules) Signals(ev *analyze.Event) []Signal {
 // scratch is the working memory of reading one human message; a detector reuses one.
 type scratch struct {
 	win  []byte // the message's window
+	own  []byte // the window of the human's own words in a message that opens with a tag (see ownText)
 	fold []byte // the window ASCII-lower-cased, for the pattern prefilters
 	tok  tokens
 	cur  sketch
@@ -249,17 +250,29 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 	if s != nil {
 		s.agentActed = false
 	}
-	sc.tok.tokenize(sc.win, r.apostrophes)
-	if sc.tok.tagged && c.SkipTagged {
-		return dst
+	text := sc.win
+	if c.SkipTagged {
+		if own, tagged := ownText(ev.UserContent); tagged {
+			if own == "" {
+				return dst
+			}
+			sc.own = r.window.appendWindow(sc.own[:0], own, r.apostrophes)
+			text = sc.own
+		}
 	}
+	sc.tok.tokenize(text, r.apostrophes, true)
 	r.lex.canonicalize(&sc.tok)
 	first, asked := false, false
 	if s != nil {
 		first, asked = s.humanMsgs == 0, s.agentAsked
 	}
-	dst = r.lexicalSignals(dst, &sc.tok, sc.win, first, asked)
+	dst = r.lexicalSignals(dst, &sc.tok, text, first, asked)
 	if s != nil {
+		if hasFence(text) {
+			// A request is compared whole, its code included: what it asks for.
+			sc.tok.tokenize(text, r.apostrophes, false)
+			r.lex.canonicalize(&sc.tok)
+		}
 		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time)
 		s.humanMsgs++
 		s.afterInterrupt, s.agentAsked = false, false

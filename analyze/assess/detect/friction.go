@@ -37,8 +37,9 @@ type FrictionConfig struct {
 	// Doubt raises Doubt for doubt about the agent's work. Default true.
 	Doubt bool `json:"doubt"`
 	// DoubtQuestionMarks: a run of at least this many question (or exclamation) marks
-	// holding a question mark ("??", "?!", "？？") is doubt; 0 switches it off.
-	// Default 2.
+	// holding a question mark ("??", "?!", "？？") is doubt — but not a run between
+	// spaces with more of its line after it, or one followed by "=": the operators of
+	// pasted code ("user.name ?? 'anon'", "x ??= 1"). 0 switches it off. Default 2.
 	DoubtQuestionMarks int `json:"doubt_question_marks"`
 	// CorrectionPhrase raises CorrectionPhrase for the lexicon's corrections.
 	// Default true.
@@ -66,9 +67,14 @@ type FrictionConfig struct {
 	// Interrupt signal for it, and the message after it is not a redirect. Default
 	// true.
 	IgnoreSelfInterrupts bool `json:"ignore_self_interrupts"`
-	// SkipTagged leaves out of every friction signal (and of the request history) a
-	// user message that opens with an XML-like tag ("<ci-monitor-event>…"): text a
-	// tool or hook put in the prompt, not the human's words. Default true.
+	// SkipTagged reads only the human's own words in a user message that opens with
+	// an XML-like tag: the text after its last closing tag (an IDE's
+	// "<ide_opened_file>…</ide_opened_file> still failing" is read as "still
+	// failing"), and nothing of a message that ends with its elements
+	// ("<ci-monitor-event>…</ci-monitor-event>": text a tool or hook put in the prompt),
+	// which stays out of every friction signal and of the request history. A message
+	// that opens with a tag no closing tag near its end follows is read whole. Off,
+	// every message is read whole. Default true.
 	SkipTagged bool `json:"skip_tagged"`
 }
 

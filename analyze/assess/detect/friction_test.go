@@ -499,6 +499,25 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil},
 		},
 		{
+			name: "the human's words after an IDE's context are the human's, the context not",
+			evs: []analyze.Event{
+				user("<ide_opened_file>The user opened the file /src/client.ts in the IDE. This may or may not be related.</ide_opened_file>\nadd a retry option to the client"),
+				agent("Added it."),
+				user("<ide_selection>The user selected the lines 10 to 12: still wrong() ?? x</ide_selection>\nstill not working, same error again"),
+				agent("Fixed."),
+				user("<ide_opened_file>The user opened the file /src/client.ts in the IDE.</ide_opened_file>\nthanks, looks good"),
+			},
+			want: [][]Kind{nil, nil, {StillProblem}, nil, nil},
+		},
+		{
+			name: "and read whole when off",
+			cfg:  func(c *Config) { c.Friction.SkipTagged = false },
+			evs: []analyze.Event{
+				user("<ide_selection>x still fails?? y</ide_selection>\nthanks, looks good"),
+			},
+			want: [][]Kind{{StillProblem, Doubt}},
+		},
+		{
 			name: "sidechain prompts are not the human's",
 			evs: []analyze.Event{
 				{Kind: analyze.KindUserMessage, Sidechain: true, UserContent: "no, still failing, are you sure?"},
@@ -565,12 +584,25 @@ func TestTokenize(t *testing.T) {
 		{"ｎｏ，ＯＫ", true, "no ok", 0},
 		{"xterm.js works. Next", true, "xterm js works | next", 0},
 		{"what?? really?!", true, "what | really |", 2},
+		{"??", true, "", 2},
+		{"what ? ?", true, "what |", 2},
+		{"why ??\nfix it", true, "why | fix it", 2},
+		// Operators of pasted code are no questions.
+		{"name := user.name ?? 'anon'", true, "name user name | anon", 0},
+		{"x ??= 1", true, "x | 1", 0},
+		{"a ?? b ??? c", true, "a | b | c", 0},
+		// Pasted code is not the human's words: fenced blocks (fences included) are
+		// skipped; inline code is part of its sentence.
+		{"still fails:\n```\nError: not working?? again\n```\nsee above", true, "still fails | see above", 0},
+		{"  ~~~ log\nwrong\n  ~~~\nok", true, "ok", 0},
+		{"```\n\nwrong\n\n```\n\nok\n```", true, "ok", 0},
+		{"use `x ?? y`, not `wrong()`", true, "use x | y not wrong", 0},
 		{"snake_case v2", true, "snake_case v2", 0},
 		{"всё ещё", true, "все еще", 0},
 	}
 	for _, tt := range tests {
 		var tk tokens
-		tk.tokenize([]byte(tt.text), tt.apos)
+		tk.tokenize([]byte(tt.text), tt.apos, true)
 		var b strings.Builder
 		for i := range tk.toks {
 			if i > 0 {
@@ -590,17 +622,38 @@ func TestTokenize(t *testing.T) {
 		}
 	}
 	var tk tokens
-	tk.tokenize([]byte("no, use it"), true)
+	tk.tokenize([]byte("no, use it"), true, true)
 	if !tk.toks[0].punct || tk.toks[1].punct || !tk.toks[2].punct {
 		t.Errorf("punctuation flags %+v", tk.toks)
 	}
-	for text, want := range map[string]bool{
-		"<ci-monitor-event>x</ci-monitor-event>": true, "  <command-name>/clear": true,
-		"<3 thanks": false, "a <b>": false, "<>": false,
+}
+
+// TestOwnText covers what of a message that opens with a tag is the human's.
+func TestOwnText(t *testing.T) {
+	long := "<ide_selection>" + strings.Repeat("x := 1\n", 2000) + "</ide_selection>"
+	for _, tt := range []struct {
+		text, own string
+		tagged    bool
+	}{
+		{"<ci-monitor-event>CI failing</ci-monitor-event>", "", true},
+		{"<ci-monitor-event>CI failing</ci-monitor-event>\n  ", "", true},
+		{"<ide_opened_file>The user opened /src/a.ts</ide_opened_file>\nstill not working", "still not working", true},
+		{"<ide_opened_file>a</ide_opened_file>\n<ide_selection>b</ide_selection>\nno, that's wrong", "no, that's wrong", true},
+		{long + "\nthis still fails", "this still fails", true},
+		{"<ide_opened_file path=\"a.ts\"/>", "", true},
+		{"<Button onClick={save}/>\nthis still doesn't fire", "<Button onClick={save}/>\nthis still doesn't fire", false},
+		{"<div> is never closed, fix it", "<div> is never closed, fix it", false},
+		{"<3 thanks", "<3 thanks", false},
+		{"a <b>x</b> c", "a <b>x</b> c", false},
+		{"<>", "<>", false},
+		{"<command-name>/clear", "<command-name>/clear", false},
+		// The closing tag is looked for near the end only: far from it, the message is
+		// read whole, at a bounded cost.
+		{"<ide_selection>x</ide_selection>\n" + strings.Repeat("word ", 1000), "<ide_selection>x</ide_selection>\n" + strings.Repeat("word ", 1000), false},
 	} {
-		tk.tokenize([]byte(text), true)
-		if tk.tagged != want {
-			t.Errorf("%q: tagged %v", text, tk.tagged)
+		own, tagged := ownText(tt.text)
+		if own != tt.own || tagged != tt.tagged {
+			t.Errorf("ownText(%.60q) = %.60q, %v; want %.60q, %v", tt.text, own, tagged, tt.own, tt.tagged)
 		}
 	}
 }
@@ -766,7 +819,7 @@ func TestRedirectWithinDuration(t *testing.T) {
 // it makes is valid UTF-8 with no separator in it.
 func FuzzHumanText(f *testing.F) {
 	for _, s := range []string{"no, still not working??", "还是不行", "ｎｏ，ＯＫ", "e\u0301", "<tag>x", "dosent wokring",
-		"’’’", "\xff\xfe", strings.Repeat("no ", 2000)} {
+		"’’’", "\xff\xfe", strings.Repeat("no ", 2000), "```\n\nno\n```\nstill `x` ??", "<ide_selection>a</ide_selection>\nno, wrong"} {
 		f.Add(s)
 	}
 	rules := MustCompile(DefaultConfig())

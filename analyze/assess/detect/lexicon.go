@@ -409,7 +409,7 @@ func parseWord(t *tokens, w string, apostrophes bool) ([]elem, error) {
 	if prefix {
 		w = strings.TrimSuffix(w, "~")
 	}
-	t.tokenize([]byte(w), apostrophes)
+	t.tokenize([]byte(w), apostrophes, false)
 	if len(t.toks) == 0 {
 		return nil, fmt.Errorf("%q has no letters", w)
 	}

@@ -1,7 +1,9 @@
 package detect
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -124,16 +126,13 @@ type tokens struct {
 	// qrun is the longest run of question and exclamation marks holding a question
 	// mark ("??", "?!", "？？"): an incredulous question.
 	qrun int
-	// tagged: the message opens with an XML-like tag ("<ci-monitor-event>"): text a
-	// tool or hook wrote into the prompt, not the human.
-	tagged bool
 }
 
 // maxTokens bounds the tokens of one message; a window of a few KB never reaches it.
 const maxTokens = 4096
 
 func (t *tokens) reset() {
-	t.norm, t.toks, t.qrun, t.tagged = t.norm[:0], t.toks[:0], 0, false
+	t.norm, t.toks, t.qrun = t.norm[:0], t.toks[:0], 0
 }
 
 // word returns token i's bytes, or the lexicon word it is read as.
@@ -153,13 +152,15 @@ func (t *tokens) raw(i int) []byte {
 
 // tokenize splits text into normalised tokens (see [token]). With apostrophes set,
 // U+2019 inside a word is dropped like an ASCII apostrophe; otherwise it separates
-// words, as in the seed's patterns.
-func (t *tokens) tokenize(text []byte, apostrophes bool) {
+// words, as in the seed's patterns. With prose set, pasted code is left out: the
+// lines of a fenced block ("```" or "~~~" opening a line, fences included), whose
+// words — an error a log prints, "wrong" in a test's name — are not the human's.
+func (t *tokens) tokenize(text []byte, apostrophes, prose bool) {
 	t.reset()
-	t.tagged = opensWithTag(text)
 	var clause uint16
 	start := -1 // offset in norm of the current word, -1 outside a word
 	run, hasQ := 0, false
+	spaced, prev := false, rune('\n') // spaced: the run follows a space, as a binary operator does
 	endWord := func() {
 		if start >= 0 {
 			if len(t.toks) < maxTokens {
@@ -176,7 +177,23 @@ func (t *tokens) tokenize(text []byte, apostrophes bool) {
 			start = -1
 		}
 	}
+	inFence := false // inside a fenced code block
 	for i := 0; i < len(text); {
+		if prose && (i == 0 || text[i-1] == '\n') {
+			// Pasted code and logs are not the human's words: a fenced block's lines
+			// are skipped, fences included, up to the line break, which ends a clause.
+			if fence := isFence(text[i:]); fence || inFence && text[i] != '\n' {
+				endWord()
+				inFence = inFence != fence
+				run, hasQ = 0, false
+				if j := bytes.IndexByte(text[i:], '\n'); j >= 0 {
+					i += j
+				} else {
+					i = len(text)
+				}
+				continue
+			}
+		}
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(text[i:])
@@ -185,15 +202,23 @@ func (t *tokens) tokenize(text []byte, apostrophes bool) {
 		if r >= 0xFF01 && r <= 0xFF5E { // full-width ASCII ("ｎｏ", "？"): read as ASCII
 			r -= 0xFEE0
 		}
-		if r == '?' || r == '!' {
+		switch {
+		case r == '?' || r == '!':
+			if run == 0 {
+				spaced = prev == ' ' || prev == '\t'
+			}
 			run++
 			hasQ = hasQ || r == '?'
-			if hasQ && run > t.qrun {
+		case r == ' ' && run > 0:
+		case run > 0:
+			// A run between spaces with more of the line after it is an operator of
+			// pasted code ("name ?? 'anon'", "x ??= 1"), not a question.
+			if hasQ && run > t.qrun && !(spaced && r != '\n' && r != '\r') && r != '=' {
 				t.qrun = run
 			}
-		} else if r != ' ' {
 			run, hasQ = 0, false
 		}
+		prev = r
 		switch {
 		case r < utf8.RuneSelf:
 			c := byte(r)
@@ -246,10 +271,36 @@ func (t *tokens) tokenize(text []byte, apostrophes bool) {
 			endWord()
 		}
 	}
+	if hasQ && run > t.qrun { // a run that ends the text
+		t.qrun = run
+	}
 	endWord()
 	if n := len(t.toks); n > 0 {
 		t.toks[n-1].punct = true
 	}
+}
+
+// hasFence reports whether a fence ("```", "~~~") opens one of text's lines.
+func hasFence(text []byte) bool {
+	for {
+		if isFence(text) {
+			return true
+		}
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			return false
+		}
+		text = text[i+1:]
+	}
+}
+
+// isFence reports whether line opens with a code fence ("```", "~~~"), after at most
+// three spaces.
+func isFence(line []byte) bool {
+	for k := 0; k < 3 && len(line) > 0 && line[0] == ' '; k++ {
+		line = line[1:]
+	}
+	return bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~"))
 }
 
 // markPunct notes that punctuation follows the last token, unless another token
@@ -281,7 +332,7 @@ func isCJK(r rune) bool {
 
 // opensWithTag reports whether text, after leading white space, opens with an
 // XML-like tag such as "<ci-monitor-event>" or "<command-name>".
-func opensWithTag(text []byte) bool {
+func opensWithTag(text string) bool {
 	i := 0
 	for i < len(text) && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r') {
 		i++
@@ -290,10 +341,55 @@ func opensWithTag(text []byte) bool {
 		return false
 	}
 	j := i + 1
-	for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z' || text[j] == '-' || text[j] == '_' || text[j] >= '0' && text[j] <= '9' && j > i+1) {
+	for j < len(text) && isTagByte(text[j], j > i+1) {
 		j++
 	}
 	return j > i+1 && j < len(text) && (text[j] == '>' || text[j] == ' ')
+}
+
+// isTagByte reports whether c may be part of a tag's name (a digit not first).
+func isTagByte(c byte, notFirst bool) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c >= '0' && c <= '9' && notFirst
+}
+
+// maxTagScan bounds how far from a message's end [ownText] looks for the closing
+// tag the human's words follow.
+const maxTagScan = 4096
+
+// ownText returns what the human typed in a message that opens with an XML-like
+// tag: the text after the last closing tag ("</ide_selection>") of the message's
+// last maxTagScan bytes. Clients and hooks put context in front of the human's words
+// — an IDE's "<ide_opened_file>…</ide_opened_file>" or "<ide_selection>…" block, a
+// CI monitor's event — so a message that opens with a tag is the human's where text
+// follows its elements, and a tool's where nothing does (own is empty, tagged true).
+// A message that opens with a tag no closing tag near its end follows (pasted markup,
+// "<Button onClick={save}/> this still doesn't fire") is read whole (tagged false),
+// as is every message that does not open with a tag. The cost is bounded by
+// maxTagScan whatever the message's size.
+func ownText(s string) (own string, tagged bool) {
+	if !opensWithTag(s) {
+		return s, false
+	}
+	t := strings.TrimRight(s, " \t\r\n")
+	scan := t[max(0, len(t)-maxTagScan):]
+	for end := len(scan); end > 0; {
+		i := strings.LastIndex(scan[:end], "</")
+		if i < 0 {
+			break
+		}
+		j := i + 2
+		for j < len(scan) && isTagByte(scan[j], j > i+2) {
+			j++
+		}
+		if j > i+2 && j < len(scan) && scan[j] == '>' {
+			return strings.TrimLeft(scan[j+1:], " \t\r\n"), true
+		}
+		end = i
+	}
+	if strings.HasSuffix(t, "/>") { // a self-closing element at the end: nothing typed after it
+		return "", true
+	}
+	return s, false
 }
 
 // latin1Fold maps U+00E0–U+00FF (lower-case Latin-1 letters) to their base letter;

@@ -206,9 +206,11 @@ type ToolConfig struct {
 	// agent retries at once ("String to replace not found", "File has not been read
 	// yet"), and the planning tools. Seed: none.
 	QuietTools []string `json:"quiet_tools"`
-	// Collateral are markers of results cancelled because a sibling call failed
-	// ("Sibling tool call errored"): such a result raises no signal (its sibling
-	// does). Seed: none.
+	// Collateral are markers of results that are no outcome of their command: a call
+	// cancelled because a sibling call failed ("Sibling tool call errored"; its
+	// sibling raises the signal), or stopped by the human's interrupt ("[Request
+	// interrupted by user for tool use]": the interrupt is the human's turn, not a
+	// failed test). Such a result raises no signal. Seed: none.
 	Collateral []string `json:"collateral"`
 	// ScanBytes bounds the output the text rules read: its first quarter and last
 	// three quarters of ScanBytes (build errors open a log, summaries close it), so a
@@ -232,7 +234,7 @@ func DefaultToolConfig() ToolConfig {
 		QuietTools: []string{"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "Edit", "MultiEdit", "Write",
 			"NotebookEdit", "NotebookRead", "TodoWrite", "TodoRead", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
 			"Skill", "ToolSearch", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"},
-		Collateral: []string{"Sibling tool call errored", "Cancelled: parallel tool call"},
+		Collateral: []string{"Sibling tool call errored", "Cancelled: parallel tool call", "[Request interrupted by user"},
 		ScanBytes:  64 << 10,
 	}
 }

@@ -86,7 +86,7 @@ func (a *OfflineAnalyzer) readEnd(t *session.Transcript) endReading {
 	if lastText >= 0 {
 		e := &es[lastText]
 		r.lastText = e
-		neg := detect.Has(e.Signals, detect.Frustration) || detect.Has(e.Signals, detect.UserCorrection)
+		neg := seedNegative(e.Signals) || frictionWords(e.Signals)
 		r.accepted = !neg && (detect.Has(e.Signals, detect.Success) || a.accepts(e.Event.UserContent))
 	}
 	if lastHuman >= 0 && lastHuman != lastText {
@@ -190,9 +190,13 @@ func matchAny(res []*regexp.Regexp, text string) bool {
 //     (a rejection that said why, another interrupt);
 //  4. the human's last text turn gives up on the task (detect.GiveUp: "forget it,
 //     I'll do it myself", "算了") → failure (0.7);
-//  5. the human's last text turn was friction (frustration, correction): partial
-//     (0.5) if a build or test then passed and nothing is left failing; otherwise
-//     failure (0.6) when a hook ended the session, abandoned (0.6) when it stopped;
+//  5. the human's last text turn was friction — the seed's frustration or
+//     correction patterns, or friction words (detect's NegationReply, StillProblem,
+//     Doubt, CorrectionPhrase, Exasperation: "still not working", "funktioniert
+//     immer noch nicht", "are you sure") that no passing check or final report of
+//     work done answered: partial (0.5) if a build or test then passed and nothing
+//     is left failing; otherwise failure (0.6) when a hook ended the session,
+//     abandoned (0.6) when it stopped;
 //  6. the human interrupted the agent last (and it was no hand-off): failure (0.5)
 //     on a hook end, abandoned (0.5) otherwise;
 //  7. a build, test or lint is left failing after the human's last turn, and the
@@ -213,7 +217,10 @@ func (a *OfflineAnalyzer) analyzeEnd(t *session.Transcript, friction int) (Outco
 	hook := t.Reason == session.EndHook
 	turns := st.UserMessages + st.Interrupts
 	heavy := friction >= a.cfg.PartialFriction && float64(friction) >= a.cfg.PartialFrictionShare*float64(turns)
-	lastNeg := r.lastText != nil && (detect.Has(r.lastText.Signals, detect.Frustration) || detect.Has(r.lastText.Signals, detect.UserCorrection))
+	// The seed's patterns make the last text turn friction outright; loopwatch's
+	// friction words do unless the agent answered them: a check that passed after
+	// it, or a final message reporting the work done.
+	lastNeg := r.lastText != nil && (seedNegative(r.lastText.Signals) || frictionWords(r.lastText.Signals) && !r.verified && !r.doneClaim)
 	switch {
 	case turns == 0 && r.unresolved != "" && !r.doneClaim:
 		return OutcomeAbandoned, 0.5, fmt.Sprintf("no human turn, and %s is left failing", r.unresolved)
@@ -267,4 +274,24 @@ func compileAcceptance(patterns []string) ([]*regexp.Regexp, error) {
 		out = append(out, re)
 	}
 	return out, nil
+}
+
+// seedNegative reports whether signals hold the seed's negative human kinds:
+// frustration or correction.
+func seedNegative(signals []detect.Signal) bool {
+	return detect.Has(signals, detect.Frustration) || detect.Has(signals, detect.UserCorrection)
+}
+
+// frictionWords reports whether signals hold a friction signal the human's words
+// raise by themselves (not a repeat, an interrupt or the message after one, which
+// say nothing of the work's state at the end). A turn that says so does not accept
+// the work, whatever praise it holds ("great, still not working").
+func frictionWords(signals []detect.Signal) bool {
+	for _, s := range signals {
+		switch s.Kind {
+		case detect.NegationReply, detect.StillProblem, detect.Doubt, detect.CorrectionPhrase, detect.Exasperation, detect.GiveUp:
+			return true
+		}
+	}
+	return false
 }

@@ -199,6 +199,17 @@ func TestOfflineEndReading(t *testing.T) {
 		{"not acceptance: a question about works", []entry{say("fix it"), say("how does the worker pool work?")}, flush, OutcomeSuccess, 0.6},
 		{"praise with a complaint is friction", []entry{say("fix it"), say("great, but it still doesn't work", F)}, flush, OutcomeAbandoned, 0.6},
 		{"friction at the end, hook", []entry{say("fix it"), say("no, that's wrong", C)}, hook, OutcomeFailure, 0.6},
+		// loopwatch's friction words at the end, in any language the lexicon reads:
+		// friction, unless the agent answered them with a passing check or a report of
+		// the work done.
+		{"friction words at the end", []entry{say("mach es"), ran("Bash", "ok", detect.TestSuccess, "go test"),
+			say("funktioniert immer noch nicht", detect.StillProblem)}, flush, OutcomeAbandoned, 0.6},
+		{"friction words with praise are no acceptance", []entry{say("fix it"), say("great, it still crashes", detect.StillProblem)}, hook, OutcomeFailure, 0.6},
+		{"friction words then a passing check", []entry{say("fix it"), say("are you sure?", detect.Doubt),
+			ran("Bash", "ok", detect.TestSuccess, "go test")}, flush, OutcomeSuccess, 0.7},
+		{"friction words then a report of the work done", []entry{say("fix it"), say("no, use the other flag", detect.NegationReply),
+			{analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: "Done: switched to --strict."}, nil}}, flush, OutcomeSuccess, 0.6},
+		{"a repeat at the end is no verdict", []entry{say("add the flag"), say("add the flag", detect.RepeatRequest)}, flush, OutcomeSuccess, 0.6},
 		{"giving up", []entry{say("fix it"), ran("Bash", "FAIL", detect.TestFailure, "go test"), say("forget it, I'll write it myself", detect.GiveUp),
 			ran("Bash", "ok", 0, "rm fit.go")}, flush, OutcomeFailure, 0.7},
 		{"giving up, then thanks for the clean-up", []entry{say("fix it"), say("forget it, I'll do it myself", detect.GiveUp),
