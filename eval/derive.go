@@ -15,6 +15,7 @@ const (
 	RuleApprovedIn2           = "approved_in_2_cycles"     // ambiguous
 	RuleIncompleteAfter1      = "incomplete_after_1_cycle" // ambiguous
 	RuleOtherOutcome          = "other_outcome"            // ambiguous: decomposed, error or unknown outcomes
+	RuleCyclesDropped         = "cycles_dropped"           // ambiguous: approved or incomplete, but its cycles are not all known
 )
 
 // QuasarRun is what deriving a label needs to know about one quasar run: plain values,
@@ -24,6 +25,9 @@ type QuasarRun struct {
 	Outcome     string // approved | max_cycles | budget_exceeded | decomposed | error | incomplete
 	Cycles      int    // cycles the run went through
 	CloseReason string // the task's close reason, if any
+	// CyclesDropped: the source's cycles skip a number and the rest were dropped, so
+	// Cycles counts fewer cycles than the run went through.
+	CyclesDropped bool
 }
 
 // permissionBugRE matches a close reason that blames a permission bug: "permission"
@@ -45,8 +49,11 @@ func MentionsPermissionBug(reason string) bool { return permissionBugRE.MatchStr
 //	negative   approved in 1 cycle                               (approved_in_1_cycle)
 //	ambiguous  approved in 2 cycles                              (approved_in_2_cycles)
 //	ambiguous  left incomplete after 1 cycle                     (incomplete_after_1_cycle)
+//	ambiguous  approved or left incomplete, with cycles dropped  (cycles_dropped)
 //	ambiguous  any other outcome (decomposed, error, …)          (other_outcome)
 //
+// A run whose cycles were dropped after a gap in their numbering (CyclesDropped) went
+// through more cycles than it holds: the rules that count cycles cannot be read.
 // The exclusion is checked first. The record says Source derived, the rule and the
 // outcome.
 func DeriveQuasar(r QuasarRun) LabelRecord {
@@ -62,6 +69,9 @@ func DeriveQuasar(r QuasarRun) LabelRecord {
 		return set(Positive, RuleMaxCycles)
 	case r.Outcome == "budget_exceeded":
 		return set(Positive, RuleBudgetExceeded)
+	case r.CyclesDropped && (r.Outcome == "approved" || r.Outcome == "incomplete"):
+		// How many cycles it took is what these rules read, and it is not known.
+		return set(Ambiguous, RuleCyclesDropped)
 	case r.Outcome == "approved" && r.Cycles >= 3:
 		return set(Positive, RuleApprovedAfter3Plus)
 	case r.Outcome == "approved" && r.Cycles == 2:

@@ -19,7 +19,8 @@ func (in *Inputs) runLabel(r *input.Run) (rec eval.LabelRecord, index int, ok, d
 	if rec, index, ok = in.Labels.Lookup(r.Key); ok || !in.deriveLabels {
 		return rec, index, ok, false
 	}
-	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason}), -1, true, true
+	return eval.DeriveQuasar(eval.QuasarRun{Key: r.Key, Outcome: string(r.Outcome), Cycles: len(r.Cycles), CloseReason: r.CloseReason,
+		CyclesDropped: r.CyclesDropped}), -1, true, true
 }
 
 // SessionLabel returns a session's label record (ok is false without one) and its

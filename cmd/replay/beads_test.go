@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +108,37 @@ func TestReplayBeadsDerivedLabels(t *testing.T) {
 	}
 	if m["tp"] != 1 || m["fn"] != 1 || m["tn"] != 1 || m["fp"] != 0 {
 		t.Errorf("confusion %v", m)
+	}
+}
+
+// TestDerivedLabelOfDroppedCycles: a run whose cycle numbers skip one keeps the cycles
+// before the gap, and its derived label is ambiguous (cycles_dropped) — not the
+// "approved in 1 cycle" negative its kept cycles alone would give.
+func TestDerivedLabelOfDroppedCycles(t *testing.T) {
+	dir := t.TempDir()
+	line := func(ts, kind, data string) string {
+		return fmt.Sprintf(`{"ts":%q,"kind":%q,"task":"q-1","data":%s}`, ts, kind, data) + "\n"
+	}
+	trace := line("2026-03-01T10:00:00Z", "task_start", `{"title":"x","max_cycles":5,"max_budget_usd":10}`) +
+		line("2026-03-01T10:01:00Z", "cycle_done", `{"cycle":1,"total_cost_usd":1}`) +
+		line("2026-03-01T10:02:00Z", "cycle_done", `{"cycle":3,"total_cost_usd":3,"approved":true}`) +
+		line("2026-03-01T10:03:00Z", "task_state", `{"outcome":"approved"}`)
+	if err := os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.parquet")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--in", dir, "--derive-labels", "--out", out, "--resamples", "0"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "cycle 2 missing; cycles from 3 on are dropped") {
+		t.Errorf("the gap is not reported:\n%s", stderr.String())
+	}
+	runs, err := parquet.ReadFile[reports.RunRow](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || *runs[0].Cycles != 1 || runs[0].Label == nil || *runs[0].Label != "ambiguous" || *runs[0].LabelRule != "cycles_dropped" {
+		t.Fatalf("runs %+v", runs)
 	}
 }

@@ -61,7 +61,11 @@ func runSummary(r *input.Run) string {
 	for _, cy := range r.Cycles {
 		fs = append(fs, fmt.Sprint(len(cy.Findings)))
 	}
-	return fmt.Sprintf("%s %s %d [%s]", r.Key, r.Outcome, len(r.Cycles), strings.Join(fs, " "))
+	s := fmt.Sprintf("%s %s %d [%s]", r.Key, r.Outcome, len(r.Cycles), strings.Join(fs, " "))
+	if r.CyclesDropped {
+		s += " dropped"
+	}
+	return s
 }
 
 func TestRead(t *testing.T) {
@@ -134,8 +138,13 @@ func TestRead(t *testing.T) {
 				c{"2026-02-24T10:03:00Z", coder(3)}, c{"2026-02-24T10:04:00Z", reviewer(3)}) +
 				line("q-2", "2026-02-24T10:00:00Z", "open", "", c{"2026-02-24T10:01:00Z", coder(2)}, c{"2026-02-24T10:02:00Z", reviewer(2)}) +
 				child("q-1.1", "q-1", "2026-02-24T10:04:01Z", "[major] in the dropped cycle", "x"),
-			runs:     []string{"q-1#1 incomplete 1 [0]"},
+			runs:     []string{"q-1#1 incomplete 1 [0] dropped"},
 			problems: []string{"1:invalid_record", "2:unusable_run", "3:unmatched"}},
+		{name: "an approval after a gap approves a run whose later cycles are dropped",
+			in: line("q-1", "2026-02-24T10:00:00Z", "closed", "", c{"2026-02-24T10:01:00Z", coder(1)}, c{"2026-02-24T10:02:00Z", reviewer(1)},
+				c{"2026-02-24T10:03:00Z", coder(3)}, c{"2026-02-24T10:04:00Z", reviewer(3)}, c{"2026-02-24T10:05:00Z", report}),
+			runs:     []string{"q-1#1 approved 1 [0] dropped"},
+			problems: []string{"1:invalid_record"}},
 		{name: "comments after the outcome, repeated and missing comments",
 			in: line("q-1", "2026-02-24T10:00:00Z", "closed", "", c{"2026-02-24T10:01:00Z", coder(1)}, c{"2026-02-24T10:02:00Z", reviewer(1)},
 				c{"2026-02-24T10:02:10Z", reviewer(1)}, c{"2026-02-24T10:03:00Z", coder(2)}, c{"2026-02-24T10:03:30Z", coder(2)},

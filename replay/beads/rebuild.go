@@ -429,7 +429,7 @@ func (rd *reader) finish(r *runB, attempts int, perCall map[*join.Nebula]float64
 		TaskID: b.ID, Title: b.Title, Start: r.start, End: r.end, Outcome: r.outcome, Reason: r.reason,
 		FilterKnown: false, CostSource: input.CostUnknown,
 		TaskCreatedAt: b.created, TaskStatus: b.Status, CloseReason: strings.TrimSpace(b.CloseReason),
-		Attempt: r.attempt, Attempts: attempts, Report: r.report,
+		Attempt: r.attempt, Attempts: attempts, Report: r.report, CyclesDropped: r.broken,
 	}
 	if run.Outcome == "" {
 		run.Outcome = input.OutcomeIncomplete

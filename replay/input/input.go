@@ -97,6 +97,10 @@ type Run struct {
 	MaxBudgetSource string
 	// Report is the reviewer's closing report of an approved run, when one is recorded.
 	Report *Report
+	// CyclesDropped reports that the source's cycle numbers skip one, and the cycles
+	// from the gap on were dropped (a problem says where): Cycles holds fewer cycles
+	// than the run went through, so its length is no count of them.
+	CyclesDropped bool
 }
 
 // Where a rebuilt run's limits come from, in quasar's resolution order (the first that

@@ -486,6 +486,7 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		}
 		if c.Cycle > want {
 			report(at.line, input.ProblemInvalid, "cycle %d missing; cycles from %d on are dropped", want, c.Cycle)
+			r.CyclesDropped = true
 			break
 		}
 		if !(c.TotalCostUSD >= prevCost) || math.IsInf(c.TotalCostUSD, 0) {

@@ -97,6 +97,13 @@ func TestRead(t *testing.T) {
 			if fmt.Sprint(keys) != fmt.Sprint(tt.keys) {
 				t.Errorf("keys %v, want %v", keys, tt.keys)
 			}
+			// A run holds fewer cycles than it went through exactly where the reader
+			// dropped some after a gap.
+			for _, r := range runs {
+				if gap := strings.Contains(tt.name, "a gap drops"); r.CyclesDropped != gap {
+					t.Errorf("run %s: CyclesDropped %v, want %v", r.Key, r.CyclesDropped, gap)
+				}
+			}
 			var got []string
 			for _, p := range probs {
 				if p.File != "t.jsonl" || p.Detail == "" {
