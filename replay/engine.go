@@ -1147,12 +1147,13 @@ type StruggleOutcome struct {
 func ReplayRun(run *input.Run, cfg struggle.StruggleConfig) *RunResult {
 	res := &RunResult{Run: run, Cycles: make([]CycleResult, 0, len(run.Cycles))}
 	state := newCycleState(run)
+	tr := struggle.NewTracker(cfg.CaseFold) // EvaluateStruggle's signals at a cost per cycle that does not grow with the run
 	var d decider
 	for i := range run.Cycles {
 		c := &run.Cycles[i]
 		prior := len(state.AllFindings)
 		state.advance(c)
-		sig := struggle.EvaluateStruggle(&state.CycleState, cfg)
+		sig := tr.Evaluate(&state.CycleState, cfg)
 		decision := d.observe(c.Cycle, c.Time, c.TotalCostUSD, c.Approved, sig, cfg)
 		res.Cycles = append(res.Cycles, CycleResult{Cycle: c.Cycle, Signal: sig, PriorFindings: prior, Decision: decision})
 	}

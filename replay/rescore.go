@@ -55,11 +55,12 @@ func newLeadBase(run *input.Run) leadBase {
 func TraceRun(run *input.Run, caseFold bool) *RunTrace {
 	t := &RunTrace{CaseFold: caseFold, Cycles: make([]CycleTrace, 0, len(run.Cycles)), lead: newLeadBase(run)}
 	state := newCycleState(run)
+	tr := struggle.NewTracker(caseFold)
 	for i := range run.Cycles {
 		c := &run.Cycles[i]
 		state.advance(c)
 		t.Cycles = append(t.Cycles, CycleTrace{Cycle: c.Cycle, Time: c.Time, TotalCostUSD: c.TotalCostUSD, Approved: c.Approved,
-			Measures: struggle.Measure(&state.CycleState, caseFold)})
+			Measures: tr.Measure(&state.CycleState)})
 	}
 	return t
 }

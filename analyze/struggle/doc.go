@@ -27,7 +27,9 @@
 // [Measure] computes a cycle's raw signals once and [Score] scores them under a
 // configuration without allocating; EvaluateStruggle is Score(Measure(…)) plus the
 // Reason. Sweeping thresholds over measures gives exactly the signals of evaluating
-// each configuration (tested).
+// each configuration (tested). Both read the whole run at every cycle; a [Tracker]
+// follows a run cycle by cycle and gives the same measures at a cost per cycle that
+// does not grow with the run (bounded by [MaxPriorDescriptions]).
 //
 // # Readings of the seed
 //
@@ -67,6 +69,7 @@
 //     score, prefixed with the verdict, so a cycle that did not trigger still explains
 //     its score.
 //
-// The package is pure: it reads a [analyze.CycleState] and never mutates it, keeps no
-// state between calls, and does no I/O.
+// The package is pure: it reads a [analyze.CycleState] and never mutates it, and does
+// no I/O; its functions keep no state between calls (a [Tracker] keeps what it read
+// of one run, in itself).
 package struggle
