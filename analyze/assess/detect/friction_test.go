@@ -51,6 +51,11 @@ func TestLexicalSignals(t *testing.T) {
 		{"いいえ、違います", []Kind{NegationReply, CorrectionPhrase}},
 		{"нет, не так", []Kind{NegationReply, CorrectionPhrase}},
 		{"ｎｏ、それは違う", []Kind{NegationReply, CorrectionPhrase}}, // full-width Latin
+		// An anchored phrase whose first word is a filler starts the message too: the
+		// fillers skipped before ^ do not swallow it.
+		{"wait, what? why is that there", []Kind{Doubt}},
+		{"ok but that is not it", []Kind{CorrectionPhrase}},
+		{"hmm okay, but not like this", []Kind{CorrectionPhrase}},
 		// ... and what only looks like one.
 		{"No such file or directory", nil}, // a pasted error
 		{"no problem", nil},

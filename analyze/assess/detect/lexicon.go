@@ -29,7 +29,8 @@ import (
 //     "no." but not the "no" of "No such file"); the phrase may go on in the next
 //     clause ("yes; but …");
 //   - ^ as the first element: the phrase must start the message, after any words of
-//     the class "filler" ("hmm", "well", "oh").
+//     the class "filler" ("hmm", "well", "oh") — or at one of them, for a phrase
+//     whose first word is a filler itself ("^ wait ,", "ok but").
 //
 // A hit of a Bait phrase cancels every other hit that overlaps it: "no problem" is not
 // a negation, "still not sure" is not a complaint, "没问题" is not a "没…" complaint.
@@ -604,7 +605,7 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 	try := func(ids []int32, i int) {
 		for _, id := range ids {
 			ph := &lx.phrases[id]
-			if ph.anchored && i != first {
+			if ph.anchored && i > first {
 				continue
 			}
 			end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
