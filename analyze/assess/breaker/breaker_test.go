@@ -502,11 +502,24 @@ func TestTargetStreaks(t *testing.T) {
 			t.Errorf("state %+v", s)
 		}
 	})
+	t.Run("a run whose outcome could not be read ends the streak too: it may have passed", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: on(detect.ToolInconclusive, "go test")},
+			{at: 3 * time.Minute, signals: goFail},
+			{at: 4 * time.Minute, signals: goFail},
+		})
+		if s := b.State(at(4 * time.Minute)); s.ConsecutiveFailures != 2 || s.FailureTarget != "go test" {
+			t.Errorf("state %+v", s)
+		}
+	})
 	t.Run("another command's success does not", func(t *testing.T) {
 		run(t, cfg, []step{
 			{at: 0, signals: goFail},
 			{at: time.Minute, signals: on(detect.BuildSuccess, "npm build")},
 			{at: 2 * time.Minute, signals: on(detect.ToolSuccess, "git push")},
+			{at: 2 * time.Minute, signals: on(detect.ToolInconclusive, "npm test")},
 			{at: 3 * time.Minute, signals: goFail},
 			{at: 4 * time.Minute, signals: goFail, want: ApproachPivot},
 		})

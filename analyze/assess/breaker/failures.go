@@ -159,7 +159,7 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 			if tc, _, ok := strings.Cut(s.Target, " "); ok {
 				f.end(tc + " build") // a passing test run, or any build, built it
 			}
-		case detect.LintSuccess, detect.ToolSuccess:
+		case detect.LintSuccess, detect.ToolSuccess, detect.ToolInconclusive:
 			f.end(s.Target)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // Step is what a command does, as far as its outcome goes: it decides which signal a
@@ -314,26 +315,52 @@ func (m *commandMatcher) classify(cmd string) commandStep {
 	return commandStep{step: StepOther, target: otherTarget(cmd)}
 }
 
+// inlineCode reports whether flag makes program, an interpreter, read a program
+// from the argument after it (python -c, node -e and -p, ruby and perl -e, php -r).
+func inlineCode(program, flag string) bool {
+	program = strings.TrimRight(program[strings.LastIndexByte(program, '/')+1:], "0123456789.")
+	switch program {
+	case "python", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh":
+	default:
+		return false
+	}
+	switch flag {
+	case "-c", "-e", "-p", "-r", "--eval", "--print":
+		return true
+	}
+	return false
+}
+
 // otherTarget names another command by its program and its first argument that is
 // not a flag ("git push", "python script.py"); by its program alone when that
-// argument is quoted code or a long path ("python3 -c '…'"). At most 64 bytes.
+// argument is a long path; by the command's opening when it is code (after an
+// inline-code flag, "python3 -c 'import yaml'", or quoted): inline programs are each their own command, so five
+// different probes are no streak, and the same one run five times is. At most 64
+// bytes.
 func otherTarget(cmd string) string {
 	f := strings.Fields(cmd)
 	if len(f) == 0 {
 		return ""
 	}
-	t := f[0]
+	t, flag := f[0], ""
 	for _, w := range f[1:] {
 		if strings.HasPrefix(w, "-") {
+			flag = w
 			continue
 		}
-		if len(w) <= 40 && !strings.ContainsAny(w, "\"'`$(){}[]<>|;&*?=") {
+		switch {
+		case inlineCode(f[0], flag) || strings.ContainsAny(w, "\"'`"):
+			t = strings.Join(f, " ")
+		case len(w) <= 40 && !strings.ContainsAny(w, "$(){}[]<>|;&*?="):
 			t += " " + w
 		}
 		break
 	}
 	if len(t) > 64 {
 		t = t[:64]
+		for len(t) > 0 && !utf8.ValidString(t) {
+			t = t[:len(t)-1]
+		}
 	}
 	return t
 }

@@ -333,9 +333,9 @@ func NewLightweightDetector(rules *Rules) *LightweightDetector {
 // Detect returns the signals of ev (see [Rules.Signals]; a detector also raises the
 // signals that need the session) and folds the event's frustration and success values
 // into the EMAs: on human turns only (see [IsHumanTurn]), or on every event with
-// EMAConfig.EveryEvent. A ToolSuccess is kept only when it ends a failure of the same
-// target earlier in the session, so that a successful "git add" says nothing unless
-// it failed before. It allocates only when ev has signals.
+// EMAConfig.EveryEvent. A ToolSuccess or ToolInconclusive is kept only when it ends a
+// failure of the same target earlier in the session, so that a successful "git add"
+// or an unreadable run says nothing unless it failed before. It allocates only when ev has signals.
 func (d *LightweightDetector) Detect(ev analyze.Event) []Signal {
 	out := d.rules.appendSignals(d.buf[:0], &ev, &d.sc, &d.s)
 	if ev.Kind == analyze.KindToolResult && len(out) > 0 {
@@ -365,8 +365,8 @@ func (d *LightweightDetector) FrustrationEMA() float64 { return d.frustration.Va
 // SuccessEMA returns the current success EMA.
 func (d *LightweightDetector) SuccessEMA() float64 { return d.success.Value() }
 
-// trackOther keeps the open failure targets and drops the ToolSuccesses that end
-// none.
+// trackOther keeps the open failure targets and drops the ToolSuccesses and
+// ToolInconclusives that end none.
 func (d *LightweightDetector) trackOther(sig []Signal) []Signal {
 	kept := sig[:0]
 	for _, s := range sig {
@@ -378,12 +378,13 @@ func (d *LightweightDetector) trackOther(sig []Signal) []Signal {
 				}
 				d.failing = append(d.failing, s.Target)
 			}
-		case s.Kind == ToolSuccess:
+		case s.Kind.IsToolSuccess() || s.Kind == ToolInconclusive:
 			i := slices.Index(d.failing, s.Target)
-			if i < 0 {
+			if i >= 0 {
+				d.failing = slices.Delete(d.failing, i, i+1)
+			} else if s.Kind == ToolSuccess || s.Kind == ToolInconclusive {
 				continue
 			}
-			d.failing = slices.Delete(d.failing, i, i+1)
 		}
 		kept = append(kept, s)
 	}

@@ -239,6 +239,11 @@ func TestDetectorKeepsToolSuccessThatEndsAFailure(t *testing.T) {
 		{bash("git push", "done", ok), "tool_success@git push"},
 		{bash("git push", "done", ok), "none"},
 		{bash("go test ./...", "ok  \tx\t1s", ok), "test_success@go test"},
+		// A run no verdict can be read for is kept only where it ends a failure.
+		{bash("go test ./... 2>&1 | tail -3", "(output cut)", ok), "none"},
+		{bash("go test ./...", "Exit code 1\n--- FAIL: TestX\nFAIL\tx", bad), "test_failure@go test"},
+		{bash("go test ./... 2>&1 | tail -3", "(output cut)", ok), "tool_inconclusive@go test"},
+		{bash("go test ./... 2>&1 | tail -3", "(output cut)", ok), "none"},
 	} {
 		if got := renderSignals(d.Detect(tt.ev)); got != tt.want {
 			t.Errorf("event %d: %s, want %s", i, got, tt.want)

@@ -67,10 +67,18 @@ const (
 	// GiveUp: the human gives up on the agent doing the task ("forget it", "I'll do
 	// it myself", "算了", "laisse tomber").
 	GiveUp
+
+	// ToolInconclusive: a command ran (a build, a test, a lint, another command) but
+	// its outcome cannot be read — its exit status hidden behind a pipe, ";" or "||"
+	// ("go test ./... 2>&1 | tail -20") or not recorded, and its output naming no
+	// verdict. It ends the command's failure streak: a streak counts failures in a
+	// row, and this run may have passed. The per-session detector keeps it only when
+	// the command failed before (see LightweightDetector.Detect).
+	ToolInconclusive
 )
 
 // NumKinds is one more than the largest [Kind]: the length of an array indexed by Kind.
-const NumKinds = int(GiveUp) + 1
+const NumKinds = int(ToolInconclusive) + 1
 
 // String returns the snake_case name of k ("frustration", "build_failure", ...), or
 // "kind(N)" for an invalid value.
@@ -118,6 +126,8 @@ func (k Kind) String() string {
 		return "exasperation"
 	case GiveUp:
 		return "give_up"
+	case ToolInconclusive:
+		return "tool_inconclusive"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

@@ -526,6 +526,11 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	steps := c.commands.parse(ev.ToolCommand)
 	failed := ev.ToolStatus == analyze.ToolStatusError || ev.HasExitCode && ev.ExitCode != 0
 	ok := !failed && (ev.ToolStatus == analyze.ToolStatusOK || ev.HasExitCode)
+	if timedOut(ev) {
+		// Killed at a deadline — a server that was meant to keep running, a smoke test
+		// cut short — its status says nothing of the work: only its text can.
+		failed, ok = false, false
+	}
 	source := "status"
 	if ev.HasExitCode {
 		source = "exit_code"
@@ -547,8 +552,8 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 		}
 	}
 	var toolchain []commandStep
-	exitCovers := true // the line's status speaks for every toolchain step
-	var lastOther *commandStep
+	exitCovers := true                      // the line's status speaks for every toolchain step
+	var lastOther, hiddenOther *commandStep // hiddenOther: the last other command whose status the line's does not give
 	for i := range steps {
 		st := &steps[i]
 		switch {
@@ -557,6 +562,8 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			exitCovers = exitCovers && st.tail
 		case st.step == StepOther && st.tail:
 			lastOther = st
+		case st.step == StepOther:
+			hiddenOther = st
 		}
 	}
 	start := len(dst)
@@ -617,10 +624,22 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 					}
 				}
 			}
+			// A run neither its status nor its text gives a verdict for: it may have
+			// passed, so it ends its target's streak of failures in a row.
+			for _, st := range toolchain {
+				if !slices.ContainsFunc(dst[start:], func(s Signal) bool { return s.Target == st.target }) {
+					add(ToolInconclusive, "unread", st.target)
+				}
+			}
 			return dst
 		}
 	}
 	if lastOther == nil {
+		if hiddenOther != nil {
+			// A command whose status a pipe, ";" or "||" hides ("bundle exec rspec |
+			// tail -20"): its outcome is not read, so it ends its streak.
+			add(ToolInconclusive, "unread", hiddenOther.target)
+		}
 		return dst // explorations and built-ins: a miss is no failure
 	}
 	switch {
@@ -642,8 +661,21 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 		for _, s := range textFail {
 			add(s.Kind, s.Source, lastOther.target)
 		}
+		if len(textFail) == 0 {
+			add(ToolInconclusive, "unread", lastOther.target)
+		}
 	}
 	return dst
+}
+
+// timedOut reports whether a shell result was killed at a deadline: exit status 124
+// of a line run under timeout(1), or Claude Code's own "Command timed out after …".
+func timedOut(ev *analyze.Event) bool {
+	if ev.HasExitCode && ev.ExitCode == 124 && slices.Contains(strings.Fields(ev.ToolCommand), "timeout") {
+		return true
+	}
+	head := ev.ToolOutput[:min(len(ev.ToolOutput), markerBytes)]
+	return strings.Contains(head, "Command timed out after")
 }
 
 // pickStep returns the step of steps a failure of step kind belongs to: the first
