@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -280,10 +281,30 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 	return dst
 }
 
-// endsWithQuestion reports whether text's last sentence is a question: its last
-// character other than white space, closing quotes, brackets and markdown emphasis is
-// a question mark.
+// endsWithQuestion reports whether text ends by asking: its last character other
+// than white space, closing quotes, brackets and markdown emphasis is a question mark,
+// or a question mark ends one of its last lines (a question followed by the options
+// it offers: "Should I also update the docs?\n1. Yes\n2. No"), before a short
+// bracketed answer key ("Go ahead? (y/n)").
 func endsWithQuestion(text string) bool {
+	tail := text[max(0, len(text)-askedBytes):]
+	for k := 0; k < askedLines; k++ {
+		i := strings.LastIndexByte(strings.TrimRight(tail, " \t\r\n"), '\n')
+		line := strings.TrimRight(tail[i+1:], " \t\r\n*_`")
+		if j := strings.LastIndexByte(line, '('); j >= 0 && len(line)-j <= 12 && strings.HasSuffix(line, ")") {
+			line = strings.TrimRight(line[:j], " ") // "(y/n)", "[Y/n]" after the question
+		} else if j := strings.LastIndexByte(line, '['); j >= 0 && len(line)-j <= 12 && strings.HasSuffix(line, "]") {
+			line = strings.TrimRight(line[:j], " ")
+		}
+		line = strings.TrimRight(line, " *_`\"')]»」』")
+		if strings.HasSuffix(line, "?") || strings.HasSuffix(line, "？") {
+			return true
+		}
+		if i < 0 {
+			break
+		}
+		tail = tail[:i]
+	}
 	for len(text) > 0 {
 		r, size := utf8.DecodeLastRuneInString(text)
 		switch r {
@@ -297,6 +318,13 @@ func endsWithQuestion(text string) bool {
 	}
 	return false
 }
+
+// askedLines and askedBytes bound where endsWithQuestion looks for a question: the
+// last lines of an agent's message, in its last bytes.
+const (
+	askedLines = 6
+	askedBytes = 600
+)
 
 // LightweightDetector is the seed's per-session detector: the shared [Rules] plus the
 // session's frustration and success EMAs, and what the friction signals remember of

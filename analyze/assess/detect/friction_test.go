@@ -56,6 +56,12 @@ func TestLexicalSignals(t *testing.T) {
 		{"wait, what? why is that there", []Kind{Doubt}},
 		{"ok but that is not it", []Kind{CorrectionPhrase}},
 		{"hmm okay, but not like this", []Kind{CorrectionPhrase}},
+		// A negator that also makes the prohibitive is a reply only standing alone:
+		// "don't use X" is an instruction in any language.
+		{"不要用全局变量", nil},
+		{"别忘了更新文档", nil},
+		{"Non usare variabili globali", nil},
+		{"不要，用另一个", []Kind{NegationReply}},
 		// ... and what only looks like one.
 		{"No such file or directory", nil}, // a pasted error
 		{"no problem", nil},
@@ -474,6 +480,12 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil, nil},
 		},
 		{
+			name: "... as to a question followed by its options",
+			evs: []analyze.Event{user("fix the parser"), agent("Fixed. Should I also:\n\nWould you like me to add tests?\n1. Unit tests\n2. A fuzz target"),
+				user("no, just commit")},
+			want: [][]Kind{nil, nil, nil},
+		},
+		{
 			name: "no after a statement pushes back",
 			evs:  []analyze.Event{user("fix the parser"), agent("Fixed it by skipping empty lines."), user("no, keep them")},
 			want: [][]Kind{nil, nil, {NegationReply}},
@@ -557,9 +569,13 @@ func TestRepeatAndRedirectSwitchedOff(t *testing.T) {
 
 func TestEndsWithQuestion(t *testing.T) {
 	for text, want := range map[string]bool{
-		"Want me to commit?":              true,
-		"Shall I push it?**\n\n":          true,
-		"Should I go ahead? (y/n)":        false,
+		"Want me to commit?":       true,
+		"Shall I push it?**\n\n":   true,
+		"Should I go ahead? (y/n)": true,
+		"Proceed? [Y/n]":           true,
+		"Which do you prefer?\n\n1. Keep the flag\n2. Drop it\n": true,
+		"Fixed (see #12).": false,
+		"Why did it fail?\n\nThe cache was stale.\nI cleared it.\nTests pass.\nThe build is green.\nPushed.\nDone.": false,
 		"要我提交吗？":                          true,
 		"Done.":                           false,
 		"Is this what you wanted?\n```\n": true, // a closing fence is markup

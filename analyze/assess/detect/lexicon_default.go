@@ -107,9 +107,11 @@ func DefaultLexicon() Lexicon {
 			},
 		},
 		Negation: []string{
-			"^ %lead_neg ,", "^ %lead_neg %redirect", "^ nope", "^ nah", "^ nein", "^ non", "^ niet", "^ нет",
+			// A negator that also makes the prohibitive ("non usare X", "不要用全局变量", "别
+			//忘了…": don't use X) is a reply only when it stands alone, as "don't" never is.
+			"^ %lead_neg ,", "^ %lead_neg %redirect", "^ nope", "^ nah", "^ nein", "^ non ,", "^ niet", "^ нет",
 			"^ nee", "^ nej",
-			"^ 不是", "^ 不对", "^ 不要", "^ 不行", "^ 别",
+			"^ 不是", "^ 不对", "^ 不要 ,", "^ 不行", "^ 别 ,",
 			"^ いいえ", "^ いや", "^ 違う", "^ 違います", "^ ちがう", "^ ダメ", "^ だめ",
 		},
 		Still: []string{
