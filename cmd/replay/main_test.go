@@ -529,7 +529,7 @@ func TestCorpusClaudeCode(t *testing.T) {
 	}{
 		{[]string{"--assess-config", cfg}, `(?m)^configured\s+133\s+0\.692 \[0\.53, 0\.83\]\s+0\.261 \[0\.13, 0\.54\]\s+21\.3 \[7\.2, 42\.3\]`,
 			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:42] 33 7",
-			`(?m)^configured\s+0\.847 \[0\.75, 0\.93\]\s+61/72\s+0\.903\s+0\.559\s+0\.455\s+0$`, "57 0 0 8 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 61, 72},
+			`(?m)^configured\s+0\.833 \[0\.74, 0\.92\]\s+60/72\s+0\.903\s+0\.554\s+0\.444\s+0$`, "56 0 0 9 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 60, 72},
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.

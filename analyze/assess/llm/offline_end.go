@@ -62,6 +62,7 @@ type endReading struct {
 	accepted      bool           // the last text turn accepts the work
 	roundFriction int            // friction since the last text turn (rejections with feedback, interrupts)
 	unresolved    string         // a build/test/lint target whose last outcome after the last human turn failed
+	workedOn      bool           // … and the agent edited a file after the last such failure
 	verified      bool           // a build/test/lint success after the last human turn, nothing left failing
 	doneClaim     bool           // the agent's final message reports the work done
 	problemClaim  bool           // … or concedes an open problem
@@ -114,16 +115,21 @@ func (a *OfflineAnalyzer) readEnd(t *session.Transcript) endReading {
 	type failure struct {
 		target string
 		step   detect.Kind // the success kind that resolves it
+		at     int         // its entry
 	}
 	var open []failure
 	checked := false
+	lastEdit := -1 // the agent's last edit of a file
 	for j := lastHuman + 1; j < len(es); j++ {
+		if ev := &es[j].Event; ev.Kind == analyze.KindToolResult && isEdit(ev.ToolName) && ev.ToolStatus != analyze.ToolStatusError {
+			lastEdit = j
+		}
 		for _, s := range es[j].Signals {
 			switch s.Kind {
 			case detect.BuildFailure, detect.TestFailure, detect.LintError:
 				checked = true
 				open = append(open, failure{s.Target, map[detect.Kind]detect.Kind{detect.BuildFailure: detect.BuildSuccess,
-					detect.TestFailure: detect.TestSuccess, detect.LintError: detect.LintSuccess}[s.Kind]})
+					detect.TestFailure: detect.TestSuccess, detect.LintError: detect.LintSuccess}[s.Kind], j})
 			case detect.BuildSuccess, detect.TestSuccess, detect.LintSuccess, detect.ToolSuccess:
 				checked = checked || s.Kind != detect.ToolSuccess
 				kept := open[:0]
@@ -141,6 +147,7 @@ func (a *OfflineAnalyzer) readEnd(t *session.Transcript) endReading {
 		if r.unresolved == "" {
 			r.unresolved = "a build or test"
 		}
+		r.workedOn = lastEdit > open[len(open)-1].at
 	}
 	r.verified = checked && r.unresolved == ""
 	if a.cfg.AgentClaims {
@@ -200,7 +207,9 @@ func matchAny(res []*regexp.Regexp, text string) bool {
 //  6. the human interrupted the agent last (and it was no hand-off): failure (0.5)
 //     on a hook end, abandoned (0.5) otherwise;
 //  7. a build, test or lint is left failing after the human's last turn, and the
-//     agent's final message does not report the work done (AgentClaims), or that
+//     agent's final message does not report the work done (AgentClaims) — a report
+//     settles the failure only when the agent edited a file after it, not when it
+//     reports over a failure it did not touch — or that
 //     message concedes an open problem ("You're absolutely right", "I can see the
 //     problem", "still failing"): partial (0.5) on a hook end, abandoned (0.5)
 //     otherwise;
@@ -217,12 +226,16 @@ func (a *OfflineAnalyzer) analyzeEnd(t *session.Transcript, friction int) (Outco
 	hook := t.Reason == session.EndHook
 	turns := st.UserMessages + st.Interrupts
 	heavy := friction >= a.cfg.PartialFriction && float64(friction) >= a.cfg.PartialFrictionShare*float64(turns)
+	// The agent's report of work done settles a failure it went on to work on (an
+	// edit after it, not run again), never one it reports over without touching
+	// anything: "Done!" right after a failing test run is contradicted by it.
+	settled := r.doneClaim && r.workedOn
 	// The seed's patterns make the last text turn friction outright; loopwatch's
 	// friction words do unless the agent answered them: a check that passed after
 	// it, or a final message reporting the work done.
 	lastNeg := r.lastText != nil && (seedNegative(r.lastText.Signals) || frictionWords(r.lastText.Signals) && !r.verified && !r.doneClaim)
 	switch {
-	case turns == 0 && r.unresolved != "" && !r.doneClaim:
+	case turns == 0 && r.unresolved != "" && !settled:
 		return OutcomeAbandoned, 0.5, fmt.Sprintf("no human turn, and %s is left failing", r.unresolved)
 	case turns == 0:
 		return OutcomeSuccess, 0.5, "no human turn; the work went on without a failure left"
@@ -244,9 +257,9 @@ func (a *OfflineAnalyzer) analyzeEnd(t *session.Transcript, friction int) (Outco
 		return OutcomeFailure, 0.5, "the human interrupted the agent last"
 	case r.trailingStop:
 		return OutcomeAbandoned, 0.5, "the human interrupted the agent and the session stopped"
-	case r.unresolved != "" && !r.doneClaim && hook:
+	case r.unresolved != "" && !settled && hook:
 		return OutcomePartial, 0.5, fmt.Sprintf("%s is left failing", r.unresolved)
-	case r.unresolved != "" && !r.doneClaim:
+	case r.unresolved != "" && !settled:
 		return OutcomeAbandoned, 0.5, fmt.Sprintf("the session stopped with %s failing", r.unresolved)
 	case r.problemClaim && hook:
 		return OutcomePartial, 0.5, "the agent's last message concedes an open problem"
@@ -292,6 +305,16 @@ func frictionWords(signals []detect.Signal) bool {
 		case detect.NegationReply, detect.StillProblem, detect.Doubt, detect.CorrectionPhrase, detect.Exasperation, detect.GiveUp:
 			return true
 		}
+	}
+	return false
+}
+
+// isEdit reports whether a tool of this name changes files (Claude Code's Edit,
+// MultiEdit, Write and NotebookEdit).
+func isEdit(tool string) bool {
+	switch tool {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		return true
 	}
 	return false
 }
