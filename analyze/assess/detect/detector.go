@@ -288,6 +288,9 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 // bracketed answer key ("Go ahead? (y/n)").
 func endsWithQuestion(text string) bool {
 	tail := text[max(0, len(text)-askedBytes):]
+	if strings.IndexByte(tail, '?') < 0 && !strings.Contains(tail, "？") {
+		return false
+	}
 	for k := 0; k < askedLines; k++ {
 		i := strings.LastIndexByte(strings.TrimRight(tail, " \t\r\n"), '\n')
 		line := strings.TrimRight(tail[i+1:], " \t\r\n*_`")
