@@ -48,6 +48,8 @@
 package trace
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -148,10 +150,17 @@ type TaskState struct {
 	Reason       string  `json:"reason,omitempty"`
 }
 
-// reviewFinding converts a trace finding raised in cycle.
-func (f Finding) reviewFinding(cycle int) analyze.ReviewFinding {
+// reviewFinding converts a trace finding raised in cycle; bad says what of it is not
+// quasar's (a severity or status it never writes, read as major or found), "" if
+// nothing.
+func (f Finding) reviewFinding(cycle int) (_ analyze.ReviewFinding, bad string) {
 	sev := analyze.Severity(f.Severity)
-	if sev == "" {
+	switch sev {
+	case analyze.SeverityCritical, analyze.SeverityMajor, analyze.SeverityMinor:
+	case "":
+		sev = analyze.SeverityMajor
+	default:
+		bad = fmt.Sprintf("severity %q is not critical, major or minor; read as major", f.Severity)
 		sev = analyze.SeverityMajor
 	}
 	id := f.ID
@@ -159,8 +168,13 @@ func (f Finding) reviewFinding(cycle int) analyze.ReviewFinding {
 		id = analyze.FindingID(sev, f.Description)
 	}
 	status := analyze.FindingStatus(f.Status)
-	if status == "" {
+	switch status {
+	case analyze.StatusFound, analyze.StatusFixed, analyze.StatusStillPresent, analyze.StatusRegressed:
+	case "":
+		status = analyze.StatusFound
+	default:
+		bad = strings.TrimPrefix(bad+"; "+fmt.Sprintf("status %q is not found, fixed, still_present or regressed; read as found", f.Status), "; ")
 		status = analyze.StatusFound
 	}
-	return analyze.ReviewFinding{ID: id, Severity: sev, Description: f.Description, Cycle: cycle, Status: status}
+	return analyze.ReviewFinding{ID: id, Severity: sev, Description: f.Description, Cycle: cycle, Status: status}, bad
 }

@@ -505,7 +505,11 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 			FilterCheckName: c.FilterCheckName, FilterOutput: c.FilterOutput, LintFixCalls: c.LintFixCalls,
 			Approved: c.Approved, FilterFixAttempts: c.FilterFixAttempts, FilterFixCostUSD: c.FilterFixCostUSD}
 		for _, f := range c.Findings {
-			cyc.Findings = append(cyc.Findings, f.reviewFinding(c.Cycle))
+			rf, bad := f.reviewFinding(c.Cycle)
+			if bad != "" {
+				report(at.line, input.ProblemInvalid, "cycle %d finding: %s", c.Cycle, bad)
+			}
+			cyc.Findings = append(cyc.Findings, rf)
 		}
 		r.Cycles = append(r.Cycles, cyc)
 		if c.MaxCycles > 0 {

@@ -71,6 +71,10 @@ func TestRead(t *testing.T) {
 			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1", cyc(1, 2, "", false)) +
 				ev("2026-03-01T10:01:00Z", "cycle_done", "", "q-1", cyc(2, 1, "", false)),
 			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{2}, problems: []string{"2:invalid_record"}},
+		{name: "a severity or status quasar never writes is reported, the finding read as major and found",
+			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1",
+				`{"cycle":1,"total_cost_usd":1,"findings":[{"severity":"blocker","description":"x"},{"severity":"minor","status":"wontfix","description":"y"},{"severity":"critical","status":"fixed","description":"z"}]}`),
+			keys: []string{"q-1"}, outcome: []input.Outcome{"incomplete"}, cycles: []int{1}, problems: []string{"1:invalid_record", "1:invalid_record"}},
 		{name: "invalid UTF-8 is reported and the line is kept",
 			in: ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1",
 				`{"cycle":1,"total_cost_usd":1,"findings":[{"description":"bad `+"\xff"+` byte"}]}`),
@@ -462,5 +466,22 @@ func TestReadOutOfRange(t *testing.T) {
 			}
 			inputtest.Problems(t, probs, tt.problems)
 		})
+	}
+}
+
+// TestReadBadSeverity: a severity or status quasar never writes is read as major and
+// found (the finding's ID computed with major), and the line's problem says so.
+func TestReadBadSeverity(t *testing.T) {
+	runs, probs := Read("t.jsonl", strings.NewReader(ev("2026-03-01T10:00:00Z", "cycle_done", "", "q-1",
+		`{"cycle":1,"findings":[{"severity":"blocker","status":"wontfix","description":"x"}]}`)))
+	if len(runs) != 1 || len(runs[0].Cycles) != 1 || len(runs[0].Cycles[0].Findings) != 1 {
+		t.Fatalf("runs %+v", runs)
+	}
+	f := runs[0].Cycles[0].Findings[0]
+	if f.Severity != analyze.SeverityMajor || f.Status != analyze.StatusFound || f.ID != analyze.FindingID(analyze.SeverityMajor, "x") {
+		t.Errorf("finding %+v", f)
+	}
+	if len(probs) != 1 || !strings.Contains(probs[0].Detail, `severity "blocker"`) || !strings.Contains(probs[0].Detail, `status "wontfix"`) {
+		t.Errorf("problems %+v", probs)
 	}
 }
