@@ -38,10 +38,13 @@
 //   - Prior cycles only. Overlap compares Findings with the AllFindings entries raised in
 //     an earlier cycle (ReviewFinding.Cycle < CycleState.Cycle). A finding therefore never
 //     matches itself, whether or not the caller has already accumulated the current
-//     cycle's findings into AllFindings. (quasar's shipped code compares against the whole
-//     list after appending, so every finding matches itself and overlap is 1.0 whenever
-//     the reviewer raised anything; that is the bug the seed's wording rules out.)
-//     AllFindings entries with Cycle 0 carry no cycle and count as prior.
+//     cycle's findings into AllFindings, as long as they carry their cycle:
+//     [analyze.CycleState.EndCycle] stamps them. (quasar's shipped code compares against
+//     the whole list after appending, so every finding matches itself and overlap is 1.0
+//     whenever the reviewer raised anything; that is the bug the seed's wording rules
+//     out.) AllFindings entries with Cycle 0 carry no cycle and count as prior — so a
+//     caller that appends the current cycle's findings itself without stamping them
+//     makes each match itself: call EndCycle.
 //   - Tokens and case. Descriptions are split on Unicode white space
 //     ([strings.Fields]); with CaseFold (loopwatch's default, not the seed's) they are
 //     compared case-insensitively ([strings.ToLower]); tokens form sets, so repeated

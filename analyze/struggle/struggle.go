@@ -283,8 +283,10 @@ func burnRate(state *CycleState) float64 {
 
 // jaccardSimilarity computes the Jaccard similarity of two strings
 // tokenized on whitespace. Returns a value in [0.0, 1.0].
+// It is the seed's helper, literally: case counts ("Nil" is not "nil"); the measures
+// fold case when StruggleConfig.CaseFold says so.
 func jaccardSimilarity(a, b string) float64 {
-	return jaccardSets(tokenSet(a, true), tokenSet(b, true))
+	return jaccardSets(tokenSet(a, false), tokenSet(b, false))
 }
 
 // tokenSet returns the distinct whitespace tokens of s, lower-cased when caseFold,
