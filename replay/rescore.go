@@ -84,9 +84,17 @@ func newCycleState(run *input.Run) *cycleState {
 		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD}}
 }
 
-// advance ends cycle c on the state, as quasar's runLoop does before it evaluates.
+// advance ends cycle c on the state, as quasar's runLoop does before it evaluates:
+// with the limits in force at c where the source records them as they change, the
+// run's otherwise.
 func (s *cycleState) advance(c *input.Cycle) {
 	s.Cycle = c.Cycle
+	if c.MaxCycles > 0 {
+		s.MaxCycles = c.MaxCycles
+	}
+	if c.MaxBudgetUSD > 0 {
+		s.MaxBudgetUSD = c.MaxBudgetUSD
+	}
 	s.TotalCostUSD = c.TotalCostUSD
 	s.FilterCheckName, s.FilterOutput = c.FilterCheckName, c.FilterOutput
 	s.Findings = append(s.Findings[:0:0], c.Findings...)

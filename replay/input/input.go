@@ -138,6 +138,12 @@ type Cycle struct {
 	FilterFixAttempts int     // recorded inner fix attempts in this cycle
 	FilterFixCostUSD  float64 // their recorded cost
 
+	// MaxCycles and MaxBudgetUSD are the limits the loop held at this cycle where the
+	// source records them as they change (a trace's task_start and cycle_done); 0
+	// where it does not, and the run's apply.
+	MaxCycles    int
+	MaxBudgetUSD float64
+
 	// Rebuilt from history (beads source); zero when the source does not record them.
 	CoderTime       time.Time // when the coder's comment for the cycle was posted, UTC
 	ReviewerTime    time.Time // when the reviewer's comment for the cycle was posted, UTC

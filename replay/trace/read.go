@@ -472,7 +472,8 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		return boolInt(x.inferred) - boolInt(y.inferred)
 	})
 	prevCost := 0.0
-	lintFixes := 0 // the run's lint-fix calls so far, which the run table sums as a 32-bit integer
+	lintFixes := 0                                                  // the run's lint-fix calls so far, which the run table sums as a 32-bit integer
+	maxCycles, maxBudget := b.start.MaxCycles, b.start.MaxBudgetUSD // the limits in force, as the cycles go
 	for _, at := range b.cycles {
 		c := at.c
 		want := len(r.Cycles) + 1
@@ -511,13 +512,14 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 			}
 			cyc.Findings = append(cyc.Findings, rf)
 		}
-		r.Cycles = append(r.Cycles, cyc)
 		if c.MaxCycles > 0 {
-			r.MaxCycles = c.MaxCycles
+			r.MaxCycles, maxCycles = c.MaxCycles, c.MaxCycles
 		}
 		if c.MaxBudgetUSD > 0 {
-			r.MaxBudgetUSD = c.MaxBudgetUSD
+			r.MaxBudgetUSD, maxBudget = c.MaxBudgetUSD, c.MaxBudgetUSD
 		}
+		cyc.MaxCycles, cyc.MaxBudgetUSD = maxCycles, maxBudget
+		r.Cycles = append(r.Cycles, cyc)
 	}
 	if len(r.Cycles) == 0 {
 		report(r.Line, input.ProblemUnusable, "no usable cycle_done event; run skipped")
