@@ -249,7 +249,9 @@ func (r *Rules) lexicalSignals(dst []Signal, t *tokens, text []byte, first, aske
 	if c.Exasperation {
 		if h := hits[catExasperation]; h.ok {
 			dst = append(dst, Signal{Kind: Exasperation, Source: h.src})
-		} else if lx.hasEmoji(text) {
+		} else if lx.hasEmoji(text) && !Has(dst, Success) {
+			// An emoji of relief ("thanks, perfect 😩") is no exasperation: an emoji
+			// counts only in a message the success patterns do not read as success.
 			dst = append(dst, Signal{Kind: Exasperation, Source: "emoji"})
 		}
 	}

@@ -167,6 +167,7 @@ func TestLexicalSignals(t *testing.T) {
 		{"ugh", []Kind{Exasperation}},
 		{"come on", []Kind{Exasperation}},
 		{"lint fail 😭", []Kind{Exasperation}},
+		{"thanks, perfect 😩", nil}, // read as success: the emoji is no exasperation
 		{"putain", []Kind{Exasperation}},
 		{"卧槽", []Kind{Exasperation}},
 		{"ふざけるな", []Kind{Exasperation}},

@@ -60,7 +60,8 @@ type Lexicon struct {
 	// "自分でやる").
 	GiveUp []string `json:"give_up"`
 	// ExasperationEmoji lists emoji that mark exasperation ("😤🙄"); any of them in a
-	// message is an Exasperation signal.
+	// message is an Exasperation signal, unless the success patterns read the message
+	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
 	// Bait phrases: politeness and acceptance that look like the above ("no
 	// problem", "no worries", "não tem problema", "没问题", "kein Problem").
