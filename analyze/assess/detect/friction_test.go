@@ -669,8 +669,10 @@ func TestOwnText(t *testing.T) {
 		{"a <b>x</b> c", "a <b>x</b> c", false},
 		{"<>", "<>", false},
 		{"<command-name>/clear", "<command-name>/clear", false},
-		// The closing tag is looked for near the end only: far from it, the message is
-		// read whole, at a bounded cost.
+		// The tag is looked for near the start and the closing tag near the end only:
+		// farther, the message is read whole, at a bounded cost.
+		{strings.Repeat(" ", 5000) + "<ci-monitor-event>x</ci-monitor-event>", strings.Repeat(" ", 5000) + "<ci-monitor-event>x</ci-monitor-event>", false},
+		{"<ci-monitor-event>x</ci-monitor-event>" + strings.Repeat("\n", 5000), "<ci-monitor-event>x</ci-monitor-event>" + strings.Repeat("\n", 5000), false},
 		{"<ide_selection>x</ide_selection>\n" + strings.Repeat("word ", 1000), "<ide_selection>x</ide_selection>\n" + strings.Repeat("word ", 1000), false},
 	} {
 		own, tagged := ownText(tt.text)

@@ -367,11 +367,10 @@ const maxTagScan = 4096
 // as is every message that does not open with a tag. The cost is bounded by
 // maxTagScan whatever the message's size.
 func ownText(s string) (own string, tagged bool) {
-	if !opensWithTag(s) {
+	if !opensWithTag(s[:min(len(s), maxTagScan)]) {
 		return s, false
 	}
-	t := strings.TrimRight(s, " \t\r\n")
-	scan := t[max(0, len(t)-maxTagScan):]
+	scan := strings.TrimRight(s[max(0, len(s)-maxTagScan):], " \t\r\n")
 	for end := len(scan); end > 0; {
 		i := strings.LastIndex(scan[:end], "</")
 		if i < 0 {
@@ -386,7 +385,7 @@ func ownText(s string) (own string, tagged bool) {
 		}
 		end = i
 	}
-	if strings.HasSuffix(t, "/>") { // a self-closing element at the end: nothing typed after it
+	if strings.HasSuffix(scan, "/>") { // a self-closing element at the end: nothing typed after it
 		return "", true
 	}
 	return s, false

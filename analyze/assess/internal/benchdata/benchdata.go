@@ -18,7 +18,7 @@ func Names() []string {
 // Extremes lists the events of [Events] that bound the detector's cost rather than
 // stand for a session's events: the detector's benchmark reads them, the benchmarks
 // of whole sessions do not.
-func Extremes() []string { return []string{"tool_200KB_errors", "tool_200KB_near"} }
+func Extremes() []string { return []string{"tool_200KB_errors", "tool_200KB_near", "ide_1MB"} }
 
 // Events returns, by name: a frustrated prompt and a plain one (from the shared
 // corpus), two human messages that paste a log of 100 KB and 1 MB between a
@@ -27,7 +27,9 @@ func Extremes() []string { return []string{"tool_200KB_errors", "tool_200KB_near
 // the source did not give (every tool rule reads it); a service log that says error
 // on every line, status unknown (the rules' literals are everywhere: the costliest
 // real output known); and a made one, line after line of near misses of pytest's
-// summary pattern, which only that pattern can settle (the costliest output known).
+// summary pattern, which only that pattern can settle (the costliest output known);
+// and a human message whose words follow an IDE's 1 MB selection and precede 64 KB
+// of blank lines.
 func Events() map[string]analyze.Event {
 	var cargo strings.Builder
 	for i := 0; cargo.Len() < 4<<10-200; i++ {
@@ -70,5 +72,8 @@ func Events() map[string]analyze.Event {
 		"tool_200KB_unk":    {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: build.String()},
 		"tool_200KB_errors": {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: errs.String()},
 		"tool_200KB_near":   {Kind: analyze.KindToolResult, SessionID: "s", ToolName: "Bash", ToolOutput: near.String()},
+		// An IDE's 1 MB selection before the human's words, and 64 KB of blank
+		// lines after them: where the words are is looked for at both ends only.
+		"ide_1MB": {Kind: analyze.KindUserMessage, SessionID: "s", UserContent: "<ide_selection>" + paste(1<<20) + "</ide_selection>\nstill failing" + strings.Repeat("\n", 64<<10)},
 	}
 }
