@@ -334,9 +334,9 @@ func inlineCode(program, flag string) bool {
 // otherTarget names another command by its program and its first argument that is
 // not a flag ("git push", "python script.py"); by its program alone when that
 // argument is a long path; by the command's opening when it is code (after an
-// inline-code flag, "python3 -c 'import yaml'", or quoted): inline programs are each their own command, so five
-// different probes are no streak, and the same one run five times is. At most 64
-// bytes.
+// interpreter's inline-code flag, "python3 -c 'import yaml'", or quoted): inline
+// programs are each their own command, so five different probes are no streak, and
+// the same one run five times is. At most 64 bytes.
 func otherTarget(cmd string) string {
 	f := strings.Fields(cmd)
 	if len(f) == 0 {
