@@ -7,10 +7,11 @@ import (
 )
 
 // MaxPriorDescriptions bounds the distinct earlier finding descriptions a [Tracker]
-// compares a cycle's findings with: the most recent ones. Quasar's runs stop at
-// MaxCycles (a handful to a few dozen cycles of a few findings each), far below it, so
-// a Tracker measures them exactly as [Measure] does; past it, the oldest descriptions
-// are forgotten and a finding that repeats only one of them is not overlap.
+// compares a cycle's findings with: the most recently raised ones. Quasar's runs stop
+// at MaxCycles (a handful to a few dozen cycles of a few findings each), far below it,
+// so a Tracker measures them exactly as [Measure] does; past it, the descriptions
+// raised longest ago are forgotten, and a finding that repeats only one of them is not
+// overlap.
 const MaxPriorDescriptions = 1024
 
 // Tracker measures one run's cycles in order, as [Measure] does, at a cost per cycle
@@ -35,13 +36,13 @@ type Tracker struct {
 	last    string
 	repeat  int
 	// The AllFindings entries read so far, and the distinct token sets of those
-	// raised before the cycle being measured: a ring of at most MaxPriorDescriptions,
-	// oldest at head, with an index by their joined tokens.
+	// raised before the cycle being measured: at most MaxPriorDescriptions, each with
+	// when it was last raised, and an index by their joined tokens.
 	findings int
 	cycle    int // the Cycle of the last finding read
 	at       int // the Cycle of the last state measured; 0 before the first
 	sets     [][]string
-	head     int
+	seen     []int // when each set was last read, in findings read
 	index    map[string]int
 }
 
@@ -132,20 +133,27 @@ func (t *Tracker) catchUp(state *CycleState) {
 	}
 }
 
-// add keeps set among the distinct earlier descriptions, forgetting the oldest past
-// MaxPriorDescriptions.
+// add keeps set among the distinct earlier descriptions, forgetting the one read
+// longest ago past MaxPriorDescriptions: a description the reviewer raises again is
+// recent again (a finding raised every cycle is what the overlap looks for).
 func (t *Tracker) add(set []string) {
 	key := strings.Join(set, " ")
-	if _, ok := t.index[key]; ok {
+	if i, ok := t.index[key]; ok {
+		t.seen[i] = t.findings
 		return
 	}
 	if len(t.sets) < MaxPriorDescriptions {
 		t.index[key] = len(t.sets)
-		t.sets = append(t.sets, set)
+		t.sets, t.seen = append(t.sets, set), append(t.seen, t.findings)
 		return
 	}
-	delete(t.index, strings.Join(t.sets[t.head], " "))
-	t.sets[t.head] = set
-	t.index[key] = t.head
-	t.head = (t.head + 1) % MaxPriorDescriptions
+	old := 0
+	for i, s := range t.seen {
+		if s < t.seen[old] {
+			old = i
+		}
+	}
+	delete(t.index, strings.Join(t.sets[old], " "))
+	t.sets[old], t.seen[old] = set, t.findings
+	t.index[key] = old
 }

@@ -105,6 +105,22 @@ func TestTrackerForgetsPastItsBound(t *testing.T) {
 	}
 }
 
+// TestTrackerKeepsWhatRepeats: a description raised at every cycle stays among those
+// compared, however many others came and went: it is what the overlap looks for.
+func TestTrackerKeepsWhatRepeats(t *testing.T) {
+	tr := NewTracker(false)
+	state := CycleState{MaxCycles: 5, MaxBudgetUSD: 10}
+	for c := 1; c <= MaxPriorDescriptions+50; c++ {
+		state.Cycle = c
+		state.Findings = []analyze.ReviewFinding{{Description: "the response body is never closed"},
+			{Description: fmt.Sprintf("unique finding %d", c)}}
+		state.EndCycle()
+		if got, want := tr.Measure(&state), Measure(&state, false); !reflect.DeepEqual(got, want) {
+			t.Fatalf("cycle %d: tracker %+v, Measure %+v", c, got, want)
+		}
+	}
+}
+
 // BenchmarkTrackerLongRun measures runs of growing length cycle by cycle, with a
 // Tracker and with Measure at every cycle, and reports the cost of a cycle
 // (ns/cycle, averaged over the run): the tracker's grows with the earlier distinct

@@ -209,6 +209,12 @@ func QuasarRun(run *input.Run, cfg struggle.StruggleConfig) *QuasarResult {
 	for i := range run.Cycles {
 		c := &run.Cycles[i]
 		state.Cycle, state.TotalCostUSD = c.Cycle, c.TotalCostUSD
+		if c.MaxCycles > 0 { // the limits in force at this cycle, where the source records them
+			state.MaxCycles = c.MaxCycles
+		}
+		if c.MaxBudgetUSD > 0 {
+			state.MaxBudgetUSD = c.MaxBudgetUSD
+		}
 		state.FilterCheckName, state.FilterOutput = c.FilterCheckName, c.FilterOutput
 		state.Findings = append([]analyze.ReviewFinding(nil), c.Findings...)
 		state.FilterFixAttempts, state.FilterFixCostUSD = c.FilterFixAttempts, c.FilterFixCostUSD

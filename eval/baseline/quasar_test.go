@@ -243,3 +243,21 @@ func TestQuasarVersusSeed(t *testing.T) {
 		t.Errorf("shipped: %+v, want a trigger at cycle 2 scoring 0.65", shipped)
 	}
 }
+
+// TestQuasarRunLimitsAsTheyChange: the shipped detector, like the replay's, is
+// evaluated at each cycle with the limits in force then (input.Cycle's), not the run's
+// last.
+func TestQuasarRunLimitsAsTheyChange(t *testing.T) {
+	run := &input.Run{Key: "q-1", MaxCycles: 50, MaxBudgetUSD: 1000, Cycles: []input.Cycle{
+		{Cycle: 1, Time: t0, TotalCostUSD: 2, MaxCycles: 5, MaxBudgetUSD: 10},
+		{Cycle: 2, Time: t0.Add(time.Minute), TotalCostUSD: 4, MaxCycles: 50, MaxBudgetUSD: 1000},
+	}}
+	cfg := struggle.DefaultStruggleConfig()
+	cfg.MinCyclesBeforeCheck = 1
+	res := QuasarRun(run, cfg)
+	for i, want := range []float64{(2.0 / 1) / (10.0 / 5), (4.0 / 2) / (1000.0 / 50)} {
+		if c := res.Cycles[i]; !c.Evaluated || c.Signal.BudgetBurnRate != want {
+			t.Errorf("cycle %d: %+v, want burn rate %v", i+1, c, want)
+		}
+	}
+}

@@ -230,9 +230,15 @@ func BenchmarkClassifyCommand(b *testing.B) {
 		"heredocs": strings.Repeat("cat <<a <<b <<c <<d <<e <<f <<g <<h <<i\n", MaxCommandBytes/40),
 		"quotes":   strings.Repeat(`"$(echo 'x' "$(y)")" && `, MaxCommandBytes/24),
 		"pipes":    strings.Repeat("go test | ", MaxCommandBytes/10),
+		// exit 124 has the line read for timeout(1): a heredoc of 1 MB costs what 8 KiB do.
+		"timeout_1MB": "timeout 60 python - <<'EOF'\n" + strings.Repeat("print('x')\n", 1<<20/11) + "EOF",
 	} {
+		code := 1
+		if strings.HasPrefix(name, "timeout") {
+			code = 124
+		}
 		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: line, ToolOutput: "Exit code 1\n--- FAIL: TestX\nFAIL\tx",
-			ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: 1}
+			ToolStatus: analyze.ToolStatusError, HasExitCode: true, ExitCode: code}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				rules.Signals(&ev)

@@ -671,8 +671,11 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 // timedOut reports whether a shell result was killed at a deadline: exit status 124
 // of a line run under timeout(1), or Claude Code's own "Command timed out after …".
 func timedOut(ev *analyze.Event) bool {
-	if ev.HasExitCode && ev.ExitCode == 124 && slices.Contains(strings.Fields(ev.ToolCommand), "timeout") {
-		return true
+	if ev.HasExitCode && ev.ExitCode == 124 {
+		// In what the command reading reads of the line, and no further.
+		if cmd := ev.ToolCommand[:min(len(ev.ToolCommand), MaxCommandBytes)]; slices.Contains(strings.Fields(cmd), "timeout") {
+			return true
+		}
 	}
 	head := ev.ToolOutput[:min(len(ev.ToolOutput), markerBytes)]
 	return strings.Contains(head, "Command timed out after")
