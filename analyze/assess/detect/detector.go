@@ -283,9 +283,10 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 
 // endsWithQuestion reports whether text ends by asking: its last character other
 // than white space, closing quotes, brackets and markdown emphasis is a question mark,
-// or a question mark ends one of its last lines (a question followed by the options
-// it offers: "Should I also update the docs?\n1. Yes\n2. No"), before a short
-// bracketed answer key ("Go ahead? (y/n)").
+// or a question mark ends one of its last lines that only the options it offers
+// follow ("Should I also update the docs?\n1. Yes\n2. No"), before a short bracketed
+// answer key ("Go ahead? (y/n)"). A question prose follows ("## What was wrong?\nThe
+// parser skipped empty lines.") is not asked.
 func endsWithQuestion(text string) bool {
 	tail := text[max(0, len(text)-askedBytes):]
 	if strings.IndexByte(tail, '?') < 0 && !strings.Contains(tail, "？") {
@@ -293,7 +294,8 @@ func endsWithQuestion(text string) bool {
 	}
 	for k := 0; k < askedLines; k++ {
 		i := strings.LastIndexByte(strings.TrimRight(tail, " \t\r\n"), '\n')
-		line := strings.TrimRight(tail[i+1:], " \t\r\n*_`")
+		raw := tail[i+1:]
+		line := strings.TrimRight(raw, " \t\r\n*_`")
 		if j := strings.LastIndexByte(line, '('); j >= 0 && len(line)-j <= 12 && strings.HasSuffix(line, ")") {
 			line = strings.TrimRight(line[:j], " ") // "(y/n)", "[Y/n]" after the question
 		} else if j := strings.LastIndexByte(line, '['); j >= 0 && len(line)-j <= 12 && strings.HasSuffix(line, "]") {
@@ -303,8 +305,8 @@ func endsWithQuestion(text string) bool {
 		if strings.HasSuffix(line, "?") || strings.HasSuffix(line, "？") {
 			return true
 		}
-		if i < 0 {
-			break
+		if i < 0 || !isOption(raw) {
+			break // a question before prose ("What was wrong?\nThe parser …") is the agent's own
 		}
 		tail = tail[:i]
 	}
@@ -320,6 +322,24 @@ func endsWithQuestion(text string) bool {
 		}
 	}
 	return false
+}
+
+// isOption reports whether line offers a choice: a list item ("- keep it", "* drop
+// it", "2. add tests", "b) both").
+func isOption(line string) bool {
+	line = strings.TrimLeft(line, " \t")
+	switch {
+	case strings.HasPrefix(line, "- "), strings.HasPrefix(line, "* "), strings.HasPrefix(line, "+ "), strings.HasPrefix(line, "• "):
+		return true
+	}
+	n := 0
+	for n < len(line) && n < 3 && (line[n] >= '0' && line[n] <= '9' || n == 0 && (line[n] >= 'a' && line[n] <= 'z' || line[n] >= 'A' && line[n] <= 'Z')) {
+		n++
+		if line[n-1] > '9' { // one letter
+			break
+		}
+	}
+	return n > 0 && n+1 < len(line) && (line[n] == '.' || line[n] == ')') && line[n+1] == ' '
 }
 
 // askedLines and askedBytes bound where endsWithQuestion looks for a question: the
