@@ -283,6 +283,9 @@ type commandStep struct {
 	// line that succeeded says it succeeded, and a line that failed may have failed
 	// with it.
 	tail bool
+	// timed: the command ran under timeout(1), whose exit status 124 says it was
+	// killed at its deadline.
+	timed bool
 }
 
 // classify recognises one normalised simple command.
@@ -387,12 +390,12 @@ func (m *commandMatcher) parse(line string) []commandStep {
 	}
 	var out []commandStep
 	for _, sc := range splitCommands(line) {
-		cmd := normalise(sc.words)
+		cmd, timed := normalise(sc.words)
 		if cmd == "" {
 			continue
 		}
 		st := m.classify(cmd)
-		st.tail = sc.tail
+		st.tail, st.timed = sc.tail, timed
 		out = append(out, st)
 	}
 	return out
@@ -613,8 +616,9 @@ var twoWordWrappers = map[string]bool{
 
 // normalise joins a simple command's words after removing assignments, wrappers and
 // redirections, with the program's directory dropped; "" for a command that runs
-// nothing (a lone assignment, "done", "fi").
-func normalise(words []string) string {
+// nothing (a lone assignment, "done", "fi"). timed reports that timeout(1) was among
+// the wrappers removed.
+func normalise(words []string) (cmd string, timed bool) {
 	// Redirections: "2>&1", ">out", "> out" (the target word too).
 	kept := words[:0:0]
 	for i := 0; i < len(words); i++ {
@@ -649,6 +653,7 @@ func normalise(words []string) string {
 			break
 		}
 		if args, ok := wrappers[w]; ok {
+			timed = timed || w == "timeout"
 			words = words[1:]
 			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || args < 0 && isAssignment(words[0])) {
 				words = words[1:]
@@ -668,20 +673,20 @@ func normalise(words []string) string {
 		break
 	}
 	if len(words) == 0 {
-		return ""
+		return "", timed
 	}
 	switch words[0] {
 	case "done", "fi", "esac", "}", "for", "case", "function", "select":
-		return ""
+		return "", timed
 	}
 	prog := words[0]
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 && i < len(prog)-1 {
 		prog = prog[i+1:]
 	}
 	if len(words) == 1 {
-		return prog
+		return prog, timed
 	}
-	return prog + " " + strings.Join(words[1:], " ")
+	return prog + " " + strings.Join(words[1:], " "), timed
 }
 
 // isAssignment reports whether w is a VAR=value word.

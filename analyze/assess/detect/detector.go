@@ -269,7 +269,7 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 	}
 	dst = r.lexicalSignals(dst, &sc.tok, text, first, asked)
 	if s != nil {
-		if hasFence(text) {
+		if sc.tok.fenced {
 			// A request is compared whole, its code included: what it asks for.
 			sc.tok.tokenize(text, r.apostrophes, false)
 			r.lex.canonicalize(&sc.tok)

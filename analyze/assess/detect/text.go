@@ -126,13 +126,15 @@ type tokens struct {
 	// qrun is the longest run of question and exclamation marks holding a question
 	// mark ("??", "?!", "？？"): an incredulous question.
 	qrun int
+	// fenced: lines of a fenced code block were left out (tokenize with prose).
+	fenced bool
 }
 
 // maxTokens bounds the tokens of one message; a window of a few KB never reaches it.
 const maxTokens = 4096
 
 func (t *tokens) reset() {
-	t.norm, t.toks, t.qrun = t.norm[:0], t.toks[:0], 0
+	t.norm, t.toks, t.qrun, t.fenced = t.norm[:0], t.toks[:0], 0, false
 }
 
 // word returns token i's bytes, or the lexicon word it is read as.
@@ -185,7 +187,7 @@ func (t *tokens) tokenize(text []byte, apostrophes, prose bool) {
 			if fence := isFence(text[i:]); fence || inFence && text[i] != '\n' {
 				endWord()
 				inFence = inFence != fence
-				run, hasQ = 0, false
+				run, hasQ, t.fenced = 0, false, true
 				if j := bytes.IndexByte(text[i:], '\n'); j >= 0 {
 					i += j
 				} else {
@@ -277,20 +279,6 @@ func (t *tokens) tokenize(text []byte, apostrophes, prose bool) {
 	endWord()
 	if n := len(t.toks); n > 0 {
 		t.toks[n-1].punct = true
-	}
-}
-
-// hasFence reports whether a fence ("```", "~~~") opens one of text's lines.
-func hasFence(text []byte) bool {
-	for {
-		if isFence(text) {
-			return true
-		}
-		i := bytes.IndexByte(text, '\n')
-		if i < 0 {
-			return false
-		}
-		text = text[i+1:]
 	}
 }
 

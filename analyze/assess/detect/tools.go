@@ -526,7 +526,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	steps := c.commands.parse(ev.ToolCommand)
 	failed := ev.ToolStatus == analyze.ToolStatusError || ev.HasExitCode && ev.ExitCode != 0
 	ok := !failed && (ev.ToolStatus == analyze.ToolStatusOK || ev.HasExitCode)
-	if timedOut(ev) {
+	if failed && timedOut(ev, steps) {
 		// Killed at a deadline — a server that was meant to keep running, a smoke test
 		// cut short — its status says nothing of the work: only its text can.
 		failed, ok = false, false
@@ -668,17 +668,14 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	return dst
 }
 
-// timedOut reports whether a shell result was killed at a deadline: exit status 124
-// of a line run under timeout(1), or Claude Code's own "Command timed out after …".
-func timedOut(ev *analyze.Event) bool {
-	if ev.HasExitCode && ev.ExitCode == 124 {
-		// In what the command reading reads of the line, and no further.
-		if cmd := ev.ToolCommand[:min(len(ev.ToolCommand), MaxCommandBytes)]; slices.Contains(strings.Fields(cmd), "timeout") {
-			return true
-		}
+// timedOut reports whether a failed shell result was killed at a deadline: exit
+// status 124 of a line whose status is a command's run under timeout(1), or Claude
+// Code's own "Command timed out after …" opening its output.
+func timedOut(ev *analyze.Event, steps []commandStep) bool {
+	if ev.HasExitCode && ev.ExitCode == 124 && slices.ContainsFunc(steps, func(st commandStep) bool { return st.tail && st.timed }) {
+		return true
 	}
-	head := ev.ToolOutput[:min(len(ev.ToolOutput), markerBytes)]
-	return strings.Contains(head, "Command timed out after")
+	return strings.Contains(ev.ToolOutput[:min(len(ev.ToolOutput), markerBytes)], "Command timed out after")
 }
 
 // pickStep returns the step of steps a failure of step kind belongs to: the first
