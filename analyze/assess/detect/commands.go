@@ -118,7 +118,9 @@ type CommandRule struct {
 	Toolchain string `json:"toolchain,omitempty"`
 	// Step is what the command does. Left unset ("other") on a task runner's rule, the
 	// step is read from the words of the regexp's group named "task" (see TaskWords):
-	// "mise run test:ci" is a test, "npm run lint" a lint.
+	// "mise run test:ci" is a test, "npm run lint" a lint; a task no word names is
+	// read as the program of that name where a rule without a task knows it ("pnpm
+	// vitest run" is vitest's test run, as "npx vitest run" is).
 	Step Step `json:"step,omitempty"`
 	// EmptyStep is a task runner's step when the "task" group is empty ("make" alone
 	// builds).
@@ -289,9 +291,16 @@ type commandStep struct {
 }
 
 // classify recognises one normalised simple command.
-func (m *commandMatcher) classify(cmd string) commandStep {
+func (m *commandMatcher) classify(cmd string) commandStep { return m.classifyAs(cmd, false) }
+
+// classifyAs is classify; task says cmd is a runner's task, which the runners' own
+// rules do not read again (a task is one program, not another runner's task).
+func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 	for i := range m.rules {
 		r := &m.rules[i]
+		if task && r.task >= 0 {
+			continue
+		}
 		if r.prefixes != nil && !hasAnyPrefix(cmd, r.prefixes) {
 			continue
 		}
@@ -303,8 +312,12 @@ func (m *commandMatcher) classify(cmd string) commandStep {
 		if r.task >= 0 && step == StepOther {
 			if loc[2*r.task] < 0 || loc[2*r.task] == loc[2*r.task+1] {
 				step = r.empty
-			} else {
-				step = m.words.step(cmd[loc[2*r.task]:loc[2*r.task+1]])
+			} else if step = m.words.step(cmd[loc[2*r.task]:loc[2*r.task+1]]); step == StepOther && !task {
+				// A runner that runs a package's program by its name ("pnpm vitest
+				// run", "yarn jest", "bun tsc"): the program, when a rule knows it.
+				if st := m.classifyAs(cmd[loc[2*r.task]:], true); st.step.isToolchain() {
+					return st
+				}
 			}
 		}
 		if step == StepOther {

@@ -15,7 +15,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the want/text/seed lines of testdata/toolchains/")
 
 // toolFixture is one file of testdata/toolchains: a header of "# key: value" lines
-// (source, command, exit, and the three readings want, text and seed), "---", then
+// (source, command, exit, and the four readings want, text, seed and piped), "---", then
 // the output the command printed (stdout and stderr together, as Claude Code's Bash
 // tool shows it).
 type toolFixture struct {
@@ -44,7 +44,7 @@ func readFixture(t *testing.T, path string) toolFixture {
 		}
 		f.fields[k] = strings.TrimSpace(v)
 	}
-	for _, k := range []string{"source", "command", "exit", "want", "text", "seed"} {
+	for _, k := range []string{"source", "command", "exit", "want", "text", "seed", "piped"} {
 		if _, ok := f.fields[k]; !ok {
 			t.Fatalf("%s: header lacks %q", path, k)
 		}
@@ -70,6 +70,15 @@ func (f toolFixture) event() analyze.Event {
 	return ev
 }
 
+// piped is the same run as an agent often runs it, its last 40 lines through a pipe:
+// "CMD 2>&1 | tail -40", whose status says nothing of the command's.
+func (f toolFixture) piped() analyze.Event {
+	lines := strings.Split(f.output, "\n")
+	out := strings.Join(lines[max(0, len(lines)-40):], "\n")
+	return analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: f.command + " 2>&1 | tail -40", ToolOutput: out,
+		ToolStatus: analyze.ToolStatusOK, HasExitCode: true}
+}
+
 func renderSignals(sig []Signal) string {
 	if len(sig) == 0 {
 		return "none"
@@ -90,7 +99,9 @@ func renderSignals(sig []Signal) string {
 //	want: loopwatch's default reading of the Bash result (command, exit code, status);
 //	text: the default rules over the output alone (no command, no status: a hook
 //	      payload or an old transcript);
-//	seed: the seed's literal rules.
+//	seed: the seed's literal rules;
+//	piped: the default reading of the run's last 40 lines piped into tail (its
+//	       status hidden: only the text can say).
 func TestToolchainGoldens(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "toolchains", "*.txt"))
 	if err != nil || len(files) == 0 {
@@ -103,10 +114,12 @@ func TestToolchainGoldens(t *testing.T) {
 			f := readFixture(t, path)
 			ev := f.event()
 			bare := analyze.Event{Kind: analyze.KindToolResult, ToolOutput: f.output}
+			piped := f.piped()
 			got := map[string]string{
-				"want": renderSignals(def.Signals(&ev)),
-				"text": renderSignals(def.Signals(&bare)),
-				"seed": renderSignals(seed.Signals(&ev)),
+				"want":  renderSignals(def.Signals(&ev)),
+				"text":  renderSignals(def.Signals(&bare)),
+				"seed":  renderSignals(seed.Signals(&ev)),
+				"piped": renderSignals(def.Signals(&piped)),
 			}
 			if *update {
 				var b strings.Builder
@@ -123,7 +136,7 @@ func TestToolchainGoldens(t *testing.T) {
 				}
 				return
 			}
-			for _, k := range []string{"want", "text", "seed"} {
+			for _, k := range []string{"want", "text", "seed", "piped"} {
 				if got[k] != f.fields[k] {
 					t.Errorf("%s: %s, golden says %s (rerun with -update if intended)", k, got[k], f.fields[k])
 				}
@@ -134,8 +147,9 @@ func TestToolchainGoldens(t *testing.T) {
 
 // TestToolchainGoldensAgree checks the goldens against what each fixture is: a run
 // that exited 0 must read as a success of its command's step and nothing else, a
-// failing one as a failure of it — so a golden rewritten with -update cannot hide a
-// misreading.
+// failing one as a failure of it; piped, where only its text can say, it must read
+// the same or as inconclusive, never the other way — so a golden rewritten with
+// -update cannot hide a misreading.
 func TestToolchainGoldensAgree(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "toolchains", "*.txt"))
 	def := MustCompile(DefaultConfig())
@@ -150,6 +164,12 @@ func TestToolchainGoldensAgree(t *testing.T) {
 		for _, s := range sig {
 			if f.exit == 0 && !s.Kind.IsToolSuccess() || f.exit != 0 && !s.Kind.IsToolFailure() {
 				t.Errorf("%s: exit %d read as %v", path, f.exit, renderSignals(sig))
+			}
+		}
+		piped := f.piped()
+		for _, s := range def.Signals(&piped) {
+			if f.exit == 0 && s.Kind.IsToolFailure() || f.exit != 0 && s.Kind.IsToolSuccess() {
+				t.Errorf("%s: exit %d, piped, read as %v", path, f.exit, renderSignals(def.Signals(&piped)))
 			}
 		}
 	}

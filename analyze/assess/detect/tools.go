@@ -191,6 +191,12 @@ type ToolConfig struct {
 	// Commands off. Commands reads the status whatever StatusRules says. Seed: false.
 	// Default true.
 	Commands bool `json:"commands"`
+	// TestSummaries reads, with Commands, the counts that close a test run's output
+	// ("3 examples, 1 failure", "1 failed, 2 passed in 0.12s", "Tests: 3, Failures:
+	// 1."; see [ReadTestSummary]) for a test step and for a command no rule
+	// recognises: a run whose status a pipe hides is read by them, and they beat the
+	// seed's generic "error:" rule. Seed: false. Default true.
+	TestSummaries bool `json:"test_summaries"`
 	// CommandRules recognise commands (default [DefaultCommandRules]).
 	CommandRules []CommandRule `json:"command_rules"`
 	// TaskWords read a task runner's task name (default [DefaultTaskWords]).
@@ -228,6 +234,7 @@ func DefaultToolConfig() ToolConfig {
 		StatusRules:         true,
 		FailureDropsSuccess: true,
 		Commands:            true,
+		TestSummaries:       true,
 		CommandRules:        DefaultCommandRules(),
 		TaskWords:           DefaultTaskWords(),
 		TextTools:           []string{"Bash", "BashOutput", "TaskOutput"},
@@ -551,6 +558,10 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			textOK = append(textOK, s)
 		}
 	}
+	sumFail := false // a test summary says the run failed
+	if c.cfg.TestSummaries && readsSummary(steps) {
+		textFail, textOK, sumFail = withSummary(textFail, textOK, ReadTestSummary(text))
+	}
 	var toolchain []commandStep
 	exitCovers := true                      // the line's status speaks for every toolchain step
 	var lastOther, hiddenOther *commandStep // hiddenOther: the last other command whose status the line's does not give
@@ -637,8 +648,24 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	if lastOther == nil {
 		if hiddenOther != nil {
 			// A command whose status a pipe, ";" or "||" hides ("bundle exec rspec |
-			// tail -20"): its outcome is not read, so it ends its streak.
-			add(ToolInconclusive, "unread", hiddenOther.target)
+			// tail -20"): read by its test summary or a toolchain's rule, not by the
+			// seed's generic "error:" alone (a script's log); unread, it ends its
+			// streak.
+			read := false
+			for _, s := range textFail {
+				if s.Target != "" || s.Source == summarySource || sumFail {
+					add(s.Kind, s.Source, hiddenOther.target)
+					read = true
+				}
+			}
+			for _, s := range textOK {
+				if !read && (s.Target != "" || s.Source == summarySource) {
+					add(s.Kind, s.Source, hiddenOther.target)
+				}
+			}
+			if len(dst) == start {
+				add(ToolInconclusive, "unread", hiddenOther.target)
+			}
 		}
 		return dst // explorations and built-ins: a miss is no failure
 	}
@@ -666,6 +693,42 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 		}
 	}
 	return dst
+}
+
+// summarySource is the Source of a signal read from a test run's closing counts.
+const summarySource = "test_summary"
+
+// readsSummary reports whether a line's output may close with a test summary: it runs
+// a test step, or a command no rule recognises (a build or lint step's counts are
+// its own: "Found 3 errors" is mypy's).
+func readsSummary(steps []commandStep) bool {
+	toolchain := false
+	for _, st := range steps {
+		if st.step == StepTest {
+			return true
+		}
+		toolchain = toolchain || st.step.isToolchain()
+	}
+	return !toolchain && slices.ContainsFunc(steps, func(st commandStep) bool { return st.step == StepOther })
+}
+
+// withSummary folds a test summary into the text's verdicts. A summary that counts
+// failures is a TestFailure where no rule read a failure, and replaces the seed's
+// generic failures ("error:", "FAILED" are a failing test run's words too) where it
+// counts tests; a rule's reading stays (a compiler's "1 error" under a test step is
+// the build's), and sumFail says the summary agrees with it. A summary that counts
+// passes only is a TestSuccess, and drops the generic failures where no toolchain's
+// rule read one (a passing run's logs say "error:" too).
+func withSummary(textFail, textOK []Signal, sum TestSummary) (fail, ok []Signal, sumFail bool) {
+	failed, passed := sum.Verdict()
+	specific := slices.ContainsFunc(textFail, func(s Signal) bool { return s.Target != "" })
+	switch {
+	case failed && (len(textFail) == 0 || sum.Tests && !specific):
+		return []Signal{{Kind: TestFailure, Source: summarySource}}, textOK, true
+	case passed && !specific:
+		return nil, append(textOK, Signal{Kind: TestSuccess, Source: summarySource}), false
+	}
+	return textFail, textOK, failed
 }
 
 // timedOut reports whether a failed shell result was killed at a deadline: exit

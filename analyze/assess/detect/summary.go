@@ -1,0 +1,335 @@
+package detect
+
+import "strings"
+
+// A test runner closes its output with a line of counts, whatever the language:
+//
+//	3 examples, 1 failure                                (RSpec)
+//	2 runs, 2 assertions, 1 failures, 0 errors, 0 skips  (Minitest)
+//	1 failed, 2 passed in 0.12s                          (pytest -q)
+//	Tests: 3, Assertions: 3, Failures: 1.                (PHPUnit)
+//	OK (3 tests, 3 assertions)                           (PHPUnit)
+//	 1 pass / 1 fail                                     (bun, a count a line)
+//	FAILED | 1 passed | 1 failed (5ms)                   (Deno)
+//	50% tests passed, 1 tests failed out of 2            (CTest)
+//	3 passing (5ms)                                      (Mocha)
+//
+// readTestSummary reads such a line from a result's last lines, so that a run whose
+// exit status a pipe hides ("bundle exec rspec | tail -20") still says whether it
+// passed, and a runner no toolchain rule knows is read too. It reads structure — a
+// count and the word it counts — not any runner's phrasing, and it refuses what is
+// not plainly a summary: a line of one count and other words ("Processed 120 files,
+// 3 errors" is one count of a known word among others), a count glued to a unit
+// ("5ms"), a percentage, a decimal.
+
+// summaryBytes is how much of a result's end readTestSummary reads: the summary and
+// what runners print after it (RSpec's list of failed examples, CTest's of failed
+// tests), whatever the output's size.
+const summaryBytes = 16 << 10
+
+// summaryLineBytes: a longer line is no summary.
+const summaryLineBytes = 256
+
+// countClass is what a counted word counts.
+type countClass uint8
+
+const (
+	countUnknown countClass = iota // a word no runner's summary counts ("files" is known: countOther)
+	countFail                      // failed, failures, failing …
+	countError                     // errors: a failure, but a compiler counts them too
+	countPass                      // passed, passing, pass …
+	countTotal                     // tests, examples, runs, total …
+	countOther                     // assertions, skipped, pending, warnings …
+)
+
+// countWordClass is what a word a count stands before (or a label before it) counts;
+// w is lower case.
+func countWordClass(w []byte) countClass {
+	switch string(w) {
+	case "fail", "fails", "failed", "failing", "failure", "failures", "broken":
+		return countFail
+	case "error", "errors", "errored":
+		return countError
+	case "pass", "passes", "passed", "passing", "succeeded":
+		return countPass
+	case "test", "tests", "example", "examples", "run", "runs", "total", "spec", "specs", "scenario", "scenarios":
+		return countTotal
+	case "assertion", "assertions", "skip", "skips", "skipped", "pending", "todo", "todos", "warning", "warnings",
+		"deselected", "xfailed", "xpassed", "incomplete", "risky", "ignored", "filtered", "measured", "expect", "file",
+		"files", "suite", "suites", "notices", "deprecations", "flaky", "snapshots", "rerun", "reruns", "only":
+		return countOther
+	}
+	return countUnknown
+}
+
+// summaryWord reports whether w (lower case) may stand beside a single count on a
+// summary line: the runner's verdict and labels, time units, "out of".
+func summaryWord(w []byte) bool {
+	switch string(w) {
+	case "in", "s", "ms", "sec", "secs", "seconds", "m", "min", "ok", "fail", "failed", "passed", "pass", "tests",
+		"test", "files", "total", "out", "of", "time", "summary", "result", "results", "ran", "calls", "across",
+		"suites", "success", "failure":
+		return true
+	}
+	return false
+}
+
+// lowerWord is w in lower case, in buf (a word longer than buf is no count word:
+// its first 16 bytes and a space are returned).
+func lowerWord(buf *[16]byte, w string) []byte {
+	if len(w) > len(buf) {
+		buf[0] = ' '
+		return buf[:1]
+	}
+	for i := range len(w) {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return buf[:len(w)]
+}
+
+// TestSummary is what a test run's closing counts say.
+type TestSummary struct {
+	// Failed counts the tests that failed or errored; Passed those that passed;
+	// Total the tests run, where the summary says (0 where not).
+	Failed, Passed, Total int
+	// Found: a summary was read. It says the run failed when Failed > 0, and passed
+	// when Failed is 0 and it counts a pass, states "0 failures", or opens with "OK".
+	Found bool
+	// Tests: the summary counts tests — a pass, a total or a failure word other than
+	// "errors" — not only errors (javac's "1 error" closes a build, not a test run).
+	Tests bool
+	pass  bool
+}
+
+// Verdict reports whether the summary says the run failed (fail) or passed (pass);
+// neither where no summary was read or it counts no outcome ("Ran 3 tests").
+func (s TestSummary) Verdict() (fail, pass bool) {
+	return s.Failed > 0, s.Found && s.Failed == 0 && s.pass
+}
+
+// ReadTestSummary reads the count lines that close a test run's output (see the
+// comment on the forms it reads): the last summary line in its last 16 KiB, and the
+// summary lines directly above it (bun and Vitest print their counts over several
+// lines). A line's failures are summed ("1 failures, 1 errors"); across lines each
+// count is the largest. It costs a pass over at most 16 KiB, whatever the output's size.
+func ReadTestSummary(output string) TestSummary {
+	text := output[max(0, len(output)-summaryBytes):]
+	var s TestSummary
+	for len(text) > 0 {
+		i := strings.LastIndexByte(text[:len(text)-1], '\n') + 1 // the last line, its newline kept
+		line := text[i:]
+		text = text[:i]
+		c, ok := readCountLine(strings.TrimRight(line, "\r\n"))
+		if !ok {
+			if s.Found && strings.TrimSpace(line) != "" {
+				break // the summary's first line was the one below
+			}
+			continue
+		}
+		s.Found = true
+		s.Failed, s.Passed, s.Total = max(s.Failed, c.failed), max(s.Passed, c.passed), max(s.Total, c.total)
+		s.pass = s.pass || c.passed > 0 || c.zeroFail && c.total > 0 || c.okLead && c.total > 0
+		s.Tests = s.Tests || c.tests
+	}
+	return s
+}
+
+// countLine is one summary line's counts.
+type countLine struct {
+	failed, passed, total int
+	zeroFail              bool // a failure word counted 0
+	okLead                bool // the line opens with "OK"
+	tests                 bool // a count of tests: see TestSummary.Tests
+}
+
+// add counts n of class.
+func (c *countLine) add(class countClass, n int) {
+	switch class {
+	case countFail, countError:
+		c.failed += n
+		c.zeroFail = c.zeroFail || n == 0
+	case countPass:
+		c.passed = max(c.passed, n)
+	case countTotal:
+		c.total = max(c.total, n)
+	}
+	c.tests = c.tests || class == countFail || class == countPass || class == countTotal
+}
+
+// readCountLine reads one line's counts; ok reports whether the line is a summary:
+// two counts of words runners count, or one and nothing but summaryWords beside it.
+func readCountLine(line string) (c countLine, ok bool) {
+	if len(line) > summaryLineBytes {
+		return c, false
+	}
+	var buf [16]byte
+	known, unknown, strays := 0, 0, 0
+	first := true // the next word is the line's first
+	escEnd := -1  // where the last escape sequence ended: a count may follow it
+	for i := 0; i < len(line); {
+		b := line[i]
+		switch {
+		case b == 0x1b: // a terminal escape sequence: ESC [ parameters final-byte
+			i++
+			if i < len(line) && line[i] == '[' {
+				i++
+				for i < len(line) && !(line[i] >= 0x40 && line[i] <= 0x7e) {
+					i++
+				}
+			}
+			i++
+			escEnd = i
+		case isDigit(b):
+			j := i
+			for j < len(line) && isDigit(line[j]) {
+				j++
+			}
+			n, word, end, isItem := countItem(&buf, line, i, j, i == escEnd)
+			if !isItem {
+				// A number that counts nothing: a decimal, "5ms", "50%", "(9)". Its
+				// glued letters are a unit, not a word.
+				for j < len(line) && (isDigit(line[j]) || isLetter(line[j]) || line[j] == '.') {
+					j++
+				}
+				i = j
+				continue
+			}
+			if class := countWordClass(word); class == countUnknown {
+				unknown++
+			} else {
+				c.add(class, n)
+				known++
+			}
+			first = false
+			i = end
+		case isLetter(b):
+			j := i
+			for j < len(line) && isLetter(line[j]) {
+				j++
+			}
+			w := lowerWord(&buf, line[i:j])
+			if first && line[i:j] == "OK" {
+				c.okLead = true
+			}
+			first = false
+			if label := countWordClass(w); label != countUnknown {
+				// "Failures: 1", "failures=1": a label and its count.
+				if n, k, isLabel := labelCount(line, j); isLabel {
+					c.add(label, n)
+					known++
+					i = k
+					continue
+				}
+			}
+			if !summaryWord(w) {
+				strays++
+			}
+			if string(w) == "of" && i >= 4 && line[i-4:i] == "out " {
+				// "1 tests failed out of 2": the run's total.
+				if n, k, ok := bareCount(line, j); ok {
+					c.add(countTotal, n)
+					i = k
+					continue
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	switch {
+	case known >= 2:
+		return c, true
+	case known == 1 && unknown == 0 && strays == 0:
+		return c, true // " 1 fail", "3 passing (5ms)", and bun's " 2 expect() calls" below its counts
+	}
+	return c, false
+}
+
+// countItem reads the count line[i:j] and the word after it: "3 examples", and "1 tests
+// failed", where the word counted is the one after "tests". A count glued to letters,
+// or followed by "%" or a decimal point, is no item (one right after a terminal escape
+// sequence may be). end is where the item ends.
+func countItem(buf *[16]byte, line string, i, j int, afterEscape bool) (n int, word []byte, end int, ok bool) {
+	if i > 0 && !afterEscape && (isLetter(line[i-1]) || isDigit(line[i-1]) || line[i-1] == '.' || line[i-1] == '-' || line[i-1] == '_') {
+		return 0, nil, j, false // part of a name or a number: "v1", "1.2", "x-2"
+	}
+	if j-i > 9 {
+		return 0, nil, j, false
+	}
+	for _, d := range line[i:j] {
+		n = n*10 + int(d-'0')
+	}
+	if j+1 >= len(line) || line[j] != ' ' || !isLetter(line[j+1]) {
+		return 0, nil, j, false
+	}
+	k := j + 1
+	for k < len(line) && isLetter(line[k]) {
+		k++
+	}
+	word = lowerWord(buf, line[j+1:k])
+	if countWordClass(word) == countTotal && k+1 < len(line) && line[k] == ' ' && isLetter(line[k+1]) {
+		m := k + 1
+		for m < len(line) && isLetter(line[m]) {
+			m++
+		}
+		if w := lowerWord(buf, line[k+1:m]); countWordClass(w) == countFail || countWordClass(w) == countError || countWordClass(w) == countPass {
+			return n, w, m, true
+		}
+		word = lowerWord(buf, line[j+1:k]) // buf was overwritten
+	}
+	return n, word, k, true
+}
+
+// labelCount reads the count after a label ending at j: ": 3" or "=3", the count not
+// followed by a word (then the count is an item of its own: "Tests:  1 failed").
+func labelCount(line string, j int) (n, end int, ok bool) {
+	k := j
+	switch {
+	case k < len(line) && line[k] == '=':
+		k++
+	case k < len(line) && line[k] == ':':
+		k++
+		for k < len(line) && line[k] == ' ' {
+			k++
+		}
+	default:
+		return 0, j, false
+	}
+	d := k
+	for k < len(line) && isDigit(line[k]) && k-d < 9 {
+		k++
+	}
+	if k == d || k < len(line) && (isDigit(line[k]) || isLetter(line[k]) || line[k] == '%' || line[k] == ' ' && k+1 < len(line) && isLetter(line[k+1])) {
+		return 0, j, false
+	}
+	for _, c := range line[d:k] {
+		n = n*10 + int(c-'0')
+	}
+	return n, k, true
+}
+
+// bareCount reads " N" at line[j:], N followed by the line's end or punctuation.
+func bareCount(line string, j int) (n, end int, ok bool) {
+	if j >= len(line) || line[j] != ' ' {
+		return 0, j, false
+	}
+	k := j + 1
+	for k < len(line) && isDigit(line[k]) && k-j <= 9 {
+		k++
+	}
+	if k == j+1 || k < len(line) && (isDigit(line[k]) || isLetter(line[k]) || line[k] == '%' || line[k] == '.' && k+1 < len(line) && isDigit(line[k+1])) {
+		return 0, j, false
+	}
+	for _, d := range line[j+1 : k] {
+		n = n*10 + int(d-'0')
+	}
+	return n, k, true
+}
+
+func isDigit(b byte) bool  { return b >= '0' && b <= '9' }
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }

@@ -1,0 +1,101 @@
+package detect
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadTestSummary(t *testing.T) {
+	tests := []struct {
+		name, out             string
+		failed, passed, total int
+		verdict               string // "fail", "pass" or "none"
+	}{
+		{"rspec failing", "Finished in 0.02 seconds (files took 0.4 seconds to load)\n3 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/u_spec.rb:7 # User works\n", 1, 0, 3, "fail"},
+		{"rspec passing", "...\n\nFinished in 0.018 seconds\n3 examples, 0 failures\n", 0, 0, 3, "pass"},
+		{"rspec pending only", "3 examples, 0 failures, 1 pending", 0, 0, 3, "pass"},
+		{"minitest: failures and errors add", "Finished in 0.05s, 38.4 runs/s, 38.4 assertions/s.\n2 runs, 2 assertions, 1 failures, 1 errors, 0 skips", 2, 0, 2, "fail"},
+		{"pytest -q", "F.\n=== short test summary info ===\nFAILED t.py::test_b - assert 1 == 2\n1 failed, 1 passed in 0.01s", 1, 1, 0, "fail"},
+		{"pytest's banner", "============ 3 passed, 1 warning in 0.12s ============", 0, 3, 0, "pass"},
+		{"phpunit failing", "FAILURES!\nTests: 3, Assertions: 3, Failures: 1.", 1, 0, 3, "fail"},
+		{"phpunit passing", "Time: 00:00.010, Memory: 8.00 MB\n\nOK (3 tests, 3 assertions)", 0, 0, 3, "pass"},
+		{"bun, a count a line", "✗ subtracts [0.31ms]\n\n 1 pass\n 1 fail\n 2 expect() calls\nRan 2 tests across 1 files. [14.00ms]\n", 1, 1, 2, "fail"},
+		{"deno", "FAILED | 1 passed | 1 failed (5ms)\n\nerror: Test failed", 1, 1, 0, "fail"},
+		{"ctest failing", "50% tests passed, 1 tests failed out of 2\n\nTotal Test time (real) =   0.03 sec\n\nThe following tests FAILED:\n\t  1 - unit (Failed)\nErrors while running CTest", 1, 0, 2, "fail"},
+		{"ctest passing", "100% tests passed, 0 tests failed out of 2\n\nTotal Test time (real) =   0.03 sec", 0, 0, 2, "pass"},
+		{"mocha", "  2 passing (8ms)\n  1 failing\n\n  1) adds:\n     AssertionError", 1, 2, 0, "fail"},
+		{"vitest over two lines", " Test Files  1 failed | 2 passed (3)\n      Tests  1 failed | 8 passed (9)\n   Start at  10:01:22\n   Duration  412ms", 1, 8, 0, "fail"},
+		{"jest", "Test Suites: 1 failed, 1 passed, 2 total\nTests:       1 failed, 2 passed, 3 total\nSnapshots:   0 total\nTime:        0.5 s", 1, 2, 3, "fail"},
+		{"dotnet's labels", "Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 5 ms", 1, 2, 3, "fail"},
+		{"terminal colours", "\x1b[31m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m in 0.1s", 1, 2, 0, "fail"},
+		{"CRLF line ends", "3 examples, 0 failures\r\n", 0, 0, 3, "pass"},
+		{"a count that counts no outcome", "Ran 3 tests in 0.001s", 0, 0, 3, "none"},
+		{"zero failures and nothing run", "0 failed", 0, 0, 0, "none"},
+		{"one count among other words", "Found 3 errors in the config, fixing", 0, 0, 0, "none"},
+		{"decimals, units and percentages count nothing", "took 1.5 failures 50% passed 5ms", 0, 0, 0, "none"},
+		{"a version is no count", "node v1 tests, go1 failed", 0, 0, 0, "none"},
+		{"unknown counts", "added 3 packages, audited 4 packages", 0, 0, 0, "none"},
+		{"no output", "", 0, 0, 0, "none"},
+		{"the last summary wins", "1 failed, 2 passed in 0.1s\nfixing…\n3 passed in 0.1s", 0, 3, 0, "pass"},
+		{"a summary past 16 KiB of its end is not read", "1 failed\n" + strings.Repeat("x\n", 9<<10), 0, 0, 0, "none"},
+		{"an overlong line is no summary", strings.Repeat("a ", 200) + "1 failed, 2 passed", 0, 0, 0, "none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ReadTestSummary(tc.out)
+			fail, pass := s.Verdict()
+			verdict := "none"
+			switch {
+			case fail && pass:
+				t.Fatalf("both verdicts: %+v", s)
+			case fail:
+				verdict = "fail"
+			case pass:
+				verdict = "pass"
+			}
+			if verdict != tc.verdict || s.Failed != tc.failed || s.Passed != tc.passed || s.Total != tc.total {
+				t.Errorf("got %s, failed %d passed %d total %d; want %s, %d %d %d", verdict, s.Failed, s.Passed, s.Total, tc.verdict, tc.failed, tc.passed, tc.total)
+			}
+		})
+	}
+}
+
+func TestReadTestSummaryAllocates(t *testing.T) {
+	out := strings.Repeat("ok line of output\n", 2000) + "Tests: 3, Assertions: 3, Failures: 1.\n"
+	if n := testing.AllocsPerRun(50, func() { ReadTestSummary(out) }); n != 0 {
+		t.Errorf("%v allocations a read, want 0", n)
+	}
+}
+
+func BenchmarkReadTestSummary(b *testing.B) {
+	for _, bc := range []struct{ name, out string }{
+		{"rspec", "Finished in 0.02 seconds\n3 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/u_spec.rb:7 # User works\n"},
+		{"no_summary_1MB", strings.Repeat("2026-01-05 10:00:00 INFO request 1234 served in 5ms\n", 20000)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.out)))
+			for b.Loop() {
+				ReadTestSummary(bc.out)
+			}
+		})
+	}
+}
+
+// FuzzReadTestSummary: any output reads without a panic, its counts are never
+// negative, at most one verdict holds, and only the last 16 KiB count.
+func FuzzReadTestSummary(f *testing.F) {
+	for _, s := range []string{"3 examples, 1 failure", " 1 pass\n 1 fail\n", "Tests: 3, Failures: 1.", "OK (3 tests)",
+		"1 tests failed out of 2", "\x1b[31m1 failed\x1b[0m", "Failures=", "out of 99999999999", "1 tests", "x: 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		s := ReadTestSummary(out)
+		fail, pass := s.Verdict()
+		if s.Failed < 0 || s.Passed < 0 || s.Total < 0 || fail && pass {
+			t.Fatalf("%q: %+v", out, s)
+		}
+		if len(out) > summaryBytes && ReadTestSummary(out[len(out)-summaryBytes:]) != s {
+			t.Fatalf("%q: read past its last %d bytes", out, summaryBytes)
+		}
+	})
+}
