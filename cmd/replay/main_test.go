@@ -533,8 +533,8 @@ func TestCorpusClaudeCode(t *testing.T) {
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.
-		{nil, `(?m)^loopwatch\s+46\s+0\.692 \[0\.53, 0\.83\]\s+0\.706 \[0\.54, 0\.86\]\s+3\.1 \[1\.4, 5\.2\]`,
-			"map[approach_pivot:2 clarification_pause:1 explicit_check_in:43] 31 2",
+		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.720 \[0\.56, 0\.88\]\s+2\.9 \[1\.2, 5\.0\]`,
+			"map[approach_pivot:1 clarification_pause:1 explicit_check_in:43] 31 1",
 			`(?m)^loopwatch\s+0\.972 \[0\.93, 1\.00\]\s+70/72\s+0\.903\s+0\.767\s+0\.847\s+0$`, "65 0 0 0 0|1 1 0 0 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 70, 72},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)

@@ -630,6 +630,66 @@ func TestTargetStreaks(t *testing.T) {
 			t.Errorf("failures = %d", n)
 		}
 	})
+	t.Run("a passing test run ends every test streak, whatever command ran it", func(t *testing.T) {
+		b := run(t, cfg, []step{
+			{at: 0, signals: on(detect.TestFailure, "node test")}, // npx vitest run
+			{at: time.Minute, signals: on(detect.TestFailure, "node test")},
+			{at: 2 * time.Minute, signals: on(detect.BuildFailure, "node build")},
+			{at: 2 * time.Minute, signals: on(detect.BuildFailure, "node build")},
+			{at: 2 * time.Minute, signals: on(detect.TestFailure, "git commit")}, // refused by its hook's tests
+			{at: 2 * time.Minute, signals: on(detect.TestFailure, "git commit")},
+			{at: 3 * time.Minute, signals: on(detect.TestSuccess, "npm test")}, // pnpm test
+			{at: 4 * time.Minute, signals: on(detect.TestFailure, "node test")},
+		})
+		if s := b.State(at(4 * time.Minute)); s.ConsecutiveFailures != 2 || s.FailureTarget != "node build" {
+			t.Errorf("state %+v: the test streak goes on, or the build streak ended", s)
+		}
+		if n := b.failures.streaks[b.failures.find("git commit")].count; n != 2 {
+			t.Errorf("git commit's streak %d, want 2: a passing suite is no passing commit", n)
+		}
+		c := cfg
+		c.TestSuccessEndsTests = false
+		run(t, c, []step{
+			{at: 0, signals: on(detect.TestFailure, "node test")},
+			{at: time.Minute, signals: on(detect.TestFailure, "node test")},
+			{at: 3 * time.Minute, signals: on(detect.TestSuccess, "npm test")},
+			{at: 4 * time.Minute, signals: on(detect.TestFailure, "node test"), want: ApproachPivot},
+		})
+	})
+	counts := func(failed, passed uint16) []detect.Signal {
+		return []detect.Signal{{Kind: detect.TestFailure, Target: "rspec", Failed: failed, Passed: passed}}
+	}
+	for _, tc := range []struct {
+		name  string
+		steps [][2]uint16 // failed, passed
+		pivot bool        // at the last step
+	}{
+		{"fewer tests failing each run is progress, not a streak", [][2]uint16{{5, 1}, {4, 2}, {3, 3}, {2, 4}, {1, 5}}, false},
+		{"more tests passing, as tests are added one by one, is progress", [][2]uint16{{1, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}}, false},
+		{"the same failures again is a streak", [][2]uint16{{2, 3}, {2, 3}, {2, 3}}, true},
+		{"back and forth between the same counts is a streak", [][2]uint16{{3, 1}, {2, 2}, {3, 1}, {2, 2}}, true},
+		{"worse is a streak", [][2]uint16{{1, 4}, {2, 3}, {4, 1}}, true},
+		{"failures without counts lengthen it as before", [][2]uint16{{0, 0}, {2, 3}, {0, 0}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps []step
+			for i, c := range tc.steps {
+				steps = append(steps, step{at: time.Duration(i) * time.Minute, signals: counts(c[0], c[1])})
+			}
+			if tc.pivot {
+				steps[len(steps)-1].want = ApproachPivot
+			}
+			run(t, cfg, steps)
+			// The seed's literal side and the option off count every failure.
+			c := cfg
+			c.ProgressRestartsStreak = false
+			steps[len(steps)-1].want = 0
+			if len(steps) >= c.FailureThreshold {
+				steps[c.FailureThreshold-1].want = ApproachPivot
+			}
+			run(t, c, steps)
+		})
+	}
 	t.Run("the streaks kept are bounded", func(t *testing.T) {
 		b := New(cfg)
 		for i := 0; i < 10*maxStreaks; i++ {

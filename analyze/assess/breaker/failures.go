@@ -59,6 +59,20 @@ type FailureConfig struct {
 	CountPerSignal bool `json:"count_per_signal"`
 	// FailureStreaks is StreaksSession (the seed) or StreaksTarget (the default).
 	FailureStreaks string `json:"failure_streaks"`
+	// TestSuccessEndsTests makes a passing test run end every open streak of test
+	// failures of a test command (a target "… test"), whatever command it was: "make
+	// test", "pnpm test" and "npx vitest run" run one suite, and its passing says
+	// the suite the agent was stuck on passes now. The streak of another command
+	// whose output showed failing tests (a "git commit" its pre-commit hook refused)
+	// goes on. Only with StreaksTarget. Seed: false. Default true.
+	TestSuccessEndsTests bool `json:"test_success_ends_tests"`
+	// ProgressRestartsStreak makes a test failure whose counts (detect.Signal's Failed
+	// and Passed, read from the run's closing counts) show progress over the best of
+	// its streak — fewer tests failing, or more passing — start its streak anew: an
+	// agent working through a failing suite, one test at a time, is not stuck; one
+	// going back and forth between the same counts is. Only with StreaksTarget.
+	// Seed: false. Default true.
+	ProgressRestartsStreak bool `json:"progress_restarts_streak"`
 	// PivotOncePerStreak lets ApproachPivot fire at most once per failure streak: it
 	// fires again only after the streak has ended and a new one reached the
 	// threshold. Seed: false (the condition persists, so it fires again after every
@@ -77,7 +91,7 @@ func SeedFailures() FailureConfig {
 // DefaultFailures returns loopwatch's failure side, documented on [FailureConfig].
 func DefaultFailures() FailureConfig {
 	return FailureConfig{FailureThreshold: 5, ToolErrorIsFailure: true, LintErrorIsFailure: true, CorrectionIsFailure: true,
-		FailureStreaks: StreaksTarget, PivotOncePerStreak: true}
+		FailureStreaks: StreaksTarget, TestSuccessEndsTests: true, ProgressRestartsStreak: true, PivotOncePerStreak: true}
 }
 
 // Validate checks the threshold and the streak mode.
@@ -111,8 +125,13 @@ func WithDefaultFailures(cfg Config) Config {
 type streak struct {
 	target  string
 	count   int
-	pivoted bool // ApproachPivot fired for this streak
-	touched int  // update sequence, for eviction
+	pivoted bool        // ApproachPivot fired for this streak
+	touched int         // update sequence, for eviction
+	kind    detect.Kind // the kind of the failure that last lengthened it
+	// The best test counts of the streak's failures (ProgressRestartsStreak): the
+	// fewest failing and the most passing tests; counted says a failure had them.
+	fewestFailed, mostPassed uint16
+	counted                  bool
 }
 
 // failures is the breaker's failure state.
@@ -159,6 +178,13 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 			if tc, _, ok := strings.Cut(s.Target, " "); ok {
 				f.end(tc + " build") // a passing test run, or any build, built it
 			}
+			if s.Kind == detect.TestSuccess && f.cfg.TestSuccessEndsTests {
+				for i := range f.streaks {
+					if st := &f.streaks[i]; st.kind == detect.TestFailure && strings.HasSuffix(st.target, " test") {
+						f.end(st.target)
+					}
+				}
+			}
 		case detect.LintSuccess, detect.ToolSuccess, detect.ToolInconclusive:
 			f.end(s.Target)
 		}
@@ -184,10 +210,10 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 		} else if f.failedBefore(signals[:i], s.Target) {
 			continue
 		}
-		f.fail(s.Target)
+		f.fail(s)
 	}
 	if correction {
-		f.fail(humanTarget)
+		f.fail(detect.Signal{Kind: detect.UserCorrection, Target: humanTarget})
 	}
 }
 
@@ -244,21 +270,37 @@ func (f *failures) updateSession(signals []detect.Signal, correction bool) {
 	}
 }
 
-// fail lengthens target's streak.
-func (f *failures) fail(target string) {
-	i := f.find(target)
+// fail lengthens the streak of s's target; with ProgressRestartsStreak, a test failure
+// whose counts beat the streak's best starts it anew.
+func (f *failures) fail(s detect.Signal) {
+	i := f.find(s.Target)
 	if i < 0 {
-		i = f.slot(target)
+		i = f.slot(s.Target)
 	}
-	f.streaks[i].count++
-	f.streaks[i].touched = f.seq
+	st := &f.streaks[i]
+	if f.cfg.ProgressRestartsStreak && s.Kind == detect.TestFailure && s.Failed > 0 {
+		switch {
+		case st.count > 0 && st.counted && (s.Failed < st.fewestFailed || s.Passed > st.mostPassed):
+			st.count, st.pivoted = 0, false // progress: a new streak, at the counts reached
+			st.fewestFailed, st.mostPassed = s.Failed, s.Passed
+		case st.count == 0 || !st.counted:
+			st.fewestFailed, st.mostPassed = s.Failed, s.Passed
+		default:
+			st.fewestFailed, st.mostPassed = min(st.fewestFailed, s.Failed), max(st.mostPassed, s.Passed)
+		}
+		st.counted = true
+	}
+	st.count++
+	st.kind = s.Kind
+	st.touched = f.seq
 }
 
 // end closes target's streak.
 func (f *failures) end(target string) {
 	if i := f.find(target); i >= 0 {
-		f.streaks[i].count, f.streaks[i].pivoted = 0, false
-		f.streaks[i].touched = f.seq
+		st := &f.streaks[i]
+		st.count, st.pivoted, st.counted = 0, false, false
+		st.touched = f.seq
 	}
 }
 

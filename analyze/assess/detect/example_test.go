@@ -54,11 +54,15 @@ func ExampleToolClassifier_Classify() {
 		{"Exit code 128\nfatal: no upstream branch", analyze.ToolStatusError},
 		{"    Finished `release` profile [optimized]", analyze.ToolStatusOK},
 	} {
-		fmt.Println(seed.Classify(nil, c.out, c.status))
+		var read []string
+		for _, s := range seed.Classify(nil, c.out, c.status) {
+			read = append(read, s.Kind.String()+" ("+s.Source+")")
+		}
+		fmt.Println(read)
 	}
 	// Output:
-	// [{build_failure seed.build_failure } {test_failure seed.test_failure }]
+	// [build_failure (seed.build_failure) test_failure (seed.test_failure)]
 	// []
-	// [{tool_failure is_error }]
-	// [{build_success seed.build_success }]
+	// [tool_failure (is_error)]
+	// [build_success (seed.build_success)]
 }

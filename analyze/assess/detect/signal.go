@@ -187,6 +187,12 @@ func (k Kind) IsHumanFriction() bool {
 // Signal is one thing the lightweight detector noticed in one event.
 type Signal struct {
 	Kind Kind `json:"kind"`
+	// Failed and Passed are a TestFailure's counts of failing and passing tests, read
+	// from the counts that close the run's output ([ReadTestSummary]; at most 65535),
+	// 0 where it has none: how far the suite is from passing, so that a run with
+	// fewer tests failing, or more passing, is progress and not the same failure again.
+	Failed uint16 `json:"failed,omitempty"`
+	Passed uint16 `json:"passed,omitempty"`
 	// Source names what produced the signal: the pattern's regular expression for
 	// Frustration, Success and UserCorrection; the tool rule's name for tool signals;
 	// "is_error" for a ToolFailure read from the explicit status; "interrupt" for an

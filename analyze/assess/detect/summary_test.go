@@ -1,8 +1,11 @@
 package detect
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/loopwatch/loopwatch/analyze"
 )
 
 func TestReadTestSummary(t *testing.T) {
@@ -98,4 +101,35 @@ func FuzzReadTestSummary(f *testing.F) {
 			t.Fatalf("%q: read past its last %d bytes", out, summaryBytes)
 		}
 	})
+}
+
+// TestTestFailureCounts: a test failure carries its run's closing counts, whichever
+// rule read the failure; a build failure, a pass and a run without counts carry none.
+func TestTestFailureCounts(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	tests := []struct {
+		name, cmd, out string
+		exit           int
+		want           string
+	}{
+		{"piped rspec", "bundle exec rspec | tail", "3 examples, 2 failures", 0, "test_failure@rspec 2/0"},
+		{"jest's rule read it, the counts are the summary's", "npx jest", "Tests:       1 failed, 2 passed, 3 total", 1, "test_failure@node test 1/2"},
+		{"a count past 65535 is held at it", "pytest", "=== 70000 failed, 1 passed in 9.0s ===", 1, "test_failure@python test 65535/1"},
+		{"no counts", "go test ./...", "--- FAIL: TestX\nFAIL\tx", 1, "test_failure@go test 0/0"},
+		{"a pass", "bundle exec rspec | tail", "3 examples, 0 failures", 0, "test_success@rspec 0/0"},
+		{"a compiler's count is the build's", "./gradlew test", "A.java:2: error: cannot find symbol\n1 error", 1, "build_failure@gradle test 0/0"},
+	}
+	for _, tc := range tests {
+		ev := analyze.Event{Kind: analyze.KindToolResult, ToolName: "Bash", ToolCommand: tc.cmd, ToolOutput: tc.out, ToolStatus: analyze.ToolStatusOK}
+		if tc.exit != 0 {
+			ev.ToolStatus, ev.ExitCode, ev.HasExitCode = analyze.ToolStatusError, tc.exit, true
+		}
+		var got []string
+		for _, s := range rules.Signals(&ev) {
+			got = append(got, fmt.Sprintf("%s@%s %d/%d", s.Kind, s.Target, s.Failed, s.Passed))
+		}
+		if strings.Join(got, ", ") != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, strings.Join(got, ", "), tc.want)
+		}
+	}
 }

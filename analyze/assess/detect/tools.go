@@ -3,6 +3,7 @@ package detect
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -508,7 +509,16 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 		}
 	}
 	if c.commands != nil && ev.ToolCommand != "" {
-		return c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
+		start := len(dst)
+		dst, sum := c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
+		if sum.Tests && sum.Failed > 0 {
+			for i := range dst[start:] {
+				if s := &dst[start+i]; s.Kind == TestFailure {
+					s.Failed, s.Passed = uint16(min(sum.Failed, math.MaxUint16)), uint16(min(sum.Passed, math.MaxUint16))
+				}
+			}
+		}
+		return dst
 	}
 	if c.quietTools[ev.ToolName] {
 		return dst
@@ -528,8 +538,10 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 	return c.Classify(dst, ev.ToolOutput, ev.ToolStatus)
 }
 
-// classifyCommand reads a shell result by its command (ToolConfig.Commands).
-func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text string) []Signal {
+// classifyCommand reads a shell result by its command (ToolConfig.Commands), and
+// returns the test summary it read (with ToolConfig.TestSummaries, for a line that
+// runs tests).
+func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text string) ([]Signal, TestSummary) {
 	steps := c.commands.parse(ev.ToolCommand)
 	failed := ev.ToolStatus == analyze.ToolStatusError || ev.HasExitCode && ev.ExitCode != 0
 	ok := !failed && (ev.ToolStatus == analyze.ToolStatusOK || ev.HasExitCode)
@@ -558,9 +570,11 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			textOK = append(textOK, s)
 		}
 	}
+	var sum TestSummary
 	sumFail := false // a test summary says the run failed
 	if c.cfg.TestSummaries && readsSummary(steps) {
-		textFail, textOK, sumFail = withSummary(textFail, textOK, ReadTestSummary(text))
+		sum = ReadTestSummary(text)
+		textFail, textOK, sumFail = withSummary(textFail, textOK, sum)
 	}
 	var toolchain []commandStep
 	exitCovers := true                      // the line's status speaks for every toolchain step
@@ -603,12 +617,12 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 		switch {
 		case failed:
 			if failures() {
-				return dst
+				return dst, sum
 			}
 			for _, st := range toolchain {
 				if st.tail {
 					add(st.step.failureKind(), source, st.target)
-					return dst
+					return dst, sum
 				}
 			}
 			// The failure came from another command of the line: read below.
@@ -616,10 +630,10 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			for _, st := range toolchain {
 				add(st.step.successKind(), source, st.target)
 			}
-			return dst
+			return dst, sum
 		default: // the status is unknown, or hidden behind a pipe, ; or ||
 			if failures() {
-				return dst
+				return dst, sum
 			}
 			for _, s := range textOK {
 				for _, st := range toolchain {
@@ -642,7 +656,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 					add(ToolInconclusive, "unread", st.target)
 				}
 			}
-			return dst
+			return dst, sum
 		}
 	}
 	if lastOther == nil {
@@ -667,7 +681,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 				add(ToolInconclusive, "unread", hiddenOther.target)
 			}
 		}
-		return dst // explorations and built-ins: a miss is no failure
+		return dst, sum // explorations and built-ins: a miss is no failure
 	}
 	switch {
 	case failed:
@@ -692,7 +706,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			add(ToolInconclusive, "unread", lastOther.target)
 		}
 	}
-	return dst
+	return dst, sum
 }
 
 // summarySource is the Source of a signal read from a test run's closing counts.
