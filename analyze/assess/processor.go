@@ -120,6 +120,40 @@ type Processor struct {
 	clock     func() time.Time
 	onIdleEnd func([]SessionEnd)
 	sessions  map[string]*sessionState
+	ended     endedSessions // sessions finished, which an event may resume
+}
+
+// maxEnded bounds the finished sessions a processor remembers to tell a resumed
+// session from a new one: the oldest is forgotten first.
+const maxEnded = 4096
+
+// endedSessions is a bounded set of finished sessions' ids, oldest first out.
+type endedSessions struct {
+	set  map[string]struct{}
+	ring []string // in the order they ended; len ≤ maxEnded
+	next int      // where the next id goes once ring is full
+}
+
+func (e *endedSessions) add(id string) {
+	if _, ok := e.set[id]; ok {
+		return
+	}
+	if e.set == nil {
+		e.set = map[string]struct{}{}
+	}
+	if len(e.ring) < maxEnded {
+		e.ring = append(e.ring, id)
+	} else {
+		delete(e.set, e.ring[e.next])
+		e.ring[e.next] = id
+		e.next = (e.next + 1) % maxEnded
+	}
+	e.set[id] = struct{}{}
+}
+
+func (e *endedSessions) has(id string) bool {
+	_, ok := e.set[id]
+	return ok
 }
 
 type sessionState struct {
@@ -231,6 +265,9 @@ func (p *Processor) apply(ctx context.Context, ev analyze.Event) (Step, error) {
 			cp:  p.policy.NewManager(),
 			buf: session.NewBuffer(ev.SessionID, p.cfg.Buffer),
 		}
+		if p.ended.has(ev.SessionID) {
+			st.det.Resume()
+		}
 		p.sessions[ev.SessionID] = st
 	}
 	p.timeout.Touch(ev.SessionID, ev.Time)
@@ -330,6 +367,7 @@ func (p *Processor) OpenSessions() []string {
 // finish closes a session: sampling decision, then the heavy assessment if sampled.
 func (p *Processor) finish(ctx context.Context, id string, st *sessionState, reason session.EndReason, at time.Time) (SessionEnd, error) {
 	delete(p.sessions, id)
+	p.ended.add(id)
 	p.timeout.Forget(id)
 	end := SessionEnd{SessionID: id, Reason: reason, At: at, Stats: st.buf.Stats()}
 	end.Sampling = p.sampler.ShouldAssess(session.SamplingContext{

@@ -797,3 +797,44 @@ func TestVibesSessionsEndOnline(t *testing.T) {
 		t.Error("Run without a clock started")
 	}
 }
+
+// TestSkipFirstMessageOfTheSession: with SkipFirstMessage, only the session's very
+// first human message goes unread; where the processor reopens the session after an
+// inactivity timeout or an end hook, the first message after the pause answers the
+// work before it and is read.
+func TestSkipFirstMessageOfTheSession(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Detect.Friction.SkipFirstMessage = true
+	p := newProc(t, cfg, Options{})
+	steps := process(t, p,
+		user("a", 0, "why did the deploy stop halfway?? it still doesn't work"),
+		analyze.Event{Kind: analyze.KindAssistantMessage, SessionID: "a", Time: t0.Add(time.Minute), AssistantText: "Fixed the lint errors."},
+		user("a", 40*time.Minute, "lint still fails 😭"), // after the inactivity timeout
+		hook("a", 41*time.Minute, "SessionEnd"),
+		user("a", 50*time.Minute, "no, that's wrong"), // after an end hook
+		user("b", 51*time.Minute, "no, that's wrong"), // another session's first
+	)
+	// The friction signals SkipFirstMessage keeps off (the seed's patterns are not).
+	human := func(s Step) bool {
+		return slices.ContainsFunc(s.Signals, func(g detect.Signal) bool { return g.Kind >= detect.RepeatRequest && g.Kind <= detect.GiveUp })
+	}
+	if human(steps[0]) || human(steps[5]) {
+		t.Errorf("a session's first message read: %v / %v", steps[0].Signals, steps[5].Signals)
+	}
+	if len(steps[2].TimedOut) != 1 || !human(steps[2]) || !human(steps[4]) {
+		t.Errorf("a resumed session's first message not read: %+v / %v", steps[2], steps[4].Signals)
+	}
+}
+
+// TestEndedSessionsBounded: the processor remembers at most maxEnded finished
+// sessions, forgetting the oldest first.
+func TestEndedSessionsBounded(t *testing.T) {
+	var e endedSessions
+	for i := range maxEnded + 10 {
+		e.add(fmt.Sprint("s", i))
+		e.add(fmt.Sprint("s", i)) // twice: kept once
+	}
+	if len(e.set) != maxEnded || len(e.ring) != maxEnded || e.has("s0") || e.has("s9") || !e.has("s10") || !e.has(fmt.Sprint("s", maxEnded+9)) {
+		t.Errorf("%d kept, s0 %v, s10 %v", len(e.set), e.has("s0"), e.has("s10"))
+	}
+}

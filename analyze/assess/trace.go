@@ -101,6 +101,7 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 	timeout := session.NewTimeoutEndDetector(cfg.InactivityTimeout.Std())
 	w := traceWriter{t: &Trace{n: len(events), data: make([]byte, 0, 4*len(events))}}
 	var det *detect.LightweightDetector
+	opened := false // the session was open before: a detector made now resumes it
 	for i := range events {
 		ev := &events[i]
 		st := TraceStep{Time: ev.Time}
@@ -114,6 +115,10 @@ func TraceSession(events []analyze.Event, cfg Config, rules *detect.Rules) (*Tra
 				continue
 			}
 			det, st.Opens = detect.NewLightweightDetector(rules), true
+			if opened {
+				det.Resume()
+			}
+			opened = true
 		}
 		timeout.Touch(id, ev.Time)
 		st.Signals = det.Detect(*ev) // copied into the trace's lists when new

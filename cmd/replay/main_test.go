@@ -527,14 +527,14 @@ func TestCorpusClaudeCode(t *testing.T) {
 		outcome, matrix string
 		correct, scored int
 	}{
-		{[]string{"--assess-config", cfg}, `(?m)^configured\s+133\s+0\.692 \[0\.53, 0\.83\]\s+0\.261 \[0\.13, 0\.54\]\s+21\.3 \[7\.2, 42\.3\]`,
-			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:42] 33 7",
+		{[]string{"--assess-config", cfg}, `(?m)^configured\s+131\s+0\.692 \[0\.53, 0\.83\]\s+0\.265 \[0\.13, 0\.56\]\s+20\.9 \[6\.7, 42\.1\]`,
+			"map[approach_pivot:90 clarification_pause:1 explicit_check_in:40] 33 7",
 			`(?m)^configured\s+0\.833 \[0\.74, 0\.92\]\s+60/72\s+0\.903\s+0\.554\s+0\.444\s+0$`, "56 0 0 9 0|1 0 0 1 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 60, 72},
 		// The defaults: approach_pivot fires once per failure streak of one kind of
 		// command; the check-ins and clarification pauses land at the human's friction
 		// turns.
-		{nil, `(?m)^loopwatch\s+45\s+0\.692 \[0\.53, 0\.83\]\s+0\.720 \[0\.56, 0\.88\]\s+2\.9 \[1\.2, 5\.0\]`,
-			"map[approach_pivot:1 clarification_pause:1 explicit_check_in:43] 31 1",
+		{nil, `(?m)^loopwatch\s+43\s+0\.692 \[0\.53, 0\.83\]\s+0\.750 \[0\.59, 0\.90\]\s+2\.5 \[1\.0, 4\.3\]`,
+			"map[approach_pivot:1 clarification_pause:1 explicit_check_in:41] 31 1",
 			`(?m)^loopwatch\s+0\.972 \[0\.93, 1\.00\]\s+70/72\s+0\.903\s+0\.767\s+0\.847\s+0$`, "65 0 0 0 0|1 1 0 0 0|0 0 0 0 0|1 0 0 4 0|0 0 0 0 1", 70, 72},
 	} {
 		args := append([]string{"--in", dir, "--labels", filepath.Join(dir, "labels.csv"), "--out", filepath.Join(out, "cc.parquet")}, tt.args...)

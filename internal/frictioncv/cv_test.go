@@ -149,7 +149,11 @@ func detectAll(l *labelled, cfg assess.Config, rules *detect.Rules) []step {
 				s.skipped = true
 				continue
 			}
+			resumed := d != nil
 			d, open, s.open = detect.NewLightweightDetector(rules), true, true
+			if resumed {
+				d.Resume()
+			}
 		}
 		last = ev.Time
 		s.signals = d.Detect(ev)
@@ -291,7 +295,10 @@ func humanSide(cfg assess.Config) assess.Config {
 func grid() ([]assess.Config, []setting) {
 	var dets []assess.Config
 	var names []string
-	for _, skipFirst := range []bool{false, true} {
+	// Each switch's default first: a tie on the training sessions keeps the default
+	// (choose keeps the first of equals, and says how many tied).
+	def := assess.DefaultConfig().Detect.Friction
+	for _, skipFirst := range []bool{def.SkipFirstMessage, !def.SkipFirstMessage} {
 		for _, selfInt := range []bool{true, false} {
 			for _, repeat := range []float64{0.8, 0.7} {
 				c := assess.DefaultConfig()
@@ -363,9 +370,10 @@ func newSweep(sessions []labelled) *sweep {
 }
 
 // choose returns the best of the settings allow admits on the sessions keep
-// selects, and its tally there.
-func (sw *sweep) choose(allow func(*setting) bool, keep func(*labelled) bool) (int, tally) {
-	best, bt := -1, tally{}
+// selects (the first of equals, in grid order), its tally there, and how many other
+// settings tie with it.
+func (sw *sweep) choose(allow func(*setting) bool, keep func(*labelled) bool) (int, tally, int) {
+	best, bt, ties := -1, tally{}, 0
 	for s := range sw.settings {
 		if !allow(&sw.settings[s]) {
 			continue
@@ -376,11 +384,14 @@ func (sw *sweep) choose(allow func(*setting) bool, keep func(*labelled) bool) (i
 				t.add(sw.tallies[s][i])
 			}
 		}
-		if best < 0 || better(t, bt) {
-			best, bt = s, t
+		switch {
+		case best < 0 || better(t, bt):
+			best, bt, ties = s, t, 0
+		case !better(bt, t):
+			ties++
 		}
 	}
-	return best, bt
+	return best, bt, ties
 }
 
 // score returns setting s's tally, delays included, on the sessions keep selects.
@@ -445,10 +456,11 @@ func crossValidate(sw *sweep, allow func(*setting) bool, byFold bool) heldOut {
 	}
 	var out heldOut
 	for p, in := range parts {
-		s, train := sw.choose(allow, func(l *labelled) bool { return !in(l) })
+		s, train, ties := sw.choose(allow, func(l *labelled) bool { return !in(l) })
 		held := sw.score(s, in)
 		out.pooled.add(held)
-		out.parts = append(out.parts, fmt.Sprintf("held-out %s: chose %s\n  training: %v\n  held out: %v", names[p], sw.settings[s].name, train, held))
+		out.parts = append(out.parts, fmt.Sprintf("held-out %s: chose %s (%d other settings tie with it on the training sessions)\n  training: %v\n  held out: %v",
+			names[p], sw.settings[s].name, ties, train, held))
 	}
 	return out
 }

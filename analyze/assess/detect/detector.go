@@ -265,7 +265,7 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 	r.lex.canonicalize(&sc.tok)
 	first, asked := false, false
 	if s != nil {
-		first, asked = s.humanMsgs == 0, s.agentAsked
+		first, asked = s.humanMsgs == 0 && !s.resumed, s.agentAsked
 	}
 	dst = r.lexicalSignals(dst, &sc.tok, text, first, asked)
 	if s != nil {
@@ -380,6 +380,12 @@ func NewLightweightDetector(rules *Rules) *LightweightDetector {
 	}
 	return d
 }
+
+// Resume says the detector's session is one the assessment had open before — it
+// reopened it after an inactivity timeout or an end hook — so its next human message
+// is not the session's first (FrictionConfig.SkipFirstMessage). The detector's other
+// state starts afresh, as a new detector's.
+func (d *LightweightDetector) Resume() { d.s.resumed = true }
 
 // Detect returns the signals of ev (see [Rules.Signals]; a detector also raises the
 // signals that need the session) and folds the event's frustration and success values

@@ -38,7 +38,9 @@ func TestEMAConfigValidate(t *testing.T) {
 }
 
 func TestDetectorEventRouting(t *testing.T) {
-	rules := MustCompile(DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.Friction.SkipFirstMessage = false // each event is a fresh detector's first
+	rules := MustCompile(cfg)
 	tests := []struct {
 		name string
 		ev   analyze.Event

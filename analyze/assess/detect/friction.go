@@ -56,10 +56,13 @@ type FrictionConfig struct {
 	Redirect RedirectConfig `json:"interrupt_redirect"`
 	// SkipFirstMessage keeps the lexical signals off a session's first human
 	// message: the agent has done nothing yet to push back on, and a session often
-	// opens by describing a problem ("the server still doesn't start"). Default false:
-	// the assessment opens a new session after an inactivity timeout, and the first
-	// message after a pause is often a complaint about the work before it; on the
-	// labelled corpus, cross-validation chose false in every fold.
+	// opens by describing a problem ("the server still doesn't start", "why did the
+	// deploy stop halfway?"). Only the session's very first message: where the
+	// assessment reopens a session after an inactivity timeout or an end hook, the
+	// first message after the pause answers the work before it ("lint fail 😭",
+	// "logs are still leaking") and is read (see [LightweightDetector.Resume]).
+	// Default true: on the labelled corpus, cross-validation chose it on every fold
+	// it changed anything on (it changes nothing outside one of the five sources).
 	SkipFirstMessage bool `json:"skip_first_message"`
 	// IgnoreSelfInterrupts: an interrupt that comes before the agent has done anything
 	// (no assistant text or tool result) since the human's last message is the human
@@ -136,7 +139,7 @@ func DefaultFrictionConfig() FrictionConfig {
 		Repeat: RepeatConfig{Enabled: true, History: 8, Threshold: 0.8, MinTokens: 3, NeedAgentAction: true,
 			SkipInterrupted: true},
 		Redirect:             RedirectConfig{Enabled: true, Within: duration.Duration(5 * time.Minute), ResubmitOverlap: 0.8},
-		SkipFirstMessage:     false,
+		SkipFirstMessage:     true,
 		IgnoreSelfInterrupts: true,
 		SkipTagged:           true,
 	}
@@ -189,6 +192,7 @@ func (c *FrictionConfig) any() bool { return c.lexical() || c.Repeat.Enabled || 
 // session is what a detector remembers of its session for the friction signals.
 type session struct {
 	humanMsgs      int       // human messages read (tagged ones excluded)
+	resumed        bool      // the session had human messages before this detector (see LightweightDetector.Resume)
 	afterInterrupt bool      // the human's last turn was an interrupt
 	interruptAt    time.Time // its time
 	agentAsked     bool      // the agent's last message since the human's last turn ends with a question

@@ -498,15 +498,15 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil, {NegationReply}},
 		},
 		{
-			name: "the first message is read by default",
-			evs:  []analyze.Event{user("the server still doesn't start")},
-			want: [][]Kind{{StillProblem}},
-		},
-		{
-			name: "and skipped when configured",
-			cfg:  func(c *Config) { c.Friction.SkipFirstMessage = true },
+			name: "the session's first message is skipped by default: the agent did nothing yet",
 			evs:  []analyze.Event{user("the server still doesn't start"), agent("Restarted."), user("still doesn't start")},
 			want: [][]Kind{nil, nil, {StillProblem}},
+		},
+		{
+			name: "and read when configured",
+			cfg:  func(c *Config) { c.Friction.SkipFirstMessage = false },
+			evs:  []analyze.Event{user("the server still doesn't start")},
+			want: [][]Kind{{StillProblem}},
 		},
 		{
 			name: "text a tool put in the prompt is not the human's",
@@ -529,7 +529,7 @@ func TestSessionSignals(t *testing.T) {
 		},
 		{
 			name: "and read whole when off",
-			cfg:  func(c *Config) { c.Friction.SkipTagged = false },
+			cfg:  func(c *Config) { c.Friction.SkipTagged, c.Friction.SkipFirstMessage = false, false },
 			evs: []analyze.Event{
 				user("<ide_selection>x still fails?? y</ide_selection>\nthanks, looks good"),
 			},
