@@ -619,6 +619,21 @@ func TestTargetStreaks(t *testing.T) {
 			t.Errorf("state %+v", s)
 		}
 	})
+	t.Run("the human's words of success end the corrections' streak too", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, sig(detect.UserCorrection), 0)
+		b.Update(t0.Add(10*time.Minute), sig(detect.UserCorrection), 0)
+		b.Update(t0.Add(20*time.Minute), sig(detect.Success), 0) // "perfect, that works"
+		b.Update(t0.Add(30*time.Minute), sig(detect.UserCorrection), 0)
+		if s := b.State(t0); s.ConsecutiveFailures != 1 || s.FailureTarget != humanTarget {
+			t.Errorf("state %+v", s)
+		}
+		// In the same turn, a correction after the words of success goes on.
+		b.Update(t0.Add(40*time.Minute), []detect.Signal{{Kind: detect.Success}, {Kind: detect.UserCorrection}}, 0)
+		if s := b.State(t0); s.ConsecutiveFailures != 1 {
+			t.Errorf("state %+v", s)
+		}
+	})
 	t.Run("lint and tool errors ignored when configured", func(t *testing.T) {
 		c := cfg
 		c.LintErrorIsFailure, c.ToolErrorIsFailure = false, false

@@ -48,7 +48,9 @@ type FailureConfig struct {
 	// CorrectionIsFailure makes a correction (or, with InterruptIsCorrection, an
 	// interrupt) count as a failure, as the seed does; with StreaksTarget corrections
 	// make a streak of their own, ended like the seed's count by a build or test
-	// success. Seed and default: true.
+	// success, or by the human's own words of success (detect.Success: "that works",
+	// "perfect"), which a session without builds or tests — a document, a
+	// configuration, an investigation — has instead. Seed and default: true.
 	CorrectionIsFailure bool `json:"correction_is_failure"`
 	// CountPerSignal counts every failure signal, in the seed's literal loop: one
 	// failing cargo test raising build_failure and test_failure counts twice, and a
@@ -187,6 +189,8 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 			}
 		case detect.LintSuccess, detect.ToolSuccess, detect.ToolInconclusive:
 			f.end(s.Target)
+		case detect.Success:
+			f.end(humanTarget) // the human says the work is right now
 		}
 	}
 	var seen map[string]bool // the targets failed, once there are too many to look back over
