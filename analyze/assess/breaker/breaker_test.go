@@ -662,6 +662,23 @@ func TestTargetStreaks(t *testing.T) {
 		if n := b.failures.streaks[b.failures.find("git commit")].count; n != 2 {
 			t.Errorf("git commit's streak %d, want 2: a passing suite is no passing commit", n)
 		}
+		// Another toolchain's suite passing says nothing of this one; a task runner's
+		// may run it.
+		run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: on(detect.TestSuccess, "npm test")},
+			{at: 3 * time.Minute, signals: goFail, want: ApproachPivot},
+		})
+		b = run(t, cfg, []step{
+			{at: 0, signals: goFail},
+			{at: time.Minute, signals: goFail},
+			{at: 2 * time.Minute, signals: on(detect.TestSuccess, "make test")},
+			{at: 3 * time.Minute, signals: goFail},
+		})
+		if n := b.State(at(3 * time.Minute)).ConsecutiveFailures; n != 1 {
+			t.Errorf("after a passing make test, go test's streak is %d, want 1", n)
+		}
 		c := cfg
 		c.TestSuccessEndsTests = false
 		run(t, c, []step{
@@ -685,6 +702,11 @@ func TestTargetStreaks(t *testing.T) {
 		{"back and forth between the same counts is a streak", [][2]uint16{{3, 1}, {2, 2}, {3, 1}, {2, 2}}, true},
 		{"worse is a streak", [][2]uint16{{1, 4}, {2, 3}, {4, 1}}, true},
 		{"failures without counts lengthen it as before", [][2]uint16{{0, 0}, {2, 3}, {0, 0}}, true},
+		{"fewer failing where no passes are counted is progress", [][2]uint16{{6, 0}, {5, 0}, {3, 0}, {2, 0}, {1, 0}}, false},
+		{"one test's run and the suite's in turn are no progress", [][2]uint16{{1, 0}, {3, 97}, {1, 0}}, true},
+		{"… nor the suite's and one test's", [][2]uint16{{3, 97}, {1, 0}, {3, 97}}, true},
+		{"two suites of one target in turn are no progress", [][2]uint16{{2, 10}, {1, 3}, {2, 10}}, true},
+		{"the suite failing less after a single test's run is", [][2]uint16{{3, 97}, {1, 0}, {2, 98}, {2, 98}, {1, 99}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var steps []step
@@ -705,6 +727,28 @@ func TestTargetStreaks(t *testing.T) {
 			run(t, c, steps)
 		})
 	}
+	t.Run("progress in one file after the whole suite failed is progress", func(t *testing.T) {
+		// A session of the corpus (mix test): one file's test failing (1 of 58), the
+		// suite (12 of 127), then a file's 12 tests failing 12, 11, 2.
+		var steps []step
+		for i, c := range [][2]uint16{{1, 57}, {12, 115}, {12, 0}, {11, 1}, {2, 10}} {
+			steps = append(steps, step{at: time.Duration(i) * time.Minute, signals: counts(c[0], c[1])})
+		}
+		b := run(t, DefaultConfig(), steps)
+		if n := b.State(at(4 * time.Minute)).ConsecutiveFailures; n != 1 {
+			t.Errorf("streak %d, want 1", n)
+		}
+	})
+	t.Run("a streak ended by a success forgets its counts", func(t *testing.T) {
+		b := New(cfg)
+		b.Update(t0, counts(2, 3), 0)
+		b.Update(t0, on(detect.TestSuccess, "rspec"), 0)
+		b.Update(t0, counts(3, 2), 0)
+		b.Update(t0, counts(2, 3), 0) // progress over this streak's run, though the old streak had it
+		if n := b.State(t0).ConsecutiveFailures; n != 1 {
+			t.Errorf("streak %d, want 1", n)
+		}
+	})
 	t.Run("the streaks kept are bounded", func(t *testing.T) {
 		b := New(cfg)
 		for i := 0; i < 10*maxStreaks; i++ {

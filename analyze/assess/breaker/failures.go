@@ -62,18 +62,21 @@ type FailureConfig struct {
 	// FailureStreaks is StreaksSession (the seed) or StreaksTarget (the default).
 	FailureStreaks string `json:"failure_streaks"`
 	// TestSuccessEndsTests makes a passing test run end every open streak of test
-	// failures of a test command (a target "… test"), whatever command it was: "make
-	// test", "pnpm test" and "npx vitest run" run one suite, and its passing says
-	// the suite the agent was stuck on passes now. The streak of another command
-	// whose output showed failing tests (a "git commit" its pre-commit hook refused)
-	// goes on. Only with StreaksTarget. Seed: false. Default true.
+	// failures of a test command of the same suite (detect.SameSuite: one
+	// toolchain, or a task runner's), whatever command ran it: "make test", "pnpm
+	// test" and "npx vitest run" run one suite, and its passing says the suite the
+	// agent was stuck on passes now. A passing "npm test" does not end "go test"'s
+	// streak, nor does any test run end the streak of another command whose output
+	// showed failing tests (a "git commit" its pre-commit hook refused). Only with
+	// StreaksTarget. Seed: false. Default true.
 	TestSuccessEndsTests bool `json:"test_success_ends_tests"`
 	// ProgressRestartsStreak makes a test failure whose counts (detect.Signal's Failed
-	// and Passed, read from the run's closing counts) show progress over the best of
-	// its streak — fewer tests failing, or more passing — start its streak anew: an
-	// agent working through a failing suite, one test at a time, is not stuck; one
-	// going back and forth between the same counts is. Only with StreaksTarget.
-	// Seed: false. Default true.
+	// and Passed, read from the run's closing counts) show progress in its streak —
+	// fewer tests failing than the last run of its size, or more passing with no more
+	// failing, at counts the streak has not had — start its streak anew: an agent
+	// working through a failing suite, one test at a time, is not stuck; one going
+	// back and forth between the same counts is, and so is one running a single test
+	// and the whole suite in turn. Only with StreaksTarget. Seed: false. Default true.
 	ProgressRestartsStreak bool `json:"progress_restarts_streak"`
 	// PivotOncePerStreak lets ApproachPivot fire at most once per failure streak: it
 	// fires again only after the streak has ended and a new one reached the
@@ -130,10 +133,53 @@ type streak struct {
 	pivoted bool        // ApproachPivot fired for this streak
 	touched int         // update sequence, for eviction
 	kind    detect.Kind // the kind of the failure that last lengthened it
-	// The best test counts of the streak's failures (ProgressRestartsStreak): the
-	// fewest failing and the most passing tests; counted says a failure had them.
-	fewestFailed, mostPassed uint16
-	counted                  bool
+	// The counts of the streak's last test failures (ProgressRestartsStreak): failing
+	// and passing tests, the newest at runs[(next+len-1) % len].
+	runs    [progressRuns][2]uint16
+	nRuns   int
+	nextRun int
+}
+
+// progressRuns is how many test failures' counts a streak keeps to tell progress.
+const progressRuns = 8
+
+// progress reports whether a test failure's counts are progress in its streak:
+// better than those of the streak's last run of the same size (failing and passing
+// tests), or of its last run where none had that size — fewer tests failing in a run
+// no smaller, or more passing with no more failing (a test added and passing, as in
+// TDD) — and counts the streak has not had already. A single test's run and the
+// whole suite's taken in turn are no progress either way, nor is going back and forth
+// between the same counts. Where neither run counts passes, fewer failing is progress.
+func (st *streak) progress(failed, passed uint16) bool {
+	if st.nRuns == 0 {
+		return false
+	}
+	size := uint32(failed) + uint32(passed)
+	ref := -1
+	for k := range st.nRuns {
+		r := st.runs[(st.nextRun+progressRuns-1-k)%progressRuns]
+		if r == [2]uint16{failed, passed} {
+			return false // counts it has had
+		}
+		if ref < 0 && uint32(r[0])+uint32(r[1]) == size {
+			ref = (st.nextRun + progressRuns - 1 - k) % progressRuns
+		}
+	}
+	if ref < 0 {
+		ref = (st.nextRun + progressRuns - 1) % progressRuns
+	}
+	r := st.runs[ref]
+	// A runner that counts no passes ("2 tests failed") gives no run's size: fewer
+	// failing is progress.
+	noSize := passed == 0 && r[1] == 0
+	return failed < r[0] && (noSize || size >= uint32(r[0])+uint32(r[1])) || passed > r[1] && failed <= r[0]
+}
+
+// remember keeps a test failure's counts among the streak's last.
+func (st *streak) remember(failed, passed uint16) {
+	st.runs[st.nextRun] = [2]uint16{failed, passed}
+	st.nextRun = (st.nextRun + 1) % progressRuns
+	st.nRuns = min(st.nRuns+1, progressRuns)
 }
 
 // failures is the breaker's failure state.
@@ -182,7 +228,7 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 			}
 			if s.Kind == detect.TestSuccess && f.cfg.TestSuccessEndsTests {
 				for i := range f.streaks {
-					if st := &f.streaks[i]; st.kind == detect.TestFailure && strings.HasSuffix(st.target, " test") {
+					if st := &f.streaks[i]; st.kind == detect.TestFailure && detect.SameSuite(s.Target, st.target) {
 						f.end(st.target)
 					}
 				}
@@ -275,7 +321,7 @@ func (f *failures) updateSession(signals []detect.Signal, correction bool) {
 }
 
 // fail lengthens the streak of s's target; with ProgressRestartsStreak, a test failure
-// whose counts beat the streak's best starts it anew.
+// whose counts show progress starts it anew.
 func (f *failures) fail(s detect.Signal) {
 	i := f.find(s.Target)
 	if i < 0 {
@@ -283,16 +329,10 @@ func (f *failures) fail(s detect.Signal) {
 	}
 	st := &f.streaks[i]
 	if f.cfg.ProgressRestartsStreak && s.Kind == detect.TestFailure && s.Failed > 0 {
-		switch {
-		case st.count > 0 && st.counted && (s.Failed < st.fewestFailed || s.Passed > st.mostPassed):
+		if st.count > 0 && st.progress(s.Failed, s.Passed) {
 			st.count, st.pivoted = 0, false // progress: a new streak, at the counts reached
-			st.fewestFailed, st.mostPassed = s.Failed, s.Passed
-		case st.count == 0 || !st.counted:
-			st.fewestFailed, st.mostPassed = s.Failed, s.Passed
-		default:
-			st.fewestFailed, st.mostPassed = min(st.fewestFailed, s.Failed), max(st.mostPassed, s.Passed)
 		}
-		st.counted = true
+		st.remember(s.Failed, s.Passed)
 	}
 	st.count++
 	st.kind = s.Kind
@@ -303,7 +343,7 @@ func (f *failures) fail(s detect.Signal) {
 func (f *failures) end(target string) {
 	if i := f.find(target); i >= 0 {
 		st := &f.streaks[i]
-		st.count, st.pivoted, st.counted = 0, false, false
+		st.count, st.pivoted, st.nRuns, st.nextRun = 0, false, 0, 0
 		st.touched = f.seq
 	}
 }

@@ -197,6 +197,10 @@ func DefaultCommandRules() []CommandRule {
 		r("node.tsc", "node", StepBuild, `^(?:tsc|vue-tsc)\b`),
 		r("node.build", "node", StepBuild, `^(?:vite\s+build|next\s+build|webpack|rollup|esbuild|tsup|parcel\s+build)\b`),
 		r("node.lint", "node", StepLint, `^(?:eslint|oxlint|stylelint|biome\s+(?:check|lint|ci)|prettier\s+(?:.*\s)?--check|svelte-check)\b`),
+		// A package manager's own commands are no script: "npm ci" installs.
+		r("node.pm", "", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:ci|install|i|add|audit|init|create|publish|update|upgrade|up|`+
+			`uninstall|remove|rm|un|link|ln|outdated|ls|list|pack|version|view|info|config|cache|dedupe|prune|rebuild|why|`+
+			`login|logout|whoami|fund|doctor|import|patch|store|env|pm|set|get)\b`),
 		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:(?:run|run-script)\s+)?(?:--?\S+\s+)*(?P<task>\S+)`),
 		// Python.
 		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),

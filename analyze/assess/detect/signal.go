@@ -1,6 +1,9 @@
 package detect
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is the kind of a lightweight [Signal].
 type Kind uint8
@@ -188,9 +191,10 @@ func (k Kind) IsHumanFriction() bool {
 type Signal struct {
 	Kind Kind `json:"kind"`
 	// Failed and Passed are a TestFailure's counts of failing and passing tests, read
-	// from the counts that close the run's output ([ReadTestSummary]; at most 65535),
-	// 0 where it has none: how far the suite is from passing, so that a run with
-	// fewer tests failing, or more passing, is progress and not the same failure again.
+	// from the counts that close the run's output ([ReadTestSummary]; passing: the
+	// tests run and not failed where the runner counts no passes; at most 65535), 0
+	// where it has none: how far the suite is from passing, so that a run with fewer
+	// tests failing, or more passing, is progress and not the same failure again.
 	Failed uint16 `json:"failed,omitempty"`
 	Passed uint16 `json:"passed,omitempty"`
 	// Source names what produced the signal: the pattern's regular expression for
@@ -225,4 +229,28 @@ func Count(signals []Signal, k Kind) int {
 		}
 	}
 	return n
+}
+
+// SameSuite reports whether a passing test run of target a speaks for the failing
+// tests of target b: both are test commands' targets ("go test", "npm test", "make
+// test": a toolchain and its step, see [Signal].Target), and of one toolchain — node's
+// runners and npm's scripts are one — or one of them is a task runner's (make, just,
+// task, mise, rake), which may run any toolchain's suite. A passing "go test" says
+// nothing of "npm test" failing in the same repository.
+func SameSuite(a, b string) bool {
+	ta, oka := strings.CutSuffix(a, " test")
+	tb, okb := strings.CutSuffix(b, " test")
+	if !oka || !okb || strings.Contains(ta, " ") || strings.Contains(tb, " ") {
+		return false
+	}
+	family := func(tc string) string {
+		if tc == "npm" {
+			return "node"
+		}
+		return tc
+	}
+	runner := func(tc string) bool {
+		return tc == "make" || tc == "just" || tc == "task" || tc == "mise" || tc == "rake"
+	}
+	return family(ta) == family(tb) || runner(ta) || runner(tb)
 }

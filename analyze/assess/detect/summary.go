@@ -94,48 +94,104 @@ func lowerWord(buf *[16]byte, w string) []byte {
 // TestSummary is what a test run's closing counts say.
 type TestSummary struct {
 	// Failed counts the tests that failed or errored; Passed those that passed;
-	// Total the tests run, where the summary says (0 where not).
+	// Total the tests run, where the summary says (0 where not): the counts of the
+	// last block of count lines that counts failures, or else of the last block.
 	Failed, Passed, Total int
-	// Found: a summary was read. It says the run failed when Failed > 0, and passed
-	// when Failed is 0 and it counts a pass, states "0 failures", or opens with "OK".
+	// Found: a summary was read.
 	Found bool
 	// Tests: the summary counts tests — a pass, a total or a failure word other than
 	// "errors" — not only errors (javac's "1 error" closes a build, not a test run).
 	Tests bool
-	pass  bool
+	// Weak: the summary's pass is a bare count of passes ("3 passed"): it stands
+	// where nothing else reads a failure, and never overrules one.
+	Weak bool
+	// What the block's lines said: a failure word counted 0, a line opening with "OK".
+	zeroFail, okLead bool
 }
 
 // Verdict reports whether the summary says the run failed (fail) or passed (pass);
-// neither where no summary was read or it counts no outcome ("Ran 3 tests").
+// neither where no summary was read or it counts no outcome ("Ran 3 tests"). It
+// failed when any block of count lines counts a failure; it passed when none does and
+// its last block counts a pass, states "0 failures" of a total, or opens with "OK".
 func (s TestSummary) Verdict() (fail, pass bool) {
-	return s.Failed > 0, s.Found && s.Failed == 0 && s.pass
+	return s.Failed > 0, s.Found && s.Failed == 0 && (s.Passed > 0 || s.strong())
 }
 
-// ReadTestSummary reads the count lines that close a test run's output (see the
-// comment on the forms it reads): the last summary line in its last 16 KiB, and the
-// summary lines directly above it (bun and Vitest print their counts over several
-// lines). A line's failures are summed ("1 failures, 1 errors"); across lines each
-// count is the largest. It costs a pass over at most 16 KiB, whatever the output's size.
+// strong reports whether a block without failures says its run passed by more than a
+// bare count of passes: "0 failures" of a total, "OK (3 tests)", "2 passed, 0 failed".
+func (s TestSummary) strong() bool {
+	return (s.zeroFail || s.okLead) && s.Total > 0 || s.Passed > 0 && (s.zeroFail || s.Total > 0)
+}
+
+// Full reports whether the summary is a test run's whole account: it counts tests,
+// and beside a failure a pass or a total ("1 failed, 2 passed", "3 examples, 1
+// failure"), beside no failure a strong pass. A command no rule knows is read by a
+// full summary only: "2 errors, 3 warnings" is a script's log.
+func (s TestSummary) Full() bool {
+	fail, pass := s.Verdict()
+	return s.Tests && (fail && (s.Passed > 0 || s.Total > 0) || pass && !s.Weak)
+}
+
+// ReadTestSummary reads the count lines of a test run's output (see the comment on
+// the forms it reads) in its last 16 KiB: blocks of consecutive summary lines (bun
+// and Vitest print their counts over several lines; blank lines may part them). Any
+// block that counts failures makes the run failed — a suite that failed before one
+// that passed ("cargo test --no-fail-fast", a monorepo's runner), or a failure count
+// a listing of the failed tests parts from the passes below it (Playwright) —, and
+// the counts are that block's (the last such); otherwise the last block says whether
+// it passed. In a block, a line's failures are summed ("1 failures, 1 errors") and
+// each count is the largest of its lines. It costs a pass over at most 16 KiB,
+// whatever the output's size.
 func ReadTestSummary(output string) TestSummary {
 	text := output[max(0, len(output)-summaryBytes):]
-	var s TestSummary
+	var s, block TestSummary // the result, and the block being read
+	open := false            // a block is being read
+	close := func() {
+		if !open {
+			return
+		}
+		open = false
+		block.Weak = block.Passed > 0 && !block.strong()
+		if block.Failed > 0 || s.Failed == 0 {
+			s = block
+		}
+		block = TestSummary{}
+	}
 	for len(text) > 0 {
-		i := strings.LastIndexByte(text[:len(text)-1], '\n') + 1 // the last line, its newline kept
-		line := text[i:]
-		text = text[:i]
-		c, ok := readCountLine(strings.TrimRight(line, "\r\n"))
+		i := strings.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		line := text[:i]
+		text = text[i:]
+		for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+			line = line[:len(line)-1]
+		}
+		c, ok := readCountLine(line)
 		if !ok {
-			if s.Found && strings.TrimSpace(line) != "" {
-				break // the summary's first line was the one below
+			if !blank(line) {
+				close()
 			}
 			continue
 		}
-		s.Found = true
-		s.Failed, s.Passed, s.Total = max(s.Failed, c.failed), max(s.Passed, c.passed), max(s.Total, c.total)
-		s.pass = s.pass || c.passed > 0 || c.zeroFail && c.total > 0 || c.okLead && c.total > 0
-		s.Tests = s.Tests || c.tests
+		open = true
+		block.Found = true
+		block.Failed, block.Passed, block.Total = max(block.Failed, c.failed), max(block.Passed, c.passed), max(block.Total, c.total)
+		block.zeroFail, block.okLead = block.zeroFail || c.zeroFail, block.okLead || c.okLead
+		block.Tests = block.Tests || c.tests
 	}
+	close()
 	return s
+}
+
+// blank reports whether line holds nothing but white space.
+func blank(line string) bool {
+	for i := range len(line) {
+		if b := line[i]; b != ' ' && b != '\t' && b != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // countLine is one summary line's counts.
@@ -166,6 +222,8 @@ func readCountLine(line string) (c countLine, ok bool) {
 	if len(line) > summaryLineBytes {
 		return c, false
 	}
+	line = strings.TrimLeft(line, " \t")
+	line = line[linePrefix(line):]
 	var buf [16]byte
 	known, unknown, strays := 0, 0, 0
 	first := true // the next word is the line's first
@@ -216,8 +274,9 @@ func readCountLine(line string) (c countLine, ok bool) {
 				c.okLead = true
 			}
 			first = false
-			if label := countWordClass(w); label != countUnknown {
-				// "Failures: 1", "failures=1": a label and its count.
+			if label := countWordClass(w); label != countUnknown && fieldStart(line, i) {
+				// "Failures: 1", "failures=1": a label and its count, opening a field
+				// ("OK (skipped=1, expected failures=1)" counts no failure).
 				if n, k, isLabel := labelCount(line, j); isLabel {
 					c.add(label, n)
 					known++
@@ -226,6 +285,12 @@ func readCountLine(line string) (c countLine, ok bool) {
 				}
 			}
 			if !summaryWord(w) {
+				if known+unknown == 0 {
+					// Words before the counts: a test's name, a message, a listing
+					// ("rspec ./spec/a_spec.rb:7 # prints 3 passed", "FAILED t::x -
+					// AssertionError: 2 errors"), not a summary.
+					return c, false
+				}
 				strays++
 			}
 			if string(w) == "of" && i >= 4 && line[i-4:i] == "out " {
@@ -240,6 +305,9 @@ func readCountLine(line string) (c countLine, ok bool) {
 		default:
 			i++
 		}
+	}
+	if c.okLead {
+		c.failed = 0 // "OK (…)" says it passed, whatever it counts
 	}
 	switch {
 	case known >= 2:
@@ -311,6 +379,33 @@ func labelCount(line string, j int) (n, end int, ok bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, k, true
+}
+
+// linePrefix returns the length of the prefix a monorepo's runner puts before each
+// line of a package's output — "web:test: " (turbo), "packages/api test: " is not
+// read, "[api] " — or 0: a first token ending in ":" that has another ":", a "/" or
+// an "@" in it, or a bracketed first token.
+func linePrefix(line string) int {
+	sp := strings.IndexByte(line, ' ')
+	if sp <= 0 {
+		return 0
+	}
+	tok := line[:sp]
+	switch {
+	case tok[0] == '[' && tok[len(tok)-1] == ']',
+		len(tok) > 1 && tok[len(tok)-1] == ':' && strings.ContainsAny(tok[:len(tok)-1], ":/@"):
+		return sp + 1
+	}
+	return 0
+}
+
+// fieldStart reports whether the word at line[i:] opens a field of the line: only
+// white space, "(", "[", ",", ";", "|", "-" or the line's start before it.
+func fieldStart(line string, i int) bool {
+	for i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || strings.IndexByte("([,;|-", line[i-1]) >= 0
 }
 
 // bareCount reads " N" at line[j:], N followed by the line's end or punctuation.

@@ -39,7 +39,16 @@ func TestReadTestSummary(t *testing.T) {
 		{"a version is no count", "node v1 tests, go1 failed", 0, 0, 0, "none"},
 		{"unknown counts", "added 3 packages, audited 4 packages", 0, 0, 0, "none"},
 		{"no output", "", 0, 0, 0, "none"},
-		{"the last summary wins", "1 failed, 2 passed in 0.1s\nfixing…\n3 passed in 0.1s", 0, 3, 0, "pass"},
+		{"a later passing block does not undo a failing one", "1 failed, 2 passed in 0.1s\nfixing…\n3 passed in 0.1s", 1, 2, 0, "fail"},
+		{"the last of passing blocks counts", "2 passed in 0.1s\nnext suite\n3 examples, 0 failures", 0, 0, 3, "pass"},
+		{"cargo --no-fail-fast: a failing crate, then a passing one", "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed\n     Running tests/it.rs\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s", 1, 1, 0, "fail"},
+		{"Playwright: the failed tests listed between the counts", "  1 failed\n    tests/a.spec.js:3:1 › subtracts ───\n  1 skipped\n  2 passed (6.3s)", 1, 0, 0, "fail"},
+		{"a monorepo runner's suites", "web:test: Tests:       1 failed, 3 passed, 4 total\napi:test: Tests:       4 passed, 4 total", 1, 4, 4, "fail"},
+		{"unittest: expected failures are no failures", "Ran 3 tests in 0.001s\n\nOK (skipped=1, expected failures=1)", 0, 0, 3, "none"},
+		{"an OK line counts no failure", "OK (3 tests, 1 errors)", 0, 0, 3, "pass"},
+		{"a listing's counts are not the summary", "3 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/report_spec.rb:12 # Report prints 3 passed, 0 failed", 1, 0, 3, "fail"},
+		{"a failed test's message is not the summary", "FAILED t.py::x - AssertionError: 2 errors, 1 warning\n1 failed, 7 passed in 0.3s", 1, 7, 0, "fail"},
+		{"words before the counts", "Compiled 3 files, 1 error", 0, 0, 0, "none"},
 		{"a summary past 16 KiB of its end is not read", "1 failed\n" + strings.Repeat("x\n", 9<<10), 0, 0, 0, "none"},
 		{"an overlong line is no summary", strings.Repeat("a ", 200) + "1 failed, 2 passed", 0, 0, 0, "none"},
 	}
@@ -112,7 +121,8 @@ func TestTestFailureCounts(t *testing.T) {
 		exit           int
 		want           string
 	}{
-		{"piped rspec", "bundle exec rspec | tail", "3 examples, 2 failures", 0, "test_failure@rspec 2/0"},
+		{"piped rspec: the tests run and not failed passed", "bundle exec rspec | tail", "3 examples, 2 failures", 0, "test_failure@rspec 2/1"},
+		{"mix: doctests and tests, the larger the total", "mix test", "14 doctests, 127 tests, 12 failures", 2, "test_failure@mix test 12/115"},
 		{"jest's rule read it, the counts are the summary's", "npx jest", "Tests:       1 failed, 2 passed, 3 total", 1, "test_failure@node test 1/2"},
 		{"a count past 65535 is held at it", "pytest", "=== 70000 failed, 1 passed in 9.0s ===", 1, "test_failure@python test 65535/1"},
 		{"no counts", "go test ./...", "--- FAIL: TestX\nFAIL\tx", 1, "test_failure@go test 0/0"},
@@ -130,6 +140,31 @@ func TestTestFailureCounts(t *testing.T) {
 		}
 		if strings.Join(got, ", ") != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.name, strings.Join(got, ", "), tc.want)
+		}
+	}
+}
+
+func TestSameSuite(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"go test", "go test", true},
+		{"npm test", "node test", true},
+		{"node test", "npm test", true},
+		{"make test", "go test", true},
+		{"go test", "mise test", true},
+		{"npm test", "go test", false},
+		{"python test", "node test", false},
+		{"go test", "go build", false},
+		{"go test", "rspec", false},
+		{"git commit", "go test", false},
+		{"deno test", "deno test", true},
+		{"ctest build", "make test", false},
+		{"", "", false},
+	} {
+		if got := SameSuite(tc.a, tc.b); got != tc.want {
+			t.Errorf("SameSuite(%q, %q) = %v", tc.a, tc.b, got)
 		}
 	}
 }

@@ -512,9 +512,12 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 		start := len(dst)
 		dst, sum := c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
 		if sum.Tests && sum.Failed > 0 {
+			// A runner that counts the tests run, not those passed ("12 tests, 11
+			// failures"), passed the rest.
+			passed := max(sum.Passed, sum.Total-sum.Failed)
 			for i := range dst[start:] {
 				if s := &dst[start+i]; s.Kind == TestFailure {
-					s.Failed, s.Passed = uint16(min(sum.Failed, math.MaxUint16)), uint16(min(sum.Passed, math.MaxUint16))
+					s.Failed, s.Passed = uint16(min(sum.Failed, math.MaxUint16)), uint16(min(passed, math.MaxUint16))
 				}
 			}
 		}
@@ -572,8 +575,10 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	}
 	var sum TestSummary
 	sumFail := false // a test summary says the run failed
-	if c.cfg.TestSummaries && readsSummary(steps) {
-		sum = ReadTestSummary(text)
+	if reads, test := readsSummary(steps); c.cfg.TestSummaries && reads {
+		if sum = ReadTestSummary(text); !test && !sum.Full() {
+			sum = TestSummary{} // a command no rule knows: "2 errors, 3 warnings" is a script's log
+		}
 		textFail, textOK, sumFail = withSummary(textFail, textOK, sum)
 	}
 	var toolchain []commandStep
@@ -712,34 +717,42 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 // summarySource is the Source of a signal read from a test run's closing counts.
 const summarySource = "test_summary"
 
-// readsSummary reports whether a line's output may close with a test summary: it runs
-// a test step, or a command no rule recognises (a build or lint step's counts are
-// its own: "Found 3 errors" is mypy's).
-func readsSummary(steps []commandStep) bool {
+// readsSummary reports whether a line's output may close with a test summary
+// (reads): it runs a test step (test), or a command no rule recognises, whose
+// summary must be a whole one ([TestSummary.Full]); a build or lint step's counts
+// are its own ("Found 3 errors" is mypy's).
+func readsSummary(steps []commandStep) (reads, test bool) {
 	toolchain := false
 	for _, st := range steps {
 		if st.step == StepTest {
-			return true
+			return true, true
 		}
 		toolchain = toolchain || st.step.isToolchain()
 	}
-	return !toolchain && slices.ContainsFunc(steps, func(st commandStep) bool { return st.step == StepOther })
+	return !toolchain && slices.ContainsFunc(steps, func(st commandStep) bool { return st.step == StepOther }), false
 }
 
 // withSummary folds a test summary into the text's verdicts. A summary that counts
 // failures is a TestFailure where no rule read a failure, and replaces the seed's
 // generic failures ("error:", "FAILED" are a failing test run's words too) where it
 // counts tests; a rule's reading stays (a compiler's "1 error" under a test step is
-// the build's), and sumFail says the summary agrees with it. A summary that counts
-// passes only is a TestSuccess, and drops the generic failures where no toolchain's
-// rule read one (a passing run's logs say "error:" too).
+// the build's; a runner's own success is not overturned by counts it does not
+// know: unittest's "OK (expected failures=1)"), and sumFail says the summary agrees
+// with it. A summary that counts passes
+// only is a TestSuccess, and drops the generic failures where no toolchain's rule
+// read one — unless it is a bare count of passes, which never overrules a failure
+// (a passing run's logs say "error:" too, but "2 passed" may close one suite of
+// several).
 func withSummary(textFail, textOK []Signal, sum TestSummary) (fail, ok []Signal, sumFail bool) {
 	failed, passed := sum.Verdict()
-	specific := slices.ContainsFunc(textFail, func(s Signal) bool { return s.Target != "" })
+	specific := func(s Signal) bool { return s.Target != "" }
+	runnerPassed := func(s Signal) bool { return s.Kind == TestSuccess && s.Target != "" }
 	switch {
-	case failed && (len(textFail) == 0 || sum.Tests && !specific):
+	case failed && slices.ContainsFunc(textOK, runnerPassed) && !slices.ContainsFunc(textFail, specific):
+		return textFail, textOK, false
+	case failed && (len(textFail) == 0 || sum.Tests && !slices.ContainsFunc(textFail, specific)):
 		return []Signal{{Kind: TestFailure, Source: summarySource}}, textOK, true
-	case passed && !specific:
+	case passed && len(textFail) == 0 || passed && !sum.Weak && !slices.ContainsFunc(textFail, specific):
 		return nil, append(textOK, Signal{Kind: TestSuccess, Source: summarySource}), false
 	}
 	return textFail, textOK, failed
