@@ -124,7 +124,8 @@ type Processor struct {
 }
 
 // maxEnded bounds the finished sessions a processor remembers to tell a resumed
-// session from a new one: the oldest is forgotten first.
+// session from a new one (detect.LightweightDetector.Resume): the oldest is forgotten
+// first, and a processor started afresh knows none.
 const maxEnded = 4096
 
 // endedSessions is a bounded set of finished sessions' ids, oldest first out.

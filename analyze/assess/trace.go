@@ -285,8 +285,9 @@ func (w *traceWriter) list(k int) []detect.Signal {
 	return w.flat[start:w.ends[k]:w.ends[k]]
 }
 
-// hashSignals hashes a signal list: FNV-1a over each signal's kind, source and
-// target, each string followed by a 0. (hash/fnv would take the strings as bytes, a
+// hashSignals hashes a signal list: FNV-1a over each signal's kind, test counts,
+// source and target, each string followed by a 0 (a list of test failures differing
+// only in their counts must not fall in one bucket: a session's every test run would). (hash/fnv would take the strings as bytes, a
 // copy each; maphash's seed is random, and analyze keeps even its buckets
 // deterministic.)
 func hashSignals(signals []detect.Signal) uint64 {
@@ -295,6 +296,10 @@ func hashSignals(signals []detect.Signal) uint64 {
 	b := func(c byte) { h = (h ^ uint64(c)) * prime }
 	for _, s := range signals {
 		b(byte(s.Kind))
+		b(byte(s.Failed))
+		b(byte(s.Failed >> 8))
+		b(byte(s.Passed))
+		b(byte(s.Passed >> 8))
 		for i := range len(s.Source) {
 			b(s.Source[i])
 		}

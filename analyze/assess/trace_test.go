@@ -288,3 +288,19 @@ func FuzzTrace(f *testing.F) {
 		}
 	})
 }
+
+// TestHashSignalsCounts: test failures differing only in their counts hash apart, so
+// a session of many test runs does not put every list in one bucket (listOf would
+// compare each new list with all of them: quadratic in the session's events).
+func TestHashSignalsCounts(t *testing.T) {
+	seen := map[uint64]bool{}
+	for f := range uint16(40) {
+		for p := range uint16(40) {
+			h := hashSignals([]detect.Signal{{Kind: detect.TestFailure, Source: "test_summary", Target: "python test", Failed: f + 1, Passed: p << 8}})
+			if seen[h] {
+				t.Fatalf("counts %d/%d hash as another list's", f+1, p<<8)
+			}
+			seen[h] = true
+		}
+	}
+}

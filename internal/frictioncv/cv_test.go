@@ -295,10 +295,11 @@ func humanSide(cfg assess.Config) assess.Config {
 func grid() ([]assess.Config, []setting) {
 	var dets []assess.Config
 	var names []string
-	// Each switch's default first: a tie on the training sessions keeps the default
-	// (choose keeps the first of equals, and says how many tied).
-	def := assess.DefaultConfig().Detect.Friction
-	for _, skipFirst := range []bool{def.SkipFirstMessage, !def.SkipFirstMessage} {
+	// choose keeps the first of equals (and says how many tied). skip_first_message
+	// lists the seed's value first, not the default's: the default was chosen on
+	// these sessions, and on the fold that holds out the only source it changes,
+	// a tie kept by the default would be a choice made on the held-out sessions.
+	for _, skipFirst := range []bool{false, true} {
 		for _, selfInt := range []bool{true, false} {
 			for _, repeat := range []float64{0.8, 0.7} {
 				c := assess.DefaultConfig()

@@ -628,9 +628,11 @@ func TestTargetStreaks(t *testing.T) {
 		if s := b.State(t0); s.ConsecutiveFailures != 1 || s.FailureTarget != humanTarget {
 			t.Errorf("state %+v", s)
 		}
-		// In the same turn, a correction after the words of success goes on.
+		// Words of success in a correction ("thanks but no, that's wrong") or beside
+		// friction ("great, it broke again 😤") end nothing.
 		b.Update(t0.Add(40*time.Minute), []detect.Signal{{Kind: detect.Success}, {Kind: detect.UserCorrection}}, 0)
-		if s := b.State(t0); s.ConsecutiveFailures != 1 {
+		b.Update(t0.Add(50*time.Minute), []detect.Signal{{Kind: detect.Success}, {Kind: detect.Exasperation}}, 0)
+		if s := b.State(t0); s.ConsecutiveFailures != 2 {
 			t.Errorf("state %+v", s)
 		}
 	})
@@ -702,6 +704,7 @@ func TestTargetStreaks(t *testing.T) {
 		{"back and forth between the same counts is a streak", [][2]uint16{{3, 1}, {2, 2}, {3, 1}, {2, 2}}, true},
 		{"worse is a streak", [][2]uint16{{1, 4}, {2, 3}, {4, 1}}, true},
 		{"failures without counts lengthen it as before", [][2]uint16{{0, 0}, {2, 3}, {0, 0}}, true},
+		{"a larger subset with the same test failing is no progress", [][2]uint16{{3, 97}, {1, 10}, {1, 20}}, true},
 		{"fewer failing where no passes are counted is progress", [][2]uint16{{6, 0}, {5, 0}, {3, 0}, {2, 0}, {1, 0}}, false},
 		{"one test's run and the suite's in turn are no progress", [][2]uint16{{1, 0}, {3, 97}, {1, 0}}, true},
 		{"… nor the suite's and one test's", [][2]uint16{{3, 97}, {1, 0}, {3, 97}}, true},

@@ -8,7 +8,8 @@
 // Instant::now() becomes the event's timestamp), and a breaker holds one session's
 // state (the processor keeps one per session). Its failure side ([FailureConfig])
 // departs from the seed by default — failures counted per event and per kind of
-// command, a streak ended by a success of the same kind, ApproachPivot once per
+// command, a streak ended by a success of the same kind or a passing run of the
+// same suite, started anew by progress in its test counts, ApproachPivot once per
 // streak — and [SeedFailures] restores the seed's single count, per signal.
 //
 // [SeedConfig] is the seed's breaker; [DefaultConfig] is loopwatch's, whose

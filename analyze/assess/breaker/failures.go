@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze/assess/detect"
@@ -14,8 +15,9 @@ const (
 	StreaksSession = "session"
 	// StreaksTarget keeps one streak per kind of command (a signal's Target: "go
 	// test", "npm lint", "git push"): a failure lengthens its command's streak, a
-	// success of the same kind of command ends it, and ApproachPivot looks at the
-	// longest open streak. A passing "go test" ends a "go test" failure streak, a
+	// success of the same kind of command ends it (and, by FailureConfig's switches,
+	// a passing run of the same suite, progress in its test counts), and
+	// ApproachPivot looks at the longest open streak. A passing "go test" ends a "go test" failure streak, a
 	// successful build ends build failures, and a one-off failing "gh api" call is
 	// forgotten as soon as gh works again, instead of every tool error adding to one
 	// count that only a build or test success resets.
@@ -48,9 +50,11 @@ type FailureConfig struct {
 	// CorrectionIsFailure makes a correction (or, with InterruptIsCorrection, an
 	// interrupt) count as a failure, as the seed does; with StreaksTarget corrections
 	// make a streak of their own, ended like the seed's count by a build or test
-	// success, or by the human's own words of success (detect.Success: "that works",
-	// "perfect"), which a session without builds or tests — a document, a
-	// configuration, an investigation — has instead. Seed and default: true.
+	// success, or by the human's own words of success (detect.Success: "perfect",
+	// "works great") in a turn that is no correction and raises no friction signal
+	// ("thanks but no, that's wrong" goes on), which a session without builds or
+	// tests — a document, a configuration, an investigation — has instead. Seed and
+	// default: true.
 	CorrectionIsFailure bool `json:"correction_is_failure"`
 	// CountPerSignal counts every failure signal, in the seed's literal loop: one
 	// failing cargo test raising build_failure and test_failure counts twice, and a
@@ -146,8 +150,9 @@ const progressRuns = 8
 // progress reports whether a test failure's counts are progress in its streak:
 // better than those of the streak's last run of the same size (failing and passing
 // tests), or of its last run where none had that size — fewer tests failing in a run
-// no smaller, or more passing with no more failing (a test added and passing, as in
-// TDD) — and counts the streak has not had already. A single test's run and the
+// no smaller, or more passing with no more failing in a run at most progressGrowth
+// tests larger (a test added and passing, as in TDD) — and counts the streak has not
+// had already. A single test's run and the
 // whole suite's taken in turn are no progress either way, nor is going back and forth
 // between the same counts. Where neither run counts passes, fewer failing is progress.
 func (st *streak) progress(failed, passed uint16) bool {
@@ -172,8 +177,15 @@ func (st *streak) progress(failed, passed uint16) bool {
 	// A runner that counts no passes ("2 tests failed") gives no run's size: fewer
 	// failing is progress.
 	noSize := passed == 0 && r[1] == 0
-	return failed < r[0] && (noSize || size >= uint32(r[0])+uint32(r[1])) || passed > r[1] && failed <= r[0]
+	refSize := uint32(r[0]) + uint32(r[1])
+	return failed < r[0] && (noSize || size >= refSize) ||
+		passed > r[1] && failed <= r[0] && size <= refSize+progressGrowth
 }
+
+// progressGrowth is how many tests a run may have more than the run it is compared
+// with for more passing to be progress: tests added one by one (TDD), not a larger
+// subset of the suite run with the same test failing.
+const progressGrowth = 3
 
 // remember keeps a test failure's counts among the streak's last.
 func (st *streak) remember(failed, passed uint16) {
@@ -236,7 +248,9 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 		case detect.LintSuccess, detect.ToolSuccess, detect.ToolInconclusive:
 			f.end(s.Target)
 		case detect.Success:
-			f.end(humanTarget) // the human says the work is right now
+			if !correction && !slices.ContainsFunc(signals, func(g detect.Signal) bool { return g.Kind.IsHumanFriction() }) {
+				f.end(humanTarget) // the human says the work is right now, and nothing else
+			}
 		}
 	}
 	var seen map[string]bool // the targets failed, once there are too many to look back over

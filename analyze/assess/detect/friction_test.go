@@ -867,3 +867,18 @@ func FuzzHumanText(f *testing.F) {
 		}
 	})
 }
+
+// TestResume: a resumed session's first message is read, a new session's is not.
+func TestResume(t *testing.T) {
+	rules := MustCompile(DefaultConfig()) // SkipFirstMessage on
+	for _, resumed := range []bool{false, true} {
+		d := NewLightweightDetector(rules)
+		if resumed {
+			d.Resume()
+		}
+		got := Has(d.Detect(user("the server still doesn't start")), StillProblem)
+		if got != resumed {
+			t.Errorf("resumed %v: still_problem %v", resumed, got)
+		}
+	}
+}

@@ -14,15 +14,16 @@ import "strings"
 //	50% tests passed, 1 tests failed out of 2            (CTest)
 //	3 passing (5ms)                                      (Mocha)
 //
-// readTestSummary reads such a line from a result's last lines, so that a run whose
+// ReadTestSummary reads such lines in a result's last 16 KiB, so that a run whose
 // exit status a pipe hides ("bundle exec rspec | tail -20") still says whether it
 // passed, and a runner no toolchain rule knows is read too. It reads structure — a
 // count and the word it counts — not any runner's phrasing, and it refuses what is
-// not plainly a summary: a line of one count and other words ("Processed 120 files,
-// 3 errors" is one count of a known word among others), a count glued to a unit
-// ("5ms"), a percentage, a decimal.
+// not plainly a summary: words before the counts ("Compiled 3 files, 1 error", a
+// listing's "rspec ./spec/a_spec.rb:7 # prints 3 passed"), a single count among other
+// words ("Found 3 errors in the config"), a label inside a field ("expected
+// failures=1"), a count glued to a unit ("5ms"), a percentage, a decimal.
 
-// summaryBytes is how much of a result's end readTestSummary reads: the summary and
+// summaryBytes is how much of a result's end ReadTestSummary reads: the summary and
 // what runners print after it (RSpec's list of failed examples, CTest's of failed
 // tests), whatever the output's size.
 const summaryBytes = 16 << 10

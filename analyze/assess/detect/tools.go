@@ -511,7 +511,9 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 	if c.commands != nil && ev.ToolCommand != "" {
 		start := len(dst)
 		dst, sum := c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
-		if sum.Tests && sum.Failed > 0 {
+		if sum.Tests && sum.Failed > 0 && Count(dst[start:], TestFailure) == 1 {
+			// The counts are the one failing test run's: of a line failing two
+			// ("go test ./...; npm test"), which run they close is not known.
 			// A runner that counts the tests run, not those passed ("12 tests, 11
 			// failures"), passed the rest.
 			passed := max(sum.Passed, sum.Total-sum.Failed)
