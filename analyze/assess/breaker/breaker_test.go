@@ -742,6 +742,39 @@ func TestTargetStreaks(t *testing.T) {
 			t.Errorf("streak %d, want 1", n)
 		}
 	})
+	t.Run("one test's pass ends no streak of the suite failing around it", func(t *testing.T) {
+		pass := func(n uint16, target string) []detect.Signal {
+			return []detect.Signal{{Kind: detect.TestSuccess, Target: target, Passed: n}}
+		}
+		suite := func() []detect.Signal {
+			return []detect.Signal{{Kind: detect.TestFailure, Target: "python test", Failed: 3, Passed: 97}}
+		}
+		run(t, cfg, []step{
+			{at: 0, signals: suite()},
+			{at: time.Minute, signals: pass(1, "python test")}, // pytest t.py::test_a
+			{at: 2 * time.Minute, signals: suite()},
+			{at: 3 * time.Minute, signals: pass(1, "make test")},
+			{at: 4 * time.Minute, signals: suite(), want: ApproachPivot},
+		})
+		// The whole suite passing, or a pass of unknown size, ends it.
+		for _, p := range [][]detect.Signal{pass(100, "python test"), pass(0, "python test")} {
+			b := New(cfg)
+			b.Update(t0, suite(), 0)
+			b.Update(t0, suite(), 0)
+			b.Update(t0, p, 0)
+			if n := b.State(t0).ConsecutiveFailures; n != 0 {
+				t.Errorf("%v: streak %d, want 0", p, n)
+			}
+		}
+		c := cfg
+		c.ProgressRestartsStreak = false
+		b := New(c)
+		b.Update(t0, suite(), 0)
+		b.Update(t0, pass(1, "python test"), 0)
+		if n := b.State(t0).ConsecutiveFailures; n != 0 {
+			t.Errorf("without the switch, any pass ends it: streak %d", n)
+		}
+	})
 	t.Run("a streak ended by a success forgets its counts", func(t *testing.T) {
 		b := New(cfg)
 		b.Update(t0, counts(2, 3), 0)

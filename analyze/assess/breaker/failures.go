@@ -80,7 +80,9 @@ type FailureConfig struct {
 	// failing, at counts the streak has not had — start its streak anew: an agent
 	// working through a failing suite, one test at a time, is not stuck; one going
 	// back and forth between the same counts is, and so is one running a single test
-	// and the whole suite in turn. Only with StreaksTarget. Seed: false. Default true.
+	// and the whole suite in turn. With it, a passing run smaller than a streak's last
+	// run (one test's pass, 1 passed, after the suite's 3 of 100 failing) ends no
+	// streak. Only with StreaksTarget. Seed: false. Default true.
 	ProgressRestartsStreak bool `json:"progress_restarts_streak"`
 	// PivotOncePerStreak lets ApproachPivot fire at most once per failure streak: it
 	// fires again only after the streak has ended and a new one reached the
@@ -233,14 +235,16 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 	for _, s := range signals {
 		switch s.Kind {
 		case detect.BuildSuccess, detect.TestSuccess:
-			f.end(s.Target)
+			if !f.smaller(s, s.Target) {
+				f.end(s.Target)
+			}
 			f.end(humanTarget)
 			if tc, _, ok := strings.Cut(s.Target, " "); ok {
 				f.end(tc + " build") // a passing test run, or any build, built it
 			}
 			if s.Kind == detect.TestSuccess && f.cfg.TestSuccessEndsTests {
 				for i := range f.streaks {
-					if st := &f.streaks[i]; st.kind == detect.TestFailure && detect.SameSuite(s.Target, st.target) {
+					if st := &f.streaks[i]; st.kind == detect.TestFailure && detect.SameSuite(s.Target, st.target) && !f.smaller(s, st.target) {
 						f.end(st.target)
 					}
 				}
@@ -279,6 +283,22 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 	if correction {
 		f.fail(detect.Signal{Kind: detect.UserCorrection, Target: humanTarget})
 	}
+}
+
+// smaller reports whether a passing test run is smaller than the last run of
+// target's streak, by their counts (ProgressRestartsStreak): one test passing says
+// nothing of the suite that failed around it, and ends no streak of it.
+func (f *failures) smaller(s detect.Signal, target string) bool {
+	if !f.cfg.ProgressRestartsStreak || s.Kind != detect.TestSuccess || s.Passed == 0 {
+		return false
+	}
+	i := f.find(target)
+	if i < 0 || f.streaks[i].nRuns == 0 {
+		return false
+	}
+	st := &f.streaks[i]
+	r := st.runs[(st.nextRun+progressRuns-1)%progressRuns]
+	return uint32(s.Passed) < uint32(r[0])+uint32(r[1])
 }
 
 // lookBack is how many signals of one event update looks back over to find a target

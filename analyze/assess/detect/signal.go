@@ -194,7 +194,9 @@ type Signal struct {
 	// from the counts that close the run's output ([ReadTestSummary]; passing: the
 	// tests run and not failed where the runner counts no passes; at most 65535), 0
 	// where it has none: how far the suite is from passing, so that a run with fewer
-	// tests failing, or more passing, is progress and not the same failure again.
+	// tests failing, or more passing, is progress and not the same failure again. A
+	// TestSuccess carries Passed, the tests its run passed, so that one test's pass is
+	// not read as its suite's.
 	Failed uint16 `json:"failed,omitempty"`
 	Passed uint16 `json:"passed,omitempty"`
 	// Source names what produced the signal: the pattern's regular expression for

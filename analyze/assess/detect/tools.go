@@ -523,6 +523,14 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 				}
 			}
 		}
+		if _, pass := sum.Verdict(); pass && sum.Tests && Count(dst[start:], TestSuccess) == 1 {
+			// A passing run's size: one test's pass says nothing of the suite.
+			for i := range dst[start:] {
+				if s := &dst[start+i]; s.Kind == TestSuccess {
+					s.Passed = uint16(min(max(sum.Passed, sum.Total), math.MaxUint16))
+				}
+			}
+		}
 		return dst
 	}
 	if c.quietTools[ev.ToolName] {
