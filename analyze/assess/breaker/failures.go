@@ -162,27 +162,32 @@ func (st *streak) progress(failed, passed uint16) bool {
 		return false
 	}
 	size := uint32(failed) + uint32(passed)
-	ref := -1
+	r := st.run(0)
 	for k := range st.nRuns {
-		r := st.runs[(st.nextRun+progressRuns-1-k)%progressRuns]
-		if r == [2]uint16{failed, passed} {
+		if st.run(k) == [2]uint16{failed, passed} {
 			return false // counts it has had
 		}
-		if ref < 0 && uint32(r[0])+uint32(r[1]) == size {
-			ref = (st.nextRun + progressRuns - 1 - k) % progressRuns
+	}
+	for k := range st.nRuns {
+		if runSize(st.run(k)) == size {
+			r = st.run(k)
+			break
 		}
 	}
-	if ref < 0 {
-		ref = (st.nextRun + progressRuns - 1) % progressRuns
-	}
-	r := st.runs[ref]
 	// A runner that counts no passes ("2 tests failed") gives no run's size: fewer
 	// failing is progress.
 	noSize := passed == 0 && r[1] == 0
-	refSize := uint32(r[0]) + uint32(r[1])
-	return failed < r[0] && (noSize || size >= refSize) ||
-		passed > r[1] && failed <= r[0] && size <= refSize+progressGrowth
+	return failed < r[0] && (noSize || size >= runSize(r)) ||
+		passed > r[1] && failed <= r[0] && size <= runSize(r)+progressGrowth
 }
+
+// run returns the counts of the streak's k-th newest test failure (k < nRuns).
+func (st *streak) run(k int) [2]uint16 {
+	return st.runs[(st.nextRun+progressRuns-1-k)%progressRuns]
+}
+
+// runSize is a run's size: its failing and passing tests.
+func runSize(r [2]uint16) uint32 { return uint32(r[0]) + uint32(r[1]) }
 
 // progressGrowth is how many tests a run may have more than the run it is compared
 // with for more passing to be progress: tests added one by one (TDD), not a larger
@@ -235,19 +240,17 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 	for _, s := range signals {
 		switch s.Kind {
 		case detect.BuildSuccess, detect.TestSuccess:
-			if !f.smaller(s, s.Target) {
-				f.end(s.Target)
+			suite := s.Kind == detect.TestSuccess && f.cfg.TestSuccessEndsTests
+			for i := range f.streaks {
+				st := &f.streaks[i]
+				ends := st.target == s.Target || suite && st.kind == detect.TestFailure && detect.SameSuite(s.Target, st.target)
+				if ends && !f.smaller(s, st) {
+					f.close(st)
+				}
 			}
 			f.end(humanTarget)
 			if tc, _, ok := strings.Cut(s.Target, " "); ok {
 				f.end(tc + " build") // a passing test run, or any build, built it
-			}
-			if s.Kind == detect.TestSuccess && f.cfg.TestSuccessEndsTests {
-				for i := range f.streaks {
-					if st := &f.streaks[i]; st.kind == detect.TestFailure && detect.SameSuite(s.Target, st.target) && !f.smaller(s, st.target) {
-						f.end(st.target)
-					}
-				}
 			}
 		case detect.LintSuccess, detect.ToolSuccess, detect.ToolInconclusive:
 			f.end(s.Target)
@@ -285,20 +288,12 @@ func (f *failures) update(signals []detect.Signal, correction bool) {
 	}
 }
 
-// smaller reports whether a passing test run is smaller than the last run of
-// target's streak, by their counts (ProgressRestartsStreak): one test passing says
+// smaller reports whether a passing test run is smaller than the last run of a
+// streak, by their counts (ProgressRestartsStreak): one test passing says
 // nothing of the suite that failed around it, and ends no streak of it.
-func (f *failures) smaller(s detect.Signal, target string) bool {
-	if !f.cfg.ProgressRestartsStreak || s.Kind != detect.TestSuccess || s.Passed == 0 {
-		return false
-	}
-	i := f.find(target)
-	if i < 0 || f.streaks[i].nRuns == 0 {
-		return false
-	}
-	st := &f.streaks[i]
-	r := st.runs[(st.nextRun+progressRuns-1)%progressRuns]
-	return uint32(s.Passed) < uint32(r[0])+uint32(r[1])
+func (f *failures) smaller(s detect.Signal, st *streak) bool {
+	return f.cfg.ProgressRestartsStreak && s.Kind == detect.TestSuccess && s.Passed > 0 && st.nRuns > 0 &&
+		uint32(s.Passed) < runSize(st.run(0))
 }
 
 // lookBack is how many signals of one event update looks back over to find a target
@@ -376,10 +371,14 @@ func (f *failures) fail(s detect.Signal) {
 // end closes target's streak.
 func (f *failures) end(target string) {
 	if i := f.find(target); i >= 0 {
-		st := &f.streaks[i]
-		st.count, st.pivoted, st.nRuns, st.nextRun = 0, false, 0, 0
-		st.touched = f.seq
+		f.close(&f.streaks[i])
 	}
+}
+
+// close closes a streak, forgetting its counts.
+func (f *failures) close(st *streak) {
+	st.count, st.pivoted, st.nRuns, st.nextRun = 0, false, 0, 0
+	st.touched = f.seq
 }
 
 func (f *failures) find(target string) int {

@@ -327,15 +327,10 @@ func countItem(buf *[16]byte, line string, i, j int, afterEscape bool) (n int, w
 	if i > 0 && !afterEscape && (isLetter(line[i-1]) || isDigit(line[i-1]) || line[i-1] == '.' || line[i-1] == '-' || line[i-1] == '_') {
 		return 0, nil, j, false // part of a name or a number: "v1", "1.2", "x-2"
 	}
-	if j-i > 9 {
+	if j-i > 9 || j+1 >= len(line) || line[j] != ' ' || !isLetter(line[j+1]) {
 		return 0, nil, j, false
 	}
-	for _, d := range line[i:j] {
-		n = n*10 + int(d-'0')
-	}
-	if j+1 >= len(line) || line[j] != ' ' || !isLetter(line[j+1]) {
-		return 0, nil, j, false
-	}
+	n = digits(line[i:j])
 	k := j + 1
 	for k < len(line) && isLetter(line[k]) {
 		k++
@@ -346,16 +341,46 @@ func countItem(buf *[16]byte, line string, i, j int, afterEscape bool) (n int, w
 		for m < len(line) && isLetter(line[m]) {
 			m++
 		}
-		if w := lowerWord(buf, line[k+1:m]); countWordClass(w) == countFail || countWordClass(w) == countError || countWordClass(w) == countPass {
-			return n, w, m, true
+		var next [16]byte
+		if w := lowerWord(&next, line[k+1:m]); countWordClass(w) == countFail || countWordClass(w) == countError || countWordClass(w) == countPass {
+			copy(buf[:], next[:])
+			return n, buf[:len(w)], m, true
 		}
-		word = lowerWord(buf, line[j+1:k]) // buf was overwritten
 	}
 	return n, word, k, true
 }
 
-// labelCount reads the count after a label ending at j: ": 3" or "=3", the count not
-// followed by a word (then the count is an item of its own: "Tests:  1 failed").
+// digits is the value of s, a run of at most 9 ASCII digits.
+func digits(s string) (n int) {
+	for _, d := range s {
+		n = n*10 + int(d-'0')
+	}
+	return n
+}
+
+// countAt reads a count at line[k:]: at most 9 digits followed by the line's end or
+// punctuation — not by a digit, a letter, "%", a decimal point and a digit, or a word
+// after a space (then the count is an item of its own: "Tests:  1 failed").
+func countAt(line string, k int) (n, end int, ok bool) {
+	d := k
+	for k < len(line) && isDigit(line[k]) && k-d < 9 {
+		k++
+	}
+	if k == d {
+		return 0, d, false
+	}
+	if k < len(line) {
+		switch next := line[k]; {
+		case isDigit(next), isLetter(next), next == '%',
+			next == '.' && k+1 < len(line) && isDigit(line[k+1]),
+			next == ' ' && k+1 < len(line) && isLetter(line[k+1]):
+			return 0, d, false
+		}
+	}
+	return digits(line[d:k]), k, true
+}
+
+// labelCount reads the count after a label ending at j: ": 3" or "=3" (see countAt).
 func labelCount(line string, j int) (n, end int, ok bool) {
 	k := j
 	switch {
@@ -369,17 +394,10 @@ func labelCount(line string, j int) (n, end int, ok bool) {
 	default:
 		return 0, j, false
 	}
-	d := k
-	for k < len(line) && isDigit(line[k]) && k-d < 9 {
-		k++
-	}
-	if k == d || k < len(line) && (isDigit(line[k]) || isLetter(line[k]) || line[k] == '%' || line[k] == ' ' && k+1 < len(line) && isLetter(line[k+1])) {
+	if n, end, ok = countAt(line, k); !ok {
 		return 0, j, false
 	}
-	for _, c := range line[d:k] {
-		n = n*10 + int(c-'0')
-	}
-	return n, k, true
+	return n, end, true
 }
 
 // linePrefix returns the length of the prefix a monorepo's runner puts before each
@@ -409,22 +427,15 @@ func fieldStart(line string, i int) bool {
 	return i == 0 || strings.IndexByte("([,;|-", line[i-1]) >= 0
 }
 
-// bareCount reads " N" at line[j:], N followed by the line's end or punctuation.
+// bareCount reads " N" at line[j:] (see countAt).
 func bareCount(line string, j int) (n, end int, ok bool) {
 	if j >= len(line) || line[j] != ' ' {
 		return 0, j, false
 	}
-	k := j + 1
-	for k < len(line) && isDigit(line[k]) && k-j <= 9 {
-		k++
-	}
-	if k == j+1 || k < len(line) && (isDigit(line[k]) || isLetter(line[k]) || line[k] == '%' || line[k] == '.' && k+1 < len(line) && isDigit(line[k+1])) {
+	if n, end, ok = countAt(line, j+1); !ok {
 		return 0, j, false
 	}
-	for _, d := range line[j+1 : k] {
-		n = n*10 + int(d-'0')
-	}
-	return n, k, true
+	return n, end, true
 }
 
 func isDigit(b byte) bool  { return b >= '0' && b <= '9' }

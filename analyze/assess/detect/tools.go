@@ -511,26 +511,7 @@ func (c *ToolClassifier) ClassifyEvent(dst []Signal, ev *analyze.Event) []Signal
 	if c.commands != nil && ev.ToolCommand != "" {
 		start := len(dst)
 		dst, sum := c.classifyCommand(dst, ev, c.window(ev.ToolOutput))
-		if sum.Tests && sum.Failed > 0 && Count(dst[start:], TestFailure) == 1 {
-			// The counts are the one failing test run's: of a line failing two
-			// ("go test ./...; npm test"), which run they close is not known.
-			// A runner that counts the tests run, not those passed ("12 tests, 11
-			// failures"), passed the rest.
-			passed := max(sum.Passed, sum.Total-sum.Failed)
-			for i := range dst[start:] {
-				if s := &dst[start+i]; s.Kind == TestFailure {
-					s.Failed, s.Passed = uint16(min(sum.Failed, math.MaxUint16)), uint16(min(passed, math.MaxUint16))
-				}
-			}
-		}
-		if _, pass := sum.Verdict(); pass && sum.Tests && Count(dst[start:], TestSuccess) == 1 {
-			// A passing run's size: one test's pass says nothing of the suite.
-			for i := range dst[start:] {
-				if s := &dst[start+i]; s.Kind == TestSuccess {
-					s.Passed = uint16(min(max(sum.Passed, sum.Total), math.MaxUint16))
-				}
-			}
-		}
+		withCounts(dst[start:], sum)
 		return dst
 	}
 	if c.quietTools[ev.ToolName] {
@@ -722,6 +703,34 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 		}
 	}
 	return dst, sum
+}
+
+// withCounts puts a test summary's counts on a line's one test failure (failing and
+// passing tests; a runner that counts the tests run, not those passed — "12 tests,
+// 11 failures" — passed the rest) or its one test success (the tests it passed, so
+// that one test's pass is not read as its suite's). Of a line with two, which run the
+// counts close is not known.
+func withCounts(sig []Signal, sum TestSummary) {
+	if !sum.Tests {
+		return
+	}
+	clamp := func(n int) uint16 { return uint16(min(n, math.MaxUint16)) }
+	fail, pass := sum.Verdict()
+	kind := TestSuccess
+	if fail {
+		kind = TestFailure
+	} else if !pass {
+		return
+	}
+	if Count(sig, kind) != 1 {
+		return
+	}
+	s := &sig[slices.IndexFunc(sig, func(s Signal) bool { return s.Kind == kind })]
+	if fail {
+		s.Failed, s.Passed = clamp(sum.Failed), clamp(max(sum.Passed, sum.Total-sum.Failed))
+	} else {
+		s.Passed = clamp(max(sum.Passed, sum.Total))
+	}
 }
 
 // summarySource is the Source of a signal read from a test run's closing counts.
