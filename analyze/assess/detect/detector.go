@@ -332,12 +332,12 @@ func isOption(line string) bool {
 	case strings.HasPrefix(line, "- "), strings.HasPrefix(line, "* "), strings.HasPrefix(line, "+ "), strings.HasPrefix(line, "• "):
 		return true
 	}
-	n := 0
-	for n < len(line) && n < 3 && (line[n] >= '0' && line[n] <= '9' || n == 0 && (line[n] >= 'a' && line[n] <= 'z' || line[n] >= 'A' && line[n] <= 'Z')) {
+	n := 0 // the item's mark: up to three digits, or one letter
+	for n < len(line) && n < 3 && isDigit(line[n]) {
 		n++
-		if line[n-1] > '9' { // one letter
-			break
-		}
+	}
+	if n == 0 && len(line) > 0 && isLetter(line[0]) {
+		n = 1
 	}
 	return n > 0 && n+1 < len(line) && (line[n] == '.' || line[n] == ')') && line[n+1] == ' '
 }

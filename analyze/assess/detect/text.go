@@ -337,7 +337,7 @@ func opensWithTag(text string) bool {
 
 // isTagByte reports whether c may be part of a tag's name (a digit not first).
 func isTagByte(c byte, notFirst bool) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c >= '0' && c <= '9' && notFirst
+	return isLetter(c) || c == '-' || c == '_' || isDigit(c) && notFirst
 }
 
 // maxTagScan bounds how far from a message's end [ownText] looks for the closing
