@@ -203,7 +203,11 @@ func DefaultCommandRules() []CommandRule {
 			`login|logout|whoami|fund|doctor|import|patch|store|env|pm|set|get)\b`),
 		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:(?:run|run-script)\s+)?(?:--?\S+\s+)*(?P<task>\S+)`),
 		// Python.
-		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),
+		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),
+		// A project manager's scripts ("hatch run test", "pdm lint", "pipenv run
+		// tests"): its script table's names, read as the program of that name where
+		// no task word names them ("hatch run pytest -x").
+		task("python.script", "python", StepOther, `^(?:(?:hatch|pipenv|rye)\s+run|pdm(?:\s+run)?)\s+(?:-\S+\s+)*(?P<task>\S+)`),
 		r("python.lint", "python", StepLint, `^(?:mypy|ruff|flake8|pylint|pyright|black\s+(?:.*\s)?--check|isort\s+(?:.*\s)?--check)\b`),
 		// Swift and Xcode.
 		r("swift.test", "swift", StepTest, `^(?:swift\s+test|xcodebuild\s+(?:.*\s)?test(?:-without-building)?)\b`),
@@ -319,7 +323,9 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 			} else if step = m.words.step(cmd[loc[2*r.task]:loc[2*r.task+1]]); step == StepOther && !task {
 				// A runner that runs a package's program by its name ("pnpm vitest
 				// run", "yarn jest", "bun tsc"): the program, when a rule knows it.
-				if st := m.classifyAs(cmd[loc[2*r.task]:], true); st.step.isToolchain() {
+				// The task's words are normalised again: "hatch run python -m pytest".
+				prog, _ := normalise(strings.Fields(cmd[loc[2*r.task]:]))
+				if st := m.classifyAs(prog, true); st.step.isToolchain() {
 					return st
 				}
 			}
@@ -624,9 +630,11 @@ var wrappers = map[string]int{
 	"{": 0, "command": 0, "builtin": 0,
 }
 
-// twoWordWrappers run the command after their two words ("uv run pytest").
+// twoWordWrappers run the command after their two words ("uv run pytest"). The
+// runners with a script table of their own (hatch, pdm, pipenv, rye) are task rules:
+// "hatch run test" runs the project's test script, not the shell's test.
 var twoWordWrappers = map[string]bool{
-	"uv run": true, "poetry run": true, "pipenv run": true, "pdm run": true, "hatch run": true, "rye run": true,
+	"uv run": true, "poetry run": true,
 	"bundle exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn exec": true, "yarn dlx": true, "npm exec": true,
 	"mise exec": true, "mise x": true, "direnv exec": true,
 }
