@@ -28,7 +28,8 @@ import "strings"
 // tests), whatever the output's size.
 const summaryBytes = 16 << 10
 
-// summaryLineBytes: a longer line is no summary.
+// summaryLineBytes: a line longer than this, not counting its terminal escape
+// sequences, is no summary; a line of more than four times as many bytes is not read.
 const summaryLineBytes = 256
 
 // countClass is what a counted word counts.
@@ -70,6 +71,17 @@ func summaryWord(w []byte) bool {
 	case "in", "s", "ms", "sec", "secs", "seconds", "m", "min", "ok", "fail", "failed", "passed", "pass", "tests",
 		"test", "files", "total", "out", "of", "time", "summary", "result", "results", "ran", "calls", "across",
 		"suites", "success", "failure":
+		return true
+	}
+	return false
+}
+
+// unitWord reports whether w (lower case), in the label before a line's counts, says
+// the line counts something other than tests: jest's "Test Suites:", Vitest's "Test
+// Files", "Snapshots:".
+func unitWord(w []byte) bool {
+	switch string(w) {
+	case "suite", "suites", "file", "files", "snapshots":
 		return true
 	}
 	return false
@@ -145,18 +157,26 @@ func (s TestSummary) Full() bool {
 // whatever the output's size.
 func ReadTestSummary(output string) TestSummary {
 	text := output[max(0, len(output)-summaryBytes):]
-	var s, block TestSummary // the result, and the block being read
-	open := false            // a block is being read
+	// The result; the block being read, its lines that count tests and those that
+	// count another unit ("Test Suites: 1 failed, 2 total", Vitest's "Test Files").
+	var s, block, units TestSummary
+	open := false // a block is being read
 	close := func() {
 		if !open {
 			return
 		}
 		open = false
+		switch {
+		case !block.Found:
+			block = units
+		case block.Failed == 0 && units.Failed > 0:
+			block.Failed = units.Failed // a suite that failed to run, its tests' counts all passing
+		}
 		block.Weak = block.Passed > 0 && !block.strong()
 		if block.Failed > 0 || s.Failed == 0 {
 			s = block
 		}
-		block = TestSummary{}
+		block, units = TestSummary{}, TestSummary{}
 	}
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n') + 1
@@ -176,13 +196,22 @@ func ReadTestSummary(output string) TestSummary {
 			continue
 		}
 		open = true
-		block.Found = true
-		block.Failed, block.Passed, block.Total = max(block.Failed, c.failed), max(block.Passed, c.passed), max(block.Total, c.total)
-		block.zeroFail, block.okLead = block.zeroFail || c.zeroFail, block.okLead || c.okLead
-		block.Tests = block.Tests || c.tests
+		if c.otherUnit {
+			units.merge(c)
+		} else {
+			block.merge(c)
+		}
 	}
 	close()
 	return s
+}
+
+// merge adds a count line to a block: each count is the largest of its lines'.
+func (s *TestSummary) merge(c countLine) {
+	s.Found = true
+	s.Failed, s.Passed, s.Total = max(s.Failed, c.failed), max(s.Passed, c.passed), max(s.Total, c.total)
+	s.zeroFail, s.okLead = s.zeroFail || c.zeroFail, s.okLead || c.okLead
+	s.Tests = s.Tests || c.tests
 }
 
 // blank reports whether line holds nothing but white space.
@@ -201,6 +230,7 @@ type countLine struct {
 	zeroFail              bool // a failure word counted 0
 	okLead                bool // the line opens with "OK"
 	tests                 bool // a count of tests: see TestSummary.Tests
+	otherUnit             bool // the line's label counts another unit: "Test Suites:", "Test Files"
 }
 
 // add counts n of class.
@@ -220,9 +250,10 @@ func (c *countLine) add(class countClass, n int) {
 // readCountLine reads one line's counts; ok reports whether the line is a summary:
 // two counts of words runners count, or one and nothing but summaryWords beside it.
 func readCountLine(line string) (c countLine, ok bool) {
-	if len(line) > summaryLineBytes {
+	if len(line) > 4*summaryLineBytes {
 		return c, false
 	}
+	escBytes := 0 // the bytes of terminal escape sequences: a coloured line is no longer
 	line = strings.TrimLeft(line, " \t")
 	line = line[linePrefix(line):]
 	var buf [16]byte
@@ -233,6 +264,7 @@ func readCountLine(line string) (c countLine, ok bool) {
 		b := line[i]
 		switch {
 		case b == 0x1b: // a terminal escape sequence: ESC [ parameters final-byte
+			start := i
 			i++
 			if i < len(line) && line[i] == '[' {
 				i++
@@ -242,6 +274,7 @@ func readCountLine(line string) (c countLine, ok bool) {
 			}
 			i++
 			escEnd = i
+			escBytes += min(i, len(line)) - start
 		case isDigit(b):
 			j := i
 			for j < len(line) && isDigit(line[j]) {
@@ -285,6 +318,9 @@ func readCountLine(line string) (c countLine, ok bool) {
 					continue
 				}
 			}
+			if known+unknown == 0 && unitWord(w) {
+				c.otherUnit = true
+			}
 			if !summaryWord(w) {
 				if known+unknown == 0 {
 					// Words before the counts: a test's name, a message, a listing
@@ -306,6 +342,9 @@ func readCountLine(line string) (c countLine, ok bool) {
 		default:
 			i++
 		}
+	}
+	if len(line)-escBytes > summaryLineBytes {
+		return c, false
 	}
 	if c.okLead {
 		c.failed = 0 // "OK (…)" says it passed, whatever it counts

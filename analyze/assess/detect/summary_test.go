@@ -29,6 +29,10 @@ func TestReadTestSummary(t *testing.T) {
 		{"mocha", "  2 passing (8ms)\n  1 failing\n\n  1) adds:\n     AssertionError", 1, 2, 0, "fail"},
 		{"vitest over two lines", " Test Files  1 failed | 2 passed (3)\n      Tests  1 failed | 8 passed (9)\n   Start at  10:01:22\n   Duration  412ms", 1, 8, 0, "fail"},
 		{"jest", "Test Suites: 1 failed, 1 passed, 2 total\nTests:       1 failed, 2 passed, 3 total\nSnapshots:   0 total\nTime:        0.5 s", 1, 2, 3, "fail"},
+		{"jest: the tests' counts, not the suites'", "Test Suites: 2 failed, 2 total\nTests:       1 failed, 30 passed, 31 total\nSnapshots:   0 total", 1, 30, 31, "fail"},
+		{"jest: a suite that failed to run", "Test Suites: 1 failed, 1 passed, 2 total\nTests:       5 passed, 5 total", 1, 5, 5, "fail"},
+		{"jest: the suites' counts where no test is counted", "Test Suites: 1 failed, 1 total\nTime:        0.5 s", 1, 0, 1, "fail"},
+		{"vitest: the tests' counts, not the files'", " Test Files  2 failed (2)\n      Tests  1 failed | 30 passed (31)", 1, 30, 0, "fail"},
 		{"dotnet's labels", "Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 5 ms", 1, 2, 3, "fail"},
 		{"terminal colours", "\x1b[31m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m in 0.1s", 1, 2, 0, "fail"},
 		{"CRLF line ends", "3 examples, 0 failures\r\n", 0, 0, 3, "pass"},
@@ -50,7 +54,10 @@ func TestReadTestSummary(t *testing.T) {
 		{"a failed test's message is not the summary", "FAILED t.py::x - AssertionError: 2 errors, 1 warning\n1 failed, 7 passed in 0.3s", 1, 7, 0, "fail"},
 		{"words before the counts", "Compiled 3 files, 1 error", 0, 0, 0, "none"},
 		{"a summary past 16 KiB of its end is not read", "1 failed\n" + strings.Repeat("x\n", 9<<10), 0, 0, 0, "none"},
-		{"an overlong line is no summary", strings.Repeat("a ", 200) + "1 failed, 2 passed", 0, 0, 0, "none"},
+		{"an overlong line is no summary", "1 failed, 2 passed " + strings.Repeat("in ", 80), 0, 0, 0, "none"},
+		{"a line's colours do not make it long", "\x1b[31;1mFailed!\x1b[0m  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 5 ms - " +
+			strings.Repeat("\x1b[36m", 12) + "/home/dev/src/company/services/billing/tests/Billing.Invoices.Tests/bin/Debug/net8.0/Billing.Invoices.Tests.dll" +
+			strings.Repeat("\x1b[0m", 10) + " (net8.0)", 1, 2, 3, "fail"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
