@@ -173,8 +173,14 @@ func (w TaskWords) step(task string) Step {
 // DefaultCommandRules returns loopwatch's command rules: the toolchains of issue 10
 // (Go, Rust, Node with npm/pnpm/yarn/bun scripts, jest, vitest, tsc and eslint,
 // Python with pytest, unittest, mypy and ruff, Swift and Xcode, Java with Maven and
-// Gradle, .NET, Elixir's mix), the task runners (make, just, mise, task, rake), then
-// explorations and shell built-ins. Everything else is StepOther.
+// Gradle, .NET, Elixir's mix), Deno, Python's project managers' scripts (hatch, pdm,
+// pipenv, rye), Ruby, PHP with composer's scripts, Scala's sbt, Haskell, Clojure,
+// OCaml, Erlang, Gleam, Crystal, Nim, Perl's prove, Dart and Flutter, Zig, C and C++
+// (CTest, CMake, Meson), Bazel and the checks any repository runs (shellcheck,
+// pre-commit, terraform validate, hadolint), the task runners (make, just, mise,
+// task, rake, ninja, and a monorepo's nx, turbo and lerna), then explorations and
+// shell built-ins. Everything else is StepOther: a command no rule knows, read by
+// its program and first argument, and by a whole test summary.
 func DefaultCommandRules() []CommandRule {
 	r := func(name, tc string, step Step, re string) CommandRule {
 		return CommandRule{Name: name, Toolchain: tc, Step: step, Regexp: re}
@@ -184,7 +190,7 @@ func DefaultCommandRules() []CommandRule {
 	}
 	return []CommandRule{
 		// Go.
-		r("go.test", "go", StepTest, `^go\s+test\b`),
+		r("go.test", "go", StepTest, `^(?:go\s+test|gotestsum)\b`),
 		r("go.build", "go", StepBuild, `^go\s+(?:build|install)\b`),
 		r("go.vet", "go", StepLint, `^go\s+vet\b`),
 		r("go.lint", "go", StepLint, `^(?:golangci-lint|staticcheck|revive|govulncheck)\b`),
@@ -201,7 +207,13 @@ func DefaultCommandRules() []CommandRule {
 		r("node.pm", "", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:ci|install|i|add|audit|init|create|publish|update|upgrade|up|`+
 			`uninstall|remove|rm|un|link|ln|outdated|ls|list|pack|version|view|info|config|cache|dedupe|prune|rebuild|why|`+
 			`login|logout|whoami|fund|doctor|import|patch|store|env|pm|set|get)\b`),
-		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:(?:run|run-script)\s+)?(?:--?\S+\s+)*(?P<task>\S+)`),
+		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:workspace\s+\S+\s+)?`+runnerOptions+
+			`(?:(?:run|run-script)\s+)?`+runnerOptions+`(?P<task>\S+)`),
+		// Deno.
+		r("deno.test", "deno", StepTest, `^deno\s+test\b`),
+		r("deno.build", "deno", StepBuild, `^deno\s+(?:check|compile)\b`),
+		r("deno.lint", "deno", StepLint, `^deno\s+(?:lint|fmt\s+(?:.*\s)?--check)\b`),
+		task("deno.task", "deno", StepOther, `^deno\s+task\s+(?:-\S+\s+)*(?P<task>\S+)`),
 		// Python.
 		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),
 		// A project manager's scripts ("hatch run test", "pdm lint", "pipenv run
@@ -226,12 +238,64 @@ func DefaultCommandRules() []CommandRule {
 		r("dotnet.lint", "dotnet", StepLint, `^dotnet\s+format\b`),
 		// Elixir.
 		task("mix.task", "mix", StepOther, `^mix\s+(?:--?\S+\s+)*(?P<task>\S+)`),
+		// Ruby.
+		r("ruby.test", "ruby", StepTest, `^(?:rspec|cucumber|rails\s+test|ruby\s+(?:.*\s)?(?:-I\s*test|\S*_test\.rb|\S*_spec\.rb))\b`),
+		r("ruby.lint", "ruby", StepLint, `^(?:rubocop|standardrb|reek|brakeman)\b`),
+		// PHP, with composer's scripts ("composer test").
+		r("php.test", "php", StepTest, `^(?:phpunit|pest|paratest|codecept\s+run|php\s+artisan\s+test|php\s+(?:\S+/)?(?:phpunit|pest))\b`),
+		r("php.lint", "php", StepLint, `^(?:phpstan|psalm|phpcs|php-cs-fixer\s+(?:.*\s)?--dry-run|pint\s+(?:.*\s)?--test|php\s+-l)\b`),
+		r("php.pm", "", StepOther, `^composer\s+(?:install|i|update|u|upgrade|require|r|remove|rm|dump-autoload|dumpautoload|validate|show|`+
+			`outdated|config|create-project|diagnose|self-update|selfupdate|check-platform-reqs|audit|init|global|why|depends|why-not|`+
+			`prohibits|licenses|fund|search|reinstall|bump)\b`),
+		task("php.script", "php", StepOther, `^composer\s+(?:(?:run-script|run|exec)\s+)?(?:-\S+\s+)*(?P<task>\S+)`),
+		// Scala, Haskell, Clojure, OCaml, Erlang, Gleam, Crystal, Nim, Perl, Dart and Flutter, Zig.
+		r("sbt.test", "sbt", StepTest, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?(?:test|testOnly|testQuick|it:test)(?:\s|["']|$)`),
+		r("sbt.build", "sbt", StepBuild, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?(?:compile|test:compile|package|assembly)(?:\s|["']|$)`),
+		r("sbt.lint", "sbt", StepLint, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?scalafmtCheck`),
+		r("haskell.test", "haskell", StepTest, `^(?:stack|cabal)\s+(?:-\S+\s+)*test\b`),
+		r("haskell.build", "haskell", StepBuild, `^(?:stack|cabal)\s+(?:-\S+\s+)*build\b`),
+		r("haskell.lint", "haskell", StepLint, `^hlint\b`),
+		r("clojure.test", "clojure", StepTest, `^(?:lein\s+(?:.*\s)?test|(?:clojure|clj)\s+(?:.*\s)?-[XM]:test\S*|bb\s+test)\b`),
+		r("ocaml.test", "ocaml", StepTest, `^dune\s+(?:test|runtest|build\s+(?:.*\s)?@runtest)\b`),
+		r("ocaml.build", "ocaml", StepBuild, `^dune\s+build\b`),
+		r("erlang.test", "erlang", StepTest, `^rebar3\s+(?:.*\s)?(?:eunit|ct|proper)\b`),
+		r("erlang.build", "erlang", StepBuild, `^rebar3\s+(?:compile|release|escriptize)\b`),
+		r("erlang.lint", "erlang", StepLint, `^rebar3\s+(?:dialyzer|xref|lint)\b`),
+		r("gleam.test", "gleam", StepTest, `^gleam\s+test\b`),
+		r("gleam.build", "gleam", StepBuild, `^gleam\s+(?:build|check)\b`),
+		r("crystal.test", "crystal", StepTest, `^crystal\s+spec\b`),
+		r("nim.test", "nim", StepTest, `^nimble\s+test\b`),
+		r("perl.test", "perl", StepTest, `^(?:prove|yath)\b`),
+		r("dart.test", "dart", StepTest, `^(?:dart|flutter)\s+test\b`),
+		r("dart.build", "dart", StepBuild, `^(?:flutter\s+build|dart\s+compile)\b`),
+		r("dart.lint", "dart", StepLint, `^(?:dart|flutter)\s+(?:analyze|format\s+(?:.*\s)?--set-exit-if-changed)\b`),
+		r("zig.test", "zig", StepTest, `^zig\s+(?:build\s+(?:.*\s)?test|test)\b`),
+		r("zig.build", "zig", StepBuild, `^zig\s+(?:build|build-exe|build-lib|build-obj)\b`),
+		// C and C++.
+		r("cmake.test", "cmake", StepTest, `^(?:ctest|meson\s+test)\b`),
+		r("cmake.build", "cmake", StepBuild, `^(?:cmake\s+(?:.*\s)?--build|meson\s+compile|scons)\b`),
+		r("c.lint", "c", StepLint, `^(?:clang-tidy|cppcheck|clang-format\s+(?:.*\s)?--dry-run)\b`),
+		// Build systems of any language.
+		r("bazel.test", "bazel", StepTest, `^(?:bazel|bazelisk)\s+(?:-\S+\s+)*(?:test|coverage)\b`),
+		r("bazel.build", "bazel", StepBuild, `^(?:bazel|bazelisk)\s+(?:-\S+\s+)*build\b`),
+		// Checks of any repository.
+		r("shell.lint", "shell", StepLint, `^(?:shellcheck|shfmt\s+(?:.*\s)?-d)\b`),
+		r("precommit.lint", "pre-commit", StepLint, `^(?:pre-commit|prek|lefthook)\s+run\b`),
+		r("terraform.lint", "terraform", StepLint, `^(?:(?:terraform|tofu)\s+(?:validate|fmt\s+(?:.*\s)?-check)|tflint)\b`),
+		r("docker.lint", "docker", StepLint, `^hadolint\b`),
+		r("kotlin.lint", "kotlin", StepLint, `^(?:ktlint|detekt)\b`),
 		// Task runners.
 		task("make.target", "make", StepBuild, `^(?:make|gmake)\b(?:\s+(?:-[CfIjlo]\s*\S+|-\S+|\w+=\S*))*(?:\s+(?P<task>[^-\s]\S*))?`),
 		task("just.recipe", "just", StepOther, `^just\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("mise.task", "mise", StepOther, `^mise\s+(?:run|r)\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("task.task", "task", StepOther, `^task\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("rake.task", "rake", StepOther, `^rake\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
+		task("ninja.target", "ninja", StepBuild, `^(?:ninja|samu)\b(?:\s+(?:-[Cfjklt]\s*\S+|-\S+))*(?:\s+(?P<task>[^-\s]\S*))?`),
+		// A monorepo's task runners: "nx test web", "nx run web:test", "nx affected -t
+		// lint", "turbo run build --filter web", "lerna run test".
+		task("nx.target", "nx", StepOther, `^nx\s+(?:run\s+|(?:run-many|affected)\s+(?:\S+\s+)*?(?:-t|--targets?)[\s=])?`+runnerOptions+`(?P<task>[^-\s]\S*)`),
+		task("turbo.task", "turbo", StepOther, `^turbo\s+(?:run\s+)?`+runnerOptions+`(?P<task>[^-\s]\S*)`),
+		task("lerna.task", "lerna", StepOther, `^lerna\s+run\s+`+runnerOptions+`(?P<task>[^-\s]\S*)`),
 		// Explorations and shell built-ins: a non-zero exit of these is no failure.
 		r("shell.explore", "", StepExplore, `^(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|ll|tree|cat|bat|head|tail|less|more|wc|`+
 			`which|whereis|type|file|stat|du|df|pwd|cd|pushd|popd|echo|printf|true|false|:|sleep|wait|export|set|unset|`+
@@ -244,6 +308,11 @@ func DefaultCommandRules() []CommandRule {
 		r("gh.explore", "", StepExplore, `^gh\s+(?:api|search|(?:pr|issue|run|repo|release|workflow)\s+(?:view|list|diff|status))\b`),
 	}
 }
+
+// runnerOptions matches a package manager's or a monorepo runner's options before its
+// script: the ones whose value is the next word ("--filter web", "-C packages/api")
+// and the rest.
+const runnerOptions = `(?:(?:--filter|-F|--dir|-C|--prefix|--cwd|--workspace|--scope)[\s=]\S+\s+|--?\S+\s+)*`
 
 // commandMatcher is a compiled list of [CommandRule]s.
 type commandMatcher struct {
@@ -636,7 +705,7 @@ var wrappers = map[string]int{
 var twoWordWrappers = map[string]bool{
 	"uv run": true, "poetry run": true,
 	"bundle exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn exec": true, "yarn dlx": true, "npm exec": true,
-	"mise exec": true, "mise x": true, "direnv exec": true,
+	"mise exec": true, "mise x": true, "direnv exec": true, "opam exec": true, "coverage run": true,
 }
 
 // normalise joins a simple command's words after removing assignments, wrappers and
@@ -669,7 +738,7 @@ func normalise(words []string) (cmd string, timed bool) {
 		}
 		if len(words) > 1 && twoWordWrappers[w+" "+words[1]] {
 			words = words[2:]
-			if len(words) > 0 && (words[0] == "--" || words[0] == ".") {
+			if len(words) > 0 && (words[0] == "--" || words[0] == "." || words[0] == "-m") { // "coverage run -m pytest"
 				words = words[1:]
 			}
 			continue

@@ -237,7 +237,8 @@ func Count(signals []Signal, k Kind) int {
 // tests of target b: both are test commands' targets ("go test", "npm test", "make
 // test": a toolchain and its step, see [Signal].Target), and of one toolchain — node's
 // runners and npm's scripts are one — or one of them is a task runner's (make, just,
-// task, mise, rake), which may run any toolchain's suite. A passing "go test" says
+// task, mise, rake, ninja, and a monorepo's nx, turbo and lerna), which may run any
+// toolchain's suite. A passing "go test" says
 // nothing of "npm test" failing in the same repository.
 func SameSuite(a, b string) bool {
 	ta, oka := strings.CutSuffix(a, " test")
@@ -252,7 +253,11 @@ func SameSuite(a, b string) bool {
 		return tc
 	}
 	runner := func(tc string) bool {
-		return tc == "make" || tc == "just" || tc == "task" || tc == "mise" || tc == "rake"
+		switch tc {
+		case "make", "just", "task", "mise", "rake", "ninja", "nx", "turbo", "lerna":
+			return true
+		}
+		return false
 	}
 	return family(ta) == family(tb) || runner(ta) || runner(tb)
 }

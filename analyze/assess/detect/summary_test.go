@@ -128,12 +128,12 @@ func TestTestFailureCounts(t *testing.T) {
 		exit           int
 		want           string
 	}{
-		{"piped rspec: the tests run and not failed passed", "bundle exec rspec | tail", "3 examples, 2 failures", 0, "test_failure@rspec 2/1"},
+		{"piped rspec: the tests run and not failed passed", "bundle exec rspec | tail", "3 examples, 2 failures", 0, "test_failure@ruby test 2/1"},
 		{"mix: doctests and tests, the larger the total", "mix test", "14 doctests, 127 tests, 12 failures", 2, "test_failure@mix test 12/115"},
 		{"jest's rule read it, the counts are the summary's", "npx jest", "Tests:       1 failed, 2 passed, 3 total", 1, "test_failure@node test 1/2"},
 		{"a count past 65535 is held at it", "pytest", "=== 70000 failed, 1 passed in 9.0s ===", 1, "test_failure@python test 65535/1"},
 		{"no counts", "go test ./...", "--- FAIL: TestX\nFAIL\tx", 1, "test_failure@go test 0/0"},
-		{"a pass carries the tests it passed", "bundle exec rspec | tail", "3 examples, 0 failures", 0, "test_success@rspec 0/3"},
+		{"a pass carries the tests it passed", "bundle exec rspec | tail", "3 examples, 0 failures", 0, "test_success@ruby test 0/3"},
 		{"… one test's too", "pytest t.py::test_a", "1 passed in 0.01s", 0, "test_success@python test 0/1"},
 		{"a pass without counts", "go test ./...", "ok  \tx\t0.1s", 0, "test_success@go test 0/0"},
 		{"a compiler's count is the build's", "./gradlew test", "A.java:2: error: cannot find symbol\n1 error", 1, "build_failure@gradle test 0/0"},
@@ -169,6 +169,10 @@ func TestSameSuite(t *testing.T) {
 		{"go test", "rspec", false},
 		{"git commit", "go test", false},
 		{"deno test", "deno test", true},
+		{"turbo test", "node test", true},
+		{"ruby test", "nx test", true},
+		{"php test", "ruby test", false},
+		{"deno test", "node test", false},
 		{"ctest build", "make test", false},
 		{"", "", false},
 	} {
