@@ -600,7 +600,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	// reports whether there was any.
 	failures := func() bool {
 		for _, s := range textFail {
-			st := pickStep(toolchain, stepOf(s.Kind))
+			st := stepFor(toolchain, s)
 			k := s.Kind
 			if st.step != stepOf(k) && !(k == BuildFailure && st.step == StepTest) {
 				k = st.step.failureKind() // a vet or lint report read as compiler output
@@ -629,6 +629,16 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			return dst, sum
 		default: // the status is unknown, or hidden behind a pipe, ; or ||
 			if failures() {
+				if ok {
+					// The line passed: a step whose status is the line's, and whose
+					// run the text did not read failing, passed ("go test ./...;
+					// npx jest" exiting 0 with go's failures above jest's pass).
+					for _, st := range toolchain {
+						if st.tail && !slices.ContainsFunc(dst[start:], func(s Signal) bool { return s.Target == st.target }) {
+							add(st.step.successKind(), source, st.target)
+						}
+					}
+				}
 				return dst, sum
 			}
 			for _, s := range textOK {
@@ -785,6 +795,38 @@ func timedOut(ev *analyze.Event, steps []commandStep) bool {
 		return true
 	}
 	return strings.Contains(ev.ToolOutput[:min(len(ev.ToolOutput), markerBytes)], "Command timed out after")
+}
+
+// stepFor returns the step of steps a failure s read from the output belongs to: where
+// a toolchain's rule read it and the line runs that toolchain, pickStep's among that
+// toolchain's steps ("go test ./...; npx jest" whose output shows jest failing is
+// jest's run), otherwise pickStep's among all.
+func stepFor(steps []commandStep, s Signal) commandStep {
+	if tc, _, ok := strings.Cut(s.Target, " "); ok {
+		var buf [4]commandStep
+		mine := buf[:0]
+		for _, st := range steps {
+			if stc, _, _ := strings.Cut(st.target, " "); ruleToolchain(stc) == tc {
+				mine = append(mine, st)
+			}
+		}
+		if len(mine) > 0 {
+			return pickStep(mine, stepOf(s.Kind))
+		}
+	}
+	return pickStep(steps, stepOf(s.Kind))
+}
+
+// ruleToolchain is the toolchain whose output rules read a command rule's toolchain's
+// runs: npm's scripts run node's tools, Maven and Gradle run Java's.
+func ruleToolchain(tc string) string {
+	switch tc {
+	case "npm":
+		return "node"
+	case "maven", "gradle":
+		return "java"
+	}
+	return tc
 }
 
 // pickStep returns the step of steps a failure of step kind belongs to: the first
