@@ -18,6 +18,7 @@ const (
 	ClassTaskNotification TextClass = "task_notification" // <task-notification> of a background task
 	ClassSystemReminder   TextClass = "system_reminder"   // <system-reminder> blocks
 	ClassHookOutput       TextClass = "hook_output"       // <user-prompt-submit-hook> output
+	ClassInjected         TextClass = "injected"          // wholly one tag another program wrote: <ci-monitor-event>…</ci-monitor-event>
 	ClassEmpty            TextClass = "empty"             // white space only
 )
 
@@ -65,5 +66,70 @@ func Classify(text string, isMeta, isCompactSummary bool) TextClass {
 			return w.class
 		}
 	}
+	if wholeTag(t) {
+		return ClassInjected
+	}
 	return ClassHuman
 }
+
+// wholeTag reports whether t is wholly one element of a tag whose name joins words
+// with "-" or "_" — "<ci-monitor-event>…</ci-monitor-event>", a tool's
+// "<create-pr-command>…</create-pr-command>" —, the form Claude Code and the programs
+// around it write into the user role ("<task-notification>", "<bash-input>"), which no
+// human types: a pasted HTML element is "<div>" or "<p>", and a message that goes on
+// after the closing tag is the human's (see HumanText).
+func wholeTag(t string) bool {
+	end, ok := leadingTag(t)
+	return ok && strings.TrimRight(t[end:], " \t\r\n") == ""
+}
+
+// HumanText is what the human typed of a user message: text that opens with an
+// element another program wrote (see [Classify]'s ClassInjected) and goes on with the
+// human's words — "<ci-monitor-event>CI failed…</ci-monitor-event>\nhmm skip on CI
+// runners" — is those words; any other text is itself.
+func HumanText(t string) string {
+	t = strings.TrimLeft(t, " \t\r\n")
+	if end, ok := leadingTag(t); ok {
+		if rest := strings.TrimSpace(t[end:]); rest != "" {
+			return rest
+		}
+	}
+	return t
+}
+
+// leadingTag reads an element at t's start whose tag's name joins lower-case words
+// with "-" or "_" and which holds some text; end is where its first closing tag ends.
+func leadingTag(t string) (end int, ok bool) {
+	if len(t) < 2 || t[0] != '<' || !isLower(t[1]) {
+		return 0, false
+	}
+	i, words := 2, 1
+	for ; i < len(t); i++ {
+		c := t[i]
+		if c == '-' || c == '_' {
+			if t[i-1] == '-' || t[i-1] == '_' {
+				return 0, false
+			}
+			words++
+		} else if !isLower(c) && !isDigit(c) {
+			break
+		}
+	}
+	if words < 2 || i == len(t) || t[i] != '>' && t[i] != ' ' || t[i-1] == '-' || t[i-1] == '_' {
+		return 0, false
+	}
+	name := t[1:i]
+	open := strings.IndexByte(t[i:], '>')
+	if open < 0 {
+		return 0, false
+	}
+	body := i + open + 1
+	closing := strings.Index(t[body:], "</"+name+">")
+	if closing <= 0 {
+		return 0, false // none, or nothing inside
+	}
+	return body + closing + len(name) + 3, true
+}
+
+func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }

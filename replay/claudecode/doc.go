@@ -25,7 +25,10 @@
 //     summaries (isCompactSummary, or text opening "This session is being continued
 //     from a previous conversation") "compact_summary"; "<task-notification>"
 //     "task_notification"; "<system-reminder>" "system_reminder";
-//     "<user-prompt-submit-hook>" "hook_output". White space only is counted
+//     "<user-prompt-submit-hook>" "hook_output"; a text wholly one element of a tag
+//     whose name joins words with "-" or "_" ("<ci-monitor-event>…</ci-monitor-event>",
+//     a plugin's or a tool's) "injected" — a human message that goes on after such an
+//     element is the human's words only ([HumanText]). White space only is counted
 //     [user/empty], images [user/image]; neither is an event.
 //   - user, tool_result blocks: one KindToolResult each [user/tool_result], ToolOutput
 //     the content (a string, or its text blocks joined by newlines; images counted

@@ -540,7 +540,7 @@ func (b *builder) user(fst *fileState, line int, raw []byte, rec *record, base a
 		s.Records["user/"+string(class)]++
 		switch class {
 		case ClassHuman:
-			human = append(human, t)
+			human = append(human, HumanText(t))
 		case ClassInterrupt:
 			ev := base
 			ev.Kind, ev.UserContent = analyze.KindInterrupt, strings.TrimSpace(t)

@@ -498,6 +498,23 @@ func TestSubagentPaths(t *testing.T) {
 	}
 }
 
+func TestHumanText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"please fix", "please fix"},
+		{"  please fix", "please fix"},
+		{"<ci-monitor-event>CI checks failed, fix them</ci-monitor-event>\nhmm  skip on CI runners\n", "hmm  skip on CI runners"},
+		{"<ci-monitor-event>CI failed</ci-monitor-event>", "<ci-monitor-event>CI failed</ci-monitor-event>"},
+		{"<div>the layout</div> breaks", "<div>the layout</div> breaks"},
+		{"<my-widget></my-widget> breaks", "<my-widget></my-widget> breaks"},
+		{"<a-b>x</a-b", "<a-b>x</a-b"},
+		{"<a-b x", "<a-b x"},
+	} {
+		if got := HumanText(tt.in); got != tt.want {
+			t.Errorf("HumanText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestClassify(t *testing.T) {
 	tests := []struct {
 		text         string
@@ -512,6 +529,16 @@ func TestClassify(t *testing.T) {
 		{"[Request interrupted by user]", false, false, ClassInterrupt},
 		{"<task-notification>…", false, false, ClassTaskNotification},
 		{"I typed <command-name> in the middle", false, false, ClassHuman},
+		{"<ci-monitor-event>CI checks \"lint\" failed</ci-monitor-event>\n", false, false, ClassInjected},
+		{"<create-pr-command lang=\"en\">\n## Overview\nCreate a pull request</create-pr-command>", false, false, ClassInjected},
+		{"<build_status>red</build_status>", false, false, ClassInjected},
+		{"<ci-monitor-event>CI failed</ci-monitor-event> why did you push that?", false, false, ClassHuman},
+		{"<div>the layout breaks</div>", false, false, ClassHuman},
+		{"<my-widget></my-widget>", false, false, ClassHuman},
+		{"<a-b>x</a-c>", false, false, ClassHuman},
+		{"<-a>x</-a>", false, false, ClassHuman},
+		{"<a--b>x</a--b>", false, false, ClassHuman},
+		{"<a->x</a->", false, false, ClassHuman},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.text, tt.meta, tt.compct); got != tt.want {
