@@ -207,15 +207,24 @@ func DefaultCommandRules() []CommandRule {
 		r("node.pm", "", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:ci|install|i|add|audit|init|create|publish|update|upgrade|up|`+
 			`uninstall|remove|rm|un|link|ln|outdated|ls|list|pack|version|view|info|config|cache|dedupe|prune|rebuild|why|`+
 			`login|logout|whoami|fund|doctor|import|patch|store|env|pm|set|get)\b`),
+		// A monorepo's task runners, run as they are or by a package manager: "nx test
+		// web", "nx run web:test" (a project's target), "nx affected -t lint", "pnpm
+		// turbo run build --filter web", "turbo run @acme/ui#build", "lerna run test".
+		task("nx.target", "nx", StepOther, `^(?:(?:pnpm|yarn|bun)\s+)?nx\s+(?:run\s+(?:[^\s:]+:)?|(?:run-many|affected)\s+(?:\S+\s+)*?(?:-t|--targets?)[\s=])?`+
+			runnerOptions+`(?P<task>[^-\s]\S*)`),
+		task("turbo.task", "turbo", StepOther, `^(?:(?:pnpm|yarn|bun)\s+)?turbo\s+(?:run\s+)?`+runnerOptions+`(?:[^\s#]+#)?(?P<task>[^-\s#]\S*)`),
+		task("lerna.task", "lerna", StepOther, `^(?:(?:pnpm|yarn|bun)\s+)?lerna\s+run\s+`+runnerOptions+`(?P<task>[^-\s]\S*)`),
 		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:workspace\s+\S+\s+)?`+runnerOptions+
 			`(?:(?:run|run-script)\s+)?`+runnerOptions+`(?P<task>\S+)`),
 		// Deno.
 		r("deno.test", "deno", StepTest, `^deno\s+test\b`),
 		r("deno.build", "deno", StepBuild, `^deno\s+(?:check|compile)\b`),
 		r("deno.lint", "deno", StepLint, `^deno\s+(?:lint|fmt\s+(?:.*\s)?--check)\b`),
-		task("deno.task", "deno", StepOther, `^deno\s+task\s+(?:-\S+\s+)*(?P<task>\S+)`),
+		task("deno.task", "deno", StepOther, `^deno\s+task\s+`+runnerOptions+`(?P<task>\S+)`),
 		// Python.
-		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|python[\d.]*\s+(?:\S+/)?manage\.py\s+test)\b`),
+		// tox's and nox's environments named for a check are lints ("tox -e lint").
+		r("python.toxlint", "python", StepLint, `^(?:tox|nox)\s+(?:.*\s)?(?:-e|-s|--env|--session|--sessions)[\s=]\S*(?:lint|mypy|ruff|flake8|pylint|typecheck|types|format|fmt|style|pre-commit)`),
+		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|(?:python[\d.]*\s+)?(?:\S+/)?manage\.py\s+test)\b`),
 		// A project manager's scripts ("hatch run test", "pdm lint", "pipenv run
 		// tests"): its script table's names, read as the program of that name where
 		// no task word names them ("hatch run pytest -x").
@@ -239,23 +248,27 @@ func DefaultCommandRules() []CommandRule {
 		// Elixir.
 		task("mix.task", "mix", StepOther, `^mix\s+(?:--?\S+\s+)*(?P<task>\S+)`),
 		// Ruby.
-		r("ruby.test", "ruby", StepTest, `^(?:rspec|cucumber|rails\s+test|ruby\s+(?:.*\s)?(?:-I\s*test|\S*_test\.rb|\S*_spec\.rb))\b`),
+		r("ruby.test", "ruby", StepTest, `^(?:rspec|cucumber|rails\s+test(?::(?:system|all|models|controllers|integration|units|functionals|mailers|helpers|jobs|channels))?(?:\s|$)|`+
+			`ruby\s+(?:-I\s+\S+\s+|-[^c\s]\S*\s+)*\S*_(?:test|spec)\.rb\b)`),
 		r("ruby.lint", "ruby", StepLint, `^(?:rubocop|standardrb|reek|brakeman)\b`),
 		// PHP, with composer's scripts ("composer test").
-		r("php.test", "php", StepTest, `^(?:phpunit|pest|paratest|codecept\s+run|php\s+artisan\s+test|php\s+(?:\S+/)?(?:phpunit|pest))\b`),
-		r("php.lint", "php", StepLint, `^(?:phpstan|psalm|phpcs|php-cs-fixer\s+(?:.*\s)?--dry-run|pint\s+(?:.*\s)?--test|php\s+-l)\b`),
+		r("php.test", "php", StepTest, `^(?:phpunit|pest|paratest|codecept\s+run|php\s+(?:-d\s*\S+\s+)*(?:artisan\s+test|(?:\S+/)?(?:phpunit|pest|paratest)))\b`),
+		r("php.lint", "php", StepLint, `^(?:phpstan|psalm|phpcs|php-cs-fixer\s+(?:.*\s)?--dry-run|pint\s+(?:.*\s)?--test|php\s+-l|`+
+			`php\s+(?:-d\s*\S+\s+)*(?:\S+/)?(?:phpstan|psalm|phpcs))\b`),
 		r("php.pm", "", StepOther, `^composer\s+(?:install|i|update|u|upgrade|require|r|remove|rm|dump-autoload|dumpautoload|validate|show|`+
 			`outdated|config|create-project|diagnose|self-update|selfupdate|check-platform-reqs|audit|init|global|why|depends|why-not|`+
 			`prohibits|licenses|fund|search|reinstall|bump)\b`),
-		task("php.script", "php", StepOther, `^composer\s+(?:(?:run-script|run|exec)\s+)?(?:-\S+\s+)*(?P<task>\S+)`),
+		task("php.script", "php", StepOther, `^composer\s+(?:(?:-d|--working-dir)[\s=]\S+\s+|-\S+\s+)*(?:(?:run-script|run|exec)\s+)?(?:-\S+\s+)*(?P<task>\S+)`),
 		// Scala, Haskell, Clojure, OCaml, Erlang, Gleam, Crystal, Nim, Perl, Dart and Flutter, Zig.
-		r("sbt.test", "sbt", StepTest, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?(?:test|testOnly|testQuick|it:test)(?:\s|["']|$)`),
-		r("sbt.build", "sbt", StepBuild, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?(?:compile|test:compile|package|assembly)(?:\s|["']|$)`),
-		r("sbt.lint", "sbt", StepLint, `^sbt\s+(?:.*\s)?["']?(?:\S+/)?scalafmtCheck`),
-		r("haskell.test", "haskell", StepTest, `^(?:stack|cabal)\s+(?:-\S+\s+)*test\b`),
-		r("haskell.build", "haskell", StepBuild, `^(?:stack|cabal)\s+(?:-\S+\s+)*build\b`),
+		// sbt's commands are its arguments, whole or quoted ("sbt clean test", sbt
+		// "testOnly Foo"); a word inside another's quotes is no command ('run test').
+		r("sbt.test", "sbt", StepTest, `^sbt\s+`+sbtArgs+`["']?(?:\S+/)?(?:test|testOnly|testQuick|it:test)(?:\s|["']|$)`),
+		r("sbt.build", "sbt", StepBuild, `^sbt\s+`+sbtArgs+`["']?(?:\S+/)?(?:compile|test:compile|package|assembly)(?:\s|["']|$)`),
+		r("sbt.lint", "sbt", StepLint, `^sbt\s+`+sbtArgs+`["']?(?:\S+/)?scalafmtCheck`),
+		r("haskell.test", "haskell", StepTest, `^(?:stack|cabal)\s+(?:--stack-yaml\s+\S+\s+|-\S+\s+)*(?:(?:v2-)?test\b|build\s+(?:.*\s)?--test\b)`),
+		r("haskell.build", "haskell", StepBuild, `^(?:stack|cabal)\s+(?:--stack-yaml\s+\S+\s+|-\S+\s+)*(?:v2-)?build\b`),
 		r("haskell.lint", "haskell", StepLint, `^hlint\b`),
-		r("clojure.test", "clojure", StepTest, `^(?:lein\s+(?:.*\s)?test|(?:clojure|clj)\s+(?:.*\s)?-[XM]:test\S*|bb\s+test)\b`),
+		r("clojure.test", "clojure", StepTest, `^(?:lein\s+(?:-\S+\s+|with-profiles?\s+\S+\s+)*test(?:\s|$)|(?:clojure|clj)\s+(?:.*\s)?-[XM]:test\S*|bb\s+test\b)`),
 		r("ocaml.test", "ocaml", StepTest, `^dune\s+(?:test|runtest|build\s+(?:.*\s)?@runtest)\b`),
 		r("ocaml.build", "ocaml", StepBuild, `^dune\s+build\b`),
 		r("erlang.test", "erlang", StepTest, `^rebar3\s+(?:.*\s)?(?:eunit|ct|proper)\b`),
@@ -269,10 +282,11 @@ func DefaultCommandRules() []CommandRule {
 		r("dart.test", "dart", StepTest, `^(?:dart|flutter)\s+test\b`),
 		r("dart.build", "dart", StepBuild, `^(?:flutter\s+build|dart\s+compile)\b`),
 		r("dart.lint", "dart", StepLint, `^(?:dart|flutter)\s+(?:analyze|format\s+(?:.*\s)?--set-exit-if-changed)\b`),
-		r("zig.test", "zig", StepTest, `^zig\s+(?:build\s+(?:.*\s)?test|test)\b`),
+		r("zig.run", "", StepOther, `^zig\s+(?:build\s+(?:-\S+\s+)*run|run)\b`),
+		r("zig.test", "zig", StepTest, `^zig\s+(?:build\s+(?:-\S+\s+)*test|test)\b`),
 		r("zig.build", "zig", StepBuild, `^zig\s+(?:build|build-exe|build-lib|build-obj)\b`),
 		// C and C++.
-		r("cmake.test", "cmake", StepTest, `^(?:ctest|meson\s+test)\b`),
+		r("cmake.test", "cmake", StepTest, `^(?:ctest|meson\s+test|cmake\s+(?:.*\s)?--build\s+(?:.*\s)?(?:--target|-t)\s+(?:test|check)(?:\s|$))\b`),
 		r("cmake.build", "cmake", StepBuild, `^(?:cmake\s+(?:.*\s)?--build|meson\s+compile|scons)\b`),
 		r("c.lint", "c", StepLint, `^(?:clang-tidy|cppcheck|clang-format\s+(?:.*\s)?--dry-run)\b`),
 		// Build systems of any language.
@@ -281,7 +295,7 @@ func DefaultCommandRules() []CommandRule {
 		// Checks of any repository.
 		r("shell.lint", "shell", StepLint, `^(?:shellcheck|shfmt\s+(?:.*\s)?-d)\b`),
 		r("precommit.lint", "pre-commit", StepLint, `^(?:pre-commit|prek|lefthook)\s+run\b`),
-		r("terraform.lint", "terraform", StepLint, `^(?:(?:terraform|tofu)\s+(?:validate|fmt\s+(?:.*\s)?-check)|tflint)\b`),
+		r("terraform.lint", "terraform", StepLint, `^(?:(?:terraform|tofu)\s+(?:-\S+\s+)*(?:validate|fmt\s+(?:.*\s)?-check)|tflint)\b`),
 		r("docker.lint", "docker", StepLint, `^hadolint\b`),
 		r("kotlin.lint", "kotlin", StepLint, `^(?:ktlint|detekt)\b`),
 		// Task runners.
@@ -290,12 +304,8 @@ func DefaultCommandRules() []CommandRule {
 		task("mise.task", "mise", StepOther, `^mise\s+(?:run|r)\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("task.task", "task", StepOther, `^task\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("rake.task", "rake", StepOther, `^rake\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
-		task("ninja.target", "ninja", StepBuild, `^(?:ninja|samu)\b(?:\s+(?:-[Cfjklt]\s*\S+|-\S+))*(?:\s+(?P<task>[^-\s]\S*))?`),
-		// A monorepo's task runners: "nx test web", "nx run web:test", "nx affected -t
-		// lint", "turbo run build --filter web", "lerna run test".
-		task("nx.target", "nx", StepOther, `^nx\s+(?:run\s+|(?:run-many|affected)\s+(?:\S+\s+)*?(?:-t|--targets?)[\s=])?`+runnerOptions+`(?P<task>[^-\s]\S*)`),
-		task("turbo.task", "turbo", StepOther, `^turbo\s+(?:run\s+)?`+runnerOptions+`(?P<task>[^-\s]\S*)`),
-		task("lerna.task", "lerna", StepOther, `^lerna\s+run\s+`+runnerOptions+`(?P<task>[^-\s]\S*)`),
+		// ninja's target, or its tool ("ninja -t clean": no build).
+		task("ninja.target", "ninja", StepBuild, `^(?:ninja|samu)\b(?:\s+(?:-[Cfjkl]\s*\S+|-[^t\s]\S*))*(?:\s+(?:-t\s*)?(?P<task>[^-\s]\S*))?`),
 		// Explorations and shell built-ins: a non-zero exit of these is no failure.
 		r("shell.explore", "", StepExplore, `^(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|ll|tree|cat|bat|head|tail|less|more|wc|`+
 			`which|whereis|type|file|stat|du|df|pwd|cd|pushd|popd|echo|printf|true|false|:|sleep|wait|export|set|unset|`+
@@ -313,6 +323,9 @@ func DefaultCommandRules() []CommandRule {
 // script: the ones whose value is the next word ("--filter web", "-C packages/api")
 // and the rest.
 const runnerOptions = `(?:(?:--filter|-F|--dir|-C|--prefix|--cwd|--workspace|--scope)[\s=]\S+\s+|--?\S+\s+)*`
+
+// sbtArgs matches sbt's arguments before a command: whole words or quoted commands.
+const sbtArgs = `(?:(?:"[^"]*"|'[^']*'|[^\s"']\S*)\s+)*`
 
 // commandMatcher is a compiled list of [CommandRule]s.
 type commandMatcher struct {
@@ -373,6 +386,13 @@ func (m *commandMatcher) classify(cmd string) commandStep { return m.classifyAs(
 // classifyAs is classify; task says cmd is a runner's task, which the runners' own
 // rules do not read again (a task is one program, not another runner's task).
 func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
+	switch {
+	case hasArg(cmd, "--version"), hasArg(cmd, "--help"):
+		return commandStep{step: StepExplore} // "rspec --version" runs nothing
+	case hasArg(cmd, "--dry-run"), hasArg(cmd, "--init"), hasArg(cmd, "--collect-only"), hasArg(cmd, "--co"),
+		hasArg(cmd, "--list-tests"), hasArg(cmd, "--listTests"):
+		return commandStep{step: StepOther, target: otherTarget(cmd)} // a runner that runs no test: no run of the suite
+	}
 	for i := range m.rules {
 		r := &m.rules[i]
 		if task && r.task >= 0 {
@@ -393,9 +413,18 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 				// A runner that runs a package's program by its name ("pnpm vitest
 				// run", "yarn jest", "bun tsc"): the program, when a rule knows it.
 				// The task's words are normalised again: "hatch run python -m pytest".
-				prog, _ := normalise(strings.Fields(cmd[loc[2*r.task]:]))
-				if st := m.classifyAs(prog, true); st.step.isToolchain() {
+				prog, _, timed := normalise(strings.Fields(cmd[loc[2*r.task]:]))
+				st := m.classifyAs(prog, true)
+				st.timed = timed
+				if st.step.isToolchain() || st.step == StepExplore {
 					return st
+				}
+				// Another task or program: a command of its own, named by the runner
+				// and what it runs ("pipenv python scripts/a.py", "mise dup", "ninja
+				// clean"), not by the runner's own words ("pipenv run").
+				if prog != "" {
+					runner, _, _ := strings.Cut(cmd, " ")
+					return commandStep{step: StepOther, target: runner + " " + otherTarget(prog), timed: timed}
 				}
 			}
 		}
@@ -408,6 +437,22 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 		return commandStep{step: step, target: r.toolchain + " " + step.String()}
 	}
 	return commandStep{step: StepOther, target: otherTarget(cmd)}
+}
+
+// hasArg reports whether arg is one of cmd's words after its first.
+func hasArg(cmd, arg string) bool {
+	for i := strings.Index(cmd, " "+arg); i >= 0; {
+		end := i + 1 + len(arg)
+		if end == len(cmd) || cmd[end] == ' ' {
+			return true
+		}
+		j := strings.Index(cmd[end:], " "+arg)
+		if j < 0 {
+			break
+		}
+		i = end + j
+	}
+	return false
 }
 
 // inlineCode reports whether flag makes program, an interpreter, read a program
@@ -482,15 +527,77 @@ func (m *commandMatcher) parse(line string) []commandStep {
 	}
 	var out []commandStep
 	for _, sc := range splitCommands(line) {
-		cmd, timed := normalise(sc.words)
+		cmd, path, timed := normalise(sc.words)
 		if cmd == "" {
 			continue
 		}
 		st := m.classify(cmd)
-		st.tail, st.timed = sc.tail, timed
+		if st.step == StepOther || st.step == StepExplore {
+			if ps, ok := m.projectScript(cmd, path); ok {
+				st = ps
+			}
+		}
+		st.tail, st.timed = sc.tail, st.timed || timed
 		out = append(out, st)
 	}
 	return out
+}
+
+// scriptWords may stand beside task words in a project script's name ("run-tests",
+// "test-all", "lint_fast").
+var scriptWords = map[string]bool{"run": true, "all": true, "local": true, "quick": true, "fast": true, "full": true}
+
+// projectScript reads a project's own script of a task — "bin/test", "script/test",
+// "./scripts/lint.sh", "bash ci/run-tests.sh", "python scripts/build.py" — as that
+// task's step, its target "script test" (a task runner's, see SameSuite): a script
+// given by a relative path whose name, without an extension, is task words only
+// ("test-data-gen.py" is no test run). cmd is the normalised command, path its
+// program as written.
+func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
+	if path == "" {
+		// An interpreter running a script: "bash scripts/test.sh", "python x/build.py".
+		prog, rest, _ := strings.Cut(cmd, " ")
+		switch strings.TrimRight(prog, "0123456789.") {
+		case "sh", "bash", "zsh", "python", "ruby", "node", "pwsh":
+		default:
+			return commandStep{}, false
+		}
+		for _, w := range strings.Fields(rest) {
+			if !strings.HasPrefix(w, "-") {
+				path = w
+				break
+			}
+		}
+	}
+	if path == "" || path[0] == '/' || path[0] == '~' || !strings.Contains(path, "/") {
+		return commandStep{}, false
+	}
+	name := path[strings.LastIndexByte(path, '/')+1:]
+	if dot := strings.IndexByte(name, '.'); dot > 0 {
+		switch name[dot+1:] {
+		case "sh", "bash", "zsh", "ps1", "bat", "cmd", "py", "rb", "js", "mjs", "ts", "pl":
+			name = name[:dot]
+		default:
+			return commandStep{}, false
+		}
+	}
+	step := StepOther
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
+		if scriptWords[w] {
+			continue // "lint-all" lints
+		}
+		st := m.words.step(w)
+		if st == StepOther {
+			return commandStep{}, false
+		}
+		if step == StepOther || st == StepTest || st == StepBuild && step == StepLint {
+			step = st // the first of test, build, lint, as TaskWords decide
+		}
+	}
+	if !step.isToolchain() {
+		return commandStep{}, false
+	}
+	return commandStep{step: step, target: "script " + step.String()}, true
 }
 
 // simpleCommand is the words of one simple command and whether only && follow it.
@@ -708,11 +815,20 @@ var twoWordWrappers = map[string]bool{
 	"mise exec": true, "mise x": true, "direnv exec": true, "opam exec": true, "coverage run": true,
 }
 
+// wrapperValueOptions are the options of twoWordWrappers whose value is the next
+// word: uv's, poetry's and coverage's.
+var wrapperValueOptions = map[string]bool{
+	"--with": true, "--with-requirements": true, "--python": true, "--directory": true, "--project": true, "--package": true,
+	"--extra": true, "--group": true, "--env-file": true, "--index": true, "-C": true, "-P": true, "--source": true,
+	"--rcfile": true, "--omit": true, "--include": true, "--data-file": true, "--context": true, "--gemfile": true,
+}
+
 // normalise joins a simple command's words after removing assignments, wrappers and
 // redirections, with the program's directory dropped; "" for a command that runs
-// nothing (a lone assignment, "done", "fi"). timed reports that timeout(1) was among
-// the wrappers removed.
-func normalise(words []string) (cmd string, timed bool) {
+// nothing (a lone assignment, "done", "fi"). path is the program as written where it
+// had a directory ("bin/test", "./scripts/lint.sh"); timed reports that timeout(1) was
+// among the wrappers removed.
+func normalise(words []string) (cmd, path string, timed bool) {
 	// Redirections: "2>&1", ">out", "> out" (the target word too).
 	kept := words[:0:0]
 	for i := 0; i < len(words); i++ {
@@ -738,7 +854,19 @@ func normalise(words []string) (cmd string, timed bool) {
 		}
 		if len(words) > 1 && twoWordWrappers[w+" "+words[1]] {
 			words = words[2:]
-			if len(words) > 0 && (words[0] == "--" || words[0] == "." || words[0] == "-m") { // "coverage run -m pytest"
+			// The wrapper's options ("uv run --with x pytest", "coverage run
+			// --source=app -m pytest"), "--", and "-m": the module it runs.
+			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+				opt := words[0]
+				words = words[1:]
+				if opt == "--" || opt == "-m" {
+					break
+				}
+				if wrapperValueOptions[opt] && len(words) > 0 {
+					words = words[1:]
+				}
+			}
+			if len(words) > 0 && words[0] == "." {
 				words = words[1:]
 			}
 			continue
@@ -767,20 +895,20 @@ func normalise(words []string) (cmd string, timed bool) {
 		break
 	}
 	if len(words) == 0 {
-		return "", timed
+		return "", "", timed
 	}
 	switch words[0] {
 	case "done", "fi", "esac", "}", "for", "case", "function", "select":
-		return "", timed
+		return "", "", timed
 	}
 	prog := words[0]
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 && i < len(prog)-1 {
-		prog = prog[i+1:]
+		path, prog = prog, prog[i+1:]
 	}
 	if len(words) == 1 {
-		return prog, timed
+		return prog, path, timed
 	}
-	return prog + " " + strings.Join(words[1:], " "), timed
+	return prog + " " + strings.Join(words[1:], " "), path, timed
 }
 
 // isAssignment reports whether w is a VAR=value word.

@@ -78,10 +78,10 @@ func summaryWord(w []byte) bool {
 
 // unitWord reports whether w (lower case), in the label before a line's counts, says
 // the line counts something other than tests: jest's "Test Suites:", Vitest's "Test
-// Files", "Snapshots:".
+// Files", "Snapshots:" — or as the word of its first count, Cucumber's "10 steps".
 func unitWord(w []byte) bool {
 	switch string(w) {
-	case "suite", "suites", "file", "files", "snapshots":
+	case "suite", "suites", "file", "files", "snapshots", "step", "steps":
 		return true
 	}
 	return false
@@ -290,6 +290,9 @@ func readCountLine(line string) (c countLine, ok bool) {
 				i = j
 				continue
 			}
+			if known+unknown == 0 && unitWord(word) {
+				c.otherUnit = true // "10 steps (1 failed, 9 passed)" below Cucumber's scenarios
+			}
 			if class := countWordClass(word); class == countUnknown {
 				unknown++
 			} else {
@@ -308,7 +311,7 @@ func readCountLine(line string) (c countLine, ok bool) {
 				c.okLead = true
 			}
 			first = false
-			if label := countWordClass(w); label != countUnknown && fieldStart(line, i) {
+			if label := countWordClass(w); label != countUnknown && (fieldStart(line, i) || i == escEnd) {
 				// "Failures: 1", "failures=1": a label and its count, opening a field
 				// ("OK (skipped=1, expected failures=1)" counts no failure).
 				if n, k, isLabel := labelCount(line, j); isLabel {

@@ -33,6 +33,8 @@ func TestReadTestSummary(t *testing.T) {
 		{"jest: a suite that failed to run", "Test Suites: 1 failed, 1 passed, 2 total\nTests:       5 passed, 5 total", 1, 5, 5, "fail"},
 		{"jest: the suites' counts where no test is counted", "Test Suites: 1 failed, 1 total\nTime:        0.5 s", 1, 0, 1, "fail"},
 		{"vitest: the tests' counts, not the files'", " Test Files  2 failed (2)\n      Tests  1 failed | 30 passed (31)", 1, 30, 0, "fail"},
+		{"cucumber: the scenarios' counts, not the steps'", "3 scenarios (1 failed, 2 passed)\n10 steps (1 failed, 1 skipped, 8 passed)\n0m0.012s", 1, 2, 3, "fail"},
+		{"phpunit coloured: a label right after a colour", "\x1b[37;41mFAILURES!\x1b[0m\n\x1b[37;41mTests: 3\x1b[0m\x1b[37;41m, Assertions: 3\x1b[0m\x1b[37;41m, Failures: 1\x1b[0m\x1b[37;41m.\x1b[0m", 1, 0, 3, "fail"},
 		{"dotnet's labels", "Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 5 ms", 1, 2, 3, "fail"},
 		{"terminal colours", "\x1b[31m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m in 0.1s", 1, 2, 0, "fail"},
 		{"CRLF line ends", "3 examples, 0 failures\r\n", 0, 0, 3, "pass"},
