@@ -386,13 +386,6 @@ func (m *commandMatcher) classify(cmd string) commandStep { return m.classifyAs(
 // classifyAs is classify; task says cmd is a runner's task, which the runners' own
 // rules do not read again (a task is one program, not another runner's task).
 func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
-	switch {
-	case hasArg(cmd, "--version"), hasArg(cmd, "--help"):
-		return commandStep{step: StepExplore} // "rspec --version" runs nothing
-	case hasArg(cmd, "--dry-run"), hasArg(cmd, "--init"), hasArg(cmd, "--collect-only"), hasArg(cmd, "--co"),
-		hasArg(cmd, "--list-tests"), hasArg(cmd, "--listTests"):
-		return commandStep{step: StepOther, target: otherTarget(cmd)} // a runner that runs no test: no run of the suite
-	}
 	for i := range m.rules {
 		r := &m.rules[i]
 		if task && r.task >= 0 {
@@ -433,6 +426,13 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 		}
 		if step == StepExplore {
 			return commandStep{step: StepExplore}
+		}
+		switch {
+		case hasArg(cmd, "--version"), hasArg(cmd, "--help"):
+			return commandStep{step: StepExplore} // "rspec --version" runs nothing
+		case hasArg(cmd, "--dry-run"), hasArg(cmd, "--init"), hasArg(cmd, "--collect-only"), hasArg(cmd, "--co"),
+			hasArg(cmd, "--list-tests"), hasArg(cmd, "--listTests"):
+			return commandStep{step: StepOther, target: otherTarget(cmd)} // no run of the suite
 		}
 		return commandStep{step: step, target: r.toolchain + " " + step.String()}
 	}

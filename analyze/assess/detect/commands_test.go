@@ -84,6 +84,8 @@ func TestParseCommand(t *testing.T) {
 		{"nox -s tests-3.12", "test(python test)*"},
 		{"tox -e py311", "test(python test)*"},
 		{"rspec --version", "explore*"},
+		{"git commit -m 'document --help'", "other(git commit)*"},
+		{"go test ./... -- --help", "explore*"},
 		{"ruby -c spec/models/user_spec.rb", "other(ruby -c spec/models/user_spec.rb)*"},
 		{"ruby -Itest db/seeds.rb", "other(ruby db/seeds.rb)*"},
 		{"cucumber --dry-run", "other(cucumber)*"},
