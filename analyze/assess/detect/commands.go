@@ -223,7 +223,7 @@ func DefaultCommandRules() []CommandRule {
 		task("deno.task", "deno", StepOther, `^deno\s+task\s+`+runnerOptions+`(?P<task>\S+)`),
 		// Python.
 		// tox's and nox's environments named for a check are lints ("tox -e lint").
-		r("python.toxlint", "python", StepLint, `^(?:tox|nox)\s+(?:.*\s)?(?:-e|-s|--env|--session|--sessions)[\s=]\S*(?:lint|mypy|ruff|flake8|pylint|typecheck|types|format|fmt|style|pre-commit)`),
+		r("python.toxlint", "python", StepLint, `^(?:tox|nox)\s+(?:.*\s)?(?:-e|-s|--env|--session|--sessions)[\s=]\S*(?:lint|mypy|ruff|flake8|pylint|pyright|typecheck|types|typing|format|fmt|style|black|isort|pre-commit)`),
 		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|(?:python[\d.]*\s+)?(?:\S+/)?manage\.py\s+test)\b`),
 		// A project manager's scripts ("hatch run test", "pdm lint", "pipenv run
 		// tests"): its script table's names, read as the program of that name where
@@ -409,15 +409,20 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 				prog, _, timed := normalise(strings.Fields(cmd[loc[2*r.task]:]))
 				st := m.classifyAs(prog, true)
 				st.timed = timed
-				if st.step.isToolchain() || st.step == StepExplore {
+				if st.step.isToolchain() {
 					return st
 				}
 				// Another task or program: a command of its own, named by the runner
-				// and what it runs ("pipenv python scripts/a.py", "mise dup", "ninja
-				// clean"), not by the runner's own words ("pipenv run").
+				// and its task ("mise dup", "ninja clean", "npm dev"), or the program
+				// an interpreter runs ("pipenv python scripts/a.py"), not by the
+				// runner's own words ("pipenv run").
 				if prog != "" {
 					runner, _, _ := strings.Cut(cmd, " ")
-					return commandStep{step: StepOther, target: runner + " " + otherTarget(prog), timed: timed}
+					name := cmd[loc[2*r.task]:loc[2*r.task+1]]
+					if interpreter(name) {
+						name = otherTarget(prog)
+					}
+					return commandStep{step: StepOther, target: runner + " " + name, timed: timed}
 				}
 			}
 		}
@@ -427,16 +432,24 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 		if step == StepExplore {
 			return commandStep{step: StepExplore}
 		}
-		switch {
-		case hasArg(cmd, "--version"), hasArg(cmd, "--help"):
-			return commandStep{step: StepExplore} // "rspec --version" runs nothing
-		case hasArg(cmd, "--dry-run"), hasArg(cmd, "--init"), hasArg(cmd, "--collect-only"), hasArg(cmd, "--co"),
-			hasArg(cmd, "--list-tests"), hasArg(cmd, "--listTests"):
-			return commandStep{step: StepOther, target: otherTarget(cmd)} // no run of the suite
+		if runsNothing(cmd, step) {
+			return commandStep{step: StepExplore}
 		}
 		return commandStep{step: step, target: r.toolchain + " " + step.String()}
 	}
 	return commandStep{step: StepOther, target: otherTarget(cmd)}
+}
+
+// runsNothing reports whether a toolchain's command of step asks for its version or
+// help ("rspec --version"), or a test runner to list or plan its tests without running
+// them ("pytest --co", "dotnet test --list-tests", "cucumber --dry-run"): a look, not a
+// run of the suite. A lint's --dry-run ("php-cs-fixer fix --dry-run") is its check.
+func runsNothing(cmd string, step Step) bool {
+	if hasArg(cmd, "--version") || hasArg(cmd, "--help") {
+		return true
+	}
+	return step == StepTest && (hasArg(cmd, "--dry-run") || hasArg(cmd, "--init") || hasArg(cmd, "--collect-only") ||
+		hasArg(cmd, "--co") || hasArg(cmd, "--list-tests") || hasArg(cmd, "--listTests") || hasArg(cmd, "--list"))
 }
 
 // hasArg reports whether arg is one of cmd's words after its first.
@@ -451,6 +464,15 @@ func hasArg(cmd, arg string) bool {
 			break
 		}
 		i = end + j
+	}
+	return false
+}
+
+// interpreter reports whether program runs the script its arguments name.
+func interpreter(program string) bool {
+	switch strings.TrimRight(program[strings.LastIndexByte(program, '/')+1:], "0123456789.") {
+	case "python", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh", "pwsh":
+		return true
 	}
 	return false
 }
@@ -554,25 +576,46 @@ var scriptWords = map[string]bool{"run": true, "all": true, "local": true, "quic
 // ("test-data-gen.py" is no test run). cmd is the normalised command, path its
 // program as written.
 func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
+	if hasArg(cmd, "--help") || hasArg(cmd, "--version") || hasArg(cmd, "--dry-run") {
+		return commandStep{}, false
+	}
 	if path == "" {
-		// An interpreter running a script: "bash scripts/test.sh", "python x/build.py".
+		// An interpreter running a script: "bash scripts/test.sh", "python x/build.py";
+		// not checking its syntax (bash -n, ruby -c, node --check) nor running code
+		// given inline (node -e).
 		prog, rest, _ := strings.Cut(cmd, " ")
-		switch strings.TrimRight(prog, "0123456789.") {
-		case "sh", "bash", "zsh", "python", "ruby", "node", "pwsh":
-		default:
+		if !interpreter(prog) {
 			return commandStep{}, false
 		}
 		for _, w := range strings.Fields(rest) {
-			if !strings.HasPrefix(w, "-") {
-				path = w
-				break
+			if strings.HasPrefix(w, "-") {
+				if w == "-n" || w == "-c" || w == "--check" || w == "-e" || w == "--eval" || w == "-p" || w == "--print" || w == "-m" {
+					return commandStep{}, false
+				}
+				continue
 			}
+			path = w
+			break
 		}
 	}
-	if path == "" || path[0] == '/' || path[0] == '~' || !strings.Contains(path, "/") {
+	// A script of the project's: in a folder scripts are kept in ("bin/test",
+	// "scripts/lint.sh", "ci/run-tests.sh") or at its top ("./test", "./run-tests.sh");
+	// "tmp/test.py" or "src/build.js" is not. A scratch "./test.js" is read as one, but
+	// its target is "script test", whose pass ends no other suite's streak.
+	slash := strings.LastIndexByte(path, '/')
+	if slash < 0 || path[0] == '/' || path[0] == '~' {
 		return commandStep{}, false
 	}
-	name := path[strings.LastIndexByte(path, '/')+1:]
+	name := path[slash+1:]
+	dir := strings.TrimPrefix(path[:slash], "./")
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		dir = dir[i+1:]
+	}
+	switch dir {
+	case "bin", "script", "scripts", "ci", ".ci", "tools", "hack", "dev", "tasks", ".", "":
+	default:
+		return commandStep{}, false
+	}
 	if dot := strings.IndexByte(name, '.'); dot > 0 {
 		switch name[dot+1:] {
 		case "sh", "bash", "zsh", "ps1", "bat", "cmd", "py", "rb", "js", "mjs", "ts", "pl":
@@ -853,6 +896,7 @@ func normalise(words []string) (cmd, path string, timed bool) {
 			continue
 		}
 		if len(words) > 1 && twoWordWrappers[w+" "+words[1]] {
+			wrapper := w
 			words = words[2:]
 			// The wrapper's options ("uv run --with x pytest", "coverage run
 			// --source=app -m pytest"), "--", and "-m": the module it runs.
@@ -862,8 +906,8 @@ func normalise(words []string) (cmd, path string, timed bool) {
 				if opt == "--" || opt == "-m" {
 					break
 				}
-				if wrapperValueOptions[opt] && len(words) > 0 {
-					words = words[1:]
+				if (wrapperValueOptions[opt] || wrapper == "uv" && opt == "-p") && len(words) > 0 && !strings.HasPrefix(words[0], "-") {
+					words = words[1:] // "uv run -p 3.12 pytest"; coverage's -p takes none
 				}
 			}
 			if len(words) > 0 && words[0] == "." {

@@ -237,8 +237,9 @@ func Count(signals []Signal, k Kind) int {
 // tests of target b: both are test commands' targets ("go test", "npm test", "make
 // test": a toolchain and its step, see [Signal].Target), and of one toolchain — node's
 // runners and npm's scripts are one — or one of them is a task runner's (make, just,
-// task, mise, rake, ninja, a monorepo's nx, turbo and lerna, and a project's own
-// script, "bin/test"), which may run any toolchain's suite. A passing "go test" says
+// task, mise, rake, ninja, and a monorepo's nx, turbo and lerna), which may run any
+// toolchain's suite. A project's own script ("bin/test": "script test") is a suite
+// of its own: a scratch file named for a task must not end another suite's streak. A passing "go test" says
 // nothing of "npm test" failing in the same repository.
 func SameSuite(a, b string) bool {
 	ta, oka := strings.CutSuffix(a, " test")
@@ -254,7 +255,7 @@ func SameSuite(a, b string) bool {
 	}
 	runner := func(tc string) bool {
 		switch tc {
-		case "make", "just", "task", "mise", "rake", "ninja", "nx", "turbo", "lerna", "script":
+		case "make", "just", "task", "mise", "rake", "ninja", "nx", "turbo", "lerna":
 			return true
 		}
 		return false

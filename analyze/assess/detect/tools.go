@@ -798,20 +798,31 @@ func timedOut(ev *analyze.Event, steps []commandStep) bool {
 }
 
 // stepFor returns the step of steps a failure s read from the output belongs to: where
-// a toolchain's rule read it and the line runs that toolchain, pickStep's among that
-// toolchain's steps ("go test ./...; npx jest" whose output shows jest failing is
-// jest's run), otherwise pickStep's among all.
+// a toolchain's rule read it and the line runs a step of that toolchain of the
+// failure's kind (or a test step, for a build failure), that step ("go test ./...;
+// npx jest" whose output shows jest failing is jest's run); otherwise pickStep's among
+// all ("go vet ./... && just test" failing in go's test output is just's run).
 func stepFor(steps []commandStep, s Signal) commandStep {
 	if tc, _, ok := strings.Cut(s.Target, " "); ok {
-		var buf [4]commandStep
-		mine := buf[:0]
-		for _, st := range steps {
-			if stc, _, _ := strings.Cut(st.target, " "); ruleToolchain(stc) == tc {
-				mine = append(mine, st)
+		kind := stepOf(s.Kind)
+		var same, test *commandStep
+		for i := range steps {
+			st := &steps[i]
+			if stc, _, _ := strings.Cut(st.target, " "); ruleToolchain(stc) != tc {
+				continue
+			}
+			switch {
+			case st.step == kind && (same == nil || st.tail && !same.tail):
+				same = st
+			case st.step == StepTest && test == nil:
+				test = st
 			}
 		}
-		if len(mine) > 0 {
-			return pickStep(mine, stepOf(s.Kind))
+		if same != nil {
+			return *same
+		}
+		if kind == StepBuild && test != nil {
+			return *test
 		}
 	}
 	return pickStep(steps, stepOf(s.Kind))
