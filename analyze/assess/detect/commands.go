@@ -152,22 +152,36 @@ func DefaultTaskWords() TaskWords {
 }
 
 func (w TaskWords) step(task string) Step {
-	words := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
-	for _, set := range []struct {
+	for _, set := range [...]struct {
 		words []string
 		step  Step
 	}{{w.Test, StepTest}, {w.Build, StepBuild}, {w.Lint, StepLint}} {
-		for _, word := range words {
-			for _, t := range set.words {
-				if word == t {
-					return set.step
-				}
+		// The task's words: runs of ASCII letters and digits.
+		for i := 0; i < len(task); {
+			for i < len(task) && !isLetter(task[i]) && !isDigit(task[i]) {
+				i++
 			}
+			j := i
+			for j < len(task) && (isLetter(task[j]) || isDigit(task[j])) {
+				j++
+			}
+			if j > i && anyEqualFold(set.words, task[i:j]) {
+				return set.step
+			}
+			i = j
 		}
 	}
 	return StepOther
+}
+
+// anyEqualFold reports whether word is one of words, ASCII case folded.
+func anyEqualFold(words []string, word string) bool {
+	for _, t := range words {
+		if strings.EqualFold(t, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultCommandRules returns loopwatch's command rules: the toolchains of issue 10
@@ -331,6 +345,10 @@ const sbtArgs = `(?:(?:"[^"]*"|'[^']*'|[^\s"']\S*)\s+)*`
 type commandMatcher struct {
 	rules []compiledCommand
 	words TaskWords
+	// byFirst lists, for each first byte of a command, the rules that may match it,
+	// in order: a rule whose literal prefixes are known is tried only on commands
+	// opening with one of their first bytes.
+	byFirst [256][]uint16
 }
 
 type compiledCommand struct {
@@ -364,6 +382,25 @@ func newCommandMatcher(rules []CommandRule, words TaskWords) (*commandMatcher, e
 		}
 		m.rules = append(m.rules, c)
 	}
+	if len(m.rules) > 1<<16 {
+		return nil, errors.New("detect: more than 65536 command rules")
+	}
+	for i, c := range m.rules {
+		var first [256]bool
+		any := c.prefixes == nil
+		for _, p := range c.prefixes {
+			if p == "" {
+				any = true
+				break
+			}
+			first[p[0]] = true
+		}
+		for b := range m.byFirst {
+			if any || first[b] {
+				m.byFirst[b] = append(m.byFirst[b], uint16(i))
+			}
+		}
+	}
 	return m, nil
 }
 
@@ -386,7 +423,10 @@ func (m *commandMatcher) classify(cmd string) commandStep { return m.classifyAs(
 // classifyAs is classify; task says cmd is a runner's task, which the runners' own
 // rules do not read again (a task is one program, not another runner's task).
 func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
-	for i := range m.rules {
+	if cmd == "" {
+		return commandStep{step: StepOther}
+	}
+	for _, i := range m.byFirst[cmd[0]] {
 		r := &m.rules[i]
 		if task && r.task >= 0 {
 			continue
@@ -445,6 +485,9 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 // them ("pytest --co", "dotnet test --list-tests", "cucumber --dry-run"): a look, not a
 // run of the suite. A lint's --dry-run ("php-cs-fixer fix --dry-run") is its check.
 func runsNothing(cmd string, step Step) bool {
+	if !strings.Contains(cmd, " --") {
+		return false
+	}
 	if hasArg(cmd, "--version") || hasArg(cmd, "--help") {
 		return true
 	}
@@ -567,7 +610,7 @@ func (m *commandMatcher) parse(line string) []commandStep {
 
 // scriptWords may stand beside task words in a project script's name ("run-tests",
 // "test-all", "lint_fast").
-var scriptWords = map[string]bool{"run": true, "all": true, "local": true, "quick": true, "fast": true, "full": true}
+var scriptWords = []string{"run", "all", "local", "quick", "fast", "full"}
 
 // projectScript reads a project's own script of a task — "bin/test", "script/test",
 // "./scripts/lint.sh", "bash ci/run-tests.sh", "python scripts/build.py" — as that
@@ -587,7 +630,12 @@ func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
 		if !interpreter(prog) {
 			return commandStep{}, false
 		}
-		for _, w := range strings.Fields(rest) {
+		for rest != "" {
+			var w string
+			w, rest, _ = strings.Cut(strings.TrimLeft(rest, " "), " ")
+			if w == "" {
+				continue
+			}
 			if strings.HasPrefix(w, "-") {
 				if w == "-n" || w == "-c" || w == "--check" || w == "-e" || w == "--eval" || w == "-p" || w == "--print" || w == "-m" {
 					return commandStep{}, false
@@ -625,8 +673,17 @@ func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
 		}
 	}
 	step := StepOther
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
-		if scriptWords[w] {
+	for rest := name; rest != ""; {
+		i := strings.IndexAny(rest, "-_")
+		if i < 0 {
+			i = len(rest)
+		}
+		w := rest[:i]
+		rest = rest[min(i+1, len(rest)):]
+		if w == "" {
+			continue
+		}
+		if anyEqualFold(scriptWords, w) {
 			continue // "lint-all" lints
 		}
 		st := m.words.step(w)
@@ -982,7 +1039,7 @@ func literalPrefixes(re string) []string {
 	if t.Op != syntax.OpConcat || len(t.Sub) < 2 || t.Sub[0].Op != syntax.OpBeginText {
 		return nil
 	}
-	return prefixesOf(t.Sub[1])
+	return prefixesOf(&syntax.Regexp{Op: syntax.OpConcat, Sub: t.Sub[1:]})
 }
 
 func prefixesOf(t *syntax.Regexp) []string {
@@ -1010,7 +1067,20 @@ func prefixesOf(t *syntax.Regexp) []string {
 		if len(t.Sub) == 0 {
 			return nil
 		}
-		return prefixesOf(t.Sub[0])
+		head := prefixesOf(t.Sub[0])
+		// A literal followed by a part with prefixes of its own (the parser makes
+		// "c(?:test|make)" of "ctest|cmake"): the literal with each of them, so that
+		// "cd" is not tried against every rule of a program opening with "c".
+		if len(t.Sub) > 1 && len(head) == 1 && (t.Sub[0].Op == syntax.OpLiteral || t.Sub[0].Op == syntax.OpCharClass) {
+			if tail := prefixesOf(&syntax.Regexp{Op: syntax.OpConcat, Sub: t.Sub[1:]}); tail != nil && len(tail) <= 16 {
+				out := make([]string, len(tail))
+				for i, p := range tail {
+					out[i] = head[0] + p
+				}
+				return out
+			}
+		}
+		return head
 	case syntax.OpAlternate:
 		var out []string
 		for _, sub := range t.Sub {

@@ -550,7 +550,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	}
 	// The text's own verdicts, unfiltered by status.
 	var buf [8]Signal
-	found := c.textSignals(buf[:0], text, analyze.ToolStatusUnknown)
+	found := dropLintedBuildFailures(c.textSignals(buf[:0], text, analyze.ToolStatusUnknown))
 	var textFail, textOK []Signal
 	specific := false // a toolchain's failure rule fired: the seed's generic "error:" adds nothing
 	for _, s := range found {
@@ -741,6 +741,24 @@ func withCounts(sig []Signal, sum TestSummary) {
 	} else {
 		s.Passed = clamp(max(sum.Passed, sum.Total))
 	}
+}
+
+// dropLintedBuildFailures removes from found the build failures of a toolchain whose
+// linter counted its issues in the same output: golangci-lint prints each issue in the
+// compiler's form ("x.go:12:2: ineffectual assignment to err (ineffassign)") above its
+// "1 issues:", and those lines are the lint's, not a build's.
+func dropLintedBuildFailures(found []Signal) []Signal {
+	for _, l := range found {
+		tc, _, _ := strings.Cut(l.Target, " ")
+		if l.Kind != LintError || tc == "" {
+			continue
+		}
+		return slices.DeleteFunc(found, func(s Signal) bool {
+			stc, _, _ := strings.Cut(s.Target, " ")
+			return s.Kind == BuildFailure && stc == tc
+		})
+	}
+	return found
 }
 
 // summarySource is the Source of a signal read from a test run's closing counts.
