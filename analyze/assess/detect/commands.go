@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -141,10 +142,11 @@ type TaskWords struct {
 
 // DefaultTaskWords returns the common task names: "check" is a lint (npm's "check"
 // scripts type-check; autotools' make check is the exception), "ci" and "verify" are
-// tests (they run the suite), "install" is none (it installs dependencies).
+// tests (they run the suite), as is "t" ("npm t" is npm's own alias of test), "install"
+// is none (it installs dependencies).
 func DefaultTaskWords() TaskWords {
 	return TaskWords{
-		Test:  []string{"test", "tests", "spec", "specs", "e2e", "integration", "unit", "ci", "verify", "coverage", "cov"},
+		Test:  []string{"test", "tests", "t", "spec", "specs", "e2e", "integration", "unit", "ci", "verify", "coverage", "cov"},
 		Build: []string{"build", "compile", "assemble", "package", "bundle", "dist", "release", "all"},
 		Lint: []string{"lint", "vet", "fmt", "format", "check", "credo", "dialyzer", "clippy", "typecheck", "types",
 			"tsc", "style", "quality", "prettier", "eslint", "ruff", "mypy", "staticcheck"},
@@ -906,6 +908,15 @@ var wrappers = map[string]int{
 	"{": 0, "command": 0, "builtin": 0,
 }
 
+// wrapperValues are the wrappers' options whose value is the next word.
+var wrapperValues = map[string][]string{
+	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
+	"doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "ionice": {"-c", "-n", "--class", "--classdata"},
+	"timeout": {"-s", "-k", "--signal", "--kill-after"}, "env": {"-u", "-C", "-S", "--unset", "--chdir", "--split-string"},
+	"stdbuf": {"-i", "-o", "-e"}, "dotenv": {"-e", "-c", "-v", "-f"}, "xvfb-run": {"-s", "-n", "-f", "-e", "-w", "--server-args"},
+	"caffeinate": {"-t", "-w"},
+}
+
 // twoWordWrappers run the command after their two words ("uv run pytest"). The
 // runners with a script table of their own (hatch, pdm, pipenv, rye) are task rules:
 // "hatch run test" runs the project's test script, not the shell's test.
@@ -979,10 +990,17 @@ func normalise(words []string) (cmd, path string, timed bool) {
 			timed = timed || w == "timeout"
 			words = words[1:]
 			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || args < 0 && isAssignment(words[0])) {
+				opt := words[0]
 				words = words[1:]
+				if opt == "--" {
+					break
+				}
+				if len(words) > 0 && slices.Contains(wrapperValues[w], opt) {
+					words = words[1:] // "sudo -u app", "dotenv -e .env.test", "timeout -s KILL"
+				}
 			}
 			if args > 0 && len(words) > 0 {
-				words = words[args:]
+				words = words[min(args, len(words)):]
 			}
 			if len(words) > 0 && words[0] == "--" {
 				words = words[1:]
