@@ -917,6 +917,63 @@ var wrapperValues = map[string][]string{
 	"caffeinate": {"-t", "-w"},
 }
 
+// containerValues are docker's, podman's and compose's run and exec options whose
+// value is the next word.
+var containerValues = []string{"-e", "--env", "-w", "--workdir", "-u", "--user", "-v", "--volume", "-p", "--publish",
+	"--name", "--entrypoint", "--network", "--platform", "-l", "--label", "--env-file", "--mount", "-m", "--memory",
+	"--cpus", "--add-host", "--hostname", "--gpus", "--pull", "--ulimit", "--cap-add", "--cap-drop", "--device",
+	"--tmpfs", "--shm-size", "--restart", "--index", "--detach-keys", "-c", "--container", "-n", "--namespace"}
+
+// containerPrefix returns how many of words run the command after them in a
+// container — "docker compose run --rm app", "docker exec -it web", "podman run
+// image", "kubectl exec pod --" — or 0: not such a command, or one naming no command
+// to run ("docker compose up", "docker run image" running its own).
+func containerPrefix(words []string) int {
+	i := 0
+	switch {
+	case len(words) > 2 && (words[0] == "docker" || words[0] == "podman") && words[1] == "compose",
+		len(words) > 1 && words[0] == "docker-compose":
+		i = 2
+		if words[0] == "docker-compose" {
+			i = 1
+		}
+		if words[i] != "run" && words[i] != "exec" {
+			return 0
+		}
+		i++
+	case len(words) > 1 && (words[0] == "docker" || words[0] == "podman") && (words[1] == "run" || words[1] == "exec"):
+		i = 2
+	case len(words) > 1 && words[0] == "kubectl" && words[1] == "exec":
+		// kubectl exec POD -- CMD: the command is after "--".
+		for j := 2; j < len(words); j++ {
+			if words[j] == "--" {
+				if j+1 < len(words) {
+					return j + 1
+				}
+				return 0
+			}
+		}
+		return 0
+	default:
+		return 0
+	}
+	for i < len(words) && strings.HasPrefix(words[i], "-") {
+		opt := words[i]
+		i++
+		if !strings.Contains(opt, "=") && slices.Contains(containerValues, opt) {
+			i++
+		}
+	}
+	i++ // the service, container or image
+	if i < len(words) && words[i] == "--" {
+		i++
+	}
+	if i >= len(words) {
+		return 0
+	}
+	return i
+}
+
 // twoWordWrappers run the command after their two words ("uv run pytest"). The
 // runners with a script table of their own (hatch, pdm, pipenv, rye) are task rules:
 // "hatch run test" runs the project's test script, not the shell's test.
@@ -985,6 +1042,10 @@ func normalise(words []string) (cmd, path string, timed bool) {
 		}
 		if w == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V") {
 			break
+		}
+		if n := containerPrefix(words); n > 0 {
+			words = words[n:] // "docker compose run --rm app pytest" runs pytest
+			continue
 		}
 		if args, ok := wrappers[w]; ok {
 			timed = timed || w == "timeout"
