@@ -464,7 +464,7 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 					if interpreter(name) {
 						name = otherTarget(prog)
 					}
-					return commandStep{step: StepOther, target: runner + " " + name, timed: timed}
+					return commandStep{step: StepOther, target: capTarget(runner + " " + name), timed: timed}
 				}
 			}
 		}
@@ -563,6 +563,11 @@ func otherTarget(cmd string) string {
 		}
 		break
 	}
+	return capTarget(t)
+}
+
+// capTarget cuts a target to 64 bytes, at a character's start.
+func capTarget(t string) string {
 	if len(t) > 64 {
 		t = t[:64]
 		for len(t) > 0 && !utf8.ValidString(t) {

@@ -31,6 +31,7 @@ var parseCases = []struct{ line, want string }{
 	{"pnpm run lint", "lint(npm lint)*"},
 	{"npm test", "test(npm test)*"},
 	{"npm t", "test(npm test)*"},
+	{"npm run " + strings.Repeat("é", 40), "other(npm " + strings.Repeat("é", 30) + ")*"},
 	{"docker compose run --rm app pytest -x", "test(python test)*"},
 	{"docker compose exec -T -e RAILS_ENV=test web bundle exec rspec", "test(ruby test)*"},
 	{"docker-compose run -w /app/web --rm node npm test", "test(npm test)*"},
@@ -382,7 +383,8 @@ func TestClassifyBoundedCost(t *testing.T) {
 // the bounds, and that classifying it as a tool result never panics either.
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{"go test ./... 2>&1 | tail", "cd x && make -j8 test", "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"",
-		"a '' \"\" $( ( ) ) `b` <<- E\nE\n", "FOO=1 env -i timeout 5 npx --yes jest", "\\\n&&||;|&(", "mise run test:ci"} {
+		"a '' \"\" $( ( ) ) `b` <<- E\nE\n", "FOO=1 env -i timeout 5 npx --yes jest", "\\\n&&||;|&(", "mise run test:ci",
+		"npm run " + strings.Repeat("é", 60), "docker compose run -e A=1 app pdm run pytest", "bin/test --fast", "kubectl exec p -- sudo -u x make t"} {
 		f.Add(s)
 	}
 	m, err := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
