@@ -73,11 +73,12 @@ func Classify(text string, isMeta, isCompactSummary bool) TextClass {
 }
 
 // wholeTag reports whether t is wholly one element of a tag whose name joins words
-// with "-" or "_" — "<ci-monitor-event>…</ci-monitor-event>", a tool's
-// "<create-pr-command>…</create-pr-command>" —, the form Claude Code and the programs
-// around it write into the user role ("<task-notification>", "<bash-input>"), which no
-// human types: a pasted HTML element is "<div>" or "<p>", and a message that goes on
-// after the closing tag is the human's (see HumanText).
+// with "-" or "_" and whose body is a message — lines, or 64 bytes or more: "<ci-monitor-event>CI
+// checks … failed …</ci-monitor-event>", a tool's "<create-pr-command>\n## Overview…" —,
+// the form Claude Code and the programs around it write into the user role
+// ("<task-notification>", "<bash-input>"). A human may paste such an element too (a
+// web component's "<mat-icon>home</mat-icon>", whose body is short, is read as theirs);
+// a message that goes on after the closing tag is the human's (see HumanText).
 func wholeTag(t string) bool {
 	end, ok := leadingTag(t)
 	return ok && strings.TrimRight(t[end:], " \t\r\n") == ""
@@ -86,11 +87,10 @@ func wholeTag(t string) bool {
 // HumanText is what the human typed of a user message: text that opens with an
 // element another program wrote (see [Classify]'s ClassInjected) and goes on with the
 // human's words — "<ci-monitor-event>CI failed…</ci-monitor-event>\nhmm skip on CI
-// runners" — is those words; any other text is itself.
+// runners" — is those words, trimmed; any other text is itself.
 func HumanText(t string) string {
-	t = strings.TrimLeft(t, " \t\r\n")
-	if end, ok := leadingTag(t); ok {
-		if rest := strings.TrimSpace(t[end:]); rest != "" {
+	if end, ok := leadingTag(strings.TrimLeft(t, " \t\r\n")); ok {
+		if rest := strings.TrimSpace(strings.TrimLeft(t, " \t\r\n")[end:]); rest != "" {
 			return rest
 		}
 	}
@@ -98,7 +98,8 @@ func HumanText(t string) string {
 }
 
 // leadingTag reads an element at t's start whose tag's name joins lower-case words
-// with "-" or "_" and which holds some text; end is where its first closing tag ends.
+// with "-" or "_" and whose body holds a line break or 64 bytes or more; end is where
+// its first closing tag ends.
 func leadingTag(t string) (end int, ok bool) {
 	if len(t) < 2 || t[0] != '<' || !isLower(t[1]) {
 		return 0, false
@@ -125,8 +126,8 @@ func leadingTag(t string) (end int, ok bool) {
 	}
 	body := i + open + 1
 	closing := strings.Index(t[body:], "</"+name+">")
-	if closing <= 0 {
-		return 0, false // none, or nothing inside
+	if closing < 64 && (closing <= 0 || !strings.Contains(t[body:body+closing], "\n")) {
+		return 0, false // none, or a short body: a pasted element's "<mat-icon>home</mat-icon>"
 	}
 	return body + closing + len(name) + 3, true
 }

@@ -142,11 +142,10 @@ type TaskWords struct {
 
 // DefaultTaskWords returns the common task names: "check" is a lint (npm's "check"
 // scripts type-check; autotools' make check is the exception), "ci" and "verify" are
-// tests (they run the suite), as is "t" ("npm t" is npm's own alias of test), "install"
-// is none (it installs dependencies).
+// tests (they run the suite), "install" is none (it installs dependencies).
 func DefaultTaskWords() TaskWords {
 	return TaskWords{
-		Test:  []string{"test", "tests", "t", "spec", "specs", "e2e", "integration", "unit", "ci", "verify", "coverage", "cov"},
+		Test:  []string{"test", "tests", "spec", "specs", "e2e", "integration", "unit", "ci", "verify", "coverage", "cov"},
 		Build: []string{"build", "compile", "assemble", "package", "bundle", "dist", "release", "all"},
 		Lint: []string{"lint", "vet", "fmt", "format", "check", "credo", "dialyzer", "clippy", "typecheck", "types",
 			"tsc", "style", "quality", "prettier", "eslint", "ruff", "mypy", "staticcheck"},
@@ -230,6 +229,7 @@ func DefaultCommandRules() []CommandRule {
 			runnerOptions+`(?P<task>[^-\s]\S*)`),
 		task("turbo.task", "turbo", StepOther, `^(?:(?:pnpm|yarn|bun)\s+)?turbo\s+(?:run\s+)?`+runnerOptions+`(?:[^\s#]+#)?(?P<task>[^-\s#]\S*)`),
 		task("lerna.task", "lerna", StepOther, `^(?:(?:pnpm|yarn|bun)\s+)?lerna\s+run\s+`+runnerOptions+`(?P<task>[^-\s]\S*)`),
+		r("node.t", "npm", StepTest, `^(?:npm|pnpm)\s+t(?:\s|$)`), // npm's own alias of test
 		task("node.script", "npm", StepOther, `^(?:npm|pnpm|yarn|bun)\s+(?:workspace\s+\S+\s+)?`+runnerOptions+
 			`(?:(?:run|run-script)\s+)?`+runnerOptions+`(?P<task>\S+)`),
 		// Deno.
@@ -239,7 +239,8 @@ func DefaultCommandRules() []CommandRule {
 		task("deno.task", "deno", StepOther, `^deno\s+task\s+`+runnerOptions+`(?P<task>\S+)`),
 		// Python.
 		// tox's and nox's environments named for a check are lints ("tox -e lint").
-		r("python.toxlint", "python", StepLint, `^(?:tox|nox)\s+(?:.*\s)?(?:-e|-s|--env|--session|--sessions)[\s=]\S*(?:lint|mypy|ruff|flake8|pylint|pyright|typecheck|types|typing|format|fmt|style|black|isort|pre-commit)`),
+		r("python.toxlint", "python", StepLint, `^(?:tox|nox)\s+(?:(?:[^-\s]|-[^-\s]|--\S)\S*\s+)*?(?:-e|-s|--env|--session|--sessions)[\s=](?:[^\s,]*,)*`+
+			`(?:lint|mypy|ruff|flake8|pylint|pyright|typecheck|types|typing|format|fmt|style|black|isort|pre-commit)(?:[,\s]|$)`),
 		r("python.test", "python", StepTest, `^(?:pytest|py\.test|unittest|tox|nox|hatch\s+test|(?:python[\d.]*\s+)?(?:\S+/)?manage\.py\s+test)\b`),
 		// A project manager's scripts ("hatch run test", "pdm lint", "pipenv run
 		// tests"): its script table's names, read as the program of that name where
@@ -302,7 +303,7 @@ func DefaultCommandRules() []CommandRule {
 		r("zig.test", "zig", StepTest, `^zig\s+(?:build\s+(?:-\S+\s+)*test|test)\b`),
 		r("zig.build", "zig", StepBuild, `^zig\s+(?:build|build-exe|build-lib|build-obj)\b`),
 		// C and C++.
-		r("cmake.test", "cmake", StepTest, `^(?:ctest|meson\s+test|cmake\s+(?:.*\s)?--build\s+(?:.*\s)?(?:--target|-t)\s+(?:test|check)(?:\s|$))\b`),
+		r("cmake.test", "cmake", StepTest, `^(?:(?:ctest|meson\s+test)\b|cmake\s+(?:.*\s)?--build\s+(?:.*\s)?(?:--target|-t)\s+(?:test|check)(?:\s|$))`),
 		r("cmake.build", "cmake", StepBuild, `^(?:cmake\s+(?:.*\s)?--build|meson\s+compile|scons)\b`),
 		r("c.lint", "c", StepLint, `^(?:clang-tidy|cppcheck|clang-format\s+(?:.*\s)?--dry-run)\b`),
 		// Build systems of any language.
@@ -704,7 +705,7 @@ func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
 	if !step.isToolchain() {
 		return commandStep{}, false
 	}
-	return commandStep{step: step, target: "script " + step.String()}, true
+	return commandStep{step: step, target: projectScripts + " " + step.String()}, true
 }
 
 // simpleCommand is the words of one simple command and whether only && follow it.

@@ -239,7 +239,8 @@ func Count(signals []Signal, k Kind) int {
 // runners and npm's scripts are one — or one of them is a task runner's (make, just,
 // task, mise, rake, ninja, and a monorepo's nx, turbo and lerna), which may run any
 // toolchain's suite. A project's own script ("bin/test": "script test") is a suite
-// of its own: a scratch file named for a task must not end another suite's streak. A passing "go test" says
+// of its own, whatever runs beside it: a scratch file named for a task must not end
+// another suite's streak, nor a runner's pass end its. A passing "go test" says
 // nothing of "npm test" failing in the same repository.
 func SameSuite(a, b string) bool {
 	ta, oka := strings.CutSuffix(a, " test")
@@ -247,18 +248,35 @@ func SameSuite(a, b string) bool {
 	if !oka || !okb || strings.Contains(ta, " ") || strings.Contains(tb, " ") {
 		return false
 	}
-	family := func(tc string) string {
-		if tc == "npm" {
-			return "node"
-		}
-		return tc
+	if ta == projectScripts || tb == projectScripts {
+		return ta == tb // a project's own script is a suite of its own (see the doc)
 	}
-	runner := func(tc string) bool {
-		switch tc {
-		case "make", "just", "task", "mise", "rake", "ninja", "nx", "turbo", "lerna":
-			return true
-		}
-		return false
+	return family(ta) == family(tb) || taskRunner(ta) || taskRunner(tb)
+}
+
+// projectScripts is the toolchain of a project's own scripts' steps ("script test":
+// "bin/test", "scripts/lint.sh").
+const projectScripts = "script"
+
+// family is the toolchain whose tools a command rule's toolchain runs, as its
+// output's rules name it: npm's scripts and a monorepo's runners (nx, turbo, lerna)
+// run node's, Maven and Gradle run Java's.
+func family(tc string) string {
+	switch tc {
+	case "npm", "nx", "turbo", "lerna":
+		return "node"
+	case "maven", "gradle":
+		return "java"
 	}
-	return family(ta) == family(tb) || runner(ta) || runner(tb)
+	return tc
+}
+
+// taskRunner reports whether toolchain tc runs tasks of any toolchain: make, just,
+// task, mise, rake, ninja, nx, turbo, lerna.
+func taskRunner(tc string) bool {
+	switch tc {
+	case "make", "just", "task", "mise", "rake", "ninja", "nx", "turbo", "lerna":
+		return true
+	}
+	return false
 }

@@ -165,7 +165,10 @@ func GoToolRules() []ToolRule {
 		{Name: "go.test_failure", Toolchain: "go", Signal: TestFailure, TextMatch: TextMatch{AnyOf: []string{"--- FAIL:", "FAIL\t"}}},
 		{Name: "go.test_success", Toolchain: "go", Signal: TestSuccess, TextMatch: TextMatch{AnyOf: []string{"ok  \t"}}},
 		{Name: "go.build_failure", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{"go: build failed", "[build failed]", "[setup failed]"}}},
-		{Name: "go.compile_error", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{".go:"}, Regexp: `\.go:\d+:\d+: `}},
+		// A compiler's error, not golangci-lint's issue in the same form, which ends
+		// with its linter's name: "x.go:12:2: ineffectual assignment to err (ineffassign)".
+		{Name: "go.compile_error", Toolchain: "go", Signal: BuildFailure, TextMatch: TextMatch{AnyOf: []string{".go:"},
+			Regexp: `(?m)\.go:\d+:\d+: [^\n]*(?:[^)\n]|\([^()\n]*[^\w()\n-][^()\n]*\))$`}},
 	}
 }
 
@@ -550,7 +553,7 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 	}
 	// The text's own verdicts, unfiltered by status.
 	var buf [8]Signal
-	found := dropLintedBuildFailures(c.textSignals(buf[:0], text, analyze.ToolStatusUnknown))
+	found := c.textSignals(buf[:0], text, analyze.ToolStatusUnknown)
 	var textFail, textOK []Signal
 	specific := false // a toolchain's failure rule fired: the seed's generic "error:" adds nothing
 	for _, s := range found {
@@ -743,24 +746,6 @@ func withCounts(sig []Signal, sum TestSummary) {
 	}
 }
 
-// dropLintedBuildFailures removes from found the build failures of a toolchain whose
-// linter counted its issues in the same output: golangci-lint prints each issue in the
-// compiler's form ("x.go:12:2: ineffectual assignment to err (ineffassign)") above its
-// "1 issues:", and those lines are the lint's, not a build's.
-func dropLintedBuildFailures(found []Signal) []Signal {
-	for _, l := range found {
-		tc, _, _ := strings.Cut(l.Target, " ")
-		if l.Kind != LintError || tc == "" {
-			continue
-		}
-		return slices.DeleteFunc(found, func(s Signal) bool {
-			stc, _, _ := strings.Cut(s.Target, " ")
-			return s.Kind == BuildFailure && stc == tc
-		})
-	}
-	return found
-}
-
 // summarySource is the Source of a signal read from a test run's closing counts.
 const summarySource = "test_summary"
 
@@ -816,46 +801,28 @@ func timedOut(ev *analyze.Event, steps []commandStep) bool {
 }
 
 // stepFor returns the step of steps a failure s read from the output belongs to: where
-// a toolchain's rule read it and the line runs a step of that toolchain of the
-// failure's kind (or a test step, for a build failure), that step ("go test ./...;
-// npx jest" whose output shows jest failing is jest's run); otherwise pickStep's among
-// all ("go vet ./... && just test" failing in go's test output is just's run).
+// a toolchain's rule read it and the line runs that toolchain's step of the failure's
+// kind (a test step, for a build failure) or the toolchain is a task runner (make's
+// "*** Error 1" is its step's, whatever the step), pickStep's among that toolchain's
+// steps ("go test ./...; npx jest" whose output shows jest failing is jest's run);
+// otherwise pickStep's among all ("go vet ./... && just test" failing in go's test
+// output is just's run).
 func stepFor(steps []commandStep, s Signal) commandStep {
+	kind := stepOf(s.Kind)
 	if tc, _, ok := strings.Cut(s.Target, " "); ok {
-		kind := stepOf(s.Kind)
-		var same, test *commandStep
-		for i := range steps {
-			st := &steps[i]
-			if stc, _, _ := strings.Cut(st.target, " "); ruleToolchain(stc) != tc {
-				continue
-			}
-			switch {
-			case st.step == kind && (same == nil || st.tail && !same.tail):
-				same = st
-			case st.step == StepTest && test == nil:
-				test = st
+		var buf [8]commandStep
+		mine, owns := buf[:0], taskRunner(tc)
+		for _, st := range steps {
+			if stc, _, _ := strings.Cut(st.target, " "); family(stc) == family(tc) {
+				mine = append(mine, st)
+				owns = owns || st.step == kind || kind == StepBuild && st.step == StepTest
 			}
 		}
-		if same != nil {
-			return *same
-		}
-		if kind == StepBuild && test != nil {
-			return *test
+		if len(mine) > 0 && owns {
+			return pickStep(mine, kind)
 		}
 	}
-	return pickStep(steps, stepOf(s.Kind))
-}
-
-// ruleToolchain is the toolchain whose output rules read a command rule's toolchain's
-// runs: npm's scripts run node's tools, Maven and Gradle run Java's.
-func ruleToolchain(tc string) string {
-	switch tc {
-	case "npm":
-		return "node"
-	case "maven", "gradle":
-		return "java"
-	}
-	return tc
+	return pickStep(steps, kind)
 }
 
 // pickStep returns the step of steps a failure of step kind belongs to: the first
