@@ -322,7 +322,7 @@ func DefaultCommandRules() []CommandRule {
 		task("task.task", "task", StepOther, `^task\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		task("rake.task", "rake", StepOther, `^rake\b(?:\s+-\S+)*(?:\s+(?P<task>\S+))?`),
 		// ninja's target, or its tool ("ninja -t clean": no build).
-		task("ninja.target", "ninja", StepBuild, `^(?:ninja|samu)\b(?:\s+(?:-[Cfjkl]\s*\S+|-[^t\s]\S*))*(?:\s+(?:-t\s*)?(?P<task>[^-\s]\S*))?`),
+		task("ninja.target", "ninja", StepBuild, `^(?:ninja|samu)\b(?:\s+(?:-[Cfjkld]\s*\S+|-[^t\s]\S*))*(?:\s+(?:-t\s*)?(?P<task>[^-\s]\S*))?`),
 		// Explorations and shell built-ins: a non-zero exit of these is no failure.
 		r("shell.explore", "", StepExplore, `^(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|ll|tree|cat|bat|head|tail|less|more|wc|`+
 			`which|whereis|type|file|stat|du|df|pwd|cd|pushd|popd|echo|printf|true|false|:|sleep|wait|export|set|unset|`+
@@ -514,29 +514,45 @@ func hasArg(cmd, arg string) bool {
 	return false
 }
 
+// interpreterFlag reads flag of an interpreter program: program is one (python,
+// node, ruby, perl, php, deno, bun, sh, bash, zsh, pwsh, with or without a version);
+// code, flag makes it read a program from the argument after it (python -c, node -e
+// and -p, ruby and perl -e, php -r, sh -c); check, it checks a script's syntax or runs
+// a module instead of a script (bash -n, ruby -c, node --check, php -l, python -m).
+func interpreterFlag(program, flag string) (interp, code, check bool) {
+	name := strings.TrimRight(program[strings.LastIndexByte(program, '/')+1:], "0123456789.")
+	switch name {
+	case "python", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh", "pwsh":
+	default:
+		return false, false, false
+	}
+	shell := name == "sh" || name == "bash" || name == "zsh"
+	switch flag {
+	case "-c":
+		return true, name != "ruby" && name != "perl", name == "ruby" || name == "perl"
+	case "-e", "-p":
+		return true, !shell, false // sh -e exits on errors, -p is privileged
+	case "-r", "--eval", "--print":
+		return true, true, false
+	case "-n":
+		return true, false, shell
+	case "--check", "-l", "-m":
+		return true, false, flag != "-l" || name == "php"
+	}
+	return true, false, false
+}
+
 // interpreter reports whether program runs the script its arguments name.
 func interpreter(program string) bool {
-	switch strings.TrimRight(program[strings.LastIndexByte(program, '/')+1:], "0123456789.") {
-	case "python", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh", "pwsh":
-		return true
-	}
-	return false
+	interp, _, _ := interpreterFlag(program, "")
+	return interp
 }
 
 // inlineCode reports whether flag makes program, an interpreter, read a program
-// from the argument after it (python -c, node -e and -p, ruby and perl -e, php -r).
+// from the argument after it.
 func inlineCode(program, flag string) bool {
-	program = strings.TrimRight(program[strings.LastIndexByte(program, '/')+1:], "0123456789.")
-	switch program {
-	case "python", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh":
-	default:
-		return false
-	}
-	switch flag {
-	case "-c", "-e", "-p", "-r", "--eval", "--print":
-		return true
-	}
-	return false
+	_, code, _ := interpreterFlag(program, flag)
+	return code
 }
 
 // otherTarget names another command by its program and its first argument that is
@@ -645,7 +661,7 @@ func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
 				continue
 			}
 			if strings.HasPrefix(w, "-") {
-				if w == "-n" || w == "-c" || w == "--check" || w == "-e" || w == "--eval" || w == "-p" || w == "--print" || w == "-m" {
+				if _, code, check := interpreterFlag(prog, w); code || check {
 					return commandStep{}, false
 				}
 				continue
@@ -905,79 +921,98 @@ func skipHeredoc(line string, i int, d string) int {
 }
 
 // wrappers are programs that run the command after them; the value says how many of
-// the words after it are options to skip besides the ones starting with "-" (-1: skip
-// VAR=value words too).
+// the words after its options (see optionValues) to skip: timeout's duration.
 var wrappers = map[string]int{
 	"sudo": 0, "doas": 0, "nohup": 0, "exec": 0, "time": 0, "nice": 0, "ionice": 0, "stdbuf": 0,
-	"xvfb-run": 0, "caffeinate": 0, "env": -1, "timeout": 1, "npx": 0, "bunx": 0, "pnpx": 0,
+	"xvfb-run": 0, "caffeinate": 0, "env": 0, "timeout": 1, "npx": 0, "bunx": 0, "pnpx": 0,
 	"dotenv": 0, "then": 0, "do": 0, "else": 0, "if": 0, "elif": 0, "while": 0, "until": 0, "!": 0,
 	"{": 0, "command": 0, "builtin": 0,
 }
 
-// wrapperValues are the wrappers' options whose value is the next word.
-var wrapperValues = map[string][]string{
+// optionValues are the options whose value is the next word, of each wrapper
+// ("sudo", "uv run"), container runtime ("docker", "docker compose", "kubectl") and
+// their global options ("docker compose -f x.yml run").
+var optionValues = map[string][]string{
 	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
 	"doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "ionice": {"-c", "-n", "--class", "--classdata"},
-	"timeout": {"-s", "-k", "--signal", "--kill-after"}, "env": {"-u", "-C", "-S", "--unset", "--chdir", "--split-string"},
-	"stdbuf": {"-i", "-o", "-e"}, "dotenv": {"-e", "-c", "-v", "-f"}, "xvfb-run": {"-s", "-n", "-f", "-e", "-w", "--server-args"},
+	"timeout": {"-s", "-k", "--signal", "--kill-after"}, "env": {"-u", "-C", "--unset", "--chdir"},
+	"stdbuf": {"-i", "-o", "-e"}, "dotenv": {"-e", "-v", "-f"}, "xvfb-run": {"-s", "-n", "-f", "-e", "-w", "--server-args"},
 	"caffeinate": {"-t", "-w"},
+	"uv run": {"--with", "--with-requirements", "--python", "-p", "--directory", "--project", "--package", "--extra",
+		"--group", "--env-file", "--index"},
+	"poetry run":   {"-C", "-P", "--directory", "--project"},
+	"coverage run": {"--source", "--rcfile", "--omit", "--include", "--data-file", "--context"},
+	"bundle exec":  {"--gemfile"},
+	"docker": {"-e", "--env", "-w", "--workdir", "-u", "--user", "-v", "--volume", "-p", "--publish", "--name",
+		"--entrypoint", "--network", "--platform", "-l", "--label", "--env-file", "--mount", "-m", "--memory", "--cpus",
+		"--add-host", "--hostname", "--gpus", "--pull", "--ulimit", "--cap-add", "--cap-drop", "--device", "--tmpfs",
+		"--shm-size", "--restart", "--index", "--detach-keys"},
+	"docker compose": {"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory"},
+	"kubectl":        {"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig", "--cluster", "--user"},
 }
 
-// containerValues are docker's, podman's and compose's run and exec options whose
-// value is the next word.
-var containerValues = []string{"-e", "--env", "-w", "--workdir", "-u", "--user", "-v", "--volume", "-p", "--publish",
-	"--name", "--entrypoint", "--network", "--platform", "-l", "--label", "--env-file", "--mount", "-m", "--memory",
-	"--cpus", "--add-host", "--hostname", "--gpus", "--pull", "--ulimit", "--cap-add", "--cap-drop", "--device",
-	"--tmpfs", "--shm-size", "--restart", "--index", "--detach-keys", "-c", "--container", "-n", "--namespace"}
+// skipOptions returns words past the options at their start (words opening with
+// "-"), an option's value too where valued lists it and it is not written
+// "--opt=value", and past "--", after which no word is an option.
+func skipOptions(words, valued []string) []string {
+	for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+		opt := words[0]
+		words = words[1:]
+		if opt == "--" {
+			break
+		}
+		if len(words) > 0 && !strings.HasPrefix(words[0], "-") && !strings.Contains(opt, "=") && slices.Contains(valued, opt) {
+			words = words[1:] // "sudo -u app", "uv run -p 3.12"
+		}
+	}
+	return words
+}
 
 // containerPrefix returns how many of words run the command after them in a
 // container — "docker compose run --rm app", "docker exec -it web", "podman run
 // image", "kubectl exec pod --" — or 0: not such a command, or one naming no command
 // to run ("docker compose up", "docker run image" running its own).
 func containerPrefix(words []string) int {
-	i := 0
+	var rest []string
 	switch {
 	case len(words) > 2 && (words[0] == "docker" || words[0] == "podman") && words[1] == "compose",
 		len(words) > 1 && words[0] == "docker-compose":
-		i = 2
+		n := 2
 		if words[0] == "docker-compose" {
-			i = 1
+			n = 1
 		}
-		if words[i] != "run" && words[i] != "exec" {
+		rest = skipOptions(words[n:], optionValues["docker compose"])
+		if len(rest) == 0 || rest[0] != "run" && rest[0] != "exec" {
 			return 0
 		}
-		i++
+		rest = skipOptions(rest[1:], optionValues["docker"])
 	case len(words) > 1 && (words[0] == "docker" || words[0] == "podman") && (words[1] == "run" || words[1] == "exec"):
-		i = 2
-	case len(words) > 1 && words[0] == "kubectl" && words[1] == "exec":
-		// kubectl exec POD -- CMD: the command is after "--".
-		for j := 2; j < len(words); j++ {
-			if words[j] == "--" {
-				if j+1 < len(words) {
-					return j + 1
-				}
-				return 0
-			}
+		rest = skipOptions(words[2:], optionValues["docker"])
+	case len(words) > 1 && words[0] == "kubectl":
+		// kubectl [options] exec POD -- CMD: the command is after "--".
+		rest = skipOptions(words[1:], optionValues["kubectl"])
+		if len(rest) == 0 || rest[0] != "exec" {
+			return 0
 		}
-		return 0
+		i := slices.Index(rest, "--")
+		if i < 0 || i+1 == len(rest) {
+			return 0
+		}
+		return len(words) - len(rest) + i + 1
 	default:
 		return 0
 	}
-	for i < len(words) && strings.HasPrefix(words[i], "-") {
-		opt := words[i]
-		i++
-		if !strings.Contains(opt, "=") && slices.Contains(containerValues, opt) {
-			i++
-		}
+	if len(rest) < 2 {
+		return 0 // no command after the service, container or image
 	}
-	i++ // the service, container or image
-	if i < len(words) && words[i] == "--" {
-		i++
+	rest = rest[1:]
+	if rest[0] == "--" {
+		rest = rest[1:]
 	}
-	if i >= len(words) {
+	if len(rest) == 0 {
 		return 0
 	}
-	return i
+	return len(words) - len(rest)
 }
 
 // twoWordWrappers run the command after their two words ("uv run pytest"). The
@@ -987,14 +1022,6 @@ var twoWordWrappers = map[string]bool{
 	"uv run": true, "poetry run": true,
 	"bundle exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn exec": true, "yarn dlx": true, "npm exec": true,
 	"mise exec": true, "mise x": true, "direnv exec": true, "opam exec": true, "coverage run": true,
-}
-
-// wrapperValueOptions are the options of twoWordWrappers whose value is the next
-// word: uv's, poetry's and coverage's.
-var wrapperValueOptions = map[string]bool{
-	"--with": true, "--with-requirements": true, "--python": true, "--directory": true, "--project": true, "--package": true,
-	"--extra": true, "--group": true, "--env-file": true, "--index": true, "-C": true, "-P": true, "--source": true,
-	"--rcfile": true, "--omit": true, "--include": true, "--data-file": true, "--context": true, "--gemfile": true,
 }
 
 // normalise joins a simple command's words after removing assignments, wrappers and
@@ -1027,20 +1054,9 @@ func normalise(words []string) (cmd, path string, timed bool) {
 			continue
 		}
 		if len(words) > 1 && twoWordWrappers[w+" "+words[1]] {
-			wrapper := w
-			words = words[2:]
 			// The wrapper's options ("uv run --with x pytest", "coverage run
-			// --source=app -m pytest"), "--", and "-m": the module it runs.
-			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
-				opt := words[0]
-				words = words[1:]
-				if opt == "--" || opt == "-m" {
-					break
-				}
-				if (wrapperValueOptions[opt] || wrapper == "uv" && opt == "-p") && len(words) > 0 && !strings.HasPrefix(words[0], "-") {
-					words = words[1:] // "uv run -p 3.12 pytest"; coverage's -p takes none
-				}
-			}
+			// --source=app -m pytest": -m takes no value, the module is the command).
+			words = skipOptions(words[2:], optionValues[w+" "+words[1]])
 			if len(words) > 0 && words[0] == "." {
 				words = words[1:]
 			}
@@ -1055,17 +1071,7 @@ func normalise(words []string) (cmd, path string, timed bool) {
 		}
 		if args, ok := wrappers[w]; ok {
 			timed = timed || w == "timeout"
-			words = words[1:]
-			for len(words) > 0 && (strings.HasPrefix(words[0], "-") || args < 0 && isAssignment(words[0])) {
-				opt := words[0]
-				words = words[1:]
-				if opt == "--" {
-					break
-				}
-				if len(words) > 0 && slices.Contains(wrapperValues[w], opt) {
-					words = words[1:] // "sudo -u app", "dotenv -e .env.test", "timeout -s KILL"
-				}
-			}
+			words = skipOptions(words[1:], optionValues[w]) // "sudo -u app", "timeout -s KILL"
 			if args > 0 && len(words) > 0 {
 				words = words[min(args, len(words)):]
 			}
