@@ -194,8 +194,9 @@ func anyEqualFold(words []string, word string) bool {
 // (CTest, CMake, Meson), Bazel and the checks any repository runs (shellcheck,
 // pre-commit, terraform validate, hadolint), the task runners (make, just, mise,
 // task, rake, ninja, and a monorepo's nx, turbo and lerna), then explorations and
-// shell built-ins. Everything else is StepOther: a command no rule knows, read by
-// its program and first argument, and by a whole test summary.
+// shell built-ins. Everything else is StepOther — a command no rule knows, read by
+// its program and first argument, and by a whole test summary — unless it is a
+// project's own script of a task (see ToolConfig.ProjectScripts).
 func DefaultCommandRules() []CommandRule {
 	r := func(name, tc string, step Step, re string) CommandRule {
 		return CommandRule{Name: name, Toolchain: tc, Step: step, Regexp: re}
@@ -352,6 +353,8 @@ type commandMatcher struct {
 	// in order: a rule whose literal prefixes are known is tried only on commands
 	// opening with one of their first bytes.
 	byFirst [256][]uint16
+	// projectScripts: read a project's own scripts (ToolConfig.ProjectScripts).
+	projectScripts bool
 }
 
 type compiledCommand struct {
@@ -363,7 +366,7 @@ type compiledCommand struct {
 }
 
 func newCommandMatcher(rules []CommandRule, words TaskWords) (*commandMatcher, error) {
-	m := &commandMatcher{words: words}
+	m := &commandMatcher{words: words, projectScripts: true}
 	for _, r := range rules {
 		if r.Name == "" {
 			return nil, errors.New("detect: command rule without a name")
@@ -621,7 +624,7 @@ func (m *commandMatcher) parse(line string) []commandStep {
 			continue
 		}
 		st := m.classify(cmd)
-		if st.step == StepOther || st.step == StepExplore {
+		if m.projectScripts && (st.step == StepOther || st.step == StepExplore) {
 			if ps, ok := m.projectScript(cmd, path); ok {
 				st = ps
 			}

@@ -488,8 +488,21 @@ func TestLiteralPrefixes(t *testing.T) {
 		}
 	}
 	// Every default rule must agree with its regexp on the simple commands of
-	// parseCases.
+	// parseCases, and the first-byte dispatch must read each line as trying every
+	// rule in order does.
 	m, _ := newCommandMatcher(DefaultCommandRules(), DefaultTaskWords())
+	every := *m
+	for b := range every.byFirst {
+		every.byFirst[b] = nil
+		for i := range m.rules {
+			every.byFirst[b] = append(every.byFirst[b], uint16(i))
+		}
+	}
+	for _, tc := range parseCases {
+		if got, want := fmt.Sprint(m.parse(tc.line)), fmt.Sprint(every.parse(tc.line)); got != want {
+			t.Errorf("parse(%q): dispatched %s, every rule %s", tc.line, got, want)
+		}
+	}
 	for _, tc := range parseCases {
 		for _, sc := range splitCommands(tc.line) {
 			cmd, _, _ := normalise(sc.words)

@@ -201,6 +201,14 @@ type ToolConfig struct {
 	// recognises: a run whose status a pipe hides is read by them, and they beat the
 	// seed's generic "error:" rule. Seed: false. Default true.
 	TestSummaries bool `json:"test_summaries"`
+	// ProjectScripts reads, with Commands, a project's own script of a task given by
+	// its path — "bin/test", "scripts/lint.sh", "bash ci/run-tests.sh" — as that task's
+	// step, its target "script test" (a suite of its own, see [SameSuite]), where no
+	// command rule knows it: its name, without an extension, is task words only
+	// ([TaskWords], and run, all, fast…), and it sits in a folder scripts are kept in
+	// (bin, script, scripts, ci, tools, hack, dev, tasks) or at the project's top. Seed:
+	// false. Default true.
+	ProjectScripts bool `json:"project_scripts"`
 	// CommandRules recognise commands (default [DefaultCommandRules]).
 	CommandRules []CommandRule `json:"command_rules"`
 	// TaskWords read a task runner's task name (default [DefaultTaskWords]).
@@ -239,6 +247,7 @@ func DefaultToolConfig() ToolConfig {
 		FailureDropsSuccess: true,
 		Commands:            true,
 		TestSummaries:       true,
+		ProjectScripts:      true,
 		CommandRules:        DefaultCommandRules(),
 		TaskWords:           DefaultTaskWords(),
 		TextTools:           []string{"Bash", "BashOutput", "TaskOutput"},
@@ -339,6 +348,7 @@ func NewToolClassifierConfig(rules []ToolRule, cfg ToolConfig) (*ToolClassifier,
 		if err != nil {
 			return nil, err
 		}
+		cm.projectScripts = cfg.ProjectScripts
 		c.commands = cm
 	}
 	if len(cfg.TextTools) > 0 {
