@@ -459,14 +459,19 @@ func (m *commandMatcher) classifyAs(cmd string, task bool) commandStep {
 					return st
 				}
 				// Another task or program: a command of its own, named by the runner
-				// and its task ("mise dup", "ninja clean", "npm dev"), or the program
-				// an interpreter runs ("pipenv python scripts/a.py"), not by the
-				// runner's own words ("pipenv run").
+				// and its task ("mise dup", "ninja clean", "pnpm dev"; a task runner by
+				// its rule's name: "pnpm nx graph" is "nx graph"), or by the program an
+				// interpreter runs, as a wrapper's would be ("pipenv run python
+				// scripts/a.py" is "python scripts/a.py", as under "uv run") — not by
+				// the runner's own words ("pipenv run").
 				if prog != "" {
-					runner, _, _ := strings.Cut(cmd, " ")
 					name := cmd[loc[2*r.task]:loc[2*r.task+1]]
 					if interpreter(name) {
-						name = otherTarget(prog)
+						return commandStep{step: StepOther, target: otherTarget(prog), timed: timed}
+					}
+					runner, _, _ := strings.Cut(cmd, " ")
+					if taskRunner(r.toolchain) {
+						runner = r.toolchain
 					}
 					return commandStep{step: StepOther, target: capTarget(runner + " " + name), timed: timed}
 				}
