@@ -89,8 +89,9 @@ func wholeTag(t string) bool {
 // human's words — "<ci-monitor-event>CI failed…</ci-monitor-event>\nhmm skip on CI
 // runners" — is those words, trimmed; any other text is itself.
 func HumanText(t string) string {
-	if end, ok := leadingTag(strings.TrimLeft(t, " \t\r\n")); ok {
-		if rest := strings.TrimSpace(strings.TrimLeft(t, " \t\r\n")[end:]); rest != "" {
+	lead := strings.TrimLeft(t, " \t\r\n")
+	if end, ok := leadingTag(lead); ok {
+		if rest := strings.TrimSpace(lead[end:]); rest != "" {
 			return rest
 		}
 	}

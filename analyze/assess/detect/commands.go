@@ -508,18 +508,17 @@ func runsNothing(cmd string, step Step) bool {
 
 // hasArg reports whether arg is one of cmd's words after its first.
 func hasArg(cmd, arg string) bool {
-	for i := strings.Index(cmd, " "+arg); i >= 0; {
+	for rest := cmd; ; {
+		i := strings.Index(rest, " "+arg)
+		if i < 0 {
+			return false
+		}
 		end := i + 1 + len(arg)
-		if end == len(cmd) || cmd[end] == ' ' {
+		if end == len(rest) || rest[end] == ' ' {
 			return true
 		}
-		j := strings.Index(cmd[end:], " "+arg)
-		if j < 0 {
-			break
-		}
-		i = end + j
+		rest = rest[end:]
 	}
-	return false
 }
 
 // interpreterFlag reads flag of an interpreter program: program is one (python,
@@ -651,8 +650,8 @@ var scriptWords = []string{"run", "all", "local", "quick", "fast", "full"}
 // ("test-data-gen.py" is no test run). cmd is the normalised command, path its
 // program as written.
 func (m *commandMatcher) projectScript(cmd, path string) (commandStep, bool) {
-	if hasArg(cmd, "--help") || hasArg(cmd, "--version") || hasArg(cmd, "--dry-run") {
-		return commandStep{}, false
+	if runsNothing(cmd, StepTest) {
+		return commandStep{}, false // "scripts/test.sh --help"
 	}
 	if path == "" {
 		// An interpreter running a script: "bash scripts/test.sh", "python x/build.py";

@@ -641,37 +641,36 @@ func (c *ToolClassifier) classifyCommand(dst []Signal, ev *analyze.Event, text s
 			}
 			return dst, sum
 		default: // the status is unknown, or hidden behind a pipe, ; or ||
-			if failures() {
-				if ok {
-					// The line passed: a step whose status is the line's, and whose
-					// run the text did not read failing, passed ("go test ./...;
-					// npx jest" exiting 0 with go's failures above jest's pass).
-					for _, st := range toolchain {
-						if st.tail && !slices.ContainsFunc(dst[start:], func(s Signal) bool { return s.Target == st.target }) {
-							add(st.step.successKind(), source, st.target)
-						}
-					}
-				}
-				return dst, sum
+			read := func(target string) bool {
+				return slices.ContainsFunc(dst[start:], func(s Signal) bool { return s.Target == target })
 			}
-			for _, s := range textOK {
-				for _, st := range toolchain {
-					if st.step == stepOf(s.Kind) {
-						add(s.Kind, s.Source, st.target)
+			failed := failures()
+			if !failed {
+				for _, s := range textOK {
+					for _, st := range toolchain {
+						if st.step == stepOf(s.Kind) {
+							add(s.Kind, s.Source, st.target)
+						}
 					}
 				}
 			}
 			if ok {
+				// The line passed: a step whose status is the line's, and whose run
+				// the text did not read failing, passed ("go test ./...; npx jest"
+				// exiting 0 with go's failures above jest's pass).
 				for _, st := range toolchain {
-					if st.tail {
+					if st.tail && !read(st.target) {
 						add(st.step.successKind(), source, st.target)
 					}
 				}
 			}
+			if failed {
+				return dst, sum
+			}
 			// A run neither its status nor its text gives a verdict for: it may have
 			// passed, so it ends its target's streak of failures in a row.
 			for _, st := range toolchain {
-				if !slices.ContainsFunc(dst[start:], func(s Signal) bool { return s.Target == st.target }) {
+				if !read(st.target) {
 					add(ToolInconclusive, "unread", st.target)
 				}
 			}
