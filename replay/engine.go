@@ -1180,7 +1180,7 @@ func sessionNotes(sr *SessionResult) []input.Note {
 			skipped += n
 		}
 	}
-	add("records skipped: no use to the assessment (progress, snapshots, queue operations, unknown types; see record_counts)", skipped)
+	add("records skipped: no use to the assessment (progress, snapshots, attachments, unknown types; see record_counts)", skipped)
 	add("records out of time order, placed by their time", sr.Session.Records["time/out_of_order"])
 	add("records without a time, given the previous record's", sr.Session.Records["time/missing"])
 	if len(sr.Session.ContinuedFrom) > 0 {

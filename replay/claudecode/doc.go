@@ -52,9 +52,14 @@
 //     record (compact_boundary, turn_duration, local_command, api_error, …) is a
 //     KindSystem with its subtype ("system" when it has none) [system/<subtype>].
 //   - summary, ai-title, custom-title: the session's Title (see below); no events.
-//   - every other type — progress, file-history-snapshot, queue-operation,
-//     permission-mode, last-prompt, attachment, agent-name and types not known yet — is
-//     counted by type in Records and skipped. Unknown types are normal, not problems.
+//   - queue-operation and attachment of type queued_command: a message the human typed
+//     while the agent was busy and the agent read mid-turn is a KindUserMessage of
+//     Subtype [analyze.SubtypeQueued] at the time it was read [queued/human] (see
+//     queued.go for the operations; what other programs queue maps as a user record's
+//     text does); the operations are counted [queue/<operation>].
+//   - every other type — progress, file-history-snapshot, permission-mode,
+//     last-prompt, other attachments, agent-name and types not known yet — is counted
+//     by type in Records and skipped. Unknown types are normal, not problems.
 //
 // Event ID is the record's uuid (shared by the events of one record); SessionID the
 // session's Key.
@@ -89,7 +94,7 @@
 // other times, is a clock fault — and the fault is told from its neighbours (package
 // clockfault): one record stamped seventy years ahead is the one reported, not the
 // records after it. A faulty record is placed at its trusted neighbour's time, in file
-// order. A record that gives no event (a queue operation) is bookkeeping written when
+// order. A record that gives no event (most queue operations) is bookkeeping written when
 // it happens, not in turn order — the queue operations of the next prompt come before
 // the stop-hook summary of the turn before it, stamped with that turn's time — so it
 // is not checked against its neighbours, nor they against it; only a time more than a

@@ -178,6 +178,9 @@ type fileState struct {
 	sub    bool               // a subagent transcript: every record is a sidechain
 	tools  map[string]toolUse // tool_use id → the call
 	stamps []stamp            // records with a timestamp or events, in file order
+
+	queue     []string    // messages typed while the agent was busy, not yet sent (queued.go)
+	delivered []queuedMsg // messages a remove delivered since the last user, assistant or system record
 }
 
 // stamp is a record's timestamp (zero: none) and the events it produced,
@@ -432,12 +435,22 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	side := fst.sub || rec.IsSidechain
 	base := analyze.Event{ID: rec.UUID, Sidechain: side}
 	switch rec.Type {
+	case "user", "assistant", "system":
+		fst.delivered = fst.delivered[:0] // an attachment repeating a remove's message comes right after it
+	}
+	switch rec.Type {
 	case "user":
 		b.user(fst, l.Num, l.Bytes, rec, base)
 	case "assistant":
 		b.assistant(fst, l.Num, rec, base)
 	case "system":
 		b.system(rec, base)
+	case "queue-operation":
+		b.queueOperation(fst, l.Num, l.Bytes, base)
+	case "attachment":
+		if !b.attachment(fst, l.Bytes, base) {
+			s.Records["skipped/"+rec.Type]++
+		}
 	case "summary":
 		if rec.Summary != "" {
 			b.summaries = append(b.summaries, summary{rec.Summary, rec.LeafUUID})

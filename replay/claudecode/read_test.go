@@ -556,6 +556,9 @@ func FuzzReadTranscript(f *testing.F) {
 	f.Add([]byte(userText("u1", "2026-03-01T10:00:00Z", "hi") + rec("system", "s", "2026-03-01T09:00:00Z", `"subtype":"stop_hook_summary"`)))
 	f.Add([]byte(rec("user", "u1", "2026-03-01T10:00:00Z", `"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]},"toolUseResult":{"stdout":"a"}`) + "{\xff\n"))
 	f.Add([]byte(`{"type":"summary","summary":"s","leafUuid":"l"}` + "\n" + `{"type":"user","timestamp":"x","message":{"content":7}}`))
+	f.Add([]byte(`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-03-01T10:00:00Z","content":"no, stop"}` + "\n" +
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-03-01T10:00:01Z"}` + "\n" +
+		`{"type":"attachment","uuid":"q","timestamp":"2026-03-01T10:00:02Z","attachment":{"type":"queued_command","prompt":"/mcp","commandMode":"prompt","origin":{"kind":"human"}}}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s, probs := ReadTranscript("f.jsonl", bytes.NewReader(in))
 		checkInvariants(t, s)

@@ -274,7 +274,7 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 			sc.tok.tokenize(text, r.apostrophes, false)
 			r.lex.canonicalize(&sc.tok)
 		}
-		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time)
+		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time, ev.Subtype == analyze.SubtypeQueued)
 		s.humanMsgs++
 		s.afterInterrupt, s.agentAsked = false, false
 	}

@@ -202,12 +202,13 @@ type session struct {
 	agentAsked     bool      // the agent's last message since the human's last turn ends with a question
 	agentActed     bool      // the agent wrote or ran a tool since the human's last message
 	actedAfter     int       // humanMsgs when the agent last acted: it acted after the messages before it
-	last           sketch    // the human's last message
+	last           sketch    // the turn's request: the human's last message but a queued one
 	hasLast        bool
 	hist           []request // the last requests, a ring
 	histNext       int       // where the next request goes
 	histLen        int
-	lastStored     bool // the human's last message is the newest request of hist
+	lastStored     bool // the turn's request is in hist, at lastAt
+	lastAt         int
 }
 
 // request is a remembered request of the human: its content words, the index of its
@@ -220,10 +221,10 @@ type request struct {
 }
 
 // noteInterrupt records that the human interrupted the agent: the request it was
-// working on, the human's last message, is marked interrupted.
+// working on, the turn's request, is marked interrupted.
 func (s *session) noteInterrupt() {
 	if s.lastStored {
-		s.hist[(s.histNext+len(s.hist)-1)%len(s.hist)].interrupted = true
+		s.hist[s.lastAt].interrupted = true
 	}
 }
 
@@ -302,8 +303,12 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 
 // sessionSignals appends the signals that need the session — RepeatRequest and
 // InterruptRedirect — for a human message at time at, and updates what the session
-// remembers.
-func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time) []Signal {
+// remembers. A queued message ([analyze.SubtypeQueued]: typed while the agent worked,
+// read mid-turn) is a request of its own, but not the turn's: an interrupt after it
+// stops the request the turn began with, and the human sending the queued words again
+// after interrupting is redirecting an agent that did not act on them, not resubmitting
+// what they interrupted.
+func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, queued bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
 	approval := r.lex.onlyApproval(t)
@@ -329,13 +334,21 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 			}
 		}
 	}
-	s.lastStored = false
-	if c.Repeat.Enabled && words >= c.Repeat.MinTokens && !approval {
+	stored := c.Repeat.Enabled && words >= c.Repeat.MinTokens && !approval
+	if stored {
+		if s.lastStored && s.histNext == s.lastAt {
+			s.lastStored = false // the turn's request is overwritten (queued messages filled the ring)
+		}
 		s.hist[s.histNext] = request{sk: *cur, seq: s.humanMsgs}
+		if !queued {
+			s.lastAt = s.histNext
+		}
 		s.histNext = (s.histNext + 1) % len(s.hist)
 		s.histLen = min(s.histLen+1, len(s.hist))
-		s.lastStored = true
 	}
-	s.last, s.hasLast = *cur, words > 0
+	if !queued {
+		s.lastStored = stored
+		s.last, s.hasLast = *cur, words > 0
+	}
 	return dst
 }

@@ -301,6 +301,13 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
 func at(d time.Duration, ev analyze.Event) analyze.Event { ev.Time = t0.Add(d); return ev }
 
+// queued is a human message typed while the agent worked, read mid-turn.
+func queued(text string) analyze.Event {
+	ev := user(text)
+	ev.Subtype = analyze.SubtypeQueued
+	return ev
+}
+
 func agent(text string) analyze.Event {
 	return analyze.Event{Kind: analyze.KindAssistantMessage, AssistantText: text}
 }
@@ -446,6 +453,48 @@ func TestSessionSignals(t *testing.T) {
 				user("add the missing transitions to the plan, and list the states first"),
 			},
 			want: [][]Kind{nil, nil, nil, nil},
+		},
+		{
+			name: "a queued message sent again after an interrupt is a redirect: the agent did not act on it",
+			evs: []analyze.Event{
+				user("add the missing transitions to the plan"), toolOK, queued("open up an appropriate branch off main"), toolOK, interrupt,
+				user("open up an appropriate branch off main (but main is checked out in a different worktree)"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, {InterruptRedirect}},
+		},
+		{
+			name: "the turn's request sent again after a queued message and an interrupt is a resubmission",
+			evs: []analyze.Event{
+				user("add the missing transitions to the plan"), toolOK, queued("also keep the old names"), toolOK, interrupt,
+				user("add the missing transitions to the plan, and list the states first"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, nil},
+		},
+		{
+			name: "the interrupt marks the turn's request, not the queued one: asking it again later resumes it",
+			evs: []analyze.Event{
+				user("review the pull request comments"), toolOK, queued("and reply to the bot's threads too"), toolOK, interrupt,
+				user("first fix the merge conflict"), agent("Fixed."), user("okay, now review the pull request comments"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, {InterruptRedirect}, nil, nil},
+		},
+		{
+			name: "a queued message repeating an earlier request is a repeat",
+			evs: []analyze.Event{
+				user("please add a verbose flag to the replay command"), agent("Added it."), user("now document it"), toolOK,
+				queued("add the verbose flag to the replay command please"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, {RepeatRequest}},
+		},
+		{
+			name: "queued messages that fill the history forget the turn's request",
+			cfg:  func(c *Config) { c.Friction.Repeat.History = 2 },
+			evs: []analyze.Event{
+				user("review the pull request comments"), toolOK, queued("and reply to the bot's threads too"), toolOK,
+				queued("then rebase the branch onto main"), toolOK, interrupt, user("first fix the merge conflict"),
+				agent("Fixed."), user("okay, now rebase the branch onto main"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, nil, nil, nil, {InterruptRedirect}, nil, {RepeatRequest}},
 		},
 		{
 			name: "a redirect long after the interrupt is a new start",

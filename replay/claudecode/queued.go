@@ -1,0 +1,214 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/loopwatch/loopwatch/analyze"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// This file reads the messages the human types while the agent is busy. Claude Code
+// keeps them in a queue and writes what happens to the queue as queue-operation
+// records:
+//
+//   - enqueue, with the message as content: the human typed it;
+//   - dequeue: it went out as the next prompt — a user record of its own follows, and
+//     is read as one;
+//   - remove: it went to the agent in the middle of its turn, beside a tool's result.
+//     Up to about version 2.1.4x that record is all the transcript keeps of it, and
+//     it does not name the message (see nextDelivered for which it is); later
+//     versions name it, and also write an attachment record of type queued_command
+//     with the message as its prompt;
+//   - popAll: the human pulled the queue back into the input box to edit it — what they
+//     send then is a user record.
+//
+// A message delivered mid-turn is the human's words the agent read, often the ones a
+// detector is for: typed while the agent was going wrong ("it's not adding the trailer
+// properly??"). It is read as a user record's text is ([Classify]): the human's text a
+// KindUserMessage of Subtype [analyze.SubtypeQueued], a task notification or a tool's
+// element a KindSystem event — at the time it was delivered, the remove's or the
+// attachment's. A queued slash command ("/mcp") gives none: it runs as a command, and
+// its records are written when it does. An attachment that repeats the message a
+// remove just delivered gives none either: its uuid becomes the message's ID. The
+// queue keeps the last maxQueued messages: a background task's notifications can wait
+// in it without a dequeue, and what a remove looks through stays bounded.
+
+// maxQueued bounds the messages a file's queue keeps (the oldest go first).
+const maxQueued = 32
+
+// queuedMsg is a message delivered mid-turn from a remove: the event it made, until an
+// attachment record repeats it.
+type queuedMsg struct {
+	text  string
+	event int // index into builder.events
+}
+
+// queueOp is the part of a queue-operation record the reader uses.
+type queueOp struct {
+	Operation string          `json:"operation"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// queuedCommand is the part of an attachment record of type queued_command the reader
+// uses.
+type queuedCommand struct {
+	Attachment struct {
+		Type        string `json:"type"`
+		Prompt      string `json:"prompt"`
+		CommandMode string `json:"commandMode"`
+		Origin      struct {
+			Kind string `json:"kind"`
+		} `json:"origin"`
+	} `json:"attachment"`
+}
+
+// queueOperation reads the queue-operation record on line (see above).
+func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base analyze.Event) {
+	s := b.sess
+	var op queueOp
+	if err := json.Unmarshal(raw, &op); err != nil {
+		b.report(fst.name, line, input.ProblemInvalid, "queue-operation record without a readable operation (%v); skipped", err)
+		return
+	}
+	s.Records["queue/"+op.Operation]++
+	var content string
+	if firstByte(op.Content) == '"' {
+		json.Unmarshal(op.Content, &content)
+	}
+	switch op.Operation {
+	case "enqueue":
+		if content != "" {
+			if len(fst.queue) == maxQueued {
+				fst.queue = slices.Delete(fst.queue, 0, 1)
+			}
+			fst.queue = append(fst.queue, content)
+		}
+	case "dequeue":
+		fst.queue = dropQueued(fst.queue, content)
+	case "remove":
+		text := content
+		if text == "" {
+			text = nextDelivered(fst.queue)
+		}
+		fst.queue = dropQueued(fst.queue, text)
+		if text == "" {
+			s.Records["queue/remove_unknown"]++ // its enqueue is not in this file
+			return
+		}
+		if k, ok := b.queuedText(text, "", base); ok {
+			fst.delivered = append(fst.delivered, queuedMsg{text, k})
+		}
+	case "popAll":
+		fst.queue = fst.queue[:0]
+	}
+}
+
+// dropQueued removes from q the first message equal to content; when content is
+// empty (a dequeue that does not name its message), the oldest.
+func dropQueued(q []string, content string) []string {
+	i := 0
+	if content != "" {
+		i = slices.Index(q, content)
+	}
+	if i < 0 || i >= len(q) {
+		return q
+	}
+	return slices.Delete(q, i, i+1)
+}
+
+// nextDelivered is the message a remove that does not name it delivered: the oldest
+// queued message of the human's. A background task's notification waits in the queue
+// for the turn's end and goes out as a user record of its own, often without a
+// dequeue; the human's messages are what goes to the agent mid-turn. With none, the
+// oldest.
+func nextDelivered(q []string) string {
+	for _, m := range q {
+		if Classify(m, false, false) == ClassHuman {
+			return m
+		}
+	}
+	if len(q) > 0 {
+		return q[0]
+	}
+	return ""
+}
+
+// attachment reads an attachment record, and reports whether it was one it reads: a
+// queued_command is a message delivered mid-turn (see above); the caller counts any
+// other attachment as skipped.
+func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) bool {
+	if !bytes.Contains(raw, []byte(`"queued_command"`)) {
+		return false
+	}
+	var qc queuedCommand
+	if json.Unmarshal(raw, &qc) != nil || qc.Attachment.Type != "queued_command" {
+		return false
+	}
+	a := &qc.Attachment
+	for i, d := range fst.delivered {
+		if d.text == a.Prompt {
+			if ev := &b.events[d.event]; ev.ID == "" {
+				ev.ID = base.ID
+			}
+			fst.delivered = append(fst.delivered[:i], fst.delivered[i+1:]...)
+			b.sess.Records["queued/attachment_of_remove"]++
+			return true
+		}
+	}
+	mode := a.CommandMode
+	if a.Origin.Kind != "" && a.Origin.Kind != "human" {
+		mode = "from " + a.Origin.Kind
+	}
+	b.queuedText(a.Prompt, mode, base)
+	return true
+}
+
+// queuedText maps a message delivered mid-turn, sent in mode (the attachment's
+// commandMode; "" or "prompt" for a message the human typed), and reports the index
+// of the event it made, if one.
+func (b *builder) queuedText(text, mode string, base analyze.Event) (int, bool) {
+	class := Classify(text, false, false)
+	switch {
+	case mode != "" && mode != "prompt" && mode != "task-notification":
+		class = ClassInjected // another program's, or a bash-mode command
+		if mode == "bash" {
+			class = ClassCommand
+		}
+	case class == ClassHuman && isSlashCommand(text):
+		class = ClassCommand
+	}
+	b.sess.Records["queued/"+string(class)]++
+	ev := base
+	switch class {
+	case ClassHuman:
+		ev.Kind, ev.UserContent, ev.Subtype = analyze.KindUserMessage, HumanText(text), analyze.SubtypeQueued
+	case ClassEmpty, ClassCommand, ClassInterrupt:
+		return 0, false // a command's records are written when it runs
+	default:
+		ev.Kind, ev.Subtype = analyze.KindSystem, string(class)
+	}
+	b.emit(ev)
+	return len(b.events) - 1, true
+}
+
+// isSlashCommand reports whether text is a slash command: "/" and a lower-case name
+// ("/mcp", "/compact keep the plan", "/plugin:cmd"), not a path ("/Users/…").
+func isSlashCommand(text string) bool {
+	t := strings.TrimSpace(text)
+	if len(t) < 2 || t[0] != '/' || !isLower(t[1]) {
+		return false
+	}
+	for i := 2; i < len(t); i++ {
+		switch c := t[i]; {
+		case isLower(c), isDigit(c), c == '-', c == '_', c == ':':
+		case c == ' ' || c == '\n' || c == '\t':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
