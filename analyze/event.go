@@ -89,16 +89,22 @@ type Event struct {
 	// Claude Code system subtype ("compact_boundary", "turn_duration", "local_command",
 	// "api_error"), the class of system-injected user text ("command", "meta",
 	// "compact_summary", "task_notification"), or a vibes variant ("error",
-	// "session_removed"). For a KindUserMessage it is empty, or [SubtypeQueued].
-	// Empty for the other kinds.
+	// "session_removed"). For a KindUserMessage it is empty (a prompt), or
+	// [SubtypeQueued]. Empty for the other kinds.
 	Subtype string
 }
 
 // SubtypeQueued marks a KindUserMessage the human typed while the agent was busy and
 // the agent read in the middle of its turn (Claude Code's queued messages): the
 // human's words, but not a prompt that starts a turn — the agent was working on the
-// request before it.
+// request before it (see [Event.MidTurn]).
 const SubtypeQueued = "queued"
+
+// MidTurn reports whether e is a human message the agent read in the middle of its
+// turn ([SubtypeQueued]) rather than a prompt.
+func (e *Event) MidTurn() bool {
+	return e.Kind == KindUserMessage && e.Subtype == SubtypeQueued
+}
 
 // ExitCodeOf reads the exit status Claude Code writes at the top of a failed shell
 // result ("Exit code 1\n…", also "Error: Exit code 1\n…" in its toolUseResult): ok

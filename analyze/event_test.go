@@ -49,3 +49,19 @@ func FuzzExitCodeOf(f *testing.F) {
 		}
 	})
 }
+
+func TestMidTurn(t *testing.T) {
+	for _, tt := range []struct {
+		ev   Event
+		want bool
+	}{
+		{Event{Kind: KindUserMessage}, false},
+		{Event{Kind: KindUserMessage, Subtype: SubtypeQueued}, true},
+		{Event{Kind: KindUserMessage, Subtype: "other"}, false},
+		{Event{Kind: KindSystem, Subtype: SubtypeQueued}, false},
+	} {
+		if got := tt.ev.MidTurn(); got != tt.want {
+			t.Errorf("%+v.MidTurn() = %v", tt.ev, got)
+		}
+	}
+}

@@ -134,7 +134,7 @@ func TestClaudeCodeCorpus(t *testing.T) {
 	})
 	pin(t, map[string][2]int{
 		"sessions":                           {sessions, 73},
-		"events":                             {events, 10366},
+		"events":                             {events, 10363},
 		"relevant events":                    {relevant, 9409},
 		"interventions":                      {interventions, 100},
 		"sessions with an intervention":      {intervened, 59},

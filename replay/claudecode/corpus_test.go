@@ -74,7 +74,7 @@ var corpusWant = map[string]corpusFigures{
 	"spotter/tool_heavy.jsonl": {key: "d6e0bada-1959-4eec-a9d2-0bfade768d8f", human: 2,
 		user: 2, assistant: 1, tool: 6, interrupt: 2, system: 5},
 	"dotfiles/6558d13f-7f71-4408-a984-bb57913b37fb.jsonl":   {key: "6558d13f-7f71-4408-a984-bb57913b37fb", human: 6, user: 6, assistant: 14, tool: 53, interrupt: 1, hook: 3, system: 1},
-	"dotfiles/8e0afadf-2a97-4843-84b1-1a93234d5975.jsonl":   {key: "8e0afadf-2a97-4843-84b1-1a93234d5975", human: 6, queued: 1, user: 6, assistant: 45, tool: 97, interrupt: 1, hook: 10, system: 27},
+	"dotfiles/8e0afadf-2a97-4843-84b1-1a93234d5975.jsonl":   {key: "8e0afadf-2a97-4843-84b1-1a93234d5975", human: 6, queued: 1, user: 6, assistant: 45, tool: 97, interrupt: 1, hook: 10, system: 24},
 	"dotfiles/f74f367b-57e7-40e1-a7ba-b5155463d1b1.jsonl":   {key: "f74f367b-57e7-40e1-a7ba-b5155463d1b1", human: 5, user: 5, assistant: 5, tool: 26, interrupt: 1, hook: 3},
 	"dotfiles/fe0cad35-f552-4e6e-82a4-cdf665911a10.jsonl":   {key: "fe0cad35-f552-4e6e-82a4-cdf665911a10", human: 3, user: 3, assistant: 3, tool: 67, interrupt: 1, hook: 2},
 	"entire-cli/00ef13bd-99a1-4001-a829-09985a069ab2.jsonl": {key: "00ef13bd-99a1-4001-a829-09985a069ab2", human: 5, user: 5, assistant: 19, tool: 23, hook: 5, system: 2},

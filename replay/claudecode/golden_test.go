@@ -110,7 +110,7 @@ func checkInvariants(t *testing.T, s *input.Session) {
 		default:
 			t.Fatalf("event %d: unknown kind %q", i, ev.Kind)
 		}
-		if (ev.Kind == analyze.KindSystem) != (ev.Subtype != "") && !(ev.Kind == analyze.KindUserMessage && ev.Subtype == analyze.SubtypeQueued) {
+		if (ev.Kind == analyze.KindSystem) != (ev.Subtype != "") && !ev.MidTurn() {
 			t.Fatalf("event %d: kind %s with subtype %q", i, ev.Kind, ev.Subtype)
 		}
 		if (ev.Kind == analyze.KindHook) != (ev.HookName != "") {

@@ -30,20 +30,37 @@ import (
 // properly??"). It is read as a user record's text is ([Classify]): the human's text a
 // KindUserMessage of Subtype [analyze.SubtypeQueued], a task notification or a tool's
 // element a KindSystem event — at the time it was delivered, the remove's or the
-// attachment's. A queued slash command ("/mcp") gives none: it runs as a command, and
-// its records are written when it does. An attachment that repeats the message a
-// remove just delivered gives none either: its uuid becomes the message's ID. The
+// attachment's place in the file (an attachment is stamped with the enqueue's time,
+// not the delivery's: it takes the time of the record before it). A queued slash
+// command ("/mcp") gives no message: it is a command to Claude Code (run as one, or,
+// in some versions, passed on as its bare name), not words to the agent. Of a remove
+// and an attachment that deliver one message, in either order, the first makes the
+// event and the attachment's uuid is its ID. The
 // queue keeps the last maxQueued messages: a background task's notifications can wait
 // in it without a dequeue, and what a remove looks through stays bounded.
 
 // maxQueued bounds the messages a file's queue keeps (the oldest go first).
 const maxQueued = 32
 
-// queuedMsg is a message delivered mid-turn from a remove: the event it made, until an
-// attachment record repeats it.
+// queuedMsg is a message delivered mid-turn: the event it made, until the other record
+// of a version that writes both (a remove and an attachment, in either order) repeats
+// it.
 type queuedMsg struct {
-	text  string
-	event int // index into builder.events
+	text   string
+	event  int  // index into builder.events
+	attach bool // made by an attachment record (else by a remove)
+}
+
+// repeated finds, among the messages delivered since the last user, assistant or
+// system record, the one of text made by the other kind of record, and forgets it.
+func (fst *fileState) repeated(text string, byAttachment bool) (event int, ok bool) {
+	for i, d := range fst.delivered {
+		if d.text == text && d.attach != byAttachment {
+			fst.delivered = slices.Delete(fst.delivered, i, i+1)
+			return d.event, true
+		}
+	}
+	return 0, false
 }
 
 // queueOp is the part of a queue-operation record the reader uses.
@@ -87,6 +104,9 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			fst.queue = append(fst.queue, content)
 		}
 	case "dequeue":
+		if content == "" {
+			content = nextDelivered(fst.queue) // a notification waiting for the turn's end stays
+		}
 		fst.queue = dropQueued(fst.queue, content)
 	case "remove":
 		text := content
@@ -98,8 +118,12 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			s.Records["queue/remove_unknown"]++ // its enqueue is not in this file
 			return
 		}
+		if _, ok := fst.repeated(text, false); ok {
+			b.sess.Records["queued/remove_of_attachment"]++
+			return
+		}
 		if k, ok := b.queuedText(text, "", base); ok {
-			fst.delivered = append(fst.delivered, queuedMsg{text, k})
+			fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k})
 		}
 	case "popAll":
 		fst.queue = fst.queue[:0]
@@ -148,21 +172,20 @@ func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) boo
 		return false
 	}
 	a := &qc.Attachment
-	for i, d := range fst.delivered {
-		if d.text == a.Prompt {
-			if ev := &b.events[d.event]; ev.ID == "" {
-				ev.ID = base.ID
-			}
-			fst.delivered = append(fst.delivered[:i], fst.delivered[i+1:]...)
-			b.sess.Records["queued/attachment_of_remove"]++
-			return true
+	if k, ok := fst.repeated(a.Prompt, true); ok {
+		if ev := &b.events[k]; ev.ID == "" {
+			ev.ID = base.ID
 		}
+		b.sess.Records["queued/attachment_of_remove"]++
+		return true
 	}
 	mode := a.CommandMode
 	if a.Origin.Kind != "" && a.Origin.Kind != "human" {
 		mode = "from " + a.Origin.Kind
 	}
-	b.queuedText(a.Prompt, mode, base)
+	if k, ok := b.queuedText(a.Prompt, mode, base); ok {
+		fst.delivered = append(fst.delivered, queuedMsg{text: a.Prompt, event: k, attach: true})
+	}
 	return true
 }
 

@@ -73,7 +73,7 @@ func TestQueuedMessages(t *testing.T) {
 		{
 			name:    "an attachment without its remove",
 			in:      start + result("2026-02-15T09:57:25Z") + attach("q1", "2026-02-15T09:57:26Z", "and create PR", "prompt", "human"),
-			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:and create PR queued 09:57:26 id=q1"},
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:and create PR queued 09:57:25 id=q1"},
 			records: map[string]int{"queued/human": 1},
 		},
 		{
@@ -81,8 +81,24 @@ func TestQueuedMessages(t *testing.T) {
 			in: start + queue("2026-02-15T09:57:20Z", "enqueue", "yes") + queue("2026-02-15T09:57:21Z", "remove", "yes") + result("2026-02-15T09:57:25Z") +
 				attach("q1", "2026-02-15T09:58:00Z", "yes", "prompt", "human"),
 			want: []string{"user_message:add the trailer to gemini commits", "user_message:yes queued 09:57:21 id=", "tool_result:Bash/ok/ok $ go test ./...",
-				"user_message:yes queued 09:58:00 id=q1"},
+				"user_message:yes queued 09:57:25 id=q1"},
 			records: map[string]int{"queued/human": 2},
+		},
+		{
+			name: "an attachment before its remove: one message, at the attachment's place, not its enqueue time",
+			in: start + queue("2026-02-15T09:50:05Z", "enqueue", "please also create the PR") + result("2026-02-15T10:20:00Z") +
+				attach("q1", "2026-02-15T09:50:05Z", "please also create the PR", "prompt", "human") + queue("2026-02-15T10:20:00.1Z", "remove", "please also create the PR"),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:please also create the PR queued 10:20:00 id=q1"},
+			records: map[string]int{"queued/human": 1, "queued/remove_of_attachment": 1},
+		},
+		{
+			name: "a dequeue that names nothing sent the human's message: the notification waiting stays, the next remove is the next message",
+			in: start + queue("2026-02-15T09:51:00Z", "enqueue", notification) + queue("2026-02-15T09:52:00Z", "enqueue", "now open a pull request for it") +
+				queue("2026-02-15T09:52:01Z", "dequeue", "") + userText("u2", "2026-02-15T09:52:01Z", "now open a pull request for it") +
+				queue("2026-02-15T09:57:20Z", "enqueue", "use the draft flag") + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "remove", ""),
+			want: []string{"user_message:add the trailer to gemini commits", "user_message:now open a pull request for it", "tool_result:Bash/ok/ok $ go test ./...",
+				"user_message:use the draft flag queued 09:57:26 id="},
+			records: map[string]int{"queued/human": 1},
 		},
 		{
 			name: "a remove that names nothing delivered the human's message, not a task notification waiting for the turn's end",

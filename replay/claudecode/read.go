@@ -432,6 +432,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	}
 
 	n := len(b.events)
+	ownTime := true // the record's timestamp is when its events happened
 	side := fst.sub || rec.IsSidechain
 	base := analyze.Event{ID: rec.UUID, Sidechain: side}
 	switch rec.Type {
@@ -450,6 +451,10 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	case "attachment":
 		if !b.attachment(fst, l.Bytes, base) {
 			s.Records["skipped/"+rec.Type]++
+		} else if len(b.events) > n {
+			// Stamped when the message was queued, not when the agent read it: the
+			// record takes the time of the record before it.
+			ts, timed, ownTime = time.Time{}, false, false
 		}
 	case "summary":
 		if rec.Summary != "" {
@@ -466,7 +471,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	default: // progress, file-history-snapshot, queue-operation, ... and types not yet known
 		s.Records["skipped/"+rec.Type]++
 	}
-	if len(b.events) > n && !timed {
+	if len(b.events) > n && !timed && ownTime {
 		s.Records["time/missing"]++
 		if rec.Timestamp == "" {
 			b.report(fst.name, l.Num, input.ProblemInvalid, "%s record without a timestamp; it takes the time of the record before it (at the start of a file, the file's first time; in a subagent transcript without any, the session's first)", rec.Type)

@@ -202,7 +202,7 @@ type session struct {
 	agentAsked     bool      // the agent's last message since the human's last turn ends with a question
 	agentActed     bool      // the agent wrote or ran a tool since the human's last message
 	actedAfter     int       // humanMsgs when the agent last acted: it acted after the messages before it
-	last           sketch    // the turn's request: the human's last message but a queued one
+	last           sketch    // the turn's request: the human's last message but one read mid-turn
 	hasLast        bool
 	hist           []request // the last requests, a ring
 	histNext       int       // where the next request goes
@@ -303,12 +303,11 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 
 // sessionSignals appends the signals that need the session — RepeatRequest and
 // InterruptRedirect — for a human message at time at, and updates what the session
-// remembers. A queued message ([analyze.SubtypeQueued]: typed while the agent worked,
-// read mid-turn) is a request of its own, but not the turn's: an interrupt after it
-// stops the request the turn began with, and the human sending the queued words again
-// after interrupting is redirecting an agent that did not act on them, not resubmitting
-// what they interrupted.
-func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, queued bool) []Signal {
+// remembers. A message the agent read mid-turn ([analyze.Event.MidTurn]: queued while
+// it worked) is a request of its own, but not the turn's: an interrupt after it stops the request the turn began with, and the human
+// sending those words again after interrupting is redirecting an agent that did not
+// act on them, not resubmitting what they interrupted.
+func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, midTurn bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
 	approval := r.lex.onlyApproval(t)
@@ -337,16 +336,16 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 	stored := c.Repeat.Enabled && words >= c.Repeat.MinTokens && !approval
 	if stored {
 		if s.lastStored && s.histNext == s.lastAt {
-			s.lastStored = false // the turn's request is overwritten (queued messages filled the ring)
+			s.lastStored = false // the turn's request is overwritten (mid-turn messages filled the ring)
 		}
 		s.hist[s.histNext] = request{sk: *cur, seq: s.humanMsgs}
-		if !queued {
+		if !midTurn {
 			s.lastAt = s.histNext
 		}
 		s.histNext = (s.histNext + 1) % len(s.hist)
 		s.histLen = min(s.histLen+1, len(s.hist))
 	}
-	if !queued {
+	if !midTurn {
 		s.lastStored = stored
 		s.last, s.hasLast = *cur, words > 0
 	}

@@ -479,6 +479,13 @@ func TestSessionSignals(t *testing.T) {
 			want: [][]Kind{nil, nil, nil, nil, nil, {InterruptRedirect}, nil, nil},
 		},
 		{
+			name: "an interrupt right after a queued message stops the agent's turn: not a self-interrupt",
+			evs: []analyze.Event{
+				user("refactor the parser"), toolOK, queued("and keep the old names"), interrupt, user("use the existing lexer instead"),
+			},
+			want: [][]Kind{nil, nil, nil, nil, {InterruptRedirect}},
+		},
+		{
 			name: "a queued message repeating an earlier request is a repeat",
 			evs: []analyze.Event{
 				user("please add a verbose flag to the replay command"), agent("Added it."), user("now document it"), toolOK,
