@@ -198,7 +198,8 @@ func TestCorpus(t *testing.T) {
 	fsys := os.DirFS(dir)
 	labels := readCorpusLabels(t, dir)
 	seen := map[string]bool{}
-	proved := 0 // sessions whose key the first 64 KiB prove (a split replay leaves them to their shard)
+	proved := 0              // sessions whose key the first 64 KiB prove (a split replay leaves them to their shard)
+	queued, queuedIn := 0, 0 // queued human messages, and the sessions holding them (the README's figure)
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			return err
@@ -266,6 +267,10 @@ func TestCorpus(t *testing.T) {
 					got.system++
 				}
 			}
+			queued += got.queued
+			if got.queued > 0 {
+				queuedIn++
+			}
 			if want, ok := corpusWant[name]; !ok {
 				t.Errorf("no figures frozen for %s: %#v", name, got)
 			} else if got != want {
@@ -307,6 +312,9 @@ func TestCorpus(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("%s not found in the corpus", name)
 		}
+	}
+	if queued != 15 || queuedIn != 9 {
+		t.Errorf("%d queued human messages in %d sessions, the README says 15 in 9", queued, queuedIn)
 	}
 	if proved != 68 {
 		t.Errorf("the first 64 KiB prove the key of %d of %d sessions, want 68", proved, len(seen))

@@ -54,9 +54,11 @@
 //   - summary, ai-title, custom-title: the session's Title (see below); no events.
 //   - queue-operation and attachment of type queued_command: a message the human typed
 //     while the agent was busy and the agent read mid-turn is a KindUserMessage of
-//     Subtype [analyze.SubtypeQueued] at the time it was read [queued/human] (see
-//     queued.go for the operations; what other programs queue maps as a user record's
-//     text does); the operations are counted [queue/<operation>].
+//     Subtype [analyze.SubtypeQueued] where it was read [queued/human]: at a remove's
+//     time, or, for an attachment (stamped when the message was queued), at the time
+//     of the record before it (see queued.go for the operations; what other programs
+//     queue maps as a user record's text does); the operations are counted
+//     [queue/<operation>].
 //   - every other type — progress, file-history-snapshot, permission-mode,
 //     last-prompt, other attachments, agent-name and types not known yet — is counted
 //     by type in Records and skipped. Unknown types are normal, not problems.

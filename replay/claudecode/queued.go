@@ -19,7 +19,7 @@ import (
 //     is read as one;
 //   - remove: it went to the agent in the middle of its turn, beside a tool's result.
 //     Up to about version 2.1.4x that record is all the transcript keeps of it, and
-//     it does not name the message (see nextDelivered for which it is); later
+//     it does not name the message (see fileState.take for which it is); later
 //     versions name it, and also write an attachment record of type queued_command
 //     with the message as its prompt;
 //   - popAll: the human pulled the queue back into the input box to edit it — what they
@@ -84,13 +84,12 @@ type queuedCommand struct {
 
 // queueOperation reads the queue-operation record on line (see above).
 func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base analyze.Event) {
-	s := b.sess
 	var op queueOp
 	if err := json.Unmarshal(raw, &op); err != nil {
 		b.report(fst.name, line, input.ProblemInvalid, "queue-operation record without a readable operation (%v); skipped", err)
 		return
 	}
-	s.Records["queue/"+op.Operation]++
+	b.sess.Records["queue/"+op.Operation]++
 	var content string
 	if firstByte(op.Content) == '"' {
 		json.Unmarshal(op.Content, &content)
@@ -104,25 +103,18 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			fst.queue = append(fst.queue, content)
 		}
 	case "dequeue":
-		if content == "" {
-			content = nextDelivered(fst.queue) // a notification waiting for the turn's end stays
-		}
-		fst.queue = dropQueued(fst.queue, content)
+		fst.take(content) // the next prompt: its user record follows
 	case "remove":
-		text := content
+		text := fst.take(content)
 		if text == "" {
-			text = nextDelivered(fst.queue)
-		}
-		fst.queue = dropQueued(fst.queue, text)
-		if text == "" {
-			s.Records["queue/remove_unknown"]++ // its enqueue is not in this file
-			return
+			b.sess.Records["queue/remove_unknown"]++ // its enqueue is not in this file
+			break
 		}
 		if _, ok := fst.repeated(text, false); ok {
 			b.sess.Records["queued/remove_of_attachment"]++
-			return
+			break
 		}
-		if k, ok := b.queuedText(text, "", base); ok {
+		if k, ok := b.queuedText(text, classifyQueued(text, "", ""), base); ok {
 			fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k})
 		}
 	case "popAll":
@@ -130,34 +122,31 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 	}
 }
 
-// dropQueued removes from q the first message equal to content; when content is
-// empty (a dequeue that does not name its message), the oldest.
-func dropQueued(q []string, content string) []string {
-	i := 0
-	if content != "" {
-		i = slices.Index(q, content)
-	}
-	if i < 0 || i >= len(q) {
-		return q
-	}
-	return slices.Delete(q, i, i+1)
-}
-
-// nextDelivered is the message a remove that does not name it delivered: the oldest
-// queued message of the human's. A background task's notification waits in the queue
-// for the turn's end and goes out as a user record of its own, often without a
-// dequeue; the human's messages are what goes to the agent mid-turn. With none, the
-// oldest.
-func nextDelivered(q []string) string {
-	for _, m := range q {
-		if Classify(m, false, false) == ClassHuman {
-			return m
+// take removes from the queue the message a dequeue or remove sent, and returns it:
+// the one it names, or, when it names none, the oldest queued message of the human's
+// — a background task's notification waits in the queue for the turn's end and goes
+// out as a user record of its own, often without a dequeue; the human's messages are
+// what goes to the agent. With none of theirs, the oldest; "" when the queue is empty
+// and the operation names nothing. A named message not in the queue is returned as it
+// is (its enqueue was before the file).
+func (fst *fileState) take(named string) string {
+	i := -1
+	if named != "" {
+		i = slices.Index(fst.queue, named)
+	} else if len(fst.queue) > 0 {
+		i = 0
+		for k, m := range fst.queue {
+			if Classify(m, false, false) == ClassHuman {
+				i = k
+				break
+			}
 		}
+		named = fst.queue[i]
 	}
-	if len(q) > 0 {
-		return q[0]
+	if i >= 0 {
+		fst.queue = slices.Delete(fst.queue, i, i+1)
 	}
-	return ""
+	return named
 }
 
 // attachment reads an attachment record, and reports whether it was one it reads: a
@@ -179,37 +168,43 @@ func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) boo
 		b.sess.Records["queued/attachment_of_remove"]++
 		return true
 	}
-	mode := a.CommandMode
-	if a.Origin.Kind != "" && a.Origin.Kind != "human" {
-		mode = "from " + a.Origin.Kind
-	}
-	if k, ok := b.queuedText(a.Prompt, mode, base); ok {
+	if k, ok := b.queuedText(a.Prompt, classifyQueued(a.Prompt, a.CommandMode, a.Origin.Kind), base); ok {
 		fst.delivered = append(fst.delivered, queuedMsg{text: a.Prompt, event: k, attach: true})
 	}
 	return true
 }
 
-// queuedText maps a message delivered mid-turn, sent in mode (the attachment's
-// commandMode; "" or "prompt" for a message the human typed), and reports the index
-// of the event it made, if one.
-func (b *builder) queuedText(text, mode string, base analyze.Event) (int, bool) {
-	class := Classify(text, false, false)
+// classifyQueued is the class of a message delivered mid-turn, sent in mode by origin
+// (an attachment's commandMode and origin.kind; "" for a remove's): its text's
+// ([Classify]), but a slash command's is ClassCommand, a bash-mode command's too, and
+// a message another program sent (another origin, another mode) ClassInjected.
+func classifyQueued(text, mode, origin string) TextClass {
 	switch {
-	case mode != "" && mode != "prompt" && mode != "task-notification":
-		class = ClassInjected // another program's, or a bash-mode command
-		if mode == "bash" {
-			class = ClassCommand
-		}
-	case class == ClassHuman && isSlashCommand(text):
-		class = ClassCommand
+	case mode == "bash":
+		return ClassCommand
+	case origin != "" && origin != "human", mode != "" && mode != "prompt" && mode != "task-notification":
+		return ClassInjected
 	}
+	class := Classify(text, false, false)
+	if class == ClassHuman && isSlashCommand(text) {
+		return ClassCommand
+	}
+	return class
+}
+
+// queuedText maps a message delivered mid-turn, of class, and reports the index of
+// the event it made, if one: the human's words are a KindUserMessage of Subtype
+// [analyze.SubtypeQueued]; a command (a slash command: a command to Claude Code, not
+// words to the agent), an interrupt marker or white space make none; any other class
+// is a KindSystem event.
+func (b *builder) queuedText(text string, class TextClass, base analyze.Event) (int, bool) {
 	b.sess.Records["queued/"+string(class)]++
 	ev := base
 	switch class {
 	case ClassHuman:
 		ev.Kind, ev.UserContent, ev.Subtype = analyze.KindUserMessage, HumanText(text), analyze.SubtypeQueued
 	case ClassEmpty, ClassCommand, ClassInterrupt:
-		return 0, false // a command's records are written when it runs
+		return 0, false
 	default:
 		ev.Kind, ev.Subtype = analyze.KindSystem, string(class)
 	}

@@ -468,7 +468,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 		if rec.CustomTitle != "" {
 			b.customTitle = rec.CustomTitle
 		}
-	default: // progress, file-history-snapshot, queue-operation, ... and types not yet known
+	default: // progress, file-history-snapshot, permission-mode, ... and types not yet known
 		s.Records["skipped/"+rec.Type]++
 	}
 	if len(b.events) > n && !timed && ownTime {

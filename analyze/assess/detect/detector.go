@@ -248,7 +248,8 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 	if !c.any() {
 		return dst
 	}
-	if s != nil && !ev.MidTurn() {
+	midTurn := ev.MidTurn()
+	if s != nil && !midTurn {
 		s.agentActed = false // a prompt: the agent has not acted on it yet (words read mid-turn leave its turn going)
 	}
 	text := sc.win
@@ -274,7 +275,7 @@ func (r *Rules) appendHuman(dst []Signal, ev *analyze.Event, sc *scratch, s *ses
 			sc.tok.tokenize(text, r.apostrophes, false)
 			r.lex.canonicalize(&sc.tok)
 		}
-		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time, ev.MidTurn())
+		dst = r.sessionSignals(dst, s, &sc.tok, &sc.cur, ev.Time, midTurn)
 		s.humanMsgs++
 		s.afterInterrupt, s.agentAsked = false, false
 	}

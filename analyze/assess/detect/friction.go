@@ -304,9 +304,10 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 // sessionSignals appends the signals that need the session — RepeatRequest and
 // InterruptRedirect — for a human message at time at, and updates what the session
 // remembers. A message the agent read mid-turn ([analyze.Event.MidTurn]: queued while
-// it worked) is a request of its own, but not the turn's: an interrupt after it stops the request the turn began with, and the human
-// sending those words again after interrupting is redirecting an agent that did not
-// act on them, not resubmitting what they interrupted.
+// it worked) is a request of its own, but not the turn's: an interrupt after it stops
+// the request the turn began with, and the human sending those words again after
+// interrupting is redirecting an agent that did not act on them, not resubmitting
+// what they interrupted.
 func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, midTurn bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
