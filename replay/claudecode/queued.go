@@ -176,13 +176,15 @@ func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) boo
 
 // classifyQueued is the class of a message delivered mid-turn, sent in mode by origin
 // (an attachment's commandMode and origin.kind; "" for a remove's): its text's
-// ([Classify]), but a slash command's is ClassCommand, a bash-mode command's too, and
-// a message another program sent (another origin, another mode) ClassInjected.
+// ([Classify]), but a message another program sent (another origin, another mode) is
+// ClassInjected, and a bash-mode command's or a slash command's ClassCommand.
 func classifyQueued(text, mode, origin string) TextClass {
 	switch {
+	case origin != "" && origin != "human":
+		return ClassInjected
 	case mode == "bash":
 		return ClassCommand
-	case origin != "" && origin != "human", mode != "" && mode != "prompt" && mode != "task-notification":
+	case mode != "" && mode != "prompt" && mode != "task-notification":
 		return ClassInjected
 	}
 	class := Classify(text, false, false)
