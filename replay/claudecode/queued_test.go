@@ -126,10 +126,11 @@ func TestQueuedMessages(t *testing.T) {
 			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", ci) + queue("2026-02-15T09:57:27Z", "remove", ci) +
 				attach("q2", "2026-02-15T09:57:28Z", notification, "task-notification", "") +
 				attach("q3", "2026-02-15T09:57:29Z", "run the nightly checks", "prompt", "agent") +
-				attach("q4", "2026-02-15T09:57:30Z", "git status", "bash", "human"),
+				attach("q4", "2026-02-15T09:57:30Z", "git status", "bash", "human") +
+				attach("q5", "2026-02-15T09:57:31Z", "ls", "bash", "agent"),
 			want: []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...",
-				"system:injected", "system:task_notification", "system:injected"},
-			records: map[string]int{"queued/injected": 2, "queued/task_notification": 1, "queued/command": 1},
+				"system:injected", "system:task_notification", "system:injected", "system:injected"},
+			records: map[string]int{"queued/injected": 3, "queued/task_notification": 1, "queued/command": 1},
 		},
 		{
 			name: "the queue keeps its last messages: the oldest went first",
