@@ -35,8 +35,10 @@ import (
 // command ("/mcp") gives no message: it is a command to Claude Code (run as one, or,
 // in some versions, passed on as its bare name), not words to the agent. Of a remove
 // and an attachment that deliver one message, in either order, the first makes the
-// event and the attachment's uuid is its ID. The
-// queue keeps the last maxQueued messages: a background task's notifications can wait
+// event, and the attachment gives it its uuid as ID and its class (its mode and origin
+// tell a bash command or another program's message from the human's words, which a
+// remove's text alone does not). An attachment's prompt may be a list of blocks (a
+// pasted image beside the words): its text blocks are the message. The queue keeps the last maxQueued messages: a background task's notifications can wait
 // in it without a dequeue, and what a remove looks through stays bounded.
 
 // maxQueued bounds the messages a file's queue keeps (the oldest go first).
@@ -47,20 +49,21 @@ const maxQueued = 32
 // it.
 type queuedMsg struct {
 	text   string
-	event  int  // index into builder.events
-	attach bool // made by an attachment record (else by a remove)
+	event  int       // index into builder.events
+	class  TextClass // the class it was mapped as
+	attach bool      // made by an attachment record (else by a remove)
 }
 
 // repeated finds, among the messages delivered since the last user, assistant or
 // system record, the one of text made by the other kind of record, and forgets it.
-func (fst *fileState) repeated(text string, byAttachment bool) (event int, ok bool) {
+func (fst *fileState) repeated(text string, byAttachment bool) (queuedMsg, bool) {
 	for i, d := range fst.delivered {
 		if d.text == text && d.attach != byAttachment {
 			fst.delivered = slices.Delete(fst.delivered, i, i+1)
-			return d.event, true
+			return d, true
 		}
 	}
-	return 0, false
+	return queuedMsg{}, false
 }
 
 // queueOp is the part of a queue-operation record the reader uses.
@@ -73,9 +76,9 @@ type queueOp struct {
 // uses.
 type queuedCommand struct {
 	Attachment struct {
-		Type        string `json:"type"`
-		Prompt      string `json:"prompt"`
-		CommandMode string `json:"commandMode"`
+		Type        string      `json:"type"`
+		Prompt      toolContent `json:"prompt"` // a string, or a list of blocks (a pasted image beside the words)
+		CommandMode string      `json:"commandMode"`
 		Origin      struct {
 			Kind string `json:"kind"`
 		} `json:"origin"`
@@ -114,8 +117,9 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			b.sess.Records["queued/remove_of_attachment"]++
 			break
 		}
-		if k, ok := b.queuedText(text, classifyQueued(text, "", ""), base); ok {
-			fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k})
+		class := classifyQueued(text, "", "")
+		if k, ok := b.queuedText(text, class, base); ok {
+			fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k, class: class})
 		}
 	case "popAll":
 		fst.queue = fst.queue[:0]
@@ -161,17 +165,37 @@ func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) boo
 		return false
 	}
 	a := &qc.Attachment
-	if k, ok := fst.repeated(a.Prompt, true); ok {
-		if ev := &b.events[k]; ev.ID == "" {
+	text, class := a.Prompt.text, classifyQueued(a.Prompt.text, a.CommandMode, a.Origin.Kind)
+	if d, ok := fst.repeated(text, true); ok {
+		// The remove came first and classified the words by themselves: the
+		// attachment's mode and origin tell what they were.
+		ev := &b.events[d.event]
+		if ev.ID == "" {
 			ev.ID = base.ID
 		}
 		b.sess.Records["queued/attachment_of_remove"]++
+		if class != d.class {
+			b.recount("queued/"+string(d.class), "queued/"+string(class))
+			if !queuedEvent(ev, text, class) {
+				ev.Kind = "" // dropped in finish: the stamps hold its index
+				b.dropped++
+			}
+		}
 		return true
 	}
-	if k, ok := b.queuedText(a.Prompt, classifyQueued(a.Prompt, a.CommandMode, a.Origin.Kind), base); ok {
-		fst.delivered = append(fst.delivered, queuedMsg{text: a.Prompt, event: k, attach: true})
+	if k, ok := b.queuedText(text, class, base); ok {
+		fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k, class: class, attach: true})
 	}
 	return true
+}
+
+// recount moves one count of the session's records from one key to another.
+func (b *builder) recount(from, to string) {
+	r := b.sess.Records
+	if r[from]--; r[from] <= 0 {
+		delete(r, from)
+	}
+	r[to]++
 }
 
 // classifyQueued is the class of a message delivered mid-turn, sent in mode by origin
@@ -195,23 +219,32 @@ func classifyQueued(text, mode, origin string) TextClass {
 }
 
 // queuedText maps a message delivered mid-turn, of class, and reports the index of
-// the event it made, if one: the human's words are a KindUserMessage of Subtype
-// [analyze.SubtypeQueued]; a command (a slash command: a command to Claude Code, not
-// words to the agent), an interrupt marker or white space make none; any other class
-// is a KindSystem event.
+// the event it made, if one (see queuedEvent).
 func (b *builder) queuedText(text string, class TextClass, base analyze.Event) (int, bool) {
 	b.sess.Records["queued/"+string(class)]++
 	ev := base
+	if !queuedEvent(&ev, text, class) {
+		return 0, false
+	}
+	b.emit(ev)
+	return len(b.events) - 1, true
+}
+
+// queuedEvent makes ev the event of a message delivered mid-turn, of class, and
+// reports whether it makes one: the human's words are a KindUserMessage of Subtype
+// [analyze.SubtypeQueued]; a command (a slash command: a command to Claude Code, not
+// words to the agent), an interrupt marker or white space make none; any other class
+// is a KindSystem event.
+func queuedEvent(ev *analyze.Event, text string, class TextClass) bool {
 	switch class {
 	case ClassHuman:
 		ev.Kind, ev.UserContent, ev.Subtype = analyze.KindUserMessage, HumanText(text), analyze.SubtypeQueued
 	case ClassEmpty, ClassCommand, ClassInterrupt:
-		return 0, false
+		return false
 	default:
-		ev.Kind, ev.Subtype = analyze.KindSystem, string(class)
+		ev.Kind, ev.UserContent, ev.Subtype = analyze.KindSystem, "", string(class)
 	}
-	b.emit(ev)
-	return len(b.events) - 1, true
+	return true
 }
 
 // isSlashCommand reports whether text is a slash command: "/" and a lower-case name

@@ -133,6 +133,24 @@ func TestQueuedMessages(t *testing.T) {
 			records: map[string]int{"queued/injected": 3, "queued/task_notification": 1, "queued/command": 1},
 		},
 		{
+			name: "a remove before its attachment: the attachment's mode and origin tell what the words were (a bash command makes no message; another program's is injected)",
+			in: start + result("2026-02-15T09:57:25Z") +
+				queue("2026-02-15T09:57:26Z", "enqueue", "git status") + queue("2026-02-15T09:57:26.5Z", "remove", "git status") + attach("q1", "2026-02-15T09:57:26Z", "git status", "bash", "human") +
+				queue("2026-02-15T09:57:27Z", "enqueue", "run the nightly checks") + queue("2026-02-15T09:57:27.5Z", "remove", "run the nightly checks") + attach("q2", "2026-02-15T09:57:27Z", "run the nightly checks", "prompt", "agent") +
+				queue("2026-02-15T09:57:28Z", "enqueue", "and the docs") + queue("2026-02-15T09:57:28.5Z", "remove", "and the docs") + attach("q3", "2026-02-15T09:57:28Z", "and the docs", "prompt", "human"),
+			want: []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "system:injected",
+				"user_message:and the docs queued 09:57:28 id=q3"},
+			records: map[string]int{"queued/human": 1, "queued/command": 1, "queued/injected": 1, "queued/attachment_of_remove": 3},
+		},
+		{
+			name: "a prompt given as a list of blocks (words and a pasted image): its words; an image alone makes no message",
+			in: start + result("2026-02-15T09:57:25Z") +
+				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":[{"type":"text","text":"the button is cut off here"},{"type":"image","source":{"type":"base64","data":"iVBO"}}],"commandMode":"prompt"}`) +
+				rec("attachment", "q2", "2026-02-15T09:57:27Z", `"attachment":{"type":"queued_command","prompt":[{"type":"image","source":{"type":"base64","data":"iVBO"}}],"commandMode":"prompt"}`),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:the button is cut off here queued 09:57:25 id=q1"},
+			records: map[string]int{"queued/human": 1, "queued/empty": 1},
+		},
+		{
 			name: "the queue keeps its last messages: the oldest went first",
 			in: start + queue("2026-02-15T09:57:00Z", "enqueue", "stop, that is the wrong branch") +
 				strings.Repeat(queue("2026-02-15T09:57:10Z", "enqueue", notification), maxQueued) +

@@ -136,9 +136,10 @@ type builder struct {
 	// it (KeyFromHead: what it asks is settled there).
 	until string
 
-	events []analyze.Event // in reading order: main transcript, then subagents; lines in order
-	start  time.Time
-	end    time.Time
+	events  []analyze.Event // in reading order: main transcript, then subagents; lines in order
+	dropped int             // events a later record unmade (Kind ""), taken out in finish
+	start   time.Time
+	end     time.Time
 }
 
 // sessionID is where one sessionId occurs in a session's files.
@@ -754,6 +755,9 @@ func (b *builder) finish() (*input.Session, []input.Problem) {
 		}
 	}
 
+	if b.dropped > 0 {
+		b.events = slices.DeleteFunc(b.events, func(e analyze.Event) bool { return e.Kind == "" })
+	}
 	// Ties keep reading order: main transcript before subagents, lines in order.
 	slices.SortStableFunc(b.events, func(x, y analyze.Event) int { return x.Time.Compare(y.Time) })
 	for i := range b.events {
