@@ -114,8 +114,9 @@ type RepeatConfig struct {
 
 // RedirectConfig configures [InterruptRedirect], raised on the human message that
 // follows an interrupt unless that message is approval only ("ok", "continue", "go
-// on", "继续" — every token in the lexicon's "approval" class) or sends the
-// interrupted request again (its content words overlap the previous message's by at
+// on", "继续" — every token in the lexicon's "approval" class), says the interrupt was
+// a slip and asks nothing else ("sorry, hit escape by accident" — see Lexicon.Slip) or
+// sends the interrupted request again (its content words overlap the previous message's by at
 // least ResubmitOverlap).
 type RedirectConfig struct {
 	// Enabled switches the signal on. Default true.
@@ -311,7 +312,9 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, midTurn bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
-	approval := r.lex.onlyApproval(t)
+	// Approval, or a slip of the hand owned up to ("sorry, hit escape by accident"):
+	// the agent may go on with what it was doing.
+	approval := r.lex.onlyApproval(t) || s.afterInterrupt && r.lex.onlySlip(t)
 	if s.afterInterrupt {
 		resubmit := false
 		if s.hasLast {

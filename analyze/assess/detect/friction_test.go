@@ -612,6 +612,52 @@ func TestSessionSignals(t *testing.T) {
 	}
 }
 
+// TestSlipAfterInterrupt: a message owning up to an interrupt made by mistake, and
+// asking nothing else, lets the agent go on (no redirect); one that asks for
+// something else, or corrects the agent, is still a redirect.
+func TestSlipAfterInterrupt(t *testing.T) {
+	for _, tt := range []struct {
+		msg      string
+		redirect bool
+	}{
+		{"sorry, hit escape by accident", false},
+		{"oops, accidentally pressed esc — please continue", false},
+		{"I didn't mean to interrupt you, carry on", false},
+		{"my bad, go on", false},
+		{"fat-fingered the escape key, keep going", false},
+		{"wrong key sorry", false},
+		{"perdón, sin querer, sigue", false},
+		{"desculpa, apertei sem querer, pode continuar", false},
+		{"pardon, j'ai appuyé par erreur, continue", false},
+		{"sorry, aus Versehen gedrückt, weiter bitte", false},
+		{"scusa, per sbaglio, avanti", false},
+		{"случайно нажал, продолжай", false},
+		{"不小心按了esc，继续", false},
+		{"うっかり押しちゃった、続けてください", false},
+		{"실수로 눌렀어 계속해", false},
+
+		{"accidentally hit escape, but use the v2 API instead", true},
+		{"I accidentally gave you the wrong path, it is src/lexer.go", true},
+		{"my bad, not that one", true},
+		{"wrong, use the lexer", true},
+		{"hit escape because you were editing the wrong file", true},
+		{"不小心按了esc，不过先修复测试", true},
+	} {
+		got := runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
+		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {
+			t.Errorf("%q: signals %v, want a redirect %v", tt.msg, got[3], tt.redirect)
+		}
+	}
+	// A slip is no request: owning up to a second slip repeats none.
+	got := runSession(t, DefaultConfig(), []analyze.Event{
+		user("refactor the parser"), toolOK, interrupt, user("sorry, I hit the escape key by accident"), toolOK, agent("Done."),
+		user("now rename the lexer package"), toolOK, interrupt, user("sorry, I hit the escape key by accident"),
+	})
+	if want := [][]Kind{nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("two slips: got %v, want %v", got, want)
+	}
+}
+
 func TestRepeatAndRedirectSwitchedOff(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Friction.Repeat.Enabled, cfg.Friction.Redirect.Enabled = false, false

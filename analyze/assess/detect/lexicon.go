@@ -38,7 +38,8 @@ type Lexicon struct {
 	// Classes are named word lists for %name elements, and the lists the detector uses
 	// directly: "filler" (skipped before ^), "approval" (a message made only of these
 	// words, after an interrupt, is approval, not a redirect: "ok continue", "继续"),
-	// and "stop" (function words left out of the repeat-request similarity).
+	// "stop" (function words left out of the repeat-request similarity) and
+	// "slip_act" (what a Slip message may say besides: "hit", "esc", "pressed").
 	Classes map[string][]string `json:"classes"`
 	// Negation phrases: a reply led by a negation ("no, use X", "nope", "não",
 	// "不是", "いいえ", "nein").
@@ -63,6 +64,13 @@ type Lexicon struct {
 	// message is an Exasperation signal, unless the success patterns read the message
 	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
+	// Slip phrases: the human says the interrupt before their message was a slip of
+	// the hand ("by accident", "didn't mean to", "sin querer", "aus Versehen",
+	// "不小心"). After an interrupt, a message that holds one and otherwise only
+	// approval, filler, stop and "slip_act" words ("sorry, hit escape by accident,
+	// carry on") lets the agent go on, as approval does: no redirect. They raise no
+	// signal of their own.
+	Slip []string `json:"slip"`
 	// Bait phrases: politeness and acceptance that look like the above ("no
 	// problem", "no worries", "não tem problema", "没问题", "kein Problem").
 	Bait []string `json:"bait"`
@@ -93,11 +101,12 @@ const (
 	catCorrection
 	catExasperation
 	catGiveUp
+	catSlip
 	catBait
 	numCats
 )
 
-// kind returns the signal kind of a category (none for bait).
+// kind returns the signal kind of a category (none for slip and bait).
 func (c category) kind() Kind {
 	switch c {
 	case catNegation:
@@ -243,6 +252,7 @@ type lexicon struct {
 	filler   *wordClass
 	approval *wordClass
 	stop     *wordClass
+	slipAct  *wordClass
 	phrases  []phrase
 	dict     dict
 	// prefixStarts indexes the phrases whose first element is a prefix (or a class
@@ -304,12 +314,12 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 		}
 		lx.classes[name] = c
 	}
-	lx.filler, lx.approval, lx.stop = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"]
+	lx.filler, lx.approval, lx.stop, lx.slipAct = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"], lx.classes["slip_act"]
 	for _, list := range []struct {
 		cat category
 		src []string
 	}{{catNegation, l.Negation}, {catStill, l.Still}, {catDoubt, l.Doubt}, {catCorrection, l.Correction},
-		{catExasperation, l.Exasperation}, {catGiveUp, l.GiveUp}, {catBait, l.Bait}} {
+		{catExasperation, l.Exasperation}, {catGiveUp, l.GiveUp}, {catSlip, l.Slip}, {catBait, l.Bait}} {
 		for _, src := range list.src {
 			ph, err := lx.parsePhrase(&t, src, list.cat, apostrophes)
 			if err != nil {
@@ -590,10 +600,7 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 	if len(t.toks) == 0 {
 		return hits
 	}
-	first := 0 // the message's first token after fillers
-	for first < len(t.toks) && lx.filler.has(lx, t, first) {
-		first++
-	}
+	first := lx.firstWord(t)
 	type span struct{ from, to int }
 	var bait [maxBait]span
 	nb := 0
@@ -606,7 +613,7 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 	try := func(ids []int32, i int) {
 		for _, id := range ids {
 			ph := &lx.phrases[id]
-			if ph.anchored && i > first {
+			if ph.cat == catSlip || ph.anchored && i > first {
 				continue
 			}
 			end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
@@ -625,14 +632,9 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 		}
 	}
 	for i := range t.toks {
-		if e := t.toks[i].ent; e >= 0 {
-			try(lx.dict.entries[e].starts, i)
-		}
-		if len(lx.prefixStarts) > 0 && t.toks[i].n >= 4 && !t.toks[i].cjk {
-			if ids, ok := lx.prefixStarts[key4(t.word(i, lx))]; ok {
-				try(ids, i)
-			}
-		}
+		exact, prefix := lx.phrasesAt(t, i)
+		try(exact, i)
+		try(prefix, i)
 	}
 	for _, c := range cand[:nc] {
 		if hits[c.cat].ok {
@@ -650,6 +652,54 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 		}
 	}
 	return hits
+}
+
+// firstWord returns the index of t's first token that is not a filler word.
+func (lx *lexicon) firstWord(t *tokens) int {
+	first := 0
+	for first < len(t.toks) && lx.filler.has(lx, t, first) {
+		first++
+	}
+	return first
+}
+
+// phrasesAt returns the phrases that may start at token i of t: those whose first
+// element is its word, and those whose first element is a prefix of its first four
+// bytes.
+func (lx *lexicon) phrasesAt(t *tokens, i int) (exact, prefix []int32) {
+	if e := t.toks[i].ent; e >= 0 {
+		exact = lx.dict.entries[e].starts
+	}
+	if len(lx.prefixStarts) > 0 && t.toks[i].n >= 4 && !t.toks[i].cjk {
+		prefix = lx.prefixStarts[key4(t.word(i, lx))]
+	}
+	return exact, prefix
+}
+
+// onlySlip reports whether t says that the interrupt before it was a slip and asks
+// nothing else: it holds a Slip phrase, and every token outside its Slip phrases is
+// an approval, filler, stop or "slip_act" word ("sorry, hit escape by accident, carry
+// on"; "不小心按了esc，继续").
+func (lx *lexicon) onlySlip(t *tokens) bool {
+	first, covered, slip := lx.firstWord(t), 0, false
+	for i := range t.toks {
+		exact, prefix := lx.phrasesAt(t, i)
+		for _, ids := range [2][]int32{exact, prefix} {
+			for _, id := range ids {
+				ph := &lx.phrases[id]
+				if ph.cat != catSlip || ph.anchored && i > first {
+					continue
+				}
+				if end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause); ok {
+					covered, slip = max(covered, end), true
+				}
+			}
+		}
+		if i >= covered && !lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.stop.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
+			return false
+		}
+	}
+	return slip
 }
 
 // onlyApproval reports whether every token of t is an approval word ("ok", "continue",

@@ -34,6 +34,21 @@ func DefaultLexicon() Lexicon {
 				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す", "く", "だ", "さ", // ください
 				"네", "예", "응", "계속", "계속해", "계속해줘", "좋아", "그래", "진행", "진행해",
 			},
+			// What a message owning up to a slip of the hand may say besides (see Slip):
+			// the key, the act, the moment.
+			"slip_act": {
+				"hit", "hitting", "pressed", "press", "pressing", "pushed", "push", "clicked", "click", "tapped",
+				"tap", "typed", "esc", "escape", "key", "keys", "button", "keyboard", "interrupt~", "stopped",
+				"cancel~", "ctrl", "enter", "finger", "fingers", "slipped", "sent", "send", "submitted", "early",
+				"too", "soon", "there", "you", "oh", "whoops",
+				"pulse", "tecla", "boton", "apertei", "botao", "touche", "appuye", "jai", "taste", "gedruckt", "tasto",
+				"premuto", "нажал", "клавишу",
+				"perdon", "perdona", "disculpa", "desculpa", "desculpe", "pardon", "desole", "scusa", "scusami",
+				"entschuldigung", "извини", "прости", "对", "不", "起", "抱", "歉", "ご", "め", "미안", "미안해", "죄송해요",
+				"按", "了", "键", "错", "我", "点", "到",
+				"押", "し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に",
+				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "버튼",
+			},
 			// Function words left out of the repeat-request similarity.
 			"stop": {
 				"a", "an", "the", "to", "of", "in", "on", "at", "for", "with", "from", "by", "and", "or", "but", "so",
@@ -311,6 +326,29 @@ func DefaultLexicon() Lexicon {
 			"포기~", "내가 할게", "내가 직접", "그만해", "그만하세요",
 		},
 		ExasperationEmoji: "😭😤😡🤬🙄🤦😩😫😒😠💢😖😣",
+		Slip: []string{
+			// English.
+			"by accident", "accident~", "by mistake", "my bad", "didnt mean to", "did not mean to",
+			"not on purpose", "unintentional~", "misclick~", "mis click~", "fat finger~", "wrong key", "wrong button",
+			// Spanish.
+			"sin querer", "por accidente", "me equivoque de tecla",
+			// Portuguese.
+			"sem querer", "por engano", "por acidente",
+			// French.
+			"par erreur", "par accident", "sans faire expres", "sans le vouloir",
+			// German.
+			"aus versehen", "versehentlich",
+			// Italian.
+			"per sbaglio", "senza volere",
+			// Russian.
+			"случайно", "по ошибке",
+			// Chinese.
+			"不小心", "手滑", "按错", "误按", "误触", "点错",
+			// Japanese.
+			"うっかり", "間違えて", "誤って",
+			// Korean.
+			"실수로", "잘못 눌렀~",
+		},
 		Bait: []string{
 			// English.
 			"no problem", "no problems", "no prob", "no probs", "no worries", "no worry", "no rush",
