@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // This file reads the messages the human types while the agent is busy. Claude Code
@@ -37,8 +38,9 @@ import (
 // and an attachment that deliver one message, in either order, the first makes the
 // event, and the attachment gives it its uuid as ID and its class (its mode and origin
 // tell a bash command or another program's message from the human's words, which a
-// remove's text alone does not). An attachment's prompt may be a list of blocks (a
-// pasted image beside the words): its text blocks are the message. The queue keeps the last maxQueued messages: a background task's notifications can wait
+// remove's text alone does not). An attachment's prompt, and a queue operation's
+// content, may be a list of blocks (a pasted image beside the words): its text blocks
+// are the message; any other JSON value is a problem with file and line. The queue keeps the last maxQueued messages: a background task's notifications can wait
 // in it without a dequeue, and what a remove looks through stays bounded.
 
 // maxQueued bounds the messages a file's queue keeps (the oldest go first).
@@ -49,7 +51,7 @@ const maxQueued = 32
 // it.
 type queuedMsg struct {
 	text   string
-	event  int       // index into builder.events
+	event  int       // index into builder.events; -1: it made none
 	class  TextClass // the class it was mapped as
 	attach bool      // made by an attachment record (else by a remove)
 }
@@ -72,13 +74,31 @@ type queueOp struct {
 	Content   json.RawMessage `json:"content"`
 }
 
+// messageText reads a queued message given as raw JSON: a string, or a list of
+// content blocks whose text blocks are the message (a pasted image beside the words;
+// images counts the image blocks). Absent or null is no message (""); any other value
+// is unreadable, and odd says what it is.
+func messageText(raw json.RawMessage) (text string, images int, odd string) {
+	switch firstByte(raw) {
+	case 0, 'n':
+		return "", 0, ""
+	case '"', '[':
+		var c toolContent
+		if err := c.UnmarshalJSON(raw); err != nil {
+			return "", 0, "a list of blocks one of which is unreadable"
+		}
+		return c.text, c.images, ""
+	}
+	return "", 0, "a JSON " + jsonl.Kind(raw) + ", not a string or a list of blocks"
+}
+
 // queuedCommand is the part of an attachment record of type queued_command the reader
 // uses.
 type queuedCommand struct {
 	Attachment struct {
-		Type        string      `json:"type"`
-		Prompt      toolContent `json:"prompt"` // a string, or a list of blocks (a pasted image beside the words)
-		CommandMode string      `json:"commandMode"`
+		Type        string          `json:"type"`
+		Prompt      json.RawMessage `json:"prompt"` // see messageText
+		CommandMode string          `json:"commandMode"`
 		Origin      struct {
 			Kind string `json:"kind"`
 		} `json:"origin"`
@@ -93,9 +113,12 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 		return
 	}
 	b.sess.Records["queue/"+op.Operation]++
-	var content string
-	if firstByte(op.Content) == '"' {
-		json.Unmarshal(op.Content, &content)
+	content, _, odd := messageText(op.Content)
+	if odd != "" {
+		// Which message it names is unknown: taking one by the queue's order could
+		// deliver the wrong one.
+		b.report(fst.name, line, input.ProblemInvalid, "queue-operation %s whose content is %s; skipped", op.Operation, odd)
+		return
 	}
 	switch op.Operation {
 	case "enqueue":
@@ -114,13 +137,11 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			break
 		}
 		if _, ok := fst.repeated(text, false); ok {
-			b.sess.Records["queued/remove_of_attachment"]++
+			b.sess.Records["queued/remove_of_attachment"]++ // the attachment told what it was
 			break
 		}
 		class := classifyQueued(text, "", "")
-		if k, ok := b.queuedText(text, class, base); ok {
-			fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k, class: class})
-		}
+		fst.delivered = append(fst.delivered, queuedMsg{text: text, event: b.queuedText(text, class, base), class: class})
 	case "popAll":
 		fst.queue = fst.queue[:0]
 	}
@@ -153,10 +174,10 @@ func (fst *fileState) take(named string) string {
 	return named
 }
 
-// attachment reads an attachment record, and reports whether it was one it reads: a
-// queued_command is a message delivered mid-turn (see above); the caller counts any
-// other attachment as skipped.
-func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) bool {
+// attachment reads the attachment record on line, and reports whether it was one it
+// reads: a queued_command is a message delivered mid-turn (see above); the caller
+// counts any other attachment as skipped.
+func (b *builder) attachment(fst *fileState, line int, raw []byte, base analyze.Event) bool {
 	if !bytes.Contains(raw, []byte(`"queued_command"`)) {
 		return false
 	}
@@ -165,28 +186,54 @@ func (b *builder) attachment(fst *fileState, raw []byte, base analyze.Event) boo
 		return false
 	}
 	a := &qc.Attachment
-	text, class := a.Prompt.text, classifyQueued(a.Prompt.text, a.CommandMode, a.Origin.Kind)
-	if d, ok := fst.repeated(text, true); ok {
-		// The remove came first and classified the words by themselves: the
-		// attachment's mode and origin tell what they were.
+	text, images, odd := messageText(a.Prompt)
+	if odd != "" {
+		b.report(fst.name, line, input.ProblemInvalid, "queued_command attachment whose prompt is %s; skipped", odd)
+		return true
+	}
+	b.sess.Records["queued/image"] += images
+	class := classifyQueued(text, a.CommandMode, a.Origin.Kind)
+	d, ok := fst.repeated(text, true)
+	if !ok {
+		fst.delivered = append(fst.delivered, queuedMsg{text: text, event: b.queuedText(text, class, base), class: class, attach: true})
+		return true
+	}
+	// The remove came first and classified the words by themselves: the attachment's
+	// mode and origin tell what they were.
+	b.sess.Records["queued/attachment_of_remove"]++
+	if class != d.class {
+		b.recount("queued/"+string(d.class), "queued/"+string(class))
+	}
+	switch {
+	case d.event >= 0:
 		ev := &b.events[d.event]
 		if ev.ID == "" {
 			ev.ID = base.ID
 		}
-		b.sess.Records["queued/attachment_of_remove"]++
-		if class != d.class {
-			b.recount("queued/"+string(d.class), "queued/"+string(class))
-			if !queuedEvent(ev, text, class) {
-				ev.Kind = "" // dropped in finish: the stamps hold its index
-				b.dropped++
-			}
+		if class != d.class && !queuedEvent(ev, text, class) {
+			b.unmake(fst, d.event)
 		}
-		return true
-	}
-	if k, ok := b.queuedText(text, class, base); ok {
-		fst.delivered = append(fst.delivered, queuedMsg{text: text, event: k, class: class, attach: true})
+	case class != d.class:
+		if ev := base; queuedEvent(&ev, text, class) {
+			b.emit(ev)
+		}
 	}
 	return true
+}
+
+// unmake takes back event k, which the record of one of fst's stamps made alone: it
+// is dropped in finish, and the record is one that made no event.
+func (b *builder) unmake(fst *fileState, k int) {
+	b.events[k].Kind = ""
+	b.dropped++
+	for i := len(fst.stamps) - 1; i >= 0; i-- {
+		if st := &fst.stamps[i]; st.from <= k && k < st.to {
+			if st.to-st.from == 1 {
+				st.to = st.from
+			}
+			return
+		}
+	}
 }
 
 // recount moves one count of the session's records from one key to another.
@@ -218,16 +265,16 @@ func classifyQueued(text, mode, origin string) TextClass {
 	return class
 }
 
-// queuedText maps a message delivered mid-turn, of class, and reports the index of
-// the event it made, if one (see queuedEvent).
-func (b *builder) queuedText(text string, class TextClass, base analyze.Event) (int, bool) {
+// queuedText maps a message delivered mid-turn, of class, and returns the index of
+// the event it made, or -1 (see queuedEvent).
+func (b *builder) queuedText(text string, class TextClass, base analyze.Event) int {
 	b.sess.Records["queued/"+string(class)]++
 	ev := base
 	if !queuedEvent(&ev, text, class) {
-		return 0, false
+		return -1
 	}
 	b.emit(ev)
-	return len(b.events) - 1, true
+	return len(b.events) - 1
 }
 
 // queuedEvent makes ev the event of a message delivered mid-turn, of class, and

@@ -143,12 +143,57 @@ func TestQueuedMessages(t *testing.T) {
 			records: map[string]int{"queued/human": 1, "queued/command": 1, "queued/injected": 1, "queued/attachment_of_remove": 3},
 		},
 		{
+			name: "an attachment before its remove tells as much: a bash-mode command makes no message, and the remove none either",
+			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", "git status") +
+				attach("q1", "2026-02-15T09:57:26Z", "git status", "bash", "human") + queue("2026-02-15T09:57:27Z", "remove", "git status"),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./..."},
+			records: map[string]int{"queued/command": 1, "queued/human": 0, "queued/remove_of_attachment": 1},
+		},
+		{
+			name: "a remove that made no message, and its attachment from another program: one injected event, counted once",
+			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", "/review") +
+				queue("2026-02-15T09:57:27Z", "remove", "/review") + attach("q1", "2026-02-15T09:57:26Z", "/review", "prompt", "agent"),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "system:injected"},
+			records: map[string]int{"queued/injected": 1, "queued/command": 0, "queued/attachment_of_remove": 1},
+		},
+		{
+			name: "a message its attachment unmakes gives no event, so its remove's time is no clock fault",
+			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", "git log") +
+				queue("2026-02-15T09:20:00Z", "remove", "git log") + attach("q1", "2026-02-15T09:57:26Z", "git log", "bash", "human") +
+				result("2026-02-15T09:57:40Z"),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "tool_result:Bash/ok/ok $ go test ./..."},
+			records: map[string]int{"queued/command": 1, "queued/human": 0},
+		},
+		{
+			name: "queued words given as a list of blocks are its text blocks, in the queue as in the attachment",
+			in: start + result("2026-02-15T09:57:25Z") +
+				`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-15T09:57:26Z","content":[{"type":"text","text":"the button is cut off"},{"type":"image","source":{}}]}` + "\n" +
+				`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-15T09:57:27Z","content":[{"type":"text","text":"the button is cut off"},{"type":"image","source":{}}]}` + "\n",
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:the button is cut off queued 09:57:27 id="},
+			records: map[string]int{"queued/human": 1},
+		},
+		{
+			name: "a prompt or a content that is neither a string nor a list of blocks is a problem, and nothing is taken from the queue",
+			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", "then open a PR") +
+				`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-15T09:57:27Z","content":{"text":"x"}}` + "\n" +
+				rec("attachment", "q1", "2026-02-15T09:57:28Z", `"attachment":{"type":"queued_command","prompt":7,"commandMode":"prompt"}`) +
+				rec("attachment", "q2", "2026-02-15T09:57:29Z", `"attachment":{"type":"queued_command","prompt":[{"type":"text","text":7}],"commandMode":"prompt"}`) +
+				queue("2026-02-15T09:57:30Z", "remove", ""),
+			want: []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:then open a PR queued 09:57:30 id="},
+			probs: []string{
+				"5: queue-operation remove whose content is a JSON object, not a string or a list of blocks; skipped",
+				"6: queued_command attachment whose prompt is a JSON number, not a string or a list of blocks; skipped",
+				"7: queued_command attachment whose prompt is a list of blocks one of which is unreadable; skipped",
+			},
+			records: map[string]int{"queued/human": 1},
+		},
+		{
 			name: "a prompt given as a list of blocks (words and a pasted image): its words; an image alone makes no message",
 			in: start + result("2026-02-15T09:57:25Z") +
 				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":[{"type":"text","text":"the button is cut off here"},{"type":"image","source":{"type":"base64","data":"iVBO"}}],"commandMode":"prompt"}`) +
 				rec("attachment", "q2", "2026-02-15T09:57:27Z", `"attachment":{"type":"queued_command","prompt":[{"type":"image","source":{"type":"base64","data":"iVBO"}}],"commandMode":"prompt"}`),
 			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:the button is cut off here queued 09:57:25 id=q1"},
-			records: map[string]int{"queued/human": 1, "queued/empty": 1},
+			records: map[string]int{"queued/human": 1, "queued/empty": 1, "queued/image": 2},
 		},
 		{
 			name: "the queue keeps its last messages: the oldest went first",

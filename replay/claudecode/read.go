@@ -110,7 +110,7 @@ func ReadOrphan(fsys fs.FS, name string) []input.Problem {
 	}
 	b.report(name, 0, input.ProblemUnusable,
 		"subagent transcript of session %s (%d records, %d events) without its main transcript %s; not replayed",
-		id, records, len(b.events), ParentOf(name))
+		id, records, len(b.events)-b.dropped, ParentOf(name))
 	return b.probs
 }
 
@@ -450,7 +450,7 @@ func (b *builder) readLine(fst *fileState, l jsonl.Line, validUTF8 bool) {
 	case "queue-operation":
 		b.queueOperation(fst, l.Num, l.Bytes, base)
 	case "attachment":
-		if !b.attachment(fst, l.Bytes, base) {
+		if !b.attachment(fst, l.Num, l.Bytes, base) {
 			s.Records["skipped/"+rec.Type]++
 		} else if len(b.events) > n {
 			// Stamped when the message was queued, not when the agent read it: the
