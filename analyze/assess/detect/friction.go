@@ -308,13 +308,15 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 // it worked) is a request of its own, but not the turn's: an interrupt after it stops
 // the request the turn began with, and the human sending those words again after
 // interrupting is redirecting an agent that did not act on them, not resubmitting
-// what they interrupted.
+// what they interrupted. dst holds the message's signals so far (a slip owned up to
+// in words that also complain is no approval).
 func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, midTurn bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
-	// Approval, or a slip of the hand owned up to ("sorry, hit escape by accident"):
-	// the agent may go on with what it was doing.
-	approval := r.lex.onlyApproval(t) || s.afterInterrupt && r.lex.onlySlip(t)
+	// Approval, or a slip of the hand owned up to ("sorry, hit escape by accident") in
+	// a message that raised no other friction signal: the agent may go on with what
+	// it was doing.
+	approval := r.lex.onlyApproval(t) || s.afterInterrupt && !hasFrictionWords(dst) && r.lex.onlySlip(t)
 	if s.afterInterrupt {
 		resubmit := false
 		if s.hasLast {
@@ -349,9 +351,23 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 		s.histNext = (s.histNext + 1) % len(s.hist)
 		s.histLen = min(s.histLen+1, len(s.hist))
 	}
-	if !midTurn {
+	if !midTurn && !approval {
+		// Approval asks nothing: the turn's request stays the one it approves.
 		s.lastStored = stored
 		s.last, s.hasLast = *cur, words > 0
 	}
 	return dst
+}
+
+// hasFrictionWords reports whether signals hold a signal read in a message's words
+// that the human is unhappy with the agent's work: a lexicon friction signal, or the
+// seed's frustration or correction.
+func hasFrictionWords(signals []Signal) bool {
+	for _, s := range signals {
+		switch s.Kind {
+		case NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp, Frustration, UserCorrection:
+			return true
+		}
+	}
+	return false
 }

@@ -616,6 +616,7 @@ func TestSessionSignals(t *testing.T) {
 // asking nothing else, lets the agent go on (no redirect); one that asks for
 // something else, or corrects the agent, is still a redirect.
 func TestSlipAfterInterrupt(t *testing.T) {
+	var got [][]Kind
 	for _, tt := range []struct {
 		msg      string
 		redirect bool
@@ -635,6 +636,18 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"不小心按了esc，继续", false},
 		{"うっかり押しちゃった、続けてください", false},
 		{"실수로 눌렀어 계속해", false},
+		{"ctrl+c by accident lol", false},
+		{"sorry, I didn't mean to stop you", false},
+		{"my mistake, keep going", false},
+		{"ups, sin querer", false},
+		{"foi sem querer", false},
+		{"oups, j'ai appuyé sur échap par erreur", false},
+		{"scusa, ho premuto per sbaglio", false},
+		{"случайно нажал, продолжай пожалуйста", false},
+		{"不好意思，不小心按到了，继续", false},
+		{"すみません、うっかり押しちゃった", false},
+		{"ごめんなさい、続けてください", false},
+		{"실수로 눌렀어요 계속해주세요", false},
 
 		{"accidentally hit escape, but use the v2 API instead", true},
 		{"I accidentally gave you the wrong path, it is src/lexer.go", true},
@@ -642,14 +655,46 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"wrong, use the lexer", true},
 		{"hit escape because you were editing the wrong file", true},
 		{"不小心按了esc，不过先修复测试", true},
+		// The agent's slip, not the human's; an instruction, a stop or a "no" beside
+		// the slip phrase; words that complain; a question.
+		{"you pushed it by mistake", true},
+		{"you submitted it by mistake", true},
+		{"you stopped it by accident", true},
+		{"did you push it by accident?", true},
+		{"you misclicked", true},
+		{"my bad, push it", true},
+		{"by accident, but push it now", true},
+		{"by accident, cancel it", true},
+		{"my bad, press enter", true},
+		{"by mistake, then push", true},
+		{"my bad, stop", true},
+		{"sin querer, para", true},
+		{"sem querer, para", true},
+		{"sin querer, no", true},
+		{"per sbaglio, no", true},
+		{"間違えてます", true},
+		{"誤っています", true},
+		{"you clicked the wrong button", true},
+		{"no, you did it by mistake", true},
+		{"不对，不小心按了", true},
+		{"hit escape by accident, is the lexer done?", true},
 	} {
-		got := runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
+		got = runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
 		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {
 			t.Errorf("%q: signals %v, want a redirect %v", tt.msg, got[3], tt.redirect)
 		}
 	}
+	// Approval asks nothing: the request it approves stays the turn's, so sending it
+	// again after a second interrupt resubmits it.
+	got = runSession(t, DefaultConfig(), []analyze.Event{
+		user("add the missing transitions to the plan"), toolOK, interrupt, user("ok continue"), toolOK, interrupt,
+		user("add the missing transitions to the plan"),
+	})
+	if want := [][]Kind{nil, nil, nil, nil, nil, nil, nil}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("a request resent after approval and a second interrupt: got %v, want %v", got, want)
+	}
 	// A slip is no request: owning up to a second slip repeats none.
-	got := runSession(t, DefaultConfig(), []analyze.Event{
+	got = runSession(t, DefaultConfig(), []analyze.Event{
 		user("refactor the parser"), toolOK, interrupt, user("sorry, I hit the escape key by accident"), toolOK, agent("Done."),
 		user("now rename the lexer package"), toolOK, interrupt, user("sorry, I hit the escape key by accident"),
 	})
@@ -981,6 +1026,27 @@ func TestResume(t *testing.T) {
 		got := Has(d.Detect(user("the server still doesn't start")), StillProblem)
 		if got != resumed {
 			t.Errorf("resumed %v: still_problem %v", resumed, got)
+		}
+	}
+}
+
+// TestSlipWordsAreNoTypoTargets: a token is read as a typo of the lexicon's words that
+// raise signals, never of a word only the slip lists use ("sklipped" is "skipped", not
+// "slipped"; "sbaglito" is "sbagliato", not "sbaglio").
+func TestSlipWordsAreNoTypoTargets(t *testing.T) {
+	rules := MustCompile(DefaultConfig())
+	for _, tt := range []struct{ typo, word string }{
+		{"you sklipped the tests", "you skipped the tests"},
+		{"you slkipped the tests", "you skipped the tests"},
+		{"è sbaglito", "è sbagliato"},
+		{"è sbagliao", "è sbagliato"},
+	} {
+		want := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: tt.word}))
+		if len(want) == 0 {
+			t.Fatalf("%q raises no friction signal: the test no longer tests anything", tt.word)
+		}
+		if got := frictionKinds(rules.Signals(&analyze.Event{Kind: analyze.KindUserMessage, UserContent: tt.typo})); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v (as %q)", tt.typo, got, want, tt.word)
 		}
 	}
 }

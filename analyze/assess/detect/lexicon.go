@@ -38,8 +38,9 @@ type Lexicon struct {
 	// Classes are named word lists for %name elements, and the lists the detector uses
 	// directly: "filler" (skipped before ^), "approval" (a message made only of these
 	// words, after an interrupt, is approval, not a redirect: "ok continue", "继续"),
-	// "stop" (function words left out of the repeat-request similarity) and
-	// "slip_act" (what a Slip message may say besides: "hit", "esc", "pressed").
+	// "stop" (function words left out of the repeat-request similarity), and
+	// "slip_act" and "slip_after" (what a Slip message may say besides: "hit", "esc",
+	// "pressed"; after its slip phrase, "you").
 	Classes map[string][]string `json:"classes"`
 	// Negation phrases: a reply led by a negation ("no, use X", "nope", "não",
 	// "不是", "いいえ", "nein").
@@ -65,11 +66,13 @@ type Lexicon struct {
 	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
 	// Slip phrases: the human says the interrupt before their message was a slip of
-	// the hand ("by accident", "didn't mean to", "sin querer", "aus Versehen",
-	// "不小心"). After an interrupt, a message that holds one and otherwise only
-	// approval, filler, stop and "slip_act" words ("sorry, hit escape by accident,
-	// carry on") lets the agent go on, as approval does: no redirect. They raise no
-	// signal of their own.
+	// the hand, or apologises for it ("by accident", "didn't mean to", "sin querer",
+	// "aus Versehen", "不小心", "对不起"). After an interrupt, a message that holds one
+	// and otherwise only approval, filler and "slip_act" words ("sorry, hit escape by
+	// accident, carry on"), raises no other friction signal and asks no question lets
+	// the agent go on, as approval does: no redirect. They raise no signal of their
+	// own, and a token is not read as a typo of a word only they and the slip classes
+	// use.
 	Slip []string `json:"slip"`
 	// Bait phrases: politeness and acceptance that look like the above ("no
 	// problem", "no worries", "não tem problema", "没问题", "kein Problem").
@@ -187,6 +190,9 @@ type dictEntry struct {
 	typoOf  int32   // for a Lexicon.Typos key: the entry of its word; else -1
 	classes uint64  // the classes (of the first 64) it is an exact member of
 	starts  []int32 // the phrases whose first element it matches exactly
+	// fuzzy: a token may be read as a typo of it (Lexicon.Fuzzy) — a word of a class or
+	// phrase that raises a signal, not only of what a slip may say.
+	fuzzy bool
 }
 
 // dict is an open-addressing hash table of the lexicon's words, looked up by the
@@ -248,13 +254,14 @@ func (d *dict) seal() {
 
 // lexicon is a compiled [Lexicon]; immutable and shared.
 type lexicon struct {
-	classes  map[string]*wordClass
-	filler   *wordClass
-	approval *wordClass
-	stop     *wordClass
-	slipAct  *wordClass
-	phrases  []phrase
-	dict     dict
+	classes   map[string]*wordClass
+	filler    *wordClass
+	approval  *wordClass
+	stop      *wordClass
+	slipAct   *wordClass
+	slipAfter *wordClass
+	phrases   []phrase
+	dict      dict
 	// prefixStarts indexes the phrases whose first element is a prefix (or a class
 	// with prefixes) by the hash of the prefix's first four bytes.
 	prefixStarts map[uint64][]int32
@@ -291,6 +298,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 	}
 	slices.Sort(names)
 	for ci, name := range names {
+		slipOnly := name == "slip_act" || name == "slip_after"
 		c := &wordClass{exact: map[string]struct{}{}}
 		if ci < 64 {
 			c.bit = 1 << ci
@@ -303,18 +311,20 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 			if len(e) > 1 {
 				return nil, fmt.Errorf("detect: lexicon class %q: %q is more than one word (list CJK characters one by one)", name, w)
 			}
+			ent := &lx.dict.entries[lx.dict.add(e[0].word, index)]
+			ent.fuzzy = ent.fuzzy || !slipOnly
 			switch x := e[0]; x.op {
 			case opWord:
 				c.exact[string(x.word)] = struct{}{}
-				lx.dict.entries[lx.dict.add(x.word, index)].classes |= c.bit
+				ent.classes |= c.bit
 			case opPrefix:
 				c.prefixes = append(c.prefixes, x.word)
-				lx.dict.add(x.word, index)
 			}
 		}
 		lx.classes[name] = c
 	}
-	lx.filler, lx.approval, lx.stop, lx.slipAct = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"], lx.classes["slip_act"]
+	lx.filler, lx.approval, lx.stop = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"]
+	lx.slipAct, lx.slipAfter = lx.classes["slip_act"], lx.classes["slip_after"]
 	for _, list := range []struct {
 		cat category
 		src []string
@@ -328,6 +338,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 			for i := range ph.elems {
 				if e := &ph.elems[i]; e.op == opWord || e.op == opPrefix {
 					e.ent = lx.dict.add(e.word, index)
+					lx.dict.entries[e.ent].fuzzy = lx.dict.entries[e.ent].fuzzy || list.cat != catSlip
 				}
 			}
 			id := int32(len(lx.phrases))
@@ -361,7 +372,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 	}
 	for e := range lx.dict.entries {
 		w := lx.dict.entries[e].word
-		if lx.dict.entries[e].typoOf < 0 && len(w) >= 5 && len(w) <= maxFuzzyLen && isASCIILetters(w) {
+		if lx.dict.entries[e].typoOf < 0 && lx.dict.entries[e].fuzzy && len(w) >= 5 && len(w) <= maxFuzzyLen && isASCIILetters(w) {
 			lx.byShape[w[0]-'a'][len(w)] = append(lx.byShape[w[0]-'a'][len(w)], int32(e))
 		}
 	}
@@ -676,11 +687,16 @@ func (lx *lexicon) phrasesAt(t *tokens, i int) (exact, prefix []int32) {
 	return exact, prefix
 }
 
-// onlySlip reports whether t says that the interrupt before it was a slip and asks
-// nothing else: it holds a Slip phrase, and every token outside its Slip phrases is
-// an approval, filler, stop or "slip_act" word ("sorry, hit escape by accident, carry
-// on"; "不小心按了esc，继续").
+// onlySlip reports whether t says that the interrupt before it was the human's slip
+// and asks nothing else: it holds a Slip phrase, asks no question, and every token
+// outside its Slip phrases is an approval, filler or "slip_act" word — or, after the
+// first Slip phrase, a "slip_after" word ("didn't mean to interrupt you"; before it,
+// "you pushed it by mistake" is the agent's slip, not the human's). "sorry, hit escape
+// by accident, carry on"; "不小心按了esc，继续".
 func (lx *lexicon) onlySlip(t *tokens) bool {
+	if t.qrun > 0 {
+		return false
+	}
 	first, covered, slip := lx.firstWord(t), 0, false
 	for i := range t.toks {
 		exact, prefix := lx.phrasesAt(t, i)
@@ -695,8 +711,14 @@ func (lx *lexicon) onlySlip(t *tokens) bool {
 				}
 			}
 		}
-		if i >= covered && !lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.stop.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
-			return false
+		if i >= covered {
+			if lx.slipAfter.has(lx, t, i) {
+				if !slip {
+					return false // "you" before any slip phrase, approval word ("thank you") or not
+				}
+			} else if !lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
+				return false
+			}
 		}
 	}
 	return slip

@@ -32,22 +32,36 @@ func DefaultLexicon() Lexicon {
 				"avanti", "vai", "grazie", "ga", "door", "doorgaan", "да", "продолжай", "давай",
 				"继", "续", "好", "的", "请", "是", "嗯", "行", "可", "以", "吧", "谢",
 				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す", "く", "だ", "さ", // ください
-				"네", "예", "응", "계속", "계속해", "계속해줘", "좋아", "그래", "진행", "진행해",
+				"네", "예", "응", "계속", "계속해", "계속해줘", "계속해주세요", "좋아", "그래", "진행", "진행해", "진행해줘",
+				"진행해주세요",
+				// Apologies ("sorry" above).
+				"perdon", "perdona", "disculpa", "desculpa", "desculpe", "pardon", "desole", "scusa", "scusami",
+				"entschuldigung", "извини", "прости", "пожалуйста", "미안", "미안해", "죄송해요",
 			},
 			// What a message owning up to a slip of the hand may say besides (see Slip):
-			// the key, the act, the moment.
+			// who, the key, the act, the moment — no instruction ("push", "send",
+			// "cancel", "stop" are not here).
 			"slip_act": {
-				"hit", "hitting", "pressed", "press", "pressing", "pushed", "push", "clicked", "click", "tapped",
-				"tap", "typed", "esc", "escape", "key", "keys", "button", "keyboard", "interrupt~", "stopped",
-				"cancel~", "ctrl", "enter", "finger", "fingers", "slipped", "sent", "send", "submitted", "early",
-				"too", "soon", "there", "you", "oh", "whoops",
-				"pulse", "tecla", "boton", "apertei", "botao", "touche", "appuye", "jai", "taste", "gedruckt", "tasto",
-				"premuto", "нажал", "клавишу",
-				"perdon", "perdona", "disculpa", "desculpa", "desculpe", "pardon", "desole", "scusa", "scusami",
-				"entschuldigung", "извини", "прости", "对", "不", "起", "抱", "歉", "ご", "め", "미안", "미안해", "죄송해요",
-				"按", "了", "键", "错", "我", "点", "到",
-				"押", "し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に",
+				"i", "im", "ive", "id", "me", "my", "the", "a", "an", "it", "that", "this", "was", "got", "by", "on",
+				"at", "to", "of", "there", "oh", "whoops", "ups", "oups", "lol", "haha", "hit", "hitting", "pressed",
+				"pressing", "clicked", "tapped", "typed", "esc", "escape", "echap", "key", "keys", "button",
+				"keyboard", "ctrl", "c", "interrupt~", "stopped", "cancelled", "canceled", "finger", "fingers",
+				"slipped", "sent", "submitted", "early", "too", "soon", "twice",
+				"lo", "la", "el", "le", "di", "pulse", "aprete", "tecla", "boton",
+				"eu", "foi", "o", "na", "apertei", "botao",
+				"j", "jai", "ai", "sur", "appuye", "touche",
+				"ich", "hab", "habe", "die", "das", "taste", "gedruckt",
+				"ho", "il", "premuto", "tasto",
+				"я", "на", "нажал", "нажала", "клавишу",
+				"按", "了", "键", "我", "点", "到",
+				"押", "し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に", "ま",
 				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "버튼",
+			},
+			// What a message owning up to a slip may say after its slip phrase, not
+			// before: whom the interrupt stopped ("didn't mean to interrupt you"; "you
+			// pushed it by mistake" is the agent's slip).
+			"slip_after": {
+				"you", "u", "ya", "te", "ti", "toi", "vous", "dich", "dir", "тебя", "вас", "你", "您",
 			},
 			// Function words left out of the repeat-request similarity.
 			"stop": {
@@ -328,8 +342,9 @@ func DefaultLexicon() Lexicon {
 		ExasperationEmoji: "😭😤😡🤬🙄🤦😩😫😒😠💢😖😣",
 		Slip: []string{
 			// English.
-			"by accident", "accident~", "by mistake", "my bad", "didnt mean to", "did not mean to",
-			"not on purpose", "unintentional~", "misclick~", "mis click~", "fat finger~", "wrong key", "wrong button",
+			"by accident", "accident~", "by mistake", "my bad", "my mistake", "didnt mean to", "did not mean to",
+			"didnt mean to stop", "did not mean to stop", "not on purpose", "unintentional~", "misclick~",
+			"mis click~", "fat finger~", "wrong key", "wrong button",
 			// Spanish.
 			"sin querer", "por accidente", "me equivoque de tecla",
 			// Portuguese.
@@ -342,10 +357,10 @@ func DefaultLexicon() Lexicon {
 			"per sbaglio", "senza volere",
 			// Russian.
 			"случайно", "по ошибке",
-			// Chinese.
-			"不小心", "手滑", "按错", "误按", "误触", "点错",
+			// Chinese (and apologies: "sorry" is an approval word).
+			"不小心", "手滑", "按错", "误按", "误触", "点错", "对不起", "抱歉", "不好意思",
 			// Japanese.
-			"うっかり", "間違えて", "誤って",
+			"うっかり", "間違えて押", "誤って押", "すみません", "ごめん", "ごめんなさい",
 			// Korean.
 			"실수로", "잘못 눌렀~",
 		},
