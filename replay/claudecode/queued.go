@@ -114,12 +114,15 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 	}
 	b.sess.Records["queue/"+op.Operation]++
 	content, _, odd := messageText(op.Content)
-	if odd != "" {
+	if odd != "" && op.Operation != "popAll" {
 		// Which message it names is unknown: taking one by the queue's order could
 		// deliver the wrong one.
 		b.report(fst.name, line, input.ProblemInvalid, "queue-operation %s whose content is %s; skipped", op.Operation, odd)
 		return
 	}
+	// A message of no words (a pasted image alone) is named, not absent: the queue's
+	// order says nothing of it.
+	wordless := content == "" && (firstByte(op.Content) == '"' || firstByte(op.Content) == '[')
 	switch op.Operation {
 	case "enqueue":
 		if content != "" {
@@ -129,8 +132,14 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			fst.queue = append(fst.queue, content)
 		}
 	case "dequeue":
-		fst.take(content) // the next prompt: its user record follows
+		if !wordless {
+			fst.take(content) // the next prompt: its user record follows
+		}
 	case "remove":
+		if wordless {
+			b.sess.Records["queued/"+string(ClassEmpty)]++
+			break
+		}
 		text := fst.take(content)
 		if text == "" {
 			b.sess.Records["queue/remove_unknown"]++ // its enqueue is not in this file
@@ -181,9 +190,18 @@ func (b *builder) attachment(fst *fileState, line int, raw []byte, base analyze.
 	if !bytes.Contains(raw, []byte(`"queued_command"`)) {
 		return false
 	}
-	var qc queuedCommand
-	if json.Unmarshal(raw, &qc) != nil || qc.Attachment.Type != "queued_command" {
+	var head struct {
+		Attachment struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"attachment"`
+	}
+	if json.Unmarshal(raw, &head) != nil || string(head.Attachment.Type) != `"queued_command"` {
 		return false
+	}
+	var qc queuedCommand
+	if err := json.Unmarshal(raw, &qc); err != nil {
+		b.report(fst.name, line, input.ProblemInvalid, "queued_command attachment with a field of an unexpected type (%v); skipped", err)
+		return true
 	}
 	a := &qc.Attachment
 	text, images, odd := messageText(a.Prompt)
@@ -191,7 +209,9 @@ func (b *builder) attachment(fst *fileState, line int, raw []byte, base analyze.
 		b.report(fst.name, line, input.ProblemInvalid, "queued_command attachment whose prompt is %s; skipped", odd)
 		return true
 	}
-	b.sess.Records["queued/image"] += images
+	if images > 0 {
+		b.sess.Records["queued/image"] += images
+	}
 	class := classifyQueued(text, a.CommandMode, a.Origin.Kind)
 	d, ok := fst.repeated(text, true)
 	if !ok {

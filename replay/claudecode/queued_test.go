@@ -188,6 +188,29 @@ func TestQueuedMessages(t *testing.T) {
 			records: map[string]int{"queued/human": 1},
 		},
 		{
+			name: "a queued image alone is named by its remove: the human's message waiting is not taken for it",
+			in: start + queue("2026-02-15T09:57:20Z", "enqueue", "then open a PR") +
+				`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-15T09:57:21Z","content":[{"type":"image","source":{}}]}` + "\n" +
+				result("2026-02-15T09:57:25Z") +
+				`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-15T09:57:26Z","content":[{"type":"image","source":{}}]}` + "\n" +
+				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":[{"type":"image","source":{}}],"commandMode":"prompt"}`) +
+				queue("2026-02-15T09:58:00Z", "dequeue", "") + userText("u2", "2026-02-15T09:58:00Z", "then open a PR"),
+			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:then open a PR"},
+			records: map[string]int{"queued/human": 0, "queued/empty": 2, "queued/image": 1},
+		},
+		{
+			name: "a queued_command attachment with a field of another type is a problem; its remove is then read alone",
+			in: start + result("2026-02-15T09:57:25Z") + queue("2026-02-15T09:57:26Z", "enqueue", "git status") +
+				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":"git status","commandMode":7}`) +
+				queue("2026-02-15T09:57:27Z", "popAll", "") + attach("q2", "2026-02-15T09:57:28Z", "no image", "prompt", "human") +
+				rec("attachment", "q3", "2026-02-15T09:57:29Z", `"attachment":{"type":"hook_success","content":"queued_command","origin":"hook"}`),
+			want: []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:no image queued 09:57:27 id=q2"},
+			probs: []string{
+				"5: queued_command attachment with a field of an unexpected type (json: cannot unmarshal number into Go struct field .attachment.commandMode of type string); skipped",
+			},
+			records: map[string]int{"queued/human": 1, "queue/popAll": 1, "skipped/attachment": 1, "queued/image": 0},
+		},
+		{
 			name: "a prompt given as a list of blocks (words and a pasted image): its words; an image alone makes no message",
 			in: start + result("2026-02-15T09:57:25Z") +
 				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":[{"type":"text","text":"the button is cut off here"},{"type":"image","source":{"type":"base64","data":"iVBO"}}],"commandMode":"prompt"}`) +
@@ -231,6 +254,11 @@ func TestQueuedMessages(t *testing.T) {
 		for k, n := range tt.records {
 			if s.Records[k] != n {
 				t.Errorf("%s: records %s = %d, want %d", tt.name, k, s.Records[k], n)
+			}
+		}
+		for k, n := range s.Records {
+			if n <= 0 {
+				t.Errorf("%s: records %s = %d: a count is kept only when there is one", tt.name, k, n)
 			}
 		}
 	}
