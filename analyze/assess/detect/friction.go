@@ -309,14 +309,14 @@ func (r *Rules) contentSketch(t *tokens, sk *sketch) int {
 // the request the turn began with, and the human sending those words again after
 // interrupting is redirecting an agent that did not act on them, not resubmitting
 // what they interrupted. dst holds the message's signals so far (a slip owned up to
-// in words that also complain is no approval).
+// in words the seed's patterns read a complaint in is no approval).
 func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch, at time.Time, midTurn bool) []Signal {
 	c := &r.friction
 	words := r.contentSketch(t, cur)
 	// Approval, or a slip of the hand owned up to ("sorry, hit escape by accident") in
-	// a message that raised no other friction signal: the agent may go on with what
+	// a message the seed's patterns read no complaint in: the agent may go on with what
 	// it was doing.
-	approval := r.lex.onlyApproval(t) || s.afterInterrupt && !hasFrictionWords(dst) && r.lex.onlySlip(t)
+	approval := r.lex.onlyApproval(t) || s.afterInterrupt && !Has(dst, Frustration) && !Has(dst, UserCorrection) && r.lex.onlySlip(t)
 	if s.afterInterrupt {
 		resubmit := false
 		if s.hasLast {
@@ -351,23 +351,12 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 		s.histNext = (s.histNext + 1) % len(s.hist)
 		s.histLen = min(s.histLen+1, len(s.hist))
 	}
-	if !midTurn && !approval {
-		// Approval asks nothing: the turn's request stays the one it approves.
+	if !midTurn && !(approval && s.afterInterrupt) {
+		// Approval after an interrupt lets the interrupted turn go on: its request stays
+		// the turn's. Any other message begins a turn ("thanks", "yes" to the agent's
+		// question: the agent's work is what the next interrupt stops).
 		s.lastStored = stored
 		s.last, s.hasLast = *cur, words > 0
 	}
 	return dst
-}
-
-// hasFrictionWords reports whether signals hold a signal read in a message's words
-// that the human is unhappy with the agent's work: a lexicon friction signal, or the
-// seed's frustration or correction.
-func hasFrictionWords(signals []Signal) bool {
-	for _, s := range signals {
-		switch s.Kind {
-		case NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp, Frustration, UserCorrection:
-			return true
-		}
-	}
-	return false
 }

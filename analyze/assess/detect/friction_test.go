@@ -648,6 +648,24 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"すみません、うっかり押しちゃった", false},
 		{"ごめんなさい、続けてください", false},
 		{"실수로 눌렀어요 계속해주세요", false},
+		{"pressed the wrong key", false},
+		{"hit the wrong button lol", false},
+		{"잘못 눌렀어", false},
+		{"미안, 잘못 눌렀어", false},
+		{"sorry, hit enter by accident", false},
+		{"oops, didn't mean to press escape", false},
+		{"sorry, didn't mean to cancel", false},
+		{"ya my bad, keep going", false},
+		{"間違えてEsc押しちゃった", false},
+		{"lo siento, sin querer", false},
+		{"извините, случайно, продолжайте", false},
+		{"простите, случайно", false},
+		{"죄송합니다, 실수로 눌렀습니다", false},
+		{"foi mal, pode continuar", false},
+		{"mauvaise touche, continue", false},
+		{"sorry about that, by accident", false},
+		{"🤦 my bad, hit esc", false},
+		{"不小心打断你了，继续", false},
 
 		{"accidentally hit escape, but use the v2 API instead", true},
 		{"I accidentally gave you the wrong path, it is src/lexer.go", true},
@@ -678,20 +696,45 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"no, you did it by mistake", true},
 		{"不对，不小心按了", true},
 		{"hit escape by accident, is the lexer done?", true},
+		{"すみません、押してください", true},
+		{"ごめん、キーを押して", true},
+		{"sin querer, pulse el botón", true},
+		{"by mistake you sent it", true},
+		{"accidentally you submitted it", true},
+		{"by mistake, you stopped it", true},
+		{"thank you, by accident", true},
 	} {
 		got = runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
 		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {
 			t.Errorf("%q: signals %v, want a redirect %v", tt.msg, got[3], tt.redirect)
 		}
 	}
-	// Approval asks nothing: the request it approves stays the turn's, so sending it
-	// again after a second interrupt resubmits it.
+	// Approval after an interrupt asks nothing: the interrupted request stays the
+	// turn's, so sending it again after a second interrupt resubmits it.
 	got = runSession(t, DefaultConfig(), []analyze.Event{
 		user("add the missing transitions to the plan"), toolOK, interrupt, user("ok continue"), toolOK, interrupt,
 		user("add the missing transitions to the plan"),
 	})
 	if want := [][]Kind{nil, nil, nil, nil, nil, nil, nil}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("a request resent after approval and a second interrupt: got %v, want %v", got, want)
+	}
+	// Approval without an interrupt begins a turn of its own: what the next interrupt
+	// stops is the agent's work then, not the request before ("thanks", a "yes" to its
+	// question) — that request asked again later is a repeat, sent right after the
+	// interrupt a redirect.
+	got = runSession(t, DefaultConfig(), []analyze.Event{
+		user("add the missing transitions to the plan"), toolOK, agent("Done."), user("great, thanks"), toolOK, interrupt,
+		user("rename the lexer package"), toolOK, agent("Done."), user("add the missing transitions to the plan"),
+	})
+	if want := [][]Kind{nil, nil, nil, nil, nil, nil, {InterruptRedirect}, nil, nil, {RepeatRequest}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("a request asked again after thanks and an interrupt: got %v, want %v", got, want)
+	}
+	got = runSession(t, DefaultConfig(), []analyze.Event{
+		user("add the missing transitions to the plan"), toolOK, agent("Should I also update the docs?"), user("yes"), toolOK,
+		interrupt, user("add the missing transitions to the plan"),
+	})
+	if want := [][]Kind{nil, nil, nil, nil, nil, nil, {InterruptRedirect}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("a request sent again after a yes and an interrupt: got %v, want %v", got, want)
 	}
 	// A slip is no request: owning up to a second slip repeats none.
 	got = runSession(t, DefaultConfig(), []analyze.Event{

@@ -39,8 +39,8 @@ type Lexicon struct {
 	// directly: "filler" (skipped before ^), "approval" (a message made only of these
 	// words, after an interrupt, is approval, not a redirect: "ok continue", "继续"),
 	// "stop" (function words left out of the repeat-request similarity), and
-	// "slip_act" and "slip_after" (what a Slip message may say besides: "hit", "esc",
-	// "pressed"; after its slip phrase, "you").
+	// "slip_act" and "second_person" (what a Slip message may say besides its phrase:
+	// "hit", "esc", "pressed"; and may not: "you").
 	Classes map[string][]string `json:"classes"`
 	// Negation phrases: a reply led by a negation ("no, use X", "nope", "não",
 	// "不是", "いいえ", "nein").
@@ -70,9 +70,9 @@ type Lexicon struct {
 	// "aus Versehen", "不小心", "对不起"). After an interrupt, a message that holds one
 	// and otherwise only approval, filler and "slip_act" words ("sorry, hit escape by
 	// accident, carry on"), raises no other friction signal and asks no question lets
-	// the agent go on, as approval does: no redirect. They raise no signal of their
-	// own, and a token is not read as a typo of a word only they and the slip classes
-	// use.
+	// the agent go on, as approval does: no redirect (see lexicon.onlySlip). They raise
+	// no signal of their own, and a token is not read as a typo of a word only they
+	// and the slip classes use.
 	Slip []string `json:"slip"`
 	// Bait phrases: politeness and acceptance that look like the above ("no
 	// problem", "no worries", "não tem problema", "没问题", "kein Problem").
@@ -254,14 +254,14 @@ func (d *dict) seal() {
 
 // lexicon is a compiled [Lexicon]; immutable and shared.
 type lexicon struct {
-	classes   map[string]*wordClass
-	filler    *wordClass
-	approval  *wordClass
-	stop      *wordClass
-	slipAct   *wordClass
-	slipAfter *wordClass
-	phrases   []phrase
-	dict      dict
+	classes      map[string]*wordClass
+	filler       *wordClass
+	approval     *wordClass
+	stop         *wordClass
+	slipAct      *wordClass
+	secondPerson *wordClass
+	phrases      []phrase
+	dict         dict
 	// prefixStarts indexes the phrases whose first element is a prefix (or a class
 	// with prefixes) by the hash of the prefix's first four bytes.
 	prefixStarts map[uint64][]int32
@@ -298,7 +298,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 	}
 	slices.Sort(names)
 	for ci, name := range names {
-		slipOnly := name == "slip_act" || name == "slip_after"
+		slipOnly := name == "slip_act" || name == "second_person"
 		c := &wordClass{exact: map[string]struct{}{}}
 		if ci < 64 {
 			c.bit = 1 << ci
@@ -324,7 +324,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 		lx.classes[name] = c
 	}
 	lx.filler, lx.approval, lx.stop = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"]
-	lx.slipAct, lx.slipAfter = lx.classes["slip_act"], lx.classes["slip_after"]
+	lx.slipAct, lx.secondPerson = lx.classes["slip_act"], lx.classes["second_person"]
 	for _, list := range []struct {
 		cat category
 		src []string
@@ -597,9 +597,9 @@ func (lx *lexicon) matchElems(t *tokens, elems []elem, i int, clause uint16) (in
 
 // lexHit is the first phrase of a category that matched a message.
 type lexHit struct {
-	ok    bool
-	start int
-	src   string
+	ok         bool
+	start, end int // its tokens
+	src        string
 }
 
 // maxBait bounds the bait spans remembered per message.
@@ -659,7 +659,7 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 			}
 		}
 		if !covered {
-			hits[c.cat] = lexHit{ok: true, start: c.start, src: c.src}
+			hits[c.cat] = lexHit{ok: true, start: c.start, end: c.end, src: c.src}
 		}
 	}
 	return hits
@@ -687,17 +687,25 @@ func (lx *lexicon) phrasesAt(t *tokens, i int) (exact, prefix []int32) {
 	return exact, prefix
 }
 
+// maxSlips bounds the slip phrases [lexicon.onlySlip] remembers; a message with more
+// is no plain slip.
+const maxSlips = 8
+
 // onlySlip reports whether t says that the interrupt before it was the human's slip
-// and asks nothing else: it holds a Slip phrase, asks no question, and every token
-// outside its Slip phrases is an approval, filler or "slip_act" word — or, after the
-// first Slip phrase, a "slip_after" word ("didn't mean to interrupt you"; before it,
-// "you pushed it by mistake" is the agent's slip, not the human's). "sorry, hit escape
-// by accident, carry on"; "不小心按了esc，继续".
+// and asks nothing else: it holds a Slip phrase and asks no question; every token
+// outside its Slip phrases is an approval, filler or "slip_act" word and none a
+// "second_person" one (a "you" outside a slip phrase is the agent's slip — "you
+// pushed it by mistake" — or what it should do; "thank you" too); and no lexicon
+// phrase of another category matches but over one of them ("pressed the wrong key"
+// is no correction; "no, by accident" is a negation). "sorry, hit escape by accident, carry
+// on"; "不小心按了esc，继续".
 func (lx *lexicon) onlySlip(t *tokens) bool {
 	if t.qrun > 0 {
 		return false
 	}
-	first, covered, slip := lx.firstWord(t), 0, false
+	type span struct{ from, to int }
+	var slips [maxSlips]span
+	n, first := 0, lx.firstWord(t)
 	for i := range t.toks {
 		exact, prefix := lx.phrasesAt(t, i)
 		for _, ids := range [2][]int32{exact, prefix} {
@@ -706,22 +714,44 @@ func (lx *lexicon) onlySlip(t *tokens) bool {
 				if ph.cat != catSlip || ph.anchored && i > first {
 					continue
 				}
-				if end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause); ok {
-					covered, slip = max(covered, end), true
+				end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
+				switch {
+				case !ok:
+				case n > 0 && slips[n-1].to >= i: // overlapping the last: one span
+					slips[n-1].to = max(slips[n-1].to, end)
+				case n == maxSlips:
+					return false
+				default:
+					slips[n] = span{i, end}
+					n++
 				}
 			}
 		}
-		if i >= covered {
-			if lx.slipAfter.has(lx, t, i) {
-				if !slip {
-					return false // "you" before any slip phrase, approval word ("thank you") or not
-				}
-			} else if !lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
-				return false
-			}
+		if n > 0 && i < slips[n-1].to {
+			continue
+		}
+		if lx.secondPerson.has(lx, t, i) ||
+			!lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
+			return false
 		}
 	}
-	return slip
+	if n == 0 {
+		return false
+	}
+	hits := lx.scan(t)
+	for c, h := range hits {
+		if !h.ok || category(c) == catSlip || category(c) == catBait {
+			continue
+		}
+		overlaps := false // as a bait phrase's, a slip phrase's words are its own
+		for _, sp := range slips[:n] {
+			overlaps = overlaps || sp.from < h.end && h.start < sp.to
+		}
+		if !overlaps {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyApproval reports whether every token of t is an approval word ("ok", "continue",

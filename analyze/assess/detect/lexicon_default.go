@@ -36,32 +36,35 @@ func DefaultLexicon() Lexicon {
 				"진행해주세요",
 				// Apologies ("sorry" above).
 				"perdon", "perdona", "disculpa", "desculpa", "desculpe", "pardon", "desole", "scusa", "scusami",
-				"entschuldigung", "извини", "прости", "пожалуйста", "미안", "미안해", "죄송해요",
+				"entschuldigung", "извини", "извините", "прости", "простите", "пожалуйста", "продолжайте", "미안",
+				"미안해", "죄송해요", "죄송합니다",
 			},
 			// What a message owning up to a slip of the hand may say besides (see Slip):
 			// who, the key, the act, the moment — no instruction ("push", "send",
-			// "cancel", "stop" are not here).
+			// "cancel", "press", "stop" are not here; "didn't mean to press" is a Slip
+			// phrase).
 			"slip_act": {
 				"i", "im", "ive", "id", "me", "my", "the", "a", "an", "it", "that", "this", "was", "got", "by", "on",
-				"at", "to", "of", "there", "oh", "whoops", "ups", "oups", "lol", "haha", "hit", "hitting", "pressed",
-				"pressing", "clicked", "tapped", "typed", "esc", "escape", "echap", "key", "keys", "button",
-				"keyboard", "ctrl", "c", "interrupt~", "stopped", "cancelled", "canceled", "finger", "fingers",
-				"slipped", "sent", "submitted", "early", "too", "soon", "twice",
-				"lo", "la", "el", "le", "di", "pulse", "aprete", "tecla", "boton",
+				"at", "to", "of", "about", "there", "oh", "whoops", "ups", "oups", "lol", "haha", "hit", "hitting",
+				"pressed", "pressing", "clicked", "tapped", "typed", "esc", "escape", "echap", "enter", "key", "keys",
+				"button", "keyboard", "ctrl", "c", "interrupt~", "stopped", "cancelled", "canceled", "finger",
+				"fingers", "slipped", "sent", "submitted", "early", "too", "soon", "twice",
+				"lo", "la", "el", "le", "di", "siento", "aprete", "tecla", "boton",
 				"eu", "foi", "o", "na", "apertei", "botao",
 				"j", "jai", "ai", "sur", "appuye", "touche",
 				"ich", "hab", "habe", "die", "das", "taste", "gedruckt",
 				"ho", "il", "premuto", "tasto",
 				"я", "на", "нажал", "нажала", "клавишу",
 				"按", "了", "键", "我", "点", "到",
-				"押", "し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に", "ま",
-				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "버튼",
+				"し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に",
+				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "눌렀습니다", "버튼",
 			},
-			// What a message owning up to a slip may say after its slip phrase, not
-			// before: whom the interrupt stopped ("didn't mean to interrupt you"; "you
-			// pushed it by mistake" is the agent's slip).
-			"slip_after": {
-				"you", "u", "ya", "te", "ti", "toi", "vous", "dich", "dir", "тебя", "вас", "你", "您",
+			// The one spoken to: outside a Slip phrase ("didn't mean to interrupt you"),
+			// what they did or should do ("you pushed it by mistake"), no slip of the
+			// human's.
+			"second_person": {
+				"you", "u", "your", "youre", "te", "ti", "tu", "toi", "vous", "usted", "voce", "dich", "dir", "du",
+				"ты", "тебя", "вы", "вас", "你", "您", "너", "당신",
 			},
 			// Function words left out of the repeat-request similarity.
 			"stop": {
@@ -343,14 +346,17 @@ func DefaultLexicon() Lexicon {
 		Slip: []string{
 			// English.
 			"by accident", "accident~", "by mistake", "my bad", "my mistake", "didnt mean to", "did not mean to",
-			"didnt mean to stop", "did not mean to stop", "not on purpose", "unintentional~", "misclick~",
-			"mis click~", "fat finger~", "wrong key", "wrong button",
+			"didnt mean to stop", "did not mean to stop", "didnt mean to press", "did not mean to press",
+			"didnt mean to hit", "did not mean to hit", "didnt mean to cancel", "did not mean to cancel",
+			"didnt mean to interrupt you", "did not mean to interrupt you", "didnt mean to stop you",
+			"did not mean to stop you", "interrupted you", "stopped you", "not on purpose", "unintentional~",
+			"misclick~", "mis click~", "fat finger~", "wrong key", "wrong button",
 			// Spanish.
-			"sin querer", "por accidente", "me equivoque de tecla",
+			"sin querer", "por accidente", "me equivoque de tecla", "lo siento",
 			// Portuguese.
-			"sem querer", "por engano", "por acidente",
+			"sem querer", "por engano", "por acidente", "foi mal",
 			// French.
-			"par erreur", "par accident", "sans faire expres", "sans le vouloir",
+			"par erreur", "par accident", "sans faire expres", "sans le vouloir", "mauvaise touche",
 			// German.
 			"aus versehen", "versehentlich",
 			// Italian.
@@ -358,9 +364,10 @@ func DefaultLexicon() Lexicon {
 			// Russian.
 			"случайно", "по ошибке",
 			// Chinese (and apologies: "sorry" is an approval word).
-			"不小心", "手滑", "按错", "误按", "误触", "点错", "对不起", "抱歉", "不好意思",
+			"不小心", "手滑", "按错", "误按", "误触", "点错", "打断你", "打断了你", "对不起", "抱歉", "不好意思",
 			// Japanese.
-			"うっかり", "間違えて押", "誤って押", "すみません", "ごめん", "ごめんなさい",
+			"うっかり", "間違えて * 押", "誤って * 押", "押しちゃった", "押してしまった", "すみません", "ごめん",
+			"ごめんなさい",
 			// Korean.
 			"실수로", "잘못 눌렀~",
 		},
