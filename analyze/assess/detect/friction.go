@@ -3,6 +3,7 @@ package detect
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loopwatch/loopwatch/analyze/assess/duration"
@@ -186,6 +187,15 @@ func (c FrictionConfig) Validate() error {
 	return nil
 }
 
+// lexical reports whether k is a signal the lexicon reads in a message's words.
+func (k Kind) lexical() bool {
+	switch k {
+	case NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp:
+		return true
+	}
+	return false
+}
+
 // lexical reports whether any lexicon signal is on.
 func (c *FrictionConfig) lexical() bool {
 	return c.NegationReply || c.StillProblem || c.Doubt || c.CorrectionPhrase || c.Exasperation || c.GiveUp
@@ -316,7 +326,13 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 	// Approval, or a slip of the hand owned up to ("sorry, hit escape by accident") in
 	// a message the seed's patterns read no complaint in: the agent may go on with what
 	// it was doing.
-	approval := r.lex.onlyApproval(t) || s.afterInterrupt && !Has(dst, Frustration) && !Has(dst, UserCorrection) && r.lex.onlySlip(t)
+	slip := s.afterInterrupt && !Has(dst, Frustration) && !Has(dst, UserCorrection) && r.lex.onlySlip(t)
+	if slip {
+		// Its words are the slip's: a phrase over them ("pressed the wrong key") is no
+		// complaint here.
+		dst = slices.DeleteFunc(dst, func(s Signal) bool { return s.Kind.lexical() })
+	}
+	approval := slip || r.lex.onlyApproval(t)
 	if s.afterInterrupt {
 		resubmit := false
 		if s.hasLast {

@@ -626,7 +626,6 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"I didn't mean to interrupt you, carry on", false},
 		{"my bad, go on", false},
 		{"fat-fingered the escape key, keep going", false},
-		{"wrong key sorry", false},
 		{"perdón, sin querer, sigue", false},
 		{"desculpa, apertei sem querer, pode continuar", false},
 		{"pardon, j'ai appuyé par erreur, continue", false},
@@ -662,7 +661,14 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"простите, случайно", false},
 		{"죄송합니다, 실수로 눌렀습니다", false},
 		{"foi mal, pode continuar", false},
-		{"mauvaise touche, continue", false},
+		{"oups, appuyé sur la mauvaise touche, continue", false},
+		{"不小心按到了，继续", false},
+		{"fue sin querer, puedes continuar", false},
+		{"нечаянно, сорри", false},
+		{"Sorry I hit esc by accident, please continue where you left off", false},
+		{"aus Versehen abgebrochen, weiter", false},
+		{"ho interrotto per sbaglio, continua pure", false},
+		{"ミスった、続けて", false},
 		{"sorry about that, by accident", false},
 		{"🤦 my bad, hit esc", false},
 		{"不小心打断你了，继续", false},
@@ -703,10 +709,24 @@ func TestSlipAfterInterrupt(t *testing.T) {
 		{"accidentally you submitted it", true},
 		{"by mistake, you stopped it", true},
 		{"thank you, by accident", true},
+		// A wrong key alone is as likely a map's or a form's; sent by mistake withdraws
+		// the request; "wait" holds the agent; "that's enough" is no approval.
+		{"wrong key sorry", true},
+		{"wrong key!", true},
+		{"mauvaise touche, continue", true},
+		{"sorry, sent that by mistake", true},
+		{"my bad, submitted that by accident", true},
+		{"I stopped you", true},
+		{"my bad, wait", true},
+		{"by accident, actually", true},
+		{"不好意思，可以了，谢谢", true},
+		{"ごめん、ちゃう", true},
 	} {
 		got = runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
 		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {
 			t.Errorf("%q: signals %v, want a redirect %v", tt.msg, got[3], tt.redirect)
+		} else if !tt.redirect && len(got[3]) > 0 {
+			t.Errorf("%q: a slip, yet signals %v", tt.msg, got[3]) // its words are the slip's ("pressed the wrong key")
 		}
 	}
 	// Approval after an interrupt asks nothing: the interrupted request stays the

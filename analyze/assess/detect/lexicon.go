@@ -66,13 +66,15 @@ type Lexicon struct {
 	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
 	// Slip phrases: the human says the interrupt before their message was a slip of
-	// the hand, or apologises for it ("by accident", "didn't mean to", "sin querer",
-	// "aus Versehen", "不小心", "对不起"). After an interrupt, a message that holds one
-	// and otherwise only approval, filler and "slip_act" words ("sorry, hit escape by
-	// accident, carry on"), raises no other friction signal and asks no question lets
-	// the agent go on, as approval does: no redirect (see lexicon.onlySlip). They raise
-	// no signal of their own, and a token is not read as a typo of a word only they
-	// and the slip classes use.
+	// the hand, apologises for it, or asks the agent to go on where it was ("by
+	// accident", "didn't mean to", "sin querer", "aus Versehen", "不小心", "对不起",
+	// "where you left off"). After an interrupt, a message that holds one and
+	// otherwise only approval and "slip_act" words ("sorry, hit escape by accident,
+	// carry on"), no "second_person" one and no other phrase but over a slip phrase,
+	// and asks no question, lets the agent go on, as approval does: no redirect, and
+	// no friction signal of its words (see lexicon.onlySlip). They raise no signal of
+	// their own, and a token is not read as a typo of a word only they and the slip
+	// classes use.
 	Slip []string `json:"slip"`
 	// Bait phrases: politeness and acceptance that look like the above ("no
 	// problem", "no worries", "não tem problema", "没问题", "kein Problem").
@@ -298,7 +300,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 	}
 	slices.Sort(names)
 	for ci, name := range names {
-		slipOnly := name == "slip_act" || name == "second_person"
+		slipOnly := name == "slip_act" || name == "slip_press" || name == "second_person"
 		c := &wordClass{exact: map[string]struct{}{}}
 		if ci < 64 {
 			c.bit = 1 << ci
@@ -693,7 +695,7 @@ const maxSlips = 8
 
 // onlySlip reports whether t says that the interrupt before it was the human's slip
 // and asks nothing else: it holds a Slip phrase and asks no question; every token
-// outside its Slip phrases is an approval, filler or "slip_act" word and none a
+// outside its Slip phrases is an approval or "slip_act" word and none a
 // "second_person" one (a "you" outside a slip phrase is the agent's slip — "you
 // pushed it by mistake" — or what it should do; "thank you" too); and no lexicon
 // phrase of another category matches but over one of them ("pressed the wrong key"
@@ -730,9 +732,8 @@ func (lx *lexicon) onlySlip(t *tokens) bool {
 		if n > 0 && i < slips[n-1].to {
 			continue
 		}
-		if lx.secondPerson.has(lx, t, i) ||
-			!lx.approval.has(lx, t, i) && !lx.filler.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
-			return false
+		if lx.secondPerson.has(lx, t, i) || !lx.approval.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
+			return false // no filler: "wait", "actually" and "but" hold the agent back
 		}
 	}
 	if n == 0 {

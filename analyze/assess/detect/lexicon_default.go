@@ -36,28 +36,34 @@ func DefaultLexicon() Lexicon {
 				"진행해주세요",
 				// Apologies ("sorry" above).
 				"perdon", "perdona", "disculpa", "desculpa", "desculpe", "pardon", "desole", "scusa", "scusami",
-				"entschuldigung", "извини", "извините", "прости", "простите", "пожалуйста", "продолжайте", "미안",
-				"미안해", "죄송해요", "죄송합니다",
+				"entschuldigung", "извини", "извините", "прости", "простите", "сорри", "пожалуйста", "продолжайте",
+				"미안", "미안해", "죄송해요", "죄송합니다", "puedes", "seguir", "pure",
 			},
 			// What a message owning up to a slip of the hand may say besides (see Slip):
 			// who, the key, the act, the moment — no instruction ("push", "send",
 			// "cancel", "press", "stop" are not here; "didn't mean to press" is a Slip
-			// phrase).
+			// phrase), nor what withdraws the request ("sent it too early").
 			"slip_act": {
 				"i", "im", "ive", "id", "me", "my", "the", "a", "an", "it", "that", "this", "was", "got", "by", "on",
 				"at", "to", "of", "about", "there", "oh", "whoops", "ups", "oups", "lol", "haha", "hit", "hitting",
-				"pressed", "pressing", "clicked", "tapped", "typed", "esc", "escape", "echap", "enter", "key", "keys",
+				"pressed", "pressing", "clicked", "tapped", "esc", "escape", "echap", "enter", "key", "keys",
 				"button", "keyboard", "ctrl", "c", "interrupt~", "stopped", "cancelled", "canceled", "finger",
-				"fingers", "slipped", "sent", "submitted", "early", "too", "soon", "twice",
-				"lo", "la", "el", "le", "di", "siento", "aprete", "tecla", "boton",
-				"eu", "foi", "o", "na", "apertei", "botao",
-				"j", "jai", "ai", "sur", "appuye", "touche",
-				"ich", "hab", "habe", "die", "das", "taste", "gedruckt",
-				"ho", "il", "premuto", "tasto",
-				"я", "на", "нажал", "нажала", "клавишу",
-				"按", "了", "键", "我", "点", "到",
-				"し", "ち", "ゃ", "っ", "た", "キ", "ー", "を", "に",
-				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "눌렀습니다", "버튼",
+				"fingers", "slipped", "twice",
+				"lo", "la", "el", "le", "di", "fue", "siento", "aprete", "tecla", "boton",
+				"eu", "foi", "o", "na", "apertei", "botao", "interrompi", "parei",
+				"j", "jai", "ai", "sur", "appuye", "touche", "interrompu", "arrete",
+				"ich", "hab", "habe", "die", "das", "taste", "gedruckt", "abgebrochen", "unterbrochen", "gestoppt",
+				"ho", "il", "premuto", "tasto", "interrotto", "fermato",
+				"я", "на", "нажал", "нажала", "клавишу", "прервал", "прервала", "остановил", "остановила",
+				"键", "我",
+				"キ", "ー", "を", "に",
+				"눌렀어", "눌렀네", "눌렀다", "눌렀어요", "눌렀습니다", "버튼", "중단했어", "멈췄어",
+			},
+			// The key-press a "wrong key" slip names ("pressed the wrong key"; the wrong
+			// key alone is as likely a map's or a form's).
+			"slip_press": {
+				"pressed", "hit", "hitting", "clicked", "tapped", "pressing", "aprete", "apertei", "appuye", "premuto",
+				"нажал", "нажала",
 			},
 			// The one spoken to: outside a Slip phrase ("didn't mean to interrupt you"),
 			// what they did or should do ("you pushed it by mistake"), no slip of the
@@ -349,24 +355,30 @@ func DefaultLexicon() Lexicon {
 			"didnt mean to stop", "did not mean to stop", "didnt mean to press", "did not mean to press",
 			"didnt mean to hit", "did not mean to hit", "didnt mean to cancel", "did not mean to cancel",
 			"didnt mean to interrupt you", "did not mean to interrupt you", "didnt mean to stop you",
-			"did not mean to stop you", "interrupted you", "stopped you", "not on purpose", "unintentional~",
-			"misclick~", "mis click~", "fat finger~", "wrong key", "wrong button",
+			"did not mean to stop you", "not on purpose", "unintentional~", "misclick~", "mis click~",
+			"fat finger~", "%slip_press * wrong key", "%slip_press * wrong keys", "%slip_press * wrong button",
+			// … and asking the agent to go on where it was.
+			"where you left off", "from where you left off", "what you were doing", "you can continue",
+			"you can go on", "you may continue",
 			// Spanish.
-			"sin querer", "por accidente", "me equivoque de tecla", "lo siento",
+			"sin querer", "por accidente", "me equivoque de tecla", "lo siento", "%slip_press * tecla equivocada",
 			// Portuguese.
-			"sem querer", "por engano", "por acidente", "foi mal",
+			"sem querer", "por engano", "por acidente", "foi mal", "%slip_press * tecla errada",
 			// French.
-			"par erreur", "par accident", "sans faire expres", "sans le vouloir", "mauvaise touche",
+			"par erreur", "par accident", "sans faire expres", "sans le vouloir", "fausse manip~",
+			"%slip_press * mauvaise touche",
 			// German.
-			"aus versehen", "versehentlich",
+			"aus versehen", "versehentlich", "falsche taste gedruckt",
 			// Italian.
 			"per sbaglio", "senza volere",
 			// Russian.
-			"случайно", "по ошибке",
+			"случайно", "нечаянно", "по ошибке",
 			// Chinese (and apologies: "sorry" is an approval word).
-			"不小心", "手滑", "按错", "误按", "误触", "点错", "打断你", "打断了你", "对不起", "抱歉", "不好意思",
+			"不小心", "手滑", "按错", "误按", "误触", "点错", "误操作", "按了", "按到了", "点了", "点到了", "打断你",
+			"打断了你", "打断你了", "打断了", "中断了", "对不起", "抱歉", "不好意思",
 			// Japanese.
-			"うっかり", "間違えて * 押", "誤って * 押", "押しちゃった", "押してしまった", "すみません", "ごめん",
+			"うっかり", "間違えて * 押しちゃった", "間違えて * 押してしまった", "誤って * 押しちゃった",
+			"誤って * 押してしまった", "押しちゃった", "押してしまった", "ミスった", "すみません", "ごめん",
 			"ごめんなさい",
 			// Korean.
 			"실수로", "잘못 눌렀~",
