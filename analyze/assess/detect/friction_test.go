@@ -1093,6 +1093,41 @@ func TestResume(t *testing.T) {
 	}
 }
 
+// TestApprovalAfterInterrupt: approval is whole words — in Chinese and Japanese the
+// GoOn phrases, not the characters they are written with ("まだ", "not yet", is made of
+// characters of "ください" and "いいです", and redirects).
+func TestApprovalAfterInterrupt(t *testing.T) {
+	for _, tt := range []struct {
+		msg      string
+		redirect bool
+	}{
+		{"ok, continue please", false},
+		{"好的，继续", false},
+		{"继续", false},
+		{"请继续", false},
+		{"是的，可以", false},
+		{"はい、続けてください", false},
+		{"続けて", false},
+		{"どうぞ", false},
+		{"うん、お願いします", false},
+		{"그래, 계속해", false},
+
+		{"まだ", true},
+		{"どうして", true},
+		{"ううん", true},
+		{"おしまい", true},
+		{"可以了", true},
+		{"不行", true},
+		{"好了好了", true},
+		{"ok, but use the lexer", true},
+	} {
+		got := runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
+		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {
+			t.Errorf("%q: signals %v, want a redirect %v", tt.msg, got[3], tt.redirect)
+		}
+	}
+}
+
 // TestSlipWordsAreNoTypoTargets: a token is read as a typo of the lexicon's words that
 // raise signals, never of a word only the slip lists use ("sklipped" is "skipped", not
 // "slipped"; "sbaglito" is "sbagliato", not "sbaglio").

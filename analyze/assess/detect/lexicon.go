@@ -65,6 +65,12 @@ type Lexicon struct {
 	// message is an Exasperation signal, unless the success patterns read the message
 	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
+	// GoOn phrases approve, or resume, what the agent was doing, in languages whose
+	// words the tokenizer splits into characters ("继续", "好的", "続けてください",
+	// "はい"): a message made only of these and "approval" words is approval, as the
+	// class's words are in others. (Single characters as approval words made "まだ"
+	// — "not yet" — and "どうして" — "why" — approval.) They raise no signal.
+	GoOn []string `json:"go_on"`
 	// Slip phrases: the human says the interrupt before their message was a slip of
 	// the hand, apologises for it, or asks the agent to go on where it was ("by
 	// accident", "didn't mean to", "sin querer", "aus Versehen", "不小心", "对不起",
@@ -106,12 +112,13 @@ const (
 	catCorrection
 	catExasperation
 	catGiveUp
+	catGoOn
 	catSlip
 	catBait
 	numCats
 )
 
-// kind returns the signal kind of a category (none for slip and bait).
+// kind returns the signal kind of a category (none for go-on, slip and bait).
 func (c category) kind() Kind {
 	switch c {
 	case catNegation:
@@ -331,7 +338,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 		cat category
 		src []string
 	}{{catNegation, l.Negation}, {catStill, l.Still}, {catDoubt, l.Doubt}, {catCorrection, l.Correction},
-		{catExasperation, l.Exasperation}, {catGiveUp, l.GiveUp}, {catSlip, l.Slip}, {catBait, l.Bait}} {
+		{catExasperation, l.Exasperation}, {catGiveUp, l.GiveUp}, {catGoOn, l.GoOn}, {catSlip, l.Slip}, {catBait, l.Bait}} {
 		for _, src := range list.src {
 			ph, err := lx.parsePhrase(&t, src, list.cat, apostrophes)
 			if err != nil {
@@ -340,7 +347,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 			for i := range ph.elems {
 				if e := &ph.elems[i]; e.op == opWord || e.op == opPrefix {
 					e.ent = lx.dict.add(e.word, index)
-					lx.dict.entries[e.ent].fuzzy = lx.dict.entries[e.ent].fuzzy || list.cat != catSlip
+					lx.dict.entries[e.ent].fuzzy = lx.dict.entries[e.ent].fuzzy || list.cat != catSlip && list.cat != catGoOn
 				}
 			}
 			id := int32(len(lx.phrases))
@@ -626,7 +633,7 @@ func (lx *lexicon) scan(t *tokens) (hits [numCats]lexHit) {
 	try := func(ids []int32, i int) {
 		for _, id := range ids {
 			ph := &lx.phrases[id]
-			if ph.cat == catSlip || ph.anchored && i > first {
+			if ph.cat == catSlip || ph.cat == catGoOn || ph.anchored && i > first {
 				continue
 			}
 			end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
@@ -689,84 +696,94 @@ func (lx *lexicon) phrasesAt(t *tokens, i int) (exact, prefix []int32) {
 	return exact, prefix
 }
 
-// maxSlips bounds the slip phrases [lexicon.onlySlip] remembers; a message with more
-// is no plain slip.
-const maxSlips = 8
+// maxSpans bounds the phrase spans [lexicon.walk] remembers; a message with more is
+// neither a plain slip nor approval.
+const maxSpans = 8
 
-// onlySlip reports whether t says that the interrupt before it was the human's slip
-// and asks nothing else: it holds a Slip phrase and asks no question; every token
-// outside its Slip phrases is an approval or "slip_act" word and none a
-// "second_person" one (a "you" outside a slip phrase is the agent's slip — "you
-// pushed it by mistake" — or what it should do; "thank you" too); and no lexicon
-// phrase of another category matches but over one of them ("pressed the wrong key"
-// is no correction; "no, by accident" is a negation). "sorry, hit escape by accident, carry
-// on"; "不小心按了esc，继续".
-func (lx *lexicon) onlySlip(t *tokens) bool {
-	if t.qrun > 0 {
-		return false
-	}
-	type span struct{ from, to int }
-	var slips [maxSlips]span
-	n, first := 0, lx.firstWord(t)
+// span is the tokens [from, to) a phrase of category cat matched.
+type span struct {
+	from, to int
+	cat      category
+}
+
+// walk matches the phrases of categories a and b over t and calls free for every
+// token outside their spans, in order; it stops, not ok, when free returns false or
+// when more than maxSpans spans would be needed. spans receives the spans (overlapping
+// ones of one category merged), n how many.
+func (lx *lexicon) walk(t *tokens, a, b category, spans *[maxSpans]span, free func(i int) bool) (n int, ok bool) {
+	first, covered := lx.firstWord(t), 0
 	for i := range t.toks {
 		exact, prefix := lx.phrasesAt(t, i)
 		for _, ids := range [2][]int32{exact, prefix} {
 			for _, id := range ids {
 				ph := &lx.phrases[id]
-				if ph.cat != catSlip || ph.anchored && i > first {
+				if ph.cat != a && ph.cat != b || ph.anchored && i > first {
 					continue
 				}
 				end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
 				switch {
 				case !ok:
-				case n > 0 && slips[n-1].to >= i: // overlapping the last: one span
-					slips[n-1].to = max(slips[n-1].to, end)
-				case n == maxSlips:
-					return false
+				case n > 0 && spans[n-1].cat == ph.cat && spans[n-1].to >= i: // overlapping the last: one span
+					spans[n-1].to = max(spans[n-1].to, end)
+				case n == maxSpans:
+					return n, false
 				default:
-					slips[n] = span{i, end}
+					spans[n] = span{i, end, ph.cat}
 					n++
 				}
+				covered = max(covered, end)
 			}
 		}
-		if n > 0 && i < slips[n-1].to {
-			continue
-		}
-		if lx.secondPerson.has(lx, t, i) || !lx.approval.has(lx, t, i) && !lx.slipAct.has(lx, t, i) {
-			return false // no filler: "wait", "actually" and "but" hold the agent back
+		if i >= covered && !free(i) {
+			return n, false
 		}
 	}
-	if n == 0 {
+	return n, true
+}
+
+// onlySlip reports whether t says that the interrupt before it was the human's slip
+// and asks nothing else: it holds a Slip phrase and asks no question; every token
+// outside its Slip and GoOn phrases is an approval or "slip_act" word and none a
+// "second_person" one (a "you" outside a slip phrase is the agent's slip — "you
+// pushed it by mistake" — or what it should do; "thank you" too); and no lexicon
+// phrase of another category matches but over a slip phrase ("pressed the wrong key"
+// is no correction; "no, by accident" is a negation). "sorry, hit escape by accident,
+// carry on"; "不小心按了esc，继续".
+func (lx *lexicon) onlySlip(t *tokens) bool {
+	if t.qrun > 0 {
+		return false
+	}
+	var spans [maxSpans]span
+	n, ok := lx.walk(t, catSlip, catGoOn, &spans, func(i int) bool {
+		// No filler: "wait", "actually" and "but" hold the agent back.
+		return !lx.secondPerson.has(lx, t, i) && (lx.approval.has(lx, t, i) || lx.slipAct.has(lx, t, i))
+	})
+	if !ok || !slices.ContainsFunc(spans[:n], func(sp span) bool { return sp.cat == catSlip }) {
 		return false
 	}
 	hits := lx.scan(t)
 	for c, h := range hits {
-		if !h.ok || category(c) == catSlip || category(c) == catBait {
+		if !h.ok || category(c) == catSlip || category(c) == catGoOn || category(c) == catBait {
 			continue
 		}
-		overlaps := false // as a bait phrase's, a slip phrase's words are its own
-		for _, sp := range slips[:n] {
-			overlaps = overlaps || sp.from < h.end && h.start < sp.to
-		}
-		if !overlaps {
+		// As a bait phrase's, a slip phrase's words are its own.
+		if !slices.ContainsFunc(spans[:n], func(sp span) bool { return sp.cat == catSlip && sp.from < h.end && h.start < sp.to }) {
 			return false
 		}
 	}
 	return true
 }
 
-// onlyApproval reports whether every token of t is an approval word ("ok", "continue",
-// "go ahead", "继续", "はい"), and there is at least one.
+// onlyApproval reports whether every token of t is an approval word ("ok",
+// "continue", "go ahead", "계속") or inside a GoOn phrase ("继续", "続けてください"),
+// and there is at least one.
 func (lx *lexicon) onlyApproval(t *tokens) bool {
 	if len(t.toks) == 0 || lx.approval == nil {
 		return false
 	}
-	for i := range t.toks {
-		if !lx.approval.has(lx, t, i) {
-			return false
-		}
-	}
-	return true
+	var spans [maxSpans]span
+	_, ok := lx.walk(t, catGoOn, catGoOn, &spans, func(i int) bool { return lx.approval.has(lx, t, i) })
+	return ok
 }
 
 // hasEmoji reports whether text holds one of the exasperation emoji.

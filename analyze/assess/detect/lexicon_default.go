@@ -30,8 +30,7 @@ func DefaultLexicon() Lexicon {
 				"oui", "continuez", "vas", "vasy", "allez", "daccord", "merci", "stp", "svp",
 				"ja", "weiter", "mach", "fortfahren", "bitte", "danke", "gut", "klar", "genau",
 				"avanti", "vai", "grazie", "ga", "door", "doorgaan", "да", "продолжай", "давай",
-				"继", "续", "好", "的", "请", "是", "嗯", "行", "可", "以", "吧", "谢",
-				"は", "い", "う", "ん", "続", "け", "て", "ど", "ぞ", "お", "願", "し", "ま", "す", "く", "だ", "さ", // ください
+				// Chinese and Japanese approve in words of several characters: GoOn.
 				"네", "예", "응", "계속", "계속해", "계속해줘", "계속해주세요", "좋아", "그래", "진행", "진행해", "진행해줘",
 				"진행해주세요",
 				// Apologies ("sorry" above).
@@ -349,6 +348,14 @@ func DefaultLexicon() Lexicon {
 			"포기~", "내가 할게", "내가 직접", "그만해", "그만하세요",
 		},
 		ExasperationEmoji: "😭😤😡🤬🙄🤦😩😫😒😠💢😖😣",
+		GoOn: []string{
+			// Chinese.
+			"继续", "请继续", "继续吧", "好", "好的", "好吧", "好啊", "行", "行吧", "可以", "可以的", "是", "是的", "对",
+			"嗯", "嗯嗯", "谢谢", "没事", "没关系",
+			// Japanese.
+			"はい", "うん", "ええ", "続けて", "続けてください", "どうぞ", "お願いします", "お願い", "進めて",
+			"進めてください", "そのまま", "そのまま続けて", "いいよ", "いいです", "了解", "オッケー",
+		},
 		Slip: []string{
 			// English.
 			"by accident", "accident~", "by mistake", "my bad", "my mistake", "didnt mean to", "did not mean to",
