@@ -1111,6 +1111,18 @@ func TestApprovalAfterInterrupt(t *testing.T) {
 		{"どうぞ", false},
 		{"うん、お願いします", false},
 		{"그래, 계속해", false},
+		{"続行してください", false},
+		{"好的吧", false},
+		{"继续呀", false},
+		{"可以啊", false},
+		{"続けてくださいね", false},
+		{"いいですよ", false},
+		{"收到，继续", false},
+		{"ありがとう、続けて", false},
+		{"続けて下さい", false},
+		{"OKです", false},
+		{"按错了，继续吧", false},
+		{"对不起，继续", false},
 
 		{"まだ", true},
 		{"どうして", true},
@@ -1119,6 +1131,8 @@ func TestApprovalAfterInterrupt(t *testing.T) {
 		{"可以了", true},
 		{"不行", true},
 		{"好了好了", true},
+		{"いいです", true},
+		{"そのまま", true},
 		{"ok, but use the lexer", true},
 	} {
 		got := runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})

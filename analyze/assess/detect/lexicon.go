@@ -707,9 +707,10 @@ type span struct {
 }
 
 // walk matches the phrases of categories a and b over t and calls free for every
-// token outside their spans, in order; it stops, not ok, when free returns false or
-// when more than maxSpans spans would be needed. spans receives the spans (overlapping
-// ones of one category merged), n how many.
+// token outside their spans, in order; it stops, not ok, when free returns false or,
+// with spans, when more than maxSpans spans would be needed. spans, unless nil,
+// receives the spans (overlapping ones of one category merged; a match inside the
+// spans before it adds none), n how many.
 func (lx *lexicon) walk(t *tokens, a, b category, spans *[maxSpans]span, free func(i int) bool) (n int, ok bool) {
 	first, covered := lx.firstWord(t), 0
 	for i := range t.toks {
@@ -722,7 +723,7 @@ func (lx *lexicon) walk(t *tokens, a, b category, spans *[maxSpans]span, free fu
 				}
 				end, ok := lx.matchElems(t, ph.elems, i, t.toks[i].clause)
 				switch {
-				case !ok:
+				case !ok || spans == nil || end <= covered:
 				case n > 0 && spans[n-1].cat == ph.cat && spans[n-1].to >= i: // overlapping the last: one span
 					spans[n-1].to = max(spans[n-1].to, end)
 				case n == maxSpans:
@@ -781,8 +782,7 @@ func (lx *lexicon) onlyApproval(t *tokens) bool {
 	if len(t.toks) == 0 || lx.approval == nil {
 		return false
 	}
-	var spans [maxSpans]span
-	_, ok := lx.walk(t, catGoOn, catGoOn, &spans, func(i int) bool { return lx.approval.has(lx, t, i) })
+	_, ok := lx.walk(t, catGoOn, catGoOn, nil, func(i int) bool { return lx.approval.has(lx, t, i) })
 	return ok
 }
 
