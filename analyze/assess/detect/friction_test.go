@@ -1111,6 +1111,8 @@ func TestApprovalAfterInterrupt(t *testing.T) {
 		{"どうぞ", false},
 		{"うん、お願いします", false},
 		{"그래, 계속해", false},
+		{"ok, continue what you were doing", false},
+		{"please continue where you left off", false},
 		{"続行してください", false},
 		{"好的吧", false},
 		{"继续呀", false},
@@ -1134,6 +1136,7 @@ func TestApprovalAfterInterrupt(t *testing.T) {
 		{"いいです", true},
 		{"そのまま", true},
 		{"ok, but use the lexer", true},
+		{"what were you doing", true},
 	} {
 		got := runSession(t, DefaultConfig(), []analyze.Event{user("refactor the parser"), toolOK, interrupt, user(tt.msg)})
 		if redirect := slices.Contains(got[3], InterruptRedirect); redirect != tt.redirect {

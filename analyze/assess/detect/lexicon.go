@@ -65,16 +65,16 @@ type Lexicon struct {
 	// message is an Exasperation signal, unless the success patterns read the message
 	// as success ("thanks, perfect 😩").
 	ExasperationEmoji string `json:"exasperation_emoji"`
-	// GoOn phrases approve, or resume, what the agent was doing, in languages whose
-	// words the tokenizer splits into characters ("继续", "好的", "続けてください",
-	// "はい"): a message made only of these and "approval" words is approval, as the
-	// class's words are in others. (Single characters as approval words made "まだ"
-	// — "not yet" — and "どうして" — "why" — approval.) They raise no signal.
+	// GoOn phrases approve, or resume, what the agent was doing in words the
+	// "approval" class cannot hold: in languages whose words the tokenizer splits into
+	// characters ("继续", "好的", "続けてください", "はい"; single characters as approval
+	// words made "まだ" — "not yet" — and "どうして" — "why" — approval), and phrases
+	// with words that alone are no approval ("continue where you left off"). A message
+	// made only of these and "approval" words is approval. They raise no signal.
 	GoOn []string `json:"go_on"`
 	// Slip phrases: the human says the interrupt before their message was a slip of
-	// the hand, apologises for it, or asks the agent to go on where it was ("by
-	// accident", "didn't mean to", "sin querer", "aus Versehen", "不小心", "对不起",
-	// "where you left off"). After an interrupt, a message that holds one and
+	// the hand, or apologises for it ("by accident", "didn't mean to", "sin querer",
+	// "aus Versehen", "不小心", "对不起"). After an interrupt, a message that holds one and
 	// otherwise only approval and "slip_act" words ("sorry, hit escape by accident,
 	// carry on"), no "second_person" one and no other phrase but over a slip phrase,
 	// and asks no question, lets the agent go on, as approval does: no redirect, and

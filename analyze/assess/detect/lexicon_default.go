@@ -351,6 +351,9 @@ func DefaultLexicon() Lexicon {
 		},
 		ExasperationEmoji: "😭😤😡🤬🙄🤦😩😫😒😠💢😖😣",
 		GoOn: []string{
+			// English: going on where it was ("you" is in them).
+			"where you left off", "from where you left off", "what you were doing", "what you were doing before",
+			"you can continue", "you can go on", "you may continue", "you can proceed", "you can keep going",
 			// Chinese.
 			"继续", "请继续", "好", "好的", "行", "行的", "可以", "可以的", "是", "是的", "对", "对的", "嗯", "嗯嗯",
 			"恩", "恩恩", "谢谢", "多谢", "没事", "没关系", "没问题", "收到", "明白", "明白了", "知道了",
@@ -368,9 +371,6 @@ func DefaultLexicon() Lexicon {
 			"didnt mean to interrupt you", "did not mean to interrupt you", "didnt mean to stop you",
 			"did not mean to stop you", "not on purpose", "unintentional~", "misclick~", "mis click~",
 			"fat finger~", "%slip_press * wrong key", "%slip_press * wrong keys", "%slip_press * wrong button",
-			// … and asking the agent to go on where it was.
-			"where you left off", "from where you left off", "what you were doing", "you can continue",
-			"you can go on", "you may continue",
 			// Spanish.
 			"sin querer", "por accidente", "me equivoque de tecla", "lo siento", "%slip_press * tecla equivocada",
 			// Portuguese.
