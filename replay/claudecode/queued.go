@@ -40,8 +40,10 @@ import (
 // tell a bash command or another program's message from the human's words, which a
 // remove's text alone does not). An attachment's prompt, and a queue operation's
 // content, may be a list of blocks (a pasted image beside the words): its text blocks
-// are the message; any other JSON value is a problem with file and line. The queue keeps the last maxQueued messages: a background task's notifications can wait
-// in it without a dequeue, and what a remove looks through stays bounded.
+// are the message (a pasted image alone is a message of no words, named all the same);
+// any other JSON value is a problem with file and line. The queue keeps the last
+// maxQueued messages: a background task's notifications can wait in it without a
+// dequeue, and what a remove looks through stays bounded.
 
 // maxQueued bounds the messages a file's queue keeps (the oldest go first).
 const maxQueued = 32
@@ -136,14 +138,12 @@ func (b *builder) queueOperation(fst *fileState, line int, raw []byte, base anal
 			fst.take(content) // the next prompt: its user record follows
 		}
 	case "remove":
-		if wordless {
-			b.sess.Records["queued/"+string(ClassEmpty)]++
-			break
-		}
-		text := fst.take(content)
-		if text == "" {
-			b.sess.Records["queue/remove_unknown"]++ // its enqueue is not in this file
-			break
+		text := ""
+		if !wordless {
+			if text = fst.take(content); text == "" {
+				b.sess.Records["queue/remove_unknown"]++ // its enqueue is not in this file
+				break
+			}
 		}
 		if _, ok := fst.repeated(text, false); ok {
 			b.sess.Records["queued/remove_of_attachment"]++ // the attachment told what it was

@@ -196,7 +196,7 @@ func TestQueuedMessages(t *testing.T) {
 				rec("attachment", "q1", "2026-02-15T09:57:26Z", `"attachment":{"type":"queued_command","prompt":[{"type":"image","source":{}}],"commandMode":"prompt"}`) +
 				queue("2026-02-15T09:58:00Z", "dequeue", "") + userText("u2", "2026-02-15T09:58:00Z", "then open a PR"),
 			want:    []string{"user_message:add the trailer to gemini commits", "tool_result:Bash/ok/ok $ go test ./...", "user_message:then open a PR"},
-			records: map[string]int{"queued/human": 0, "queued/empty": 2, "queued/image": 1},
+			records: map[string]int{"queued/human": 0, "queued/empty": 1, "queued/image": 1, "queued/attachment_of_remove": 1},
 		},
 		{
 			name: "a queued_command attachment with a field of another type is a problem; its remove is then read alone",

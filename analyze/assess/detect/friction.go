@@ -115,10 +115,10 @@ type RepeatConfig struct {
 
 // RedirectConfig configures [InterruptRedirect], raised on the human message that
 // follows an interrupt unless that message is approval only ("ok", "continue", "go
-// on", "继续" — every token in the lexicon's "approval" class), says the interrupt was
-// a slip and asks nothing else ("sorry, hit escape by accident" — see Lexicon.Slip) or
-// sends the interrupted request again (its content words overlap the previous message's by at
-// least ResubmitOverlap).
+// on", "继续" — every token a word of the lexicon's "approval" class or in a GoOn
+// phrase), says the interrupt was a slip and asks nothing else ("sorry, hit escape by
+// accident" — see Lexicon.Slip) or sends the interrupted request again (its content
+// words overlap the previous message's by at least ResubmitOverlap).
 type RedirectConfig struct {
 	// Enabled switches the signal on. Default true.
 	Enabled bool `json:"enabled"`

@@ -37,10 +37,12 @@ import (
 type Lexicon struct {
 	// Classes are named word lists for %name elements, and the lists the detector uses
 	// directly: "filler" (skipped before ^), "approval" (a message made only of these
-	// words, after an interrupt, is approval, not a redirect: "ok continue", "继续"),
-	// "stop" (function words left out of the repeat-request similarity), and
-	// "slip_act" and "second_person" (what a Slip message may say besides its phrase:
-	// "hit", "esc", "pressed"; and may not: "you").
+	// words and GoOn phrases, after an interrupt, is approval, not a redirect: "ok
+	// continue"), "stop" (function words left out of the repeat-request similarity),
+	// and "slip_act" and "second_person" (what a Slip message may say besides its
+	// phrase: "hit", "esc", "pressed"; and may not: "you"). Words of "slip_act",
+	// "second_person" and "slip_press" (the key-presses of the default's "wrong key"
+	// slips) are no typo targets.
 	Classes map[string][]string `json:"classes"`
 	// Negation phrases: a reply led by a negation ("no, use X", "nope", "não",
 	// "不是", "いいえ", "nein").
