@@ -73,12 +73,13 @@ func Classify(text string, isMeta, isCompactSummary bool) TextClass {
 }
 
 // wholeTag reports whether t is wholly one element of a tag whose name joins words
-// with "-" or "_" and whose body is a message — lines, or 64 bytes or more: "<ci-monitor-event>CI
-// checks … failed …</ci-monitor-event>", a tool's "<create-pr-command>\n## Overview…" —,
-// the form Claude Code and the programs around it write into the user role
-// ("<task-notification>", "<bash-input>"). A human may paste such an element too (a
-// web component's "<mat-icon>home</mat-icon>", whose body is short, is read as theirs);
-// a message that goes on after the closing tag is the human's (see HumanText).
+// with "-" or "_" and whose body is a message — lines, or 64 bytes or more:
+// "<ci-monitor-event>CI checks … failed …</ci-monitor-event>", a tool's
+// "<create-pr-command>\n## Overview…" —, the form Claude Code and the programs around
+// it write into the user role ("<task-notification>", "<bash-input>"). A human may
+// paste such an element too (a web component's "<mat-icon>home</mat-icon>", whose body
+// is short, is read as theirs); a message that goes on after the closing tag is the
+// human's (see HumanText).
 func wholeTag(t string) bool {
 	end, ok := leadingTag(t)
 	return ok && strings.TrimRight(t[end:], " \t\r\n") == ""

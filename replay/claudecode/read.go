@@ -181,7 +181,7 @@ type fileState struct {
 	stamps []stamp            // records with a timestamp or events, in file order
 
 	queue     []string    // messages typed while the agent was busy, not yet sent (queued.go)
-	delivered []queuedMsg // messages a remove delivered since the last user, assistant or system record
+	delivered []queuedMsg // messages a remove or an attachment delivered since the last user, assistant or system record
 }
 
 // stamp is a record's timestamp (zero: none) and the events it produced,

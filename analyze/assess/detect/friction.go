@@ -187,15 +187,6 @@ func (c FrictionConfig) Validate() error {
 	return nil
 }
 
-// lexical reports whether k is a signal the lexicon reads in a message's words.
-func (k Kind) lexical() bool {
-	switch k {
-	case NegationReply, StillProblem, Doubt, CorrectionPhrase, Exasperation, GiveUp:
-		return true
-	}
-	return false
-}
-
 // lexical reports whether any lexicon signal is on.
 func (c *FrictionConfig) lexical() bool {
 	return c.NegationReply || c.StillProblem || c.Doubt || c.CorrectionPhrase || c.Exasperation || c.GiveUp

@@ -139,6 +139,17 @@ func (c category) kind() Kind {
 	return 0
 }
 
+// lexical reports whether k is a signal the lexicon reads in a message's words: the
+// kind of one of its categories.
+func (k Kind) lexical() bool {
+	for c := range numCats {
+		if k != 0 && category(c).kind() == k {
+			return true
+		}
+	}
+	return false
+}
+
 const (
 	opWord uint8 = iota
 	opPrefix
