@@ -41,7 +41,7 @@ func shardSettings(in string, labels ...string) pipeline.Settings {
 // into dir and returns its inputs folder and label files.
 func writeSynth(t *testing.T, dir string) (string, []string) {
 	t.Helper()
-	cfg := synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7}
+	cfg := synth.DatasetConfig{Runs: 60, Sessions: 14, VibesLogs: 3, Seed: 13, RerunEvery: 7, FixLoopEvery: 3}
 	if testing.Short() { // under the race detector in make test
 		cfg.Runs, cfg.Sessions, cfg.VibesLogs = 20, 4, 1
 	}
@@ -147,6 +147,10 @@ func TestShardsGiveTheSingleReplaysMetrics(t *testing.T) {
 				}
 				if p := printed(t, whole); !strings.Contains(p, "\noutcome by class") {
 					t.Errorf("the summary prints no outcome accuracy by outcome:\n%s", p)
+				}
+				// Runs recorded with the inner fix loop on and runs simulated are merged alike.
+				if f := whole.FixTotals; f == nil || f.RecordedFailures == 0 || f.RecordedFailures == f.Failures {
+					t.Errorf("fix-loop totals %+v: want recorded and simulated failures both", f)
 				}
 			}
 			want := printed(t, whole)

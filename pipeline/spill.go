@@ -301,6 +301,7 @@ func appendCase(b []byte, c *fixsim.Case) []byte {
 	flt(c.MeanCoderCostUSD)
 	b = append(b, b2u(c.CoderCostEstimated))
 	flt(c.MeanCycleCostUSD)
+	b = append(b, b2u(c.LoopOn))
 	num(len(c.Failures))
 	for _, f := range c.Failures {
 		num(f.Cycle)
@@ -310,6 +311,10 @@ func appendCase(b []byte, c *fixsim.Case) []byte {
 		num(f.Unparsed)
 		flt(f.CostAtFail)
 		num(int(f.Next))
+		num(f.Recorded.Attempts)
+		num(f.Recorded.Passed)
+		b = append(b, b2u(f.Recorded.Fixed))
+		flt(f.Recorded.CostUSD)
 	}
 	return b
 }
@@ -347,14 +352,18 @@ func readCase(r *bufio.Reader) (*fixsim.Case, error) {
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
 	}
+	flag := func() bool {
+		var v byte
+		if err == nil {
+			v, err = r.ReadByte()
+		}
+		return v != 0
+	}
 	c := &fixsim.Case{Key: str(), TaskID: str(), Title: str(), Outcome: input.Outcome(str()), Cycles: num(), MaxCycles: num(),
 		MaxBudgetUSD: flt(), TotalCostUSD: flt(), MeanCoderCostUSD: flt()}
-	if err == nil {
-		var est byte
-		est, err = r.ReadByte()
-		c.CoderCostEstimated = est != 0
-	}
+	c.CoderCostEstimated = flag()
 	c.MeanCycleCostUSD = flt()
+	c.LoopOn = flag()
 	n := num()
 	if err == nil && (n < 0 || n > 1<<24) {
 		err = fmt.Errorf("a corrupt case: %d failures", n)
@@ -366,6 +375,7 @@ func readCase(r *bufio.Reader) (*fixsim.Case, error) {
 	for k := range c.Failures {
 		c.Failures[k] = fixsim.Failure{Cycle: num(), Check: str(), OutputLen: num(), Errors: num(), Unparsed: num(), CostAtFail: flt(),
 			Next: fixsim.Transition(num())}
+		c.Failures[k].Recorded = fixsim.Recorded{Attempts: num(), Passed: num(), Fixed: flag(), CostUSD: flt()}
 	}
 	if err != nil {
 		return nil, unexpectedEOF(err)

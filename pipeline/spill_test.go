@@ -186,6 +186,9 @@ func TestCaseEncoding(t *testing.T) {
 				{Cycle: 3, Check: "odd check", CostAtFail: 0.5, Next: fixsim.Unknown}}},
 		{Key: "", Failures: []fixsim.Failure{}},
 		{Key: strings.Repeat("k", 300), Outcome: input.OutcomeApproved, Cycles: -2, Failures: []fixsim.Failure{{Check: "test", Next: fixsim.NoNextCycle}}},
+		{Key: "loop-on", Outcome: input.OutcomeApproved, Cycles: 2, LoopOn: true, Failures: []fixsim.Failure{
+			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 3, Passed: 1, Fixed: true, CostUSD: 0.75}},
+			{Cycle: 2, Check: "claims", Recorded: fixsim.Recorded{CostUSD: math.Copysign(0, -1)}}}},
 	}
 	var b []byte
 	for _, c := range cases {
@@ -207,7 +210,7 @@ func TestCaseEncoding(t *testing.T) {
 		w.MeanCoderCostUSD, w.MeanCycleCostUSD, w.Failures = 0, 0, nil
 		g := *got
 		g.MeanCoderCostUSD, g.MeanCycleCostUSD, g.Failures = 0, 0, nil
-		if !reflect.DeepEqual(g, w) || len(got.Failures) != len(want.Failures) {
+		if !reflect.DeepEqual(g, w) || fmt.Sprintf("%+v", got.Failures) != fmt.Sprintf("%+v", want.Failures) {
 			t.Errorf("read back %+v, want %+v", got, want)
 		}
 	}

@@ -39,6 +39,9 @@ type FixFailureRow struct {
 	PBudgetStop      float64 `parquet:"p_budget_stop"`
 	Skipped          *string `parquet:"skipped,optional"`
 	CoderCostSource  string  `parquet:"coder_cost_source"` // measured or estimated
+	// Recorded: the run was recorded with the loop on, and the figures are what its loop
+	// did (the intervals are the figures themselves), not a simulation.
+	Recorded bool `parquet:"recorded"`
 }
 
 // FixRunRow is one row of the fix-loop run table (results.fixloop_runs.parquet): the
@@ -62,6 +65,7 @@ type FixRunRow struct {
 	PWithinLimit    *float64 `parquet:"p_within_limit,optional"`
 	PWithinLow      *float64 `parquet:"p_within_limit_low,optional"`
 	PWithinHigh     *float64 `parquet:"p_within_limit_high,optional"`
+	Recorded        bool     `parquet:"recorded"` // recorded with the loop on: its figures are the loop's, not simulated
 }
 
 var transitionNames = map[fixsim.Transition]string{fixsim.NoNextCycle: "none", fixsim.Cleared: "cleared",
@@ -78,7 +82,7 @@ func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, 
 		Failures: int32(len(c.Failures)), MeanCoderUSD: c.MeanCoderCostUSD, CoderCostSource: src, MeanCycleUSD: c.MeanCycleCostUSD,
 		CyclesSaved: run.CyclesSaved.Mean, CyclesSavedLow: run.CyclesSaved.Low, CyclesSavedHigh: run.CyclesSaved.High,
 		FixCostUSD: run.FixCostUSD.Mean, CostDeltaUSD: run.CostDeltaUSD.Mean, CostDeltaLow: run.CostDeltaUSD.Low,
-		CostDeltaHigh: run.CostDeltaUSD.High}
+		CostDeltaHigh: run.CostDeltaUSD.High, Recorded: c.LoopOn}
 	if w := run.PWithinLimit; w != nil {
 		rr.PWithinLimit, rr.PWithinLow, rr.PWithinHigh = ptr(w.Mean), ptr(w.Low), ptr(w.High)
 	}
@@ -92,7 +96,7 @@ func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, 
 			PFixed: f.PFixed.Mean, PFixedLow: f.PFixed.Low, PFixedHigh: f.PFixed.High, CyclesSaved: f.PFixed.Mean,
 			FixCostUSD: f.FixCostUSD.Mean, FixCostLow: f.FixCostUSD.Low, FixCostHigh: f.FixCostUSD.High,
 			CostDeltaUSD: f.CostDeltaUSD.Mean, CostDeltaLow: f.CostDeltaUSD.Low, CostDeltaHigh: f.CostDeltaUSD.High,
-			PBudgetStop: f.PBudgetStop, CoderCostSource: src}
+			PBudgetStop: f.PBudgetStop, CoderCostSource: src, Recorded: c.LoopOn}
 		if f.Skipped != "" {
 			rows[i].Skipped = ptr(f.Skipped)
 		}
@@ -128,6 +132,14 @@ type FixCaseRow struct {
 	UnparsedLines int32   `parquet:"unparsed_lines"`
 	CostAtFailure float64 `parquet:"cost_at_failure_usd"`
 	NextCycle     string  `parquet:"next_cycle"` // cleared, not_cleared, unknown, none
+
+	// Recorded: the run was recorded with the inner fix loop on, and the recorded_*
+	// columns are what the loop did on the failure (all zero otherwise).
+	Recorded               bool    `parquet:"recorded"`
+	RecordedAttempts       int32   `parquet:"recorded_attempts"`
+	RecordedAttemptsPassed int32   `parquet:"recorded_attempts_passed"`
+	RecordedFixed          bool    `parquet:"recorded_fixed"`
+	RecordedFixCostUSD     float64 `parquet:"recorded_fix_cost_usd"`
 }
 
 // FixCaseRows converts a run's recorded failures into rows, one per failure; file is
@@ -139,7 +151,9 @@ func FixCaseRows(c *fixsim.Case, file string) []FixCaseRow {
 			MaxCycles: int32(c.MaxCycles), MaxBudgetUSD: c.MaxBudgetUSD, TotalCostUSD: c.TotalCostUSD, MeanCoderUSD: c.MeanCoderCostUSD,
 			CoderCostEstimated: c.CoderCostEstimated, MeanCycleUSD: c.MeanCycleCostUSD,
 			Cycle: int32(f.Cycle), Check: f.Check, OutputBytes: int32(f.OutputLen), ParsedErrors: int32(f.Errors),
-			UnparsedLines: int32(f.Unparsed), CostAtFailure: f.CostAtFail, NextCycle: transitionNames[f.Next]}
+			UnparsedLines: int32(f.Unparsed), CostAtFailure: f.CostAtFail, NextCycle: transitionNames[f.Next],
+			Recorded: c.LoopOn, RecordedAttempts: int32(f.Recorded.Attempts), RecordedAttemptsPassed: int32(f.Recorded.Passed),
+			RecordedFixed: f.Recorded.Fixed, RecordedFixCostUSD: f.Recorded.CostUSD}
 	}
 	return rows
 }
@@ -156,11 +170,20 @@ func FixCases(rows []FixCaseRow) ([]*fixsim.Case, error) {
 		if n := len(cases); n == 0 || cases[n-1].Key != r.RunKey {
 			cases = append(cases, &fixsim.Case{Key: r.RunKey, TaskID: r.TaskID, Title: r.Title, Outcome: input.Outcome(r.Outcome),
 				Cycles: int(r.Cycles), MaxCycles: int(r.MaxCycles), MaxBudgetUSD: r.MaxBudgetUSD, TotalCostUSD: r.TotalCostUSD,
-				MeanCoderCostUSD: r.MeanCoderUSD, CoderCostEstimated: r.CoderCostEstimated, MeanCycleCostUSD: r.MeanCycleUSD})
+				MeanCoderCostUSD: r.MeanCoderUSD, CoderCostEstimated: r.CoderCostEstimated, MeanCycleCostUSD: r.MeanCycleUSD,
+				LoopOn: r.Recorded})
 		}
 		c := cases[len(cases)-1]
+		if r.Recorded != c.LoopOn {
+			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: recorded is %v where the run's first failure has %v", r.RunKey, r.Cycle, r.Recorded, c.LoopOn)
+		}
+		if r.RecordedAttempts < 0 || r.RecordedAttemptsPassed < 0 || r.RecordedAttemptsPassed > r.RecordedAttempts {
+			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: %d recorded attempts, %d passed", r.RunKey, r.Cycle, r.RecordedAttempts, r.RecordedAttemptsPassed)
+		}
 		c.Failures = append(c.Failures, fixsim.Failure{Cycle: int(r.Cycle), Check: r.Check, OutputLen: int(r.OutputBytes),
-			Errors: int(r.ParsedErrors), Unparsed: int(r.UnparsedLines), CostAtFail: r.CostAtFailure, Next: next})
+			Errors: int(r.ParsedErrors), Unparsed: int(r.UnparsedLines), CostAtFail: r.CostAtFailure, Next: next,
+			Recorded: fixsim.Recorded{Attempts: int(r.RecordedAttempts), Passed: int(r.RecordedAttemptsPassed), Fixed: r.RecordedFixed,
+				CostUSD: r.RecordedFixCostUSD}})
 	}
 	return cases, nil
 }

@@ -126,12 +126,15 @@ func TestFixCasesRoundTrip(t *testing.T) {
 				{Cycle: 3, Check: "claims", Next: fixsim.NoNextCycle}}},
 		{Key: "r2", Outcome: input.OutcomeApproved, Cycles: 2, CoderCostEstimated: true, Failures: []fixsim.Failure{
 			{Cycle: 1, Check: "lint", Next: fixsim.Unknown}}},
+		{Key: "r3", Outcome: input.OutcomeMaxCycles, Cycles: 2, LoopOn: true, Failures: []fixsim.Failure{
+			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 0.5}},
+			{Cycle: 2, Check: "test", Recorded: fixsim.Recorded{Attempts: 3, CostUSD: 1.25}}}},
 	}
 	var rows []FixCaseRow
 	for _, c := range cases {
 		rows = append(rows, FixCaseRows(c, "runs/"+c.Key+".jsonl")...)
 	}
-	if len(rows) != 4 || rows[3].File != "runs/r2.jsonl" || rows[1].NextCycle != "cleared" {
+	if len(rows) != 6 || rows[3].File != "runs/r2.jsonl" || rows[1].NextCycle != "cleared" || !rows[4].Recorded || rows[4].RecordedAttempts != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
 	back, err := FixCases(rows)
@@ -140,6 +143,21 @@ func TestFixCasesRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, cases) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", back, cases)
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(r []FixCaseRow)
+		want string
+	}{
+		{"a run's rows disagree on recorded", func(r []FixCaseRow) { r[5].Recorded = false }, "recorded is false where the run's first failure has true"},
+		{"more passes than attempts", func(r []FixCaseRow) { r[4].RecordedAttemptsPassed = 3 }, "2 recorded attempts, 3 passed"},
+		{"negative attempts", func(r []FixCaseRow) { r[5].RecordedAttempts = -1 }, "-1 recorded attempts"},
+	} {
+		bad := slices.Clone(rows)
+		tt.edit(bad)
+		if _, err := FixCases(bad); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v", tt.name, err)
+		}
 	}
 	rows[0].NextCycle = "later"
 	if _, err := FixCases(rows); err == nil || !strings.Contains(err.Error(), `next_cycle "later"`) {

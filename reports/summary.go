@@ -206,15 +206,25 @@ func WriteProblems(w io.Writer, sum *replay.Summary, limit int, more string) {
 	}
 }
 
-// WriteFixSummary prints the line with the simulated inner fix loop's totals.
+// WriteFixSummary prints the line with the inner fix loop's totals: simulated, and
+// for runs recorded with the loop on, what the loop did.
 func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
 	if t.Failures == 0 {
 		fmt.Fprintln(w, "fixloop (simulated): no recorded filter failure to simulate")
 		return
 	}
 	saved, spent, delta := t.CyclesSaved(), t.FixCostUSD(), t.CostDeltaUSD()
-	fmt.Fprintf(w, "fixloop (simulated): %d filter failures in %d runs: %.1f [%.1f, %.1f] outer cycles saved, net cost %s [%s, %s] after $%.2f of fix attempts",
-		t.Failures, t.Runs, saved.Mean, saved.Low, saved.High, usd(delta.Mean), usd(delta.Low), usd(delta.High), spent.Mean)
+	switch {
+	case t.RecordedFailures == 0:
+		fmt.Fprintf(w, "fixloop (simulated): %d filter failures in %d runs", t.Failures, t.Runs)
+	case t.RecordedFailures == t.Failures:
+		fmt.Fprintf(w, "fixloop (recorded with the loop on, not simulated): %d filter failures in %d runs", t.Failures, t.Runs)
+	default:
+		fmt.Fprintf(w, "fixloop: %d filter failures in %d runs, %d of them in %d runs recorded with the loop on (what it did), %d simulated",
+			t.Failures, t.Runs, t.RecordedFailures, t.RecordedRuns, t.Failures-t.RecordedFailures)
+	}
+	fmt.Fprintf(w, ": %.1f [%.1f, %.1f] outer cycles saved, net cost %s [%s, %s] after $%.2f of fix attempts",
+		saved.Mean, saved.Low, saved.High, usd(delta.Mean), usd(delta.Low), usd(delta.High), spent.Mean)
 	if t.LimitRuns > 0 {
 		fin := t.LimitRunsFinishing()
 		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %d runs stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, t.LimitRuns)

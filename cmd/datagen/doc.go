@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
+//	datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K] [--fix-loop-every K]
 //	datagen --sample --out DIR
 //
 // It writes a dataset laid out like loopwatch's built-in sample:
@@ -31,4 +31,5 @@
 //	datagen --runs 1000 --seed 7 --out synth
 //	datagen --runs 0 --sessions 50 --vibes 5 --out sessions
 //	datagen --runs 200 --rerun-every 5 --seed 3 --out reruns
+//	datagen --runs 200 --fix-loop-every 2 --out fixloop
 package main

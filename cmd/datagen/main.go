@@ -20,7 +20,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K]
+const usage = `Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K] [--fix-loop-every K]
        datagen --sample --out DIR
 
 Writes synthetic quasar run traces, Claude Code transcripts and vibes event logs with
@@ -33,6 +33,7 @@ Examples:
   datagen --runs 1000 --seed 7 --out synth
   datagen --runs 0 --sessions 50 --vibes 5 --out sessions
   datagen --runs 200 --rerun-every 5 --seed 3 --out reruns
+  datagen --runs 200 --fix-loop-every 2 --out fixloop
 
 Flags:
 `
@@ -45,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	vibes := fs.Int("vibes", 0, "number of vibes event logs (two sessions each)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	rerun := fs.Int("rerun-every", 0, "make every k-th run a re-run (the next epoch) of the previous run's task; 0 disables")
+	fixLoop := fs.Int("fix-loop-every", 0, "record every k-th run with quasar's inner filter fix loop on (its fix attempts and verdicts); 0 disables")
 	sample := fs.Bool("sample", false, "write the built-in sample dataset (ignores the other flags but --out)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -65,8 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "datagen: --out is required")
 		return 2
 	}
-	if *runs < 0 || *sessions < 0 || *vibes < 0 || *rerun < 0 {
-		fmt.Fprintln(stderr, "datagen: --runs, --sessions, --vibes and --rerun-every must not be negative")
+	if *runs < 0 || *sessions < 0 || *vibes < 0 || *rerun < 0 || *fixLoop < 0 {
+		fmt.Fprintln(stderr, "datagen: --runs, --sessions, --vibes, --rerun-every and --fix-loop-every must not be negative")
 		return 2
 	}
 	if !*sample && *runs+*sessions+*vibes == 0 {
@@ -106,7 +108,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		// Streamed: each run, session and log is written as it is generated.
-		w, err = synth.WriteDataset(synth.DirDest(*out), synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun})
+		w, err = synth.WriteDataset(synth.DirDest(*out), synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun,
+			FixLoopEvery: *fixLoop})
 		if err != nil {
 			fmt.Fprintf(stderr, "datagen: %v\n", err)
 			return 1

@@ -33,7 +33,7 @@
 //	recall = { value = 0.8125, tolerance = 0.02 }
 //
 // Inputs are "builtin:sample" (the embedded sample and its labels),
-// "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K" (generated with the fixed
+// "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K,fix-loop-every=K" (generated with the fixed
 // seed into a temporary folder, with its ground-truth labels), "corpus:NAME[/PATH]"
 // (under the corpora folder; the dataset is skipped with a notice when it is absent),
 // or a path relative to the registry file. Labels take paths and corpus: paths.

@@ -177,7 +177,8 @@ func TestParseSynth(t *testing.T) {
 		want SynthSpec
 		err  string
 	}{
-		{"runs=10,sessions=5,vibes=2,seed=7,rerun-every=3", SynthSpec{10, 5, 2, 7, 3}, ""},
+		{"runs=10,sessions=5,vibes=2,seed=7,rerun-every=3", SynthSpec{10, 5, 2, 7, 3, 0}, ""},
+		{"runs=10,seed=7,fix-loop-every=2", SynthSpec{Runs: 10, Seed: 7, FixLoopEvery: 2}, ""},
 		{" runs = 10 , seed = 0 ", SynthSpec{Runs: 10}, ""},
 		{"runs=10", SynthSpec{}, "seed is required"},
 		{"seed=1", SynthSpec{}, "nothing to generate"},

@@ -14,12 +14,13 @@ import (
 )
 
 // SynthSpec is a synthetic dataset's generator parameters:
-// "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K" (seed required; vibes
-// counts event logs of two sessions each).
+// "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K,fix-loop-every=K" (seed
+// required; vibes counts event logs of two sessions each).
 type SynthSpec struct {
 	Runs, Sessions, Vibes int
 	Seed                  uint64
 	RerunEvery            int
+	FixLoopEvery          int
 }
 
 // ParseSynth reads the parameters after "synth:".
@@ -30,7 +31,7 @@ func ParseSynth(s string) (SynthSpec, error) {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return spec, fmt.Errorf("%q: parameters are key=value, separated by commas (runs, sessions, vibes, seed, rerun-every)", kv)
+			return spec, fmt.Errorf("%q: parameters are key=value, separated by commas (runs, sessions, vibes, seed, rerun-every, fix-loop-every)", kv)
 		}
 		if seen[k] {
 			return spec, fmt.Errorf("%s given twice", k)
@@ -47,6 +48,8 @@ func ParseSynth(s string) (SynthSpec, error) {
 			dst = &spec.Vibes
 		case "rerun-every":
 			dst = &spec.RerunEvery
+		case "fix-loop-every":
+			dst = &spec.FixLoopEvery
 		case "seed":
 			seed, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
@@ -55,7 +58,7 @@ func ParseSynth(s string) (SynthSpec, error) {
 			spec.Seed = seed
 			continue
 		default:
-			return spec, fmt.Errorf("unknown parameter %q (runs, sessions, vibes, seed, rerun-every)", k)
+			return spec, fmt.Errorf("unknown parameter %q (runs, sessions, vibes, seed, rerun-every, fix-loop-every)", k)
 		}
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 {
@@ -79,7 +82,8 @@ func (s SynthSpec) String() string {
 // Write generates the dataset into dir (which should be empty) and returns its input
 // folder and label files.
 func (s SynthSpec) Write(dir string) (in string, labels []string, err error) {
-	w, err := synth.WriteDataset(synth.DirDest(dir), synth.DatasetConfig{Runs: s.Runs, Sessions: s.Sessions, VibesLogs: s.Vibes, Seed: s.Seed, RerunEvery: s.RerunEvery})
+	w, err := synth.WriteDataset(synth.DirDest(dir), synth.DatasetConfig{Runs: s.Runs, Sessions: s.Sessions, VibesLogs: s.Vibes, Seed: s.Seed, RerunEvery: s.RerunEvery,
+		FixLoopEvery: s.FixLoopEvery})
 	if err != nil {
 		return "", nil, err
 	}

@@ -11,6 +11,8 @@ type DatasetConfig struct {
 	// RerunEvery makes every n-th run the next epoch of the previous run's task; 0
 	// disables.
 	RerunEvery int
+	// FixLoopEvery records every n-th run with the inner fix loop on; 0 disables.
+	FixLoopEvery int
 }
 
 // DatasetFiles generates the dataset of cfg, laid out by [Layout], in memory: file

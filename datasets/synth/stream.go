@@ -89,7 +89,7 @@ func WriteDataset(dest Dest, cfg DatasetConfig) (Written, error) {
 // memory (the rest spilled, sorted, to a scratch file until the file is written).
 func writeDataset(dest Dest, cfg DatasetConfig, held int) (w Written, err error) {
 	if cfg.Runs > 0 {
-		if err := writeRuns(dest, Config{Runs: cfg.Runs, Seed: cfg.Seed, RerunEvery: cfg.RerunEvery}, held, &w); err != nil {
+		if err := writeRuns(dest, Config{Runs: cfg.Runs, Seed: cfg.Seed, RerunEvery: cfg.RerunEvery, FixLoopEvery: cfg.FixLoopEvery}, held, &w); err != nil {
 			return w, err
 		}
 	}

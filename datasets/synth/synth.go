@@ -95,6 +95,12 @@ type Config struct {
 	// RerunEvery makes every n-th run the next epoch of the previous run's task
 	// (a re-run of the same bead), written to the same file; 0 disables.
 	RerunEvery int
+	// FixLoopEvery records every n-th run with quasar's inner filter fix loop on (seed
+	// inner-fix-loop): a failed check is met by up to three fix attempts — a flaky
+	// failure fixed at one of them, a repeated one never — each a filter_fix call, a
+	// filter_fix_attempt and a filter_fix_result; a fixed check goes on to the
+	// reviewer as the chain had passed. 0 disables; the other runs are unchanged.
+	FixLoopEvery int
 }
 
 // Run is one generated run.
@@ -156,6 +162,11 @@ func Runs(cfg Config) iter.Seq[Run] {
 			epoch := fmt.Sprintf("e%d", n)
 			prevEpoch = n
 			g.task, g.epoch = task, epoch
+			if cfg.FixLoopEvery > 0 && (i+1)%cfg.FixLoopEvery == 0 {
+				// The loop draws from a stream of its own: the runs, and what the run
+				// does besides the loop, are drawn as without it.
+				g.loopRng = rand.New(rand.NewPCG(cfg.Seed, 0x6669786c6f6f70^uint64(i)))
+			}
 			g.play(sc)
 			prev = Run{Key: task + "@" + epoch, Task: task, Epoch: epoch, File: file, Scenario: sc, Events: g.events}
 			if !yield(prev) {
@@ -171,6 +182,7 @@ type gen struct {
 	task, epoch string
 	events      []trace.Envelope
 	cost        float64
+	loopRng     *rand.Rand // the inner fix loop's draws when the run is recorded with it on; nil when off
 }
 
 func (g *gen) emit(kind string, data any, after time.Duration) {
@@ -283,6 +295,16 @@ func (g *gen) play(sc Scenario) {
 				break
 			}
 		}
+		failCheck, fixAttempts, fixCost := p.failCheck, 0, 0.0
+		if failCheck != "" && g.loopRng != nil {
+			main := g.rng
+			g.rng = g.loopRng
+			if g.fixFailure(cycle, failCheck, sc == FilterFlake, callCap, &fixAttempts, &fixCost) {
+				failCheck, output = "", "" // fixed: the cycle goes on to the reviewer
+				g.agent(cycle, "reviewer", g.between(0.15, 0.45)*callCap, g.minutes(1, 5))
+			}
+			g.rng = main
+		}
 		if p.failCheck == "" {
 			g.agent(cycle, "reviewer", g.between(0.15, 0.45)*callCap, g.minutes(1, 5))
 		}
@@ -290,13 +312,13 @@ func (g *gen) play(sc Scenario) {
 		for _, f := range p.findings {
 			fs = append(fs, trace.Finding{Severity: severities[g.rng.IntN(len(severities))], Description: f})
 		}
-		if p.failCheck != "" {
+		if failCheck != "" {
 			// quasar turns a filter failure into a synthetic finding and skips the reviewer.
-			fs = []trace.Finding{{Severity: "major", Description: fmt.Sprintf("filter check %s failed", p.failCheck)}}
+			fs = []trace.Finding{{Severity: "major", Description: fmt.Sprintf("filter check %s failed", failCheck)}}
 		}
 		g.emit(trace.KindCycleDone, trace.CycleDone{Cycle: cycle, MaxCycles: maxCycles, TotalCostUSD: round2(g.cost),
-			MaxBudgetUSD: budget, FilterCheckName: p.failCheck, FilterOutput: output, Findings: fs,
-			LintFixCalls: p.lintFixes, Approved: p.approved}, time.Second)
+			MaxBudgetUSD: budget, FilterCheckName: failCheck, FilterOutput: output, Findings: fs,
+			LintFixCalls: p.lintFixes, Approved: p.approved, FilterFixAttempts: fixAttempts, FilterFixCostUSD: round2(fixCost)}, time.Second)
 		if sc == BudgetBurn && g.cost > budget {
 			g.emit(trace.KindTaskState, trace.TaskState{Outcome: outcome, Cycles: cycle, TotalCostUSD: round2(g.cost),
 				Reason: fmt.Sprintf("Budget exceeded: $%.2f / $%.2f", g.cost, budget)}, time.Second)
@@ -308,6 +330,32 @@ func (g *gen) play(sc Scenario) {
 		reason = fmt.Sprintf("Max cycles reached (%d). Manual review recommended.", maxCycles)
 	}
 	g.emit(trace.KindTaskState, trace.TaskState{Outcome: outcome, Cycles: len(plan), TotalCostUSD: round2(g.cost), Reason: reason}, time.Second)
+}
+
+// fixFailure records the inner fix loop meeting a failure of check: up to three
+// attempts (the seed's DefaultMaxFilterFixes), the one that fixes it drawn among them
+// when fixable, none otherwise. It reports whether the loop fixed the failure and
+// sets the cycle's filter_fix_attempts (the failed attempts, reset to 0 by a fix, as
+// the seed's loop keeps them) and their cost.
+func (g *gen) fixFailure(cycle int, check string, fixable bool, callCap float64, attempts *int, cost *float64) bool {
+	fixAt := 0
+	if fixable {
+		fixAt = 1 + g.rng.IntN(3)
+	}
+	fixed, made := false, 0
+	for a := 1; a <= 3 && !fixed; a++ {
+		c := round2(g.between(0.1, 0.3) * callCap)
+		g.agent(cycle, "filter_fix", c, g.minutes(1, 3))
+		fixed, made = a == fixAt, a
+		*cost += c
+		g.emit(trace.KindFilterFixAttempt, trace.FilterFixAttempt{Cycle: cycle, Check: check, Attempt: a, CostUSD: c, Passed: fixed},
+			time.Duration(5+g.rng.IntN(40))*time.Second)
+	}
+	g.emit(trace.KindFilterFixResult, trace.FilterFixResult{Cycle: cycle, Check: check, Fixed: fixed, Attempts: made, CostUSD: round2(*cost)}, time.Second)
+	if !fixed {
+		*attempts = made
+	}
+	return fixed
 }
 
 func (g *gen) agent(cycle int, role string, cost float64, took time.Duration) {

@@ -15,17 +15,25 @@
 // exactly what running the loop in every trial gives, draw for draw, at a fraction of
 // the cost.
 //
+// A run recorded with the loop already on (Case.LoopOn: fix events, a filter_fix
+// call, a cycle's fix counts) is not simulated: its failures carry what the loop did
+// on them (Recorded), its results are those figures in every draw, and its attempts
+// — each a re-run that passed or not — give its checks' p (Rate.Source "recorded").
+//
 // # Model and assumptions
 //
 // These are assumptions, not measurements; every figure derived from them is a
-// simulation.
+// simulation (a loop-on run's figures are none: they are recorded).
 //
 //   - A fix attempt passes the re-run of the check with probability p, independently
 //     of earlier attempts. p is per check. By default it is estimated from the history
 //     being replayed: of the failures of check c that were followed by another cycle,
 //     the share where the next outer cycle cleared c (the chain passed, or failed a
 //     check later in the chain; a failure of an earlier check says nothing about c and
-//     is not counted). The estimate carries its uncertainty: p is drawn from the
+//     is not counted) — or, for a check with recorded fix attempts, the share of
+//     them whose re-run passed, which measures p itself; the failures a loop-on run
+//     leaves to its next cycle are the ones the loop could not fix and are not
+//     counted. The estimate carries its uncertainty: p is drawn from the
 //     Jeffreys posterior Beta(cleared + ½, not cleared + ½), so a check seen rarely gets
 //     a wide interval, never a false certainty. A flag can fix p instead.
 //   - A fix attempt costs CostFraction × the run's mean coder call (from its agent_done

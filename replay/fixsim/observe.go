@@ -2,6 +2,7 @@ package fixsim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -38,6 +39,20 @@ type Failure struct {
 
 	// Next is what the next outer cycle did about the check, for the history estimate.
 	Next Transition
+
+	// Recorded is what the live inner fix loop did on the failure, when the run was
+	// recorded with the loop on (Case.LoopOn); zero otherwise.
+	Recorded Recorded
+}
+
+// Recorded is what a live inner fix loop did on one failure, as its run recorded it
+// (filter_fix_attempt and filter_fix_result events, the cycle's filter_fix_attempts
+// and filter_fix_cost_usd).
+type Recorded struct {
+	Attempts int     // fix attempts (coder calls) the loop made
+	Passed   int     // of them, the attempts whose re-run of the check passed
+	Fixed    bool    // the loop fixed the failure inside its cycle
+	CostUSD  float64 // what the attempts cost
 }
 
 // Transition is what the outer cycle after a failure tells about its check.
@@ -71,36 +86,66 @@ type Case struct {
 	CoderCostEstimated bool
 	MeanCycleCostUSD   float64
 
+	// LoopOn says the run was recorded with the inner fix loop on: each failure's
+	// Recorded is what the loop did on it, and nothing of the run is simulated.
+	LoopOn bool
+
 	Failures []Failure
 }
 
 // Observe extracts a run's filter failures. It returns nil when the run has none or
 // its filter history was not recorded. A check name outside quasar's chain is
 // reported; the failure is still simulated, with a history of its own.
+//
+// A run recorded with the inner fix loop on (a filter_fix_attempt or filter_fix_result
+// event, an agent call of role filter_fix, a cycle's filter_fix_attempts or
+// filter_fix_cost_usd) is observed as the loop met it (Case.LoopOn): its failures are
+// every check the chain failed in a cycle — the ones the loop fixed, which the
+// cycle's end no longer names, included — each with what the loop did on it.
 func Observe(run *input.Run) (*Case, []input.Problem) {
 	if !run.FilterKnown || len(run.Cycles) == 0 {
 		return nil, nil
 	}
 	var probs []input.Problem
 	c := &Case{Key: run.Key, TaskID: run.TaskID, Title: run.Title, Outcome: run.Outcome, Cycles: len(run.Cycles),
-		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD}
+		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD,
+		LoopOn: loopOn(run)}
+	var met map[metKey]*metFailure
+	if c.LoopOn {
+		met, probs = metFailures(run)
+	}
+	fixCost := 0.0
 	for i, cyc := range run.Cycles {
-		if cyc.FilterCheckName == "" {
-			continue
+		var checks []string // the cycle's failed checks: the ones the loop met, in order, then the end's
+		if m := met[metKey{cycle: cyc.Cycle}]; m != nil {
+			checks = slices.Clone(m.checks)
 		}
-		if chainIndex(cyc.FilterCheckName) < 0 {
-			probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemInvalid,
-				Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; simulated with its own history",
-					run.Key, cyc.Cycle, cyc.FilterCheckName, strings.Join(chainOrder, ", "))})
+		if cyc.FilterCheckName != "" && !slices.Contains(checks, cyc.FilterCheckName) {
+			checks = append(checks, cyc.FilterCheckName)
 		}
-		f := Failure{Cycle: cyc.Cycle, Check: intern(cyc.FilterCheckName), OutputLen: len(cyc.FilterOutput),
-			CostAtFail: cyc.TotalCostUSD}
-		parsed := checkparse.ParseCheckOutput(filter.CheckResult{Name: f.Check, Output: cyc.FilterOutput})
-		f.Errors, f.Unparsed = len(parsed.Errors), parsed.Unrecognized
-		if i+1 < len(run.Cycles) {
-			f.Next = transition(f.Check, run.Cycles[i+1].FilterCheckName)
+		for _, check := range checks {
+			if chainIndex(check) < 0 {
+				probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemInvalid,
+					Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; simulated with its own history",
+						run.Key, cyc.Cycle, check, strings.Join(chainOrder, ", "))})
+			}
+			f := Failure{Cycle: cyc.Cycle, Check: intern(check), CostAtFail: cyc.TotalCostUSD}
+			if check == cyc.FilterCheckName {
+				f.OutputLen = len(cyc.FilterOutput)
+				parsed := checkparse.ParseCheckOutput(filter.CheckResult{Name: f.Check, Output: cyc.FilterOutput})
+				f.Errors, f.Unparsed = len(parsed.Errors), parsed.Unrecognized
+			} else if m := met[metKey{cyc.Cycle, check}]; m != nil {
+				f.OutputLen = m.outputLen // the cycle's end no longer holds the output: the chain's result did
+			}
+			if i+1 < len(run.Cycles) {
+				f.Next = transition(f.Check, run.Cycles[i+1].FilterCheckName)
+			}
+			if c.LoopOn {
+				f.Recorded = met[metKey{cyc.Cycle, check}].recorded(cyc, check)
+				fixCost += f.Recorded.CostUSD
+			}
+			c.Failures = append(c.Failures, f)
 		}
-		c.Failures = append(c.Failures, f)
 	}
 	if len(c.Failures) == 0 {
 		return nil, probs
@@ -113,13 +158,142 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 			coders++
 		}
 	}
-	c.MeanCycleCostUSD = c.TotalCostUSD / float64(c.Cycles)
+	// A cycle the loop fixed in is saved whole by the loop: what it saves is a cycle
+	// without the loop's own attempts, whose cost the run's total holds.
+	c.MeanCycleCostUSD = max(c.TotalCostUSD-fixCost, 0) / float64(c.Cycles)
 	if coders > 0 {
 		c.MeanCoderCostUSD = coderSum / float64(coders)
 	} else {
 		c.MeanCoderCostUSD, c.CoderCostEstimated = c.MeanCycleCostUSD/2, true
 	}
 	return c, probs
+}
+
+// loopOn reports whether run was recorded with the inner fix loop on.
+func loopOn(run *input.Run) bool {
+	for _, e := range run.Checks {
+		if e.Kind == kindFixAttempt || e.Kind == kindFixResult {
+			return true
+		}
+	}
+	for _, call := range run.Calls {
+		if call.Role == roleFilterFix {
+			return true
+		}
+	}
+	for _, cyc := range run.Cycles {
+		if cyc.FilterFixAttempts > 0 || cyc.FilterFixCostUSD > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// The recorded event kinds and agent role of the inner fix loop (package trace's).
+const (
+	kindFilterResult = "filter_result"
+	kindFixAttempt   = "filter_fix_attempt"
+	kindFixResult    = "filter_fix_result"
+	roleFilterFix    = "filter_fix"
+)
+
+// metKey names a failure the loop met: a check in a cycle. The key with an empty
+// check holds the cycle's list of checks.
+type metKey struct {
+	cycle int
+	check string
+}
+
+// metFailure is what a run's events record of one failure the live loop met.
+type metFailure struct {
+	checks    []string // on a cycle's key: the cycle's failed checks, in the order first recorded
+	outputLen int      // the failed chain result's output length
+
+	attempts, passed int     // filter_fix_attempt events, and those whose re-run passed
+	attemptCost      float64 // their cost
+	result           bool    // a filter_fix_result was recorded
+	resultFixed      bool
+	resultAttempts   int
+	resultCost       float64
+}
+
+// metFailures gathers the failures a run's events record the loop meeting: failed
+// chain results and fix events, by cycle and check. Events of a cycle the run has no
+// end of are reported and not counted.
+func metFailures(run *input.Run) (map[metKey]*metFailure, []input.Problem) {
+	met := map[metKey]*metFailure{}
+	var probs []input.Problem
+	ended := make(map[int]bool, len(run.Cycles))
+	for _, cyc := range run.Cycles {
+		ended[cyc.Cycle] = true
+	}
+	orphans := map[int]int{}
+	for _, e := range run.Checks {
+		if e.Kind == kindFilterResult && e.Passed || e.Check == "" {
+			continue
+		}
+		if !ended[e.Cycle] {
+			orphans[e.Cycle]++
+			continue
+		}
+		k := metKey{e.Cycle, e.Check}
+		m := met[k]
+		if m == nil {
+			m = &metFailure{}
+			met[k] = m
+			ck := metKey{cycle: e.Cycle}
+			if met[ck] == nil {
+				met[ck] = &metFailure{}
+			}
+			met[ck].checks = append(met[ck].checks, e.Check)
+		}
+		switch e.Kind {
+		case kindFilterResult:
+			m.outputLen = max(m.outputLen, e.OutputLen)
+		case kindFixAttempt:
+			m.attempts++
+			if e.Passed {
+				m.passed++
+			}
+			m.attemptCost += e.CostUSD
+		case kindFixResult:
+			m.result, m.resultFixed, m.resultAttempts, m.resultCost = true, e.Passed, e.Attempt, e.CostUSD
+		}
+	}
+	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
+		probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
+			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) of cycle %d, which has no cycle_done; not counted in the fix loop's record",
+				run.Key, orphans[cycle], cycle)})
+	}
+	return met, probs
+}
+
+// recorded is what the loop did on a failure of check in cycle cyc: by its
+// filter_fix_result when there is one, else by its attempts, else by the cycle's end
+// (its filter_fix_attempts and cost, when it still names the check; a check it no
+// longer names was cleared inside the cycle). m may be nil: no event of the failure.
+func (m *metFailure) recorded(cyc input.Cycle, check string) Recorded {
+	var r Recorded
+	switch {
+	case m != nil && m.result:
+		r = Recorded{Attempts: m.resultAttempts, Passed: m.passed, Fixed: m.resultFixed, CostUSD: m.resultCost}
+		if m.attempts == 0 && r.Fixed {
+			r.Passed = 1 // only the verdict: the last attempt's re-run passed
+		}
+	case m != nil && m.attempts > 0:
+		r = Recorded{Attempts: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
+	case check == cyc.FilterCheckName:
+		r = Recorded{Attempts: cyc.FilterFixAttempts, CostUSD: cyc.FilterFixCostUSD}
+	default:
+		r = Recorded{Attempts: cyc.FilterFixAttempts, Fixed: true, CostUSD: cyc.FilterFixCostUSD}
+		if r.Attempts > 0 {
+			r.Passed = 1
+		}
+	}
+	r.Attempts = max(r.Attempts, 0)
+	r.Passed = min(max(r.Passed, 0), r.Attempts)
+	r.CostUSD = max(r.CostUSD, 0)
+	return r
 }
 
 func transition(check, next string) Transition {
@@ -136,21 +310,31 @@ func transition(check, next string) Transition {
 	return Unknown
 }
 
-// History pools, per check, how often the outer cycle after a failure cleared it.
+// History pools, per check, how often the outer cycle after a failure cleared it and,
+// from runs recorded with the loop on, how often a fix attempt's re-run passed.
 type History struct {
 	cleared, trials map[string]int
+	passed, tries   map[string]int // recorded fix attempts
 	seen            map[string]bool
 }
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
-	return &History{cleared: map[string]int{}, trials: map[string]int{}, seen: map[string]bool{}}
+	return &History{cleared: map[string]int{}, trials: map[string]int{}, passed: map[string]int{}, tries: map[string]int{},
+		seen: map[string]bool{}}
 }
 
-// Add pools a case's transitions.
+// Add pools a case's transitions — or, for a run recorded with the loop on, its fix
+// attempts: the failures such a run leaves to the next cycle are the ones the loop
+// could not fix, no sample of a check's failures.
 func (h *History) Add(c *Case) {
 	for _, f := range c.Failures {
 		h.seen[f.Check] = true
+		if c.LoopOn {
+			h.passed[f.Check] += f.Recorded.Passed
+			h.tries[f.Check] += f.Recorded.Attempts
+			continue
+		}
 		switch f.Next {
 		case Cleared:
 			h.cleared[f.Check]++
@@ -163,10 +347,14 @@ func (h *History) Add(c *Case) {
 
 // Rate is the pass probability of one fix attempt on a check.
 type Rate struct {
-	Check   string
-	Source  string // "history" (Jeffreys posterior of the counts) or "given"
-	Cleared int    // history: next cycles that cleared the check
-	Trials  int    // history: failures followed by a cycle that reached the check
+	Check string
+	// Source is "recorded" (the Jeffreys posterior of recorded fix attempts: Trials
+	// attempts, Cleared of them passed), "history" (that of the outer cycles after a
+	// failure: Trials failures followed by a cycle that reached the check, Cleared of
+	// them cleared it) or "given".
+	Source  string
+	Cleared int
+	Trials  int
 	P       float64
 }
 
@@ -179,7 +367,9 @@ func (r Rate) Mean() float64 {
 }
 
 // Rates returns the rate of every check of quasar's chain and every other check the
-// history has seen: given[c] when set, else the history's estimate.
+// history has seen: given[c] when set; else, when the check has recorded fix attempts,
+// their estimate — they measure what p is, one attempt's pass — and the outer cycles'
+// otherwise.
 func (h *History) Rates(given map[string]float64) map[string]Rate {
 	out := make(map[string]Rate, len(chainOrder)+len(h.seen))
 	checks := slices.Clone(chainOrder)
@@ -194,6 +384,9 @@ func (h *History) Rates(given map[string]float64) map[string]Rate {
 			continue
 		}
 		r := Rate{Check: c, Source: "history", Cleared: h.cleared[c], Trials: h.trials[c]}
+		if n := h.tries[c]; n > 0 {
+			r = Rate{Check: c, Source: "recorded", Cleared: h.passed[c], Trials: n}
+		}
 		r.P = r.Mean()
 		out[c] = r
 	}

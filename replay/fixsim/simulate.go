@@ -229,6 +229,9 @@ func floats(buf *[]float64, n int) []float64 {
 
 // simulate is Simulate summing in room.
 func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult, []FailureResult, error) {
+	if c.LoopOn {
+		return p.recorded(c), p.recordedFailures(c), nil
+	}
 	cfg := p.cfg
 	// The trials' stream, read by unitFloat without the call through rand.Source: a
 	// third of the simulation's time went to drawing.
@@ -334,6 +337,59 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 	return run, results, nil
 }
 
+// recorded is the result of a run recorded with the loop on: what its loop did, the
+// same in every draw. Such a run finished within its cycle limit when it was approved:
+// the loop was there, and a run stopped by the limit was not saved by it.
+func (p *Plan) recorded(c *Case) RunResult {
+	var saved, cost, delta float64
+	for _, f := range c.Failures {
+		d := recordedDelta(c, f.Recorded)
+		saved += b2f(f.Recorded.Fixed)
+		cost += f.Recorded.CostUSD
+		delta += d
+	}
+	run := RunResult{Case: c, CyclesSaved: exact(saved), FixCostUSD: exact(cost), CostDeltaUSD: exact(delta)}
+	perDraw := make([]float64, 4*p.cfg.Draws)
+	for i := range run.perDraw {
+		run.perDraw[i] = perDraw[i*p.cfg.Draws : (i+1)*p.cfg.Draws : (i+1)*p.cfg.Draws]
+	}
+	within := b2f(c.Outcome == input.OutcomeApproved)
+	for d := range p.cfg.Draws {
+		run.perDraw[0][d], run.perDraw[1][d], run.perDraw[2][d], run.perDraw[3][d] = saved, cost, delta, within
+	}
+	if c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles {
+		e := exact(within)
+		run.PWithinLimit = &e
+	}
+	return run
+}
+
+// recordedFailures are the failure results of a run recorded with the loop on.
+func (p *Plan) recordedFailures(c *Case) []FailureResult {
+	out := make([]FailureResult, len(c.Failures))
+	for i, f := range c.Failures {
+		r := f.Recorded
+		out[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check], Attempts: exact(float64(r.Attempts)),
+			PFixed: exact(b2f(r.Fixed)), FixCostUSD: exact(r.CostUSD), CostDeltaUSD: exact(recordedDelta(c, r))}
+		if f.Check == filter.CheckClaims && r.Attempts == 0 {
+			out[i].Skipped = "claims"
+		}
+	}
+	return out
+}
+
+// recordedDelta is a recorded failure's cost delta: its attempts' cost, less the
+// run's mean cycle cost when the loop fixed it.
+func recordedDelta(c *Case, r Recorded) float64 {
+	if r.Fixed {
+		return r.CostUSD - c.MeanCycleCostUSD
+	}
+	return r.CostUSD
+}
+
+// exact is an estimate without uncertainty: a recorded figure.
+func exact(v float64) Estimate { return Estimate{Mean: v, Low: v, High: v} }
+
 // unitFloat reads a draw x of the stream as rand.Rand.Float64 does: its low 53 bits
 // over 2⁵³, uniform in [0, 1).
 func unitFloat(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
@@ -368,7 +424,11 @@ type Totals struct {
 	plan     *Plan
 	Runs     int
 	Failures int
-	// LimitRuns counts runs stopped by their cycle limit that had failures.
+	// RecordedRuns and RecordedFailures count the runs recorded with the loop on and
+	// their failures: what the loop did on them is recorded, not simulated.
+	RecordedRuns, RecordedFailures int
+	// LimitRuns counts the simulated runs stopped by their cycle limit that had
+	// failures (a run recorded with the loop on was stopped with the loop there).
 	LimitRuns int
 	perDraw   [4][]float64
 }
@@ -386,7 +446,11 @@ func (p *Plan) NewTotals() *Totals {
 func (t *Totals) Add(r RunResult) {
 	t.Runs++
 	t.Failures += len(r.Case.Failures)
-	limit := r.Case.Outcome == input.OutcomeMaxCycles
+	if r.Case.LoopOn {
+		t.RecordedRuns++
+		t.RecordedFailures += len(r.Case.Failures)
+	}
+	limit := r.Case.Outcome == input.OutcomeMaxCycles && !r.Case.LoopOn
 	if limit {
 		t.LimitRuns++
 	}

@@ -170,6 +170,9 @@ type CheckEvent struct {
 	Attempt int
 	CostUSD float64
 	Time    time.Time
+	// OutputLen is a failed filter_result's output length (the output is not kept:
+	// the cycle's end holds the output of the check it ends failing).
+	OutputLen int
 }
 
 // LastCycle returns the run's final cycle, or the zero Cycle when it has none.

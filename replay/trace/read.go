@@ -291,7 +291,11 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 		note(msg)
 		if ok {
 			note(inRange("cycle", &f.Cycle))
-			b.check(si, input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts})
+			e := input.CheckEvent{Cycle: f.Cycle, Kind: kind, Check: f.Check, Passed: f.Passed, Time: ts}
+			if !f.Passed {
+				e.OutputLen = len(f.Output)
+			}
+			b.check(si, e)
 		}
 	case KindFilterFixAttempt:
 		f := &b.tmp.fixAttempt

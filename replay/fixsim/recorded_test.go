@@ -1,0 +1,201 @@
+package fixsim
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// fixEvent is a recorded fix-loop event of a check in a cycle.
+func fixEvent(cycle int, kind, check string, passed bool, attempt int, cost float64) input.CheckEvent {
+	return input.CheckEvent{Cycle: cycle, Kind: kind, Check: check, Passed: passed, Attempt: attempt, CostUSD: cost}
+}
+
+// TestObserveRecordedLoop: a run recorded with the inner fix loop on is observed as the
+// loop met it — every failure its chain met, the ones fixed inside their cycle (which
+// the cycle's end no longer names) included, each with what the loop did — from the
+// fix events, or from the cycle's counts where no event was recorded.
+func TestObserveRecordedLoop(t *testing.T) {
+	failed := func(cycle int, check string) input.CheckEvent {
+		e := fixEvent(cycle, kindFilterResult, check, false, 0, 0)
+		e.OutputLen = 40
+		return e
+	}
+	tests := []struct {
+		name     string
+		cycles   []input.Cycle
+		checks   []input.CheckEvent
+		calls    []string // agent roles beside two coder calls of $2 and $4
+		loopOn   bool
+		want     []Failure // Cycle, Check, Recorded, OutputLen compared
+		meanCyc  float64
+		problems []string
+	}{
+		{name: "no sign of the loop: simulated as before",
+			cycles: []input.Cycle{cyc("test", 1), cyc("", 2)},
+			checks: []input.CheckEvent{failed(1, "test")},
+			want:   []Failure{{Cycle: 1, Check: "test", OutputLen: len(cyc("test", 0).FilterOutput)}}, meanCyc: 1},
+		{name: "fixed at the second attempt: the cycle's end names no failure",
+			cycles: []input.Cycle{cyc("", 3), cyc("", 4)},
+			checks: []input.CheckEvent{failed(1, "build"), fixEvent(1, kindFixAttempt, "build", false, 1, 0.25),
+				fixEvent(1, kindFixAttempt, "build", true, 2, 0.25), fixEvent(1, kindFixResult, "build", true, 2, 0.5)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: 40,
+				Recorded: Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 0.5}}}, meanCyc: 3.5 / 2},
+		{name: "exhausted: the cycle ends failing the check, the next cycle clears it",
+			cycles: []input.Cycle{{FilterCheckName: "test", FilterOutput: "--- FAIL: TestX\n", TotalCostUSD: 2, FilterFixAttempts: 3, FilterFixCostUSD: 0.75}, cyc("", 4)},
+			checks: []input.CheckEvent{failed(1, "test"), fixEvent(1, kindFixAttempt, "test", false, 1, 0.25),
+				fixEvent(1, kindFixAttempt, "test", false, 2, 0.25), fixEvent(1, kindFixAttempt, "test", false, 3, 0.25),
+				fixEvent(1, kindFixResult, "test", false, 3, 0.75)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: 16, Next: Cleared,
+				Recorded: Recorded{Attempts: 3, CostUSD: 0.75}}}, meanCyc: 3.25 / 2},
+		{name: "only the verdict: its attempts and the pass of the last",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "vet", true, 3, 0.6)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Attempts: 3, Passed: 1, Fixed: true, CostUSD: 0.6}}},
+			meanCyc: 2.4},
+		{name: "only the attempts: fixed when one passed",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixAttempt, "lint", true, 1, 0.5)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "lint", Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}}},
+			meanCyc: 2.5},
+		{name: "only the cycle's counts: a failure its end still names was not fixed",
+			cycles: []input.Cycle{{FilterCheckName: "build", FilterOutput: "x.go:1:2: undefined: y\n", TotalCostUSD: 3, FilterFixAttempts: 2, FilterFixCostUSD: 1}, cyc("build", 5)},
+			loopOn: true, want: []Failure{
+				{Cycle: 1, Check: "build", OutputLen: 23, Next: NotCleared, Recorded: Recorded{Attempts: 2, CostUSD: 1}},
+				{Cycle: 2, Check: "build", OutputLen: 23}}, meanCyc: 2},
+		{name: "a filter_fix call alone says the loop was on; claims are guarded, no attempt",
+			cycles: []input.Cycle{cyc("claims", 2)}, calls: []string{"filter_fix"},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "claims", OutputLen: 23}}, meanCyc: 2},
+		{name: "a failed chain result the cycle's end no longer names was cleared inside the cycle",
+			cycles: []input.Cycle{{TotalCostUSD: 3, FilterFixAttempts: 1, FilterFixCostUSD: 0.5}},
+			checks: []input.CheckEvent{failed(1, "test")},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: 40, Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}}},
+			meanCyc: 2.5},
+		{name: "two checks met in one cycle, in the order recorded; events of a cycle with no end are reported",
+			cycles: []input.Cycle{cyc("test", 4)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "build", true, 1, 0.5), failed(1, "test"),
+				fixEvent(1, kindFixResult, "test", false, 3, 1.5), fixEvent(2, kindFixAttempt, "vet", true, 1, 0.5)},
+			loopOn: true, want: []Failure{
+				{Cycle: 1, Check: "build", Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}},
+				{Cycle: 1, Check: "test", OutputLen: 23, Recorded: Recorded{Attempts: 3, CostUSD: 1.5}}},
+			meanCyc: 2, problems: []string{"1 filter or fix event(s) of cycle 2, which has no cycle_done"}},
+		{name: "figures out of range are clamped: more passes than attempts, a negative cost",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "vet", true, 0, -1)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Fixed: true}}}, meanCyc: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := mkRun("r", input.OutcomeApproved, tt.cycles...)
+			run.Checks = tt.checks
+			for _, role := range tt.calls {
+				run.Calls = append(run.Calls, input.AgentCall{Role: role, CostUSD: 9})
+			}
+			c, probs := Observe(run)
+			if c == nil {
+				t.Fatal("no case")
+			}
+			if c.LoopOn != tt.loopOn {
+				t.Errorf("LoopOn %v, want %v", c.LoopOn, tt.loopOn)
+			}
+			var got []Failure
+			for _, f := range c.Failures {
+				got = append(got, Failure{Cycle: f.Cycle, Check: f.Check, OutputLen: f.OutputLen, Next: f.Next, Recorded: f.Recorded})
+			}
+			for i := range tt.want {
+				if i < len(got) && tt.want[i].Next == NoNextCycle && i+1 < len(run.Cycles) {
+					tt.want[i].Next = got[i].Next // compared only where the row says
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("failures\n got %+v\nwant %+v", got, tt.want)
+			}
+			if c.MeanCycleCostUSD != tt.meanCyc {
+				t.Errorf("mean cycle cost %v, want %v (the run's total less the loop's attempts, over its cycles)", c.MeanCycleCostUSD, tt.meanCyc)
+			}
+			if c.MeanCoderCostUSD != 3 {
+				t.Errorf("mean coder call %v: a filter_fix call is no coder call", c.MeanCoderCostUSD)
+			}
+			if len(probs) != len(tt.problems) {
+				t.Fatalf("problems %v, want %v", probs, tt.problems)
+			}
+			for i, p := range probs {
+				if !strings.Contains(p.Detail, tt.problems[i]) {
+					t.Errorf("problem %q, want %q", p.Detail, tt.problems[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRecordedRates: recorded fix attempts measure a check's p directly — each attempt's
+// re-run passes or not — and replace the outer cycles' estimate for that check; the
+// failures a loop-on run leaves to the next cycle are not pooled into that estimate.
+func TestRecordedRates(t *testing.T) {
+	h := NewHistory()
+	off, _ := Observe(mkRun("off", input.OutcomeApproved, cyc("test", 1), cyc("", 2), cyc("build", 3), cyc("", 4)))
+	h.Add(off)
+	on := mkRun("on", input.OutcomeMaxCycles, cyc("test", 1), cyc("test", 2))
+	on.Checks = []input.CheckEvent{fixEvent(1, kindFixAttempt, "test", false, 1, 0.1), fixEvent(1, kindFixAttempt, "test", false, 2, 0.1),
+		fixEvent(2, kindFixAttempt, "test", false, 1, 0.1), fixEvent(2, kindFixAttempt, "test", true, 2, 0.1)}
+	c, _ := Observe(on)
+	h.Add(c)
+	rates := h.Rates(nil)
+	if r := rates["test"]; r.Source != "recorded" || r.Cleared != 1 || r.Trials != 4 || r.P != 1.5/5 {
+		t.Errorf("test: %+v, want recorded 1 of 4", r)
+	}
+	if r := rates["build"]; r.Source != "history" || r.Cleared != 1 || r.Trials != 1 {
+		t.Errorf("build: %+v, want the outer cycles' 1 of 1", r)
+	}
+	if r := h.Rates(map[string]float64{"test": 0.9})["test"]; r.Source != "given" {
+		t.Errorf("a given p gives way to nothing: %+v", r)
+	}
+}
+
+// TestSimulateRecorded: a run recorded with the loop on is not simulated — its figures
+// are what its loop did, the same in every draw, the intervals the figures — and a run
+// the loop did not save from its cycle limit does not finish within it.
+func TestSimulateRecorded(t *testing.T) {
+	run := mkRun("on", input.OutcomeMaxCycles, cyc("", 3), cyc("test", 6), cyc("claims", 8))
+	run.Checks = []input.CheckEvent{fixEvent(1, kindFixResult, "build", true, 2, 0.5), fixEvent(2, kindFixResult, "test", false, 3, 1)}
+	c, _ := Observe(run)
+	if !c.LoopOn || len(c.Failures) != 3 {
+		t.Fatalf("case %+v", c)
+	}
+	meanCycle := (8 - 1.5) / 3.0
+	plan := NewPlan(Config{Seed: 1, Draws: 10}, NewHistory().Rates(nil))
+	rr, fr, err := plan.Simulate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		attempts, fixed, cost, delta float64
+		skipped                      string
+	}{{2, 1, 0.5, 0.5 - meanCycle, ""}, {3, 0, 1, 1, ""}, {0, 0, 0, 0, "claims"}}
+	for i, w := range want {
+		f := fr[i]
+		if f.Attempts != exact(w.attempts) || f.PFixed != exact(w.fixed) || f.FixCostUSD != exact(w.cost) || f.CostDeltaUSD != exact(w.delta) || f.Skipped != w.skipped {
+			t.Errorf("failure %d (%s): %+v, want %+v", i, f.Failure.Check, f, w)
+		}
+	}
+	if rr.CyclesSaved != exact(1) || rr.FixCostUSD != exact(1.5) || rr.CostDeltaUSD != exact(1.5-meanCycle) {
+		t.Errorf("run %+v", rr)
+	}
+	if rr.PWithinLimit == nil || *rr.PWithinLimit != exact(0) {
+		t.Errorf("a limit-stopped run with the loop on finishes within its limit: %+v", rr.PWithinLimit)
+	}
+	tot := plan.NewTotals()
+	tot.Add(rr)
+	if tot.RecordedRuns != 1 || tot.RecordedFailures != 3 || tot.CyclesSaved().Mean != 1 || tot.LimitRuns != 0 || tot.LimitRunsFinishing().High != 0 {
+		t.Errorf("totals %+v, saved %+v", tot, tot.CyclesSaved())
+	}
+	// Approved, the run finished within its limit, with or without the loop's help.
+	run.Outcome = input.OutcomeApproved
+	c, _ = Observe(run)
+	if rr, _, _ := plan.Simulate(context.Background(), c); rr.PWithinLimit == nil || rr.PWithinLimit.Mean != 1 {
+		t.Errorf("approved: within %+v", rr.PWithinLimit)
+	}
+}
