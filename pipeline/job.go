@@ -295,6 +295,9 @@ func (j *job) sealReplayed() error {
 func simulateFixLoop(ctx context.Context, cases caseSource, cfg fixsim.Config, given map[string]float64, workers int,
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
 	plan := fixsim.NewPlan(cfg, cases.history.Rates(given))
+	if cases.history.Checkable() {
+		plan = plan.WithOuterCheck(cases.history.OuterRates(given))
+	}
 	return plan.SimulateSeq(ctx, cases.cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
 		runRow, failureRows := reports.FixRows(run, fails)
 		if err := runs.Write(runRow); err != nil {

@@ -229,6 +229,10 @@ func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
 		fin := t.LimitRunsFinishing()
 		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %d runs stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, t.LimitRuns)
 	}
+	if n, fixed, pred, ok := t.OuterCheck(); ok {
+		fmt.Fprintf(w, "; checked on the loops that ran: of %d failures they met they fixed %d, the simulation with the outer cycles' pass probability predicts %.1f [%.1f, %.1f]",
+			n, fixed, pred.Mean, pred.Low, pred.High)
+	}
 	fmt.Fprintln(w)
 }
 

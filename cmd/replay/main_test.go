@@ -500,6 +500,43 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 	}
 }
 
+// TestReadmeFixLoopCheck: the outer check the README quotes is what a replay of the
+// dataset it names prints.
+func TestReadmeFixLoopCheck(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	text := oneLine(string(readme))
+	if !strings.Contains(text, "`datagen --runs 200 --fix-loop-every 2 --seed 3`") {
+		t.Fatal("the README no longer names the dataset of its fix-loop check")
+	}
+	dir := t.TempDir()
+	for name, b := range synth.DatasetFiles(synth.DatasetConfig{Runs: 200, Seed: 3, FixLoopEvery: 2}) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "--in", filepath.Join(dir, synth.InputsDir), "--labels", filepath.Join(dir, synth.RunLabelsFile),
+		"--out", filepath.Join(dir, "results.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, check, ok := strings.Cut(stdout, "; checked on the loops that ran: ")
+	if !ok {
+		t.Fatalf("no outer check printed:\n%s", stdout)
+	}
+	check, _, _ = strings.Cut(check, "\n")
+	if want := "`checked on the loops that ran: " + check + "`"; !strings.Contains(text, oneLine(want)) {
+		t.Errorf("README's fix-loop check is stale; the replay prints %s", want)
+	}
+}
+
 // TestCorpusClaudeCode pins the figures the README quotes for the shared Claude Code
 // corpus: the defaults, and the seed's literal tool reading and failure side
 // (detect.WithSeedTools, breaker.WithSeedFailures) spelled as an --assess-config —

@@ -370,7 +370,21 @@ func (r Rate) Mean() float64 {
 // history has seen: given[c] when set; else, when the check has recorded fix attempts,
 // their estimate — they measure what p is, one attempt's pass — and the outer cycles'
 // otherwise.
-func (h *History) Rates(given map[string]float64) map[string]Rate {
+func (h *History) Rates(given map[string]float64) map[string]Rate { return h.rates(given, true) }
+
+// OuterRates is Rates without the recorded fix attempts: every check's p from the
+// outer cycles alone (or given), the p a replay without loop-on runs would simulate
+// with — what [Plan.WithOuterCheck] checks against the loops that ran.
+func (h *History) OuterRates(given map[string]float64) map[string]Rate { return h.rates(given, false) }
+
+// Checkable reports whether the history holds both recorded fix attempts and outer
+// cycles that reached a failed check: what an outer check needs.
+func (h *History) Checkable() bool {
+	return slices.ContainsFunc(slices.Collect(maps.Values(h.tries)), func(n int) bool { return n > 0 }) &&
+		slices.ContainsFunc(slices.Collect(maps.Values(h.trials)), func(n int) bool { return n > 0 })
+}
+
+func (h *History) rates(given map[string]float64, recorded bool) map[string]Rate {
 	out := make(map[string]Rate, len(chainOrder)+len(h.seen))
 	checks := slices.Clone(chainOrder)
 	for c := range h.seen {
@@ -384,7 +398,7 @@ func (h *History) Rates(given map[string]float64) map[string]Rate {
 			continue
 		}
 		r := Rate{Check: c, Source: "history", Cleared: h.cleared[c], Trials: h.trials[c]}
-		if n := h.tries[c]; n > 0 {
+		if n := h.tries[c]; n > 0 && recorded {
 			r = Rate{Check: c, Source: "recorded", Cleared: h.passed[c], Trials: n}
 		}
 		r.P = r.Mean()

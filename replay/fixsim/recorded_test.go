@@ -199,3 +199,84 @@ func TestSimulateRecorded(t *testing.T) {
 		t.Errorf("approved: within %+v", rr.PWithinLimit)
 	}
 }
+
+// TestOuterCheck: a plan with an outer check simulates the failures of loop-on runs
+// with the outer cycles' p alone and sums what it predicts fixed beside what the loops
+// fixed; loop-off runs and the recorded figures are as without the check.
+func TestOuterCheck(t *testing.T) {
+	h := NewHistory()
+	off, _ := Observe(mkRun("off", input.OutcomeApproved, cyc("test", 1), cyc("", 2), cyc("build", 3), cyc("build", 4)))
+	h.Add(off)
+	if h.Checkable() {
+		t.Error("a history without recorded attempts is checkable")
+	}
+	on := mkRun("on", input.OutcomeApproved, cyc("", 2), cyc("test", 4), cyc("", 6))
+	on.Checks = []input.CheckEvent{fixEvent(1, kindFixResult, "test", true, 1, 0.1), fixEvent(2, kindFixResult, "test", false, 3, 0.3),
+		fixEvent(3, kindFixResult, "build", true, 2, 0.2)}
+	onCase, _ := Observe(on)
+	h.Add(onCase)
+	if !h.Checkable() {
+		t.Fatal("a history with recorded attempts and outer cycles is not checkable")
+	}
+	outer := h.OuterRates(nil)
+	if r := outer["test"]; r.Source != "history" || r.Cleared != 1 || r.Trials != 1 {
+		t.Errorf("outer test rate %+v: want the outer cycles' 1 of 1", r)
+	}
+	if r := h.Rates(nil)["test"]; r.Source != "recorded" || r.Trials != 4 {
+		t.Errorf("test rate %+v: want the recorded 4 attempts", r)
+	}
+	cfg := Config{Seed: 3, Draws: 40, TrialsPerDraw: 10}
+	sure := map[string]Rate{"test": {Check: "test", Source: "given", P: 1}, "build": {Check: "build", Source: "given", P: 0}}
+	for _, tt := range []struct {
+		name      string
+		outer     map[string]Rate
+		predicted float64
+	}{
+		{"outer p certain", sure, 2}, // both test failures fixed, the build one never
+		{"outer p from the history", outer, -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plain := NewPlan(cfg, h.Rates(nil))
+			checked := plain.WithOuterCheck(tt.outer)
+			var tots [2]*Totals
+			for i, p := range []*Plan{plain, checked} {
+				var rows [][]FailureResult
+				tot, err := p.SimulateAll(context.Background(), []*Case{off, onCase}, 2, func(_ RunResult, f []FailureResult) error {
+					rows = append(rows, f)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tots[i] = tot
+				if i == 1 { // the checked plan's failure rows are the plain plan's
+					if _, err := plain.SimulateAll(context.Background(), []*Case{off, onCase}, 1, func(_ RunResult, f []FailureResult) error {
+						if !reflect.DeepEqual(f, rows[0]) {
+							t.Errorf("the check changes the failures' results:\n%+v\n%+v", f, rows[0])
+						}
+						rows = rows[1:]
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if _, _, _, ok := tots[0].OuterCheck(); ok {
+				t.Error("a plan without the check checks")
+			}
+			n, fixed, pred, ok := tots[1].OuterCheck()
+			if !ok || n != 3 || fixed != 2 {
+				t.Fatalf("check: %d failures, %d fixed, ok %v", n, fixed, ok)
+			}
+			if tt.predicted >= 0 && pred != exact(tt.predicted) {
+				t.Errorf("predicted %+v, want %v", pred, tt.predicted)
+			}
+			if !(pred.Low <= pred.Mean && pred.Mean <= pred.High && pred.High <= 3) {
+				t.Errorf("predicted %+v", pred)
+			}
+			if tots[0].CyclesSaved() != tots[1].CyclesSaved() || tots[0].CostDeltaUSD() != tots[1].CostDeltaUSD() {
+				t.Errorf("the check changes the totals")
+			}
+		})
+	}
+}

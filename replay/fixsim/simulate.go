@@ -62,6 +62,19 @@ type Plan struct {
 	cfg   Config
 	rates map[string]Rate
 	draws map[string][]float64
+	outer *Plan // predicts the loop-on runs' failures from the outer cycles' p; nil: no check
+}
+
+// WithOuterCheck returns a copy of p that also simulates the failures of every run
+// recorded with the loop on — which p itself does not simulate — with each check's p
+// from outer ([History.OuterRates]: the outer cycles alone, no recorded attempt), and
+// sums the failures it predicts fixed beside the ones the loop fixed
+// ([Totals.OuterCheck]): a check of the simulation against loops that ran, on runs
+// whose outcome none of its p was estimated from.
+func (p *Plan) WithOuterCheck(outer map[string]Rate) *Plan {
+	q := *p
+	q.outer = NewPlan(p.cfg, outer)
+	return &q
 }
 
 // NewPlan draws every check's p cfg.Draws times: from its Jeffreys posterior for a
@@ -129,6 +142,9 @@ type RunResult struct {
 	PWithinLimit *Estimate
 
 	perDraw [4][]float64 // saved, fix cost, delta, within — for totals
+	// predicted is, for a run recorded with the loop on under a plan with an outer
+	// check, the failures the outer plan's simulation fixes, per draw.
+	predicted []float64
 }
 
 // scriptedRunner is a single-check runner whose first fails re-runs fail and whose
@@ -230,7 +246,17 @@ func floats(buf *[]float64, n int) []float64 {
 // simulate is Simulate summing in room.
 func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult, []FailureResult, error) {
 	if c.LoopOn {
-		return p.recorded(c), p.recordedFailures(c), nil
+		run := p.recorded(c)
+		if p.outer != nil {
+			off := *c
+			off.LoopOn = false
+			pred, _, err := p.outer.simulate(ctx, &off, room)
+			if err != nil {
+				return RunResult{}, nil, err
+			}
+			run.predicted = pred.perDraw[0] // failures fixed, per draw
+		}
+		return run, p.recordedFailures(c), nil
 	}
 	cfg := p.cfg
 	// The trials' stream, read by unitFloat without the call through rand.Source: a
@@ -431,6 +457,9 @@ type Totals struct {
 	// failures (a run recorded with the loop on was stopped with the loop there).
 	LimitRuns int
 	perDraw   [4][]float64
+
+	checked, checkedFixed int       // the outer check: failures of loop-on runs, and those their loop fixed
+	predicted             []float64 // the failures of them the outer plan fixes, per draw
 }
 
 // NewTotals returns empty totals for the plan's draws.
@@ -454,6 +483,18 @@ func (t *Totals) Add(r RunResult) {
 	if limit {
 		t.LimitRuns++
 	}
+	if r.predicted != nil {
+		if t.predicted == nil {
+			t.predicted = make([]float64, len(r.predicted))
+		}
+		for d, v := range r.predicted {
+			t.predicted[d] += v
+		}
+		t.checked += len(r.Case.Failures)
+		for _, f := range r.Case.Failures {
+			t.checkedFixed += int(b2f(f.Recorded.Fixed))
+		}
+	}
 	for d := range t.perDraw[0] {
 		for i := 0; i < 3; i++ {
 			t.perDraw[i][d] += r.perDraw[i][d]
@@ -470,6 +511,17 @@ func (t *Totals) CyclesSaved() Estimate        { return t.plan.estimate(t.perDra
 func (t *Totals) FixCostUSD() Estimate         { return t.plan.estimate(t.perDraw[1]) }
 func (t *Totals) CostDeltaUSD() Estimate       { return t.plan.estimate(t.perDraw[2]) }
 func (t *Totals) LimitRunsFinishing() Estimate { return t.plan.estimate(t.perDraw[3]) }
+
+// OuterCheck is the check of a plan [Plan.WithOuterCheck] made: of the failures of
+// the runs recorded with the loop on, the loop fixed fixed, and the simulation with
+// the outer cycles' p predicts predicted of them fixed. ok is false when the plan made
+// no check or met no such run.
+func (t *Totals) OuterCheck() (failures, fixed int, predicted Estimate, ok bool) {
+	if t.predicted == nil {
+		return 0, 0, Estimate{}, false
+	}
+	return t.checked, t.checkedFixed, t.plan.estimate(t.predicted), true
+}
 
 func keyHash(s string) uint64 {
 	h := fnv.New64a()
