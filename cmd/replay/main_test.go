@@ -513,14 +513,8 @@ func TestReadmeFixLoopCheck(t *testing.T) {
 		t.Fatal("the README no longer names the dataset of its fix-loop check")
 	}
 	dir := t.TempDir()
-	for name, b := range synth.DatasetFiles(synth.DatasetConfig{Runs: 200, Seed: 3, FixLoopEvery: 2}) {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := synth.WriteDataset(synth.DirDest(dir), synth.DatasetConfig{Runs: 200, Seed: 3, FixLoopEvery: 2}); err != nil {
+		t.Fatal(err)
 	}
 	code, stdout, stderr := runCLI(t, "--in", filepath.Join(dir, synth.InputsDir), "--labels", filepath.Join(dir, synth.RunLabelsFile),
 		"--out", filepath.Join(dir, "results.parquet"))
