@@ -321,7 +321,7 @@ func (r *Rules) sessionSignals(dst []Signal, s *session, t *tokens, cur *sketch,
 	if slip {
 		// Its words are the slip's: a phrase over them ("pressed the wrong key") is no
 		// complaint here.
-		dst = slices.DeleteFunc(dst, func(s Signal) bool { return s.Kind.lexical() })
+		dst = slices.DeleteFunc(dst, func(s Signal) bool { return s.Kind.Lexical() })
 	}
 	approval := slip || r.lex.onlyApproval(t)
 	if s.afterInterrupt {

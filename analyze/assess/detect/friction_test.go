@@ -1165,3 +1165,15 @@ func TestSlipWordsAreNoTypoTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestKindLexical: the kinds the lexicon reads in a message's words are exactly its
+// categories' — what the session buffer's feedback and the offline analyzer's last
+// turn count — and no seed, tool, turn-taking or zero kind.
+func TestKindLexical(t *testing.T) {
+	want := map[Kind]bool{NegationReply: true, StillProblem: true, Doubt: true, CorrectionPhrase: true, Exasperation: true, GiveUp: true}
+	for k := range Kind(NumKinds) {
+		if got := k.Lexical(); got != want[k] {
+			t.Errorf("%v.Lexical() = %v, want %v", k, got, want[k])
+		}
+	}
+}

@@ -139,9 +139,11 @@ func (c category) kind() Kind {
 	return 0
 }
 
-// lexical reports whether k is a signal the lexicon reads in a message's words: the
-// kind of one of its categories.
-func (k Kind) lexical() bool {
+// Lexical reports whether k is a friction signal the lexicon reads in a human
+// message's words — NegationReply, StillProblem, Doubt, CorrectionPhrase,
+// Exasperation, GiveUp: the kinds of its categories. Those say something of the work
+// by themselves; a repeat, an interrupt and the message after one are turn-taking.
+func (k Kind) Lexical() bool {
 	for c := range numCats {
 		if k != 0 && category(c).kind() == k {
 			return true

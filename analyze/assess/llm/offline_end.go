@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze"
@@ -300,13 +301,7 @@ func seedNegative(signals []detect.Signal) bool {
 // say nothing of the work's state at the end). A turn that says so does not accept
 // the work, whatever praise it holds ("great, still not working").
 func frictionWords(signals []detect.Signal) bool {
-	for _, s := range signals {
-		switch s.Kind {
-		case detect.NegationReply, detect.StillProblem, detect.Doubt, detect.CorrectionPhrase, detect.Exasperation, detect.GiveUp:
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(signals, func(s detect.Signal) bool { return s.Kind.Lexical() })
 }
 
 // isEdit reports whether a tool of this name changes files (Claude Code's Edit,

@@ -269,10 +269,11 @@ func (b *Buffer) HadIntervention() bool { return b.stats.Interventions > 0 }
 // what those signals look for. Interrupts and redirects are turn-taking, not words.
 func (b *Buffer) HasFeedback() bool {
 	s := &b.stats
-	n := s.Count(detect.Frustration) + s.Count(detect.Success) + s.Count(detect.UserCorrection)
-	for _, k := range []detect.Kind{detect.RepeatRequest, detect.NegationReply, detect.StillProblem, detect.Doubt,
-		detect.CorrectionPhrase, detect.Exasperation, detect.GiveUp} {
-		n += s.Count(k)
+	n := s.Count(detect.Frustration) + s.Count(detect.Success) + s.Count(detect.UserCorrection) + s.Count(detect.RepeatRequest)
+	for k := range detect.Kind(detect.NumKinds) {
+		if k.Lexical() {
+			n += s.Count(k)
+		}
 	}
 	return n > 0
 }
