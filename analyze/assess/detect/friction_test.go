@@ -1177,3 +1177,44 @@ func TestKindLexical(t *testing.T) {
 		}
 	}
 }
+
+// TestSlipClassesAreNoTypoTargets: the words of a class no phrase names outside the
+// Slip and GoOn phrases — a configuration's as the default's slip_press — are no typo
+// targets; named by another phrase too, they are, as every other class's.
+func TestSlipClassesAreNoTypoTargets(t *testing.T) {
+	fuzzy := func(lx *lexicon, word string) bool {
+		for _, e := range lx.dict.entries {
+			if string(e.word) == word {
+				return e.fuzzy
+			}
+		}
+		t.Fatalf("%q is no word of the lexicon", word)
+		return false
+	}
+	for _, tt := range []struct {
+		name       string
+		correction []string
+		want       bool
+	}{
+		{"named by slips only", nil, false},
+		{"named by a correction too", []string{"%keypress * wrong"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := Lexicon{Classes: map[string][]string{"keypress": {"smashed"}, "slip_act": {"tapped"}, "second_person": {"thou"}, "filler": {"welll"}},
+				Slip: []string{"%keypress * by accident"}, Correction: tt.correction}
+			lx, err := compileLexicon(l, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fuzzy(lx, "smashed"); got != tt.want {
+				t.Errorf("keypress's word a typo target: %v, want %v", got, tt.want)
+			}
+			if fuzzy(lx, "tapped") || fuzzy(lx, "thou") {
+				t.Error("a slip_act or second_person word is a typo target")
+			}
+			if !fuzzy(lx, "welll") {
+				t.Error("a filler word is no typo target")
+			}
+		})
+	}
+}

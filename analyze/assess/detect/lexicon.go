@@ -41,8 +41,8 @@ type Lexicon struct {
 	// continue"), "stop" (function words left out of the repeat-request similarity),
 	// and "slip_act" and "second_person" (what a Slip message may say besides its
 	// phrase: "hit", "esc", "pressed"; and may not: "you"). Words of "slip_act",
-	// "second_person" and "slip_press" (the key-presses of the default's "wrong key"
-	// slips) are no typo targets.
+	// "second_person" and of a class only Slip and GoOn phrases name (the default's
+	// "slip_press", the key-presses of its "wrong key" slips) are no typo targets.
 	Classes map[string][]string `json:"classes"`
 	// Negation phrases: a reply led by a negation ("no, use X", "nope", "não",
 	// "不是", "いいえ", "nein").
@@ -321,8 +321,8 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	classWords := make(map[*wordClass][]int32, len(names)) // each class's dictionary entries
 	for ci, name := range names {
-		slipOnly := name == "slip_act" || name == "slip_press" || name == "second_person"
 		c := &wordClass{exact: map[string]struct{}{}}
 		if ci < 64 {
 			c.bit = 1 << ci
@@ -335,12 +335,12 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 			if len(e) > 1 {
 				return nil, fmt.Errorf("detect: lexicon class %q: %q is more than one word (list CJK characters one by one)", name, w)
 			}
-			ent := &lx.dict.entries[lx.dict.add(e[0].word, index)]
-			ent.fuzzy = ent.fuzzy || !slipOnly
+			ei := lx.dict.add(e[0].word, index)
+			classWords[c] = append(classWords[c], ei)
 			switch x := e[0]; x.op {
 			case opWord:
 				c.exact[string(x.word)] = struct{}{}
-				ent.classes |= c.bit
+				lx.dict.entries[ei].classes |= c.bit
 			case opPrefix:
 				c.prefixes = append(c.prefixes, x.word)
 			}
@@ -349,6 +349,7 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 	}
 	lx.filler, lx.approval, lx.stop = lx.classes["filler"], lx.classes["approval"], lx.classes["stop"]
 	lx.slipAct, lx.secondPerson = lx.classes["slip_act"], lx.classes["second_person"]
+	inSlip, outside := map[*wordClass]bool{}, map[*wordClass]bool{} // classes %named in slip or go-on phrases, and in others
 	for _, list := range []struct {
 		cat category
 		src []string
@@ -359,15 +360,32 @@ func compileLexicon(l Lexicon, apostrophes bool) (*lexicon, error) {
 			if err != nil {
 				return nil, err
 			}
+			slipOnly := list.cat == catSlip || list.cat == catGoOn
 			for i := range ph.elems {
-				if e := &ph.elems[i]; e.op == opWord || e.op == opPrefix {
+				switch e := &ph.elems[i]; {
+				case e.op == opWord || e.op == opPrefix:
 					e.ent = lx.dict.add(e.word, index)
-					lx.dict.entries[e.ent].fuzzy = lx.dict.entries[e.ent].fuzzy || list.cat != catSlip && list.cat != catGoOn
+					lx.dict.entries[e.ent].fuzzy = lx.dict.entries[e.ent].fuzzy || !slipOnly
+				case e.op == opClass && slipOnly:
+					inSlip[e.cls] = true
+				case e.op == opClass:
+					outside[e.cls] = true
 				}
 			}
 			id := int32(len(lx.phrases))
 			lx.phrases = append(lx.phrases, ph)
 			lx.indexPhrase(id, index)
+		}
+	}
+	// A class's words are typo targets but for the classes only slips read: the ones
+	// onlySlip reads by name, and those no phrase names outside the Slip and GoOn ones.
+	for _, name := range names {
+		c := lx.classes[name]
+		if c == lx.slipAct || c == lx.secondPerson || inSlip[c] && !outside[c] {
+			continue
+		}
+		for _, ei := range classWords[c] {
+			lx.dict.entries[ei].fuzzy = true
 		}
 	}
 	typos := make([]string, 0, len(l.Typos))
