@@ -32,7 +32,7 @@
 //	results.parquet                one row per run or session: outcome, label, predictions, lead time
 //	results.cycles.parquet         one row per run × cycle: every struggle signal, score, reason
 //	results.metrics.parquet        TP/FP/FN/TN, precision, recall, F1, AP, ROC AUC, intervals
-//	results.fixloop.parquet        the inner fix loop simulated on every recorded filter failure
+//	results.fixloop.parquet        the inner fix loop on every recorded filter failure: simulated, or as recorded
 //	results.fixloop_runs.parquet   the same per run: cycles and dollars saved
 //	results.events.parquet         one row per session event: signals, EMAs, breaker state
 //	results.checkpoints.parquet    one row per checkpoint and its summary

@@ -318,3 +318,21 @@ func TestParseByteOrderMark(t *testing.T) {
 		t.Errorf("after the rewrite: %v", err)
 	}
 }
+
+// TestSynthSpecString: a synthetic dataset says what it holds, its re-runs and runs
+// recorded with the fix loop on included.
+func TestSynthSpecString(t *testing.T) {
+	for _, tt := range []struct {
+		spec SynthSpec
+		want string
+	}{
+		{SynthSpec{Runs: 10, Sessions: 5, Vibes: 2, Seed: 7}, "10 runs, 5 sessions and 2 vibes logs (seed 7)"},
+		{SynthSpec{Runs: 10, Seed: 7, RerunEvery: 1, FixLoopEvery: 2}, "10 runs, 0 sessions and 0 vibes logs (seed 7, every run a re-run, every 2nd run recorded with the inner fix loop on)"},
+		{SynthSpec{Runs: 10, Seed: 7, RerunEvery: 11, FixLoopEvery: 23}, "10 runs, 0 sessions and 0 vibes logs (seed 7, every 11th run a re-run, every 23rd run recorded with the inner fix loop on)"},
+		{SynthSpec{Runs: 10, Seed: 7, FixLoopEvery: 112}, "10 runs, 0 sessions and 0 vibes logs (seed 7, every 112th run recorded with the inner fix loop on)"},
+	} {
+		if got := tt.spec.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}

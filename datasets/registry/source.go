@@ -76,7 +76,14 @@ func ParseSynth(s string) (SynthSpec, error) {
 }
 
 func (s SynthSpec) String() string {
-	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs (seed %d)", s.Runs, s.Sessions, s.Vibes, s.Seed)
+	var every string
+	if s.RerunEvery > 0 {
+		every += ", " + everyRun(s.RerunEvery) + " a re-run"
+	}
+	if s.FixLoopEvery > 0 {
+		every += ", " + everyRun(s.FixLoopEvery) + " recorded with the inner fix loop on"
+	}
+	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs (seed %d%s)", s.Runs, s.Sessions, s.Vibes, s.Seed, every)
 }
 
 // Write generates the dataset into dir (which should be empty) and returns its input
@@ -201,4 +208,23 @@ func (r *Registry) Shorten(text, scratch string) string {
 		text = strings.ReplaceAll(text, r.Corpora+string(filepath.Separator), corpusScheme)
 	}
 	return text
+}
+
+// everyRun says every n-th run in words: "every run", "every 2nd run", "every 11th run".
+func everyRun(n int) string {
+	if n == 1 {
+		return "every run"
+	}
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("every %d%s run", n, suffix)
 }

@@ -39,10 +39,12 @@ func TestFixLoopRuns(t *testing.T) {
 		attempts := map[int]int{}
 		results := map[int]trace.FilterFixResult{}
 		calls := map[int]int{}
+		callCost, attemptCost := map[int]float64{}, map[int]float64{}
 		for _, e := range r.Events {
 			switch d := e.Data.(type) {
 			case trace.FilterFixAttempt:
 				attempts[d.Cycle]++
+				attemptCost[d.Cycle] += d.CostUSD
 				if d.Attempt != attempts[d.Cycle] {
 					t.Errorf("%s cycle %d: attempt %d numbered %d", r.Key, d.Cycle, attempts[d.Cycle], d.Attempt)
 				}
@@ -51,6 +53,7 @@ func TestFixLoopRuns(t *testing.T) {
 			case trace.AgentDone:
 				if d.Role == "filter_fix" {
 					calls[d.Cycle]++
+					callCost[d.Cycle] += d.CostUSD
 				}
 			case trace.CycleDone:
 				res, met := results[d.Cycle]
@@ -62,6 +65,14 @@ func TestFixLoopRuns(t *testing.T) {
 				}
 				if calls[d.Cycle] != attempts[d.Cycle] || met && res.Attempts != attempts[d.Cycle] {
 					t.Errorf("%s cycle %d: %d calls, %d attempts, result %+v", r.Key, d.Cycle, calls[d.Cycle], attempts[d.Cycle], res)
+				}
+				// Each attempt is its call; the result and the cycle's end say what they cost.
+				cost := round2(attemptCost[d.Cycle])
+				if round2(callCost[d.Cycle]) != cost || met && res.CostUSD != cost || d.FilterFixCostUSD != cost {
+					t.Errorf("%s cycle %d: calls $%v, attempts $%v, result $%v, cycle_done $%v", r.Key, d.Cycle, callCost[d.Cycle], cost, res.CostUSD, d.FilterFixCostUSD)
+				}
+				if d.FilterCheckName != "" && d.FilterCheckName != "claims" && !met {
+					t.Errorf("%s cycle %d ends failing %s with no fix result", r.Key, d.Cycle, d.FilterCheckName)
 				}
 				switch {
 				case !met:

@@ -1,7 +1,8 @@
 // Package fixsim answers the question the inner filter fix loop exists for: on these
 // recorded runs, how many outer cycles and how many dollars would the loop have saved?
 //
-// For every recorded filter failure (a cycle whose filter chain failed a check) it runs
+// For every recorded filter failure (a cycle whose filter chain failed a check) of a
+// run recorded without the loop it runs
 // the real [fixloop.FixLoop.RunFilterFixLoop] — claims guard, attempt limit, budget
 // check and all — with a simulated coder and a simulated single-check runner, many
 // times (a seeded Monte Carlo), and reports the expected number of fix attempts, the

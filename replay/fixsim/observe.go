@@ -110,23 +110,20 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 	c := &Case{Key: run.Key, TaskID: run.TaskID, Title: run.Title, Outcome: run.Outcome, Cycles: len(run.Cycles),
 		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD,
 		LoopOn: loopOn(run)}
-	var met map[metKey]*metFailure
+	var loop *loopRecord
 	if c.LoopOn {
-		met, probs = metFailures(run)
+		loop = readLoop(run)
 	}
 	fixCost := 0.0
 	for i, cyc := range run.Cycles {
-		var checks []string // the cycle's failed checks: the ones the loop met, in order, then the end's
-		if m := met[metKey{cycle: cyc.Cycle}]; m != nil {
-			checks = slices.Clone(m.checks)
-		}
+		checks := loop.checks(cyc.Cycle) // the cycle's failed checks: the ones the loop met, in order, then the end's
 		if cyc.FilterCheckName != "" && !slices.Contains(checks, cyc.FilterCheckName) {
 			checks = append(checks, cyc.FilterCheckName)
 		}
-		for _, check := range checks {
+		for j, check := range checks {
 			if chainIndex(check) < 0 {
 				probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemInvalid,
-					Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; simulated with its own history",
+					Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; its pass probability from its own history",
 						run.Key, cyc.Cycle, check, strings.Join(chainOrder, ", "))})
 			}
 			f := Failure{Cycle: cyc.Cycle, Check: intern(check), CostAtFail: cyc.TotalCostUSD}
@@ -134,18 +131,22 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 				f.OutputLen = len(cyc.FilterOutput)
 				parsed := checkparse.ParseCheckOutput(filter.CheckResult{Name: f.Check, Output: cyc.FilterOutput})
 				f.Errors, f.Unparsed = len(parsed.Errors), parsed.Unrecognized
-			} else if m := met[metKey{cyc.Cycle, check}]; m != nil {
-				f.OutputLen = m.outputLen // the cycle's end no longer holds the output: the chain's result did
+			} else {
+				f.OutputLen = loop.outputLen(cyc.Cycle, check) // the cycle's end no longer holds the output: the chain's result did
 			}
 			if i+1 < len(run.Cycles) {
 				f.Next = transition(f.Check, run.Cycles[i+1].FilterCheckName)
 			}
-			if c.LoopOn {
-				f.Recorded = met[metKey{cyc.Cycle, check}].recorded(cyc, check)
+			if loop != nil {
+				// The cycle's own counts are the failure's its end names, or else its first's.
+				f.Recorded = loop.recorded(cyc, check, check == cyc.FilterCheckName || cyc.FilterCheckName == "" && j == 0)
 				fixCost += f.Recorded.CostUSD
 			}
 			c.Failures = append(c.Failures, f)
 		}
+	}
+	if loop != nil {
+		probs = append(probs, loop.probs...)
 	}
 	if len(c.Failures) == 0 {
 		return nil, probs
@@ -167,133 +168,6 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 		c.MeanCoderCostUSD, c.CoderCostEstimated = c.MeanCycleCostUSD/2, true
 	}
 	return c, probs
-}
-
-// loopOn reports whether run was recorded with the inner fix loop on.
-func loopOn(run *input.Run) bool {
-	for _, e := range run.Checks {
-		if e.Kind == kindFixAttempt || e.Kind == kindFixResult {
-			return true
-		}
-	}
-	for _, call := range run.Calls {
-		if call.Role == roleFilterFix {
-			return true
-		}
-	}
-	for _, cyc := range run.Cycles {
-		if cyc.FilterFixAttempts > 0 || cyc.FilterFixCostUSD > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// The recorded event kinds and agent role of the inner fix loop (package trace's).
-const (
-	kindFilterResult = "filter_result"
-	kindFixAttempt   = "filter_fix_attempt"
-	kindFixResult    = "filter_fix_result"
-	roleFilterFix    = "filter_fix"
-)
-
-// metKey names a failure the loop met: a check in a cycle. The key with an empty
-// check holds the cycle's list of checks.
-type metKey struct {
-	cycle int
-	check string
-}
-
-// metFailure is what a run's events record of one failure the live loop met.
-type metFailure struct {
-	checks    []string // on a cycle's key: the cycle's failed checks, in the order first recorded
-	outputLen int      // the failed chain result's output length
-
-	attempts, passed int     // filter_fix_attempt events, and those whose re-run passed
-	attemptCost      float64 // their cost
-	result           bool    // a filter_fix_result was recorded
-	resultFixed      bool
-	resultAttempts   int
-	resultCost       float64
-}
-
-// metFailures gathers the failures a run's events record the loop meeting: failed
-// chain results and fix events, by cycle and check. Events of a cycle the run has no
-// end of are reported and not counted.
-func metFailures(run *input.Run) (map[metKey]*metFailure, []input.Problem) {
-	met := map[metKey]*metFailure{}
-	var probs []input.Problem
-	ended := make(map[int]bool, len(run.Cycles))
-	for _, cyc := range run.Cycles {
-		ended[cyc.Cycle] = true
-	}
-	orphans := map[int]int{}
-	for _, e := range run.Checks {
-		if e.Kind == kindFilterResult && e.Passed || e.Check == "" {
-			continue
-		}
-		if !ended[e.Cycle] {
-			orphans[e.Cycle]++
-			continue
-		}
-		k := metKey{e.Cycle, e.Check}
-		m := met[k]
-		if m == nil {
-			m = &metFailure{}
-			met[k] = m
-			ck := metKey{cycle: e.Cycle}
-			if met[ck] == nil {
-				met[ck] = &metFailure{}
-			}
-			met[ck].checks = append(met[ck].checks, e.Check)
-		}
-		switch e.Kind {
-		case kindFilterResult:
-			m.outputLen = max(m.outputLen, e.OutputLen)
-		case kindFixAttempt:
-			m.attempts++
-			if e.Passed {
-				m.passed++
-			}
-			m.attemptCost += e.CostUSD
-		case kindFixResult:
-			m.result, m.resultFixed, m.resultAttempts, m.resultCost = true, e.Passed, e.Attempt, e.CostUSD
-		}
-	}
-	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
-		probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
-			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) of cycle %d, which has no cycle_done; not counted in the fix loop's record",
-				run.Key, orphans[cycle], cycle)})
-	}
-	return met, probs
-}
-
-// recorded is what the loop did on a failure of check in cycle cyc: by its
-// filter_fix_result when there is one, else by its attempts, else by the cycle's end
-// (its filter_fix_attempts and cost, when it still names the check; a check it no
-// longer names was cleared inside the cycle). m may be nil: no event of the failure.
-func (m *metFailure) recorded(cyc input.Cycle, check string) Recorded {
-	var r Recorded
-	switch {
-	case m != nil && m.result:
-		r = Recorded{Attempts: m.resultAttempts, Passed: m.passed, Fixed: m.resultFixed, CostUSD: m.resultCost}
-		if m.attempts == 0 && r.Fixed {
-			r.Passed = 1 // only the verdict: the last attempt's re-run passed
-		}
-	case m != nil && m.attempts > 0:
-		r = Recorded{Attempts: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
-	case check == cyc.FilterCheckName:
-		r = Recorded{Attempts: cyc.FilterFixAttempts, CostUSD: cyc.FilterFixCostUSD}
-	default:
-		r = Recorded{Attempts: cyc.FilterFixAttempts, Fixed: true, CostUSD: cyc.FilterFixCostUSD}
-		if r.Attempts > 0 {
-			r.Passed = 1
-		}
-	}
-	r.Attempts = max(r.Attempts, 0)
-	r.Passed = min(max(r.Passed, 0), r.Attempts)
-	r.CostUSD = max(r.CostUSD, 0)
-	return r
 }
 
 func transition(check, next string) Transition {

@@ -2,7 +2,9 @@ package fixsim
 
 import (
 	"context"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,39 +19,56 @@ func fixEvent(cycle int, kind, check string, passed bool, attempt int, cost floa
 // TestObserveRecordedLoop: a run recorded with the inner fix loop on is observed as the
 // loop met it — every failure its chain met, the ones fixed inside their cycle (which
 // the cycle's end no longer names) included, each with what the loop did — from the
-// fix events, or from the cycle's counts where no event was recorded.
+// fix events, or from the cycle's counts and filter_fix calls where no event was
+// recorded; what does not add up is reported and read as the row says.
 func TestObserveRecordedLoop(t *testing.T) {
 	failed := func(cycle int, check string) input.CheckEvent {
 		e := fixEvent(cycle, kindFilterResult, check, false, 0, 0)
 		e.OutputLen = 40
 		return e
 	}
+	attempts := func(cycle int, check string, cost float64, passed ...bool) []input.CheckEvent {
+		var es []input.CheckEvent
+		for i, p := range passed {
+			es = append(es, fixEvent(cycle, kindFixAttempt, check, p, i+1, cost))
+		}
+		return es
+	}
+	join := func(parts ...[]input.CheckEvent) []input.CheckEvent { return slices.Concat(parts...) }
+	fixCall := func(cycle int, cost float64) input.AgentCall {
+		return input.AgentCall{Cycle: cycle, Role: "filter_fix", CostUSD: cost}
+	}
+	ended := func(check string, cost float64, fixAttempts int, fixCost float64) input.Cycle {
+		c := cyc(check, cost)
+		c.FilterFixAttempts, c.FilterFixCostUSD = fixAttempts, fixCost
+		return c
+	}
+	const out = 23 // len(cyc's output)
 	tests := []struct {
 		name     string
 		cycles   []input.Cycle
 		checks   []input.CheckEvent
-		calls    []string // agent roles beside two coder calls of $2 and $4
+		calls    []input.AgentCall // beside two coder calls of $2 and $4
 		loopOn   bool
-		want     []Failure // Cycle, Check, Recorded, OutputLen compared
+		want     []Failure // Cycle, Check, OutputLen, Next, Recorded compared
 		meanCyc  float64
 		problems []string
 	}{
 		{name: "no sign of the loop: simulated as before",
 			cycles: []input.Cycle{cyc("test", 1), cyc("", 2)},
 			checks: []input.CheckEvent{failed(1, "test")},
-			want:   []Failure{{Cycle: 1, Check: "test", OutputLen: len(cyc("test", 0).FilterOutput)}}, meanCyc: 1},
+			want:   []Failure{{Cycle: 1, Check: "test", OutputLen: out, Next: Cleared}}, meanCyc: 1},
 		{name: "fixed at the second attempt: the cycle's end names no failure",
-			cycles: []input.Cycle{cyc("", 3), cyc("", 4)},
-			checks: []input.CheckEvent{failed(1, "build"), fixEvent(1, kindFixAttempt, "build", false, 1, 0.25),
-				fixEvent(1, kindFixAttempt, "build", true, 2, 0.25), fixEvent(1, kindFixResult, "build", true, 2, 0.5)},
-			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: 40,
+			cycles: []input.Cycle{ended("", 3, 0, 0.5), cyc("", 4)},
+			checks: join([]input.CheckEvent{failed(1, "build")}, attempts(1, "build", 0.25, false, true),
+				[]input.CheckEvent{fixEvent(1, kindFixResult, "build", true, 2, 0.5)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: 40, Next: Cleared,
 				Recorded: Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 0.5}}}, meanCyc: 3.5 / 2},
 		{name: "exhausted: the cycle ends failing the check, the next cycle clears it",
-			cycles: []input.Cycle{{FilterCheckName: "test", FilterOutput: "--- FAIL: TestX\n", TotalCostUSD: 2, FilterFixAttempts: 3, FilterFixCostUSD: 0.75}, cyc("", 4)},
-			checks: []input.CheckEvent{failed(1, "test"), fixEvent(1, kindFixAttempt, "test", false, 1, 0.25),
-				fixEvent(1, kindFixAttempt, "test", false, 2, 0.25), fixEvent(1, kindFixAttempt, "test", false, 3, 0.25),
-				fixEvent(1, kindFixResult, "test", false, 3, 0.75)},
-			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: 16, Next: Cleared,
+			cycles: []input.Cycle{ended("test", 2, 3, 0.75), cyc("", 4)},
+			checks: join([]input.CheckEvent{failed(1, "test")}, attempts(1, "test", 0.25, false, false, false),
+				[]input.CheckEvent{fixEvent(1, kindFixResult, "test", false, 3, 0.75)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: out, Next: Cleared,
 				Recorded: Recorded{Attempts: 3, CostUSD: 0.75}}}, meanCyc: 3.25 / 2},
 		{name: "only the verdict: its attempts and the pass of the last",
 			cycles: []input.Cycle{cyc("", 3)},
@@ -58,42 +77,88 @@ func TestObserveRecordedLoop(t *testing.T) {
 			meanCyc: 2.4},
 		{name: "only the attempts: fixed when one passed",
 			cycles: []input.Cycle{cyc("", 3)},
-			checks: []input.CheckEvent{fixEvent(1, kindFixAttempt, "lint", true, 1, 0.5)},
+			checks: attempts(1, "lint", 0.5, true),
 			loopOn: true, want: []Failure{{Cycle: 1, Check: "lint", Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}}},
 			meanCyc: 2.5},
-		{name: "only the cycle's counts: a failure its end still names was not fixed",
-			cycles: []input.Cycle{{FilterCheckName: "build", FilterOutput: "x.go:1:2: undefined: y\n", TotalCostUSD: 3, FilterFixAttempts: 2, FilterFixCostUSD: 1}, cyc("build", 5)},
+		{name: "only the cycle's counts: a failure its end still names was not fixed; the next cycle's has no counts",
+			cycles: []input.Cycle{ended("build", 3, 2, 1), cyc("build", 5)},
 			loopOn: true, want: []Failure{
-				{Cycle: 1, Check: "build", OutputLen: 23, Next: NotCleared, Recorded: Recorded{Attempts: 2, CostUSD: 1}},
-				{Cycle: 2, Check: "build", OutputLen: 23}}, meanCyc: 2},
-		{name: "a filter_fix call alone says the loop was on; claims are guarded, no attempt",
-			cycles: []input.Cycle{cyc("claims", 2)}, calls: []string{"filter_fix"},
-			loopOn: true, want: []Failure{{Cycle: 1, Check: "claims", OutputLen: 23}}, meanCyc: 2},
-		{name: "a failed chain result the cycle's end no longer names was cleared inside the cycle",
-			cycles: []input.Cycle{{TotalCostUSD: 3, FilterFixAttempts: 1, FilterFixCostUSD: 0.5}},
+				{Cycle: 1, Check: "build", OutputLen: out, Next: NotCleared, Recorded: Recorded{Attempts: 2, CostUSD: 1}},
+				{Cycle: 2, Check: "build", OutputLen: out}}, meanCyc: 2},
+		{name: "only the counts, reset by the fix: the failed chain result no longer named was fixed, in one attempt at least",
+			cycles: []input.Cycle{ended("", 3, 0, 0.5)},
 			checks: []input.CheckEvent{failed(1, "test")},
 			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: 40, Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}}},
 			meanCyc: 2.5},
+		{name: "only the filter_fix calls: their number and cost",
+			cycles: []input.Cycle{cyc("test", 3)}, calls: []input.AgentCall{fixCall(1, 0.4), fixCall(1, 0.4), fixCall(1, 0.4)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: out, Recorded: Recorded{Attempts: 3, CostUSD: 1.2000000000000002}}},
+			meanCyc: 3 - 1.2000000000000002},
+		{name: "claims, guarded: no attempt",
+			cycles: []input.Cycle{cyc("claims", 2)}, calls: []input.AgentCall{fixCall(9, 0)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "claims", OutputLen: out}}, meanCyc: 2},
 		{name: "two checks met in one cycle, in the order recorded; events of a cycle with no end are reported",
-			cycles: []input.Cycle{cyc("test", 4)},
+			cycles: []input.Cycle{ended("test", 4, 3, 2)},
 			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "build", true, 1, 0.5), failed(1, "test"),
 				fixEvent(1, kindFixResult, "test", false, 3, 1.5), fixEvent(2, kindFixAttempt, "vet", true, 1, 0.5)},
 			loopOn: true, want: []Failure{
 				{Cycle: 1, Check: "build", Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true, CostUSD: 0.5}},
-				{Cycle: 1, Check: "test", OutputLen: 23, Recorded: Recorded{Attempts: 3, CostUSD: 1.5}}},
+				{Cycle: 1, Check: "test", OutputLen: out, Recorded: Recorded{Attempts: 3, CostUSD: 1.5}}},
 			meanCyc: 2, problems: []string{"1 filter or fix event(s) of cycle 2, which has no cycle_done"}},
-		{name: "figures out of range are clamped: more passes than attempts, a negative cost",
+		{name: "events name another check than the counts: the counts are not charged to it",
+			cycles: []input.Cycle{ended("test", 3, 3, 0.75)},
+			checks: join(attempts(1, "build", 0.25, false, false, false), []input.CheckEvent{fixEvent(1, kindFixResult, "build", false, 3, 0.75)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", Recorded: Recorded{Attempts: 3, CostUSD: 0.75}}, {Cycle: 1, Check: "test", OutputLen: out}},
+			meanCyc: 2.25, problems: []string{
+				"filter_fix_result says build not fixed, the cycle's end no longer names it failing",
+				"filter_fix_attempts 3, its fix events at test 0"}},
+		{name: "counts carried into the next cycle's claims are not its attempts",
+			cycles: []input.Cycle{ended("build", 2, 3, 0.75), ended("claims", 3, 3, 0.75)},
+			checks: join(attempts(1, "build", 0.25, false, false, false), []input.CheckEvent{fixEvent(1, kindFixResult, "build", false, 3, 0.75)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: out, Next: Cleared, Recorded: Recorded{Attempts: 3, CostUSD: 0.75}},
+				{Cycle: 2, Check: "claims", OutputLen: out}},
+			meanCyc: 2.25 / 2, problems: []string{"cycle 2: filter_fix_attempts 3, its fix events at claims 0"}},
+		{name: "an attempt recorded twice counts once",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: join(attempts(1, "vet", 0.5, false, true), attempts(1, "vet", 0.5, false, true)),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 1}}},
+			meanCyc: 2, problems: []string{"attempt 1 at vet recorded twice", "attempt 2 at vet recorded twice"}},
+		{name: "a verdict past its recorded attempts: fixed at the last, a pass",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: join(attempts(1, "vet", 0.5, false, false), []input.CheckEvent{fixEvent(1, kindFixResult, "vet", true, 3, 1.5)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Attempts: 3, Passed: 1, Fixed: true, CostUSD: 1.5}}},
+			meanCyc: 1.5},
+		{name: "an attempt passed, the verdict says not fixed: the verdict read",
+			cycles: []input.Cycle{ended("vet", 3, 1, 0.5)},
+			checks: join(attempts(1, "vet", 0.5, true), []input.CheckEvent{fixEvent(1, kindFixResult, "vet", false, 1, 0.5)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", OutputLen: out, Recorded: Recorded{Attempts: 1, Passed: 1, CostUSD: 0.5}}},
+			meanCyc: 2.5, problems: []string{"an attempt at vet passed its re-run, its filter_fix_result says not fixed"}},
+		{name: "two verdicts: the last read",
+			cycles: []input.Cycle{cyc("", 3)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "vet", false, 1, 0.5), fixEvent(1, kindFixResult, "vet", true, 2, 1)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 1}}},
+			meanCyc: 2, problems: []string{"more than one filter_fix_result at vet; the last read"}},
+		{name: "fixed with no attempt, a negative cost: one attempt, no cost",
 			cycles: []input.Cycle{cyc("", 3)},
 			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "vet", true, 0, -1)},
-			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Fixed: true}}}, meanCyc: 3},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", Recorded: Recorded{Attempts: 1, Passed: 1, Fixed: true}}}, meanCyc: 3,
+			problems: []string{"filter_fix_result at vet costs -1; read as 0", "vet fixed with no attempt recorded; read as one"}},
+		{name: "attempts past the most a loop makes, costs past a float",
+			cycles: []input.Cycle{cyc("test", 3)},
+			checks: join(attempts(1, "test", math.MaxFloat64, false, false), []input.CheckEvent{fixEvent(1, kindFixResult, "test", false, 2_000_000_000, 1)}),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: out, Recorded: Recorded{Attempts: MaxFilterFixes, CostUSD: 1}}}, meanCyc: 2,
+			problems: []string{"counts 2000000000 attempts, outside 0…100; read as 100"}},
+		{name: "a fix event naming no check is reported",
+			cycles: []input.Cycle{cyc("test", 3)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "", true, 1, 1)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: out}}, meanCyc: 3,
+			problems: []string{"a filter_fix_result of cycle 1 names no check"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := mkRun("r", input.OutcomeApproved, tt.cycles...)
 			run.Checks = tt.checks
-			for _, role := range tt.calls {
-				run.Calls = append(run.Calls, input.AgentCall{Role: role, CostUSD: 9})
-			}
+			run.Calls = append(run.Calls, tt.calls...)
 			c, probs := Observe(run)
 			if c == nil {
 				t.Fatal("no case")
@@ -105,15 +170,10 @@ func TestObserveRecordedLoop(t *testing.T) {
 			for _, f := range c.Failures {
 				got = append(got, Failure{Cycle: f.Cycle, Check: f.Check, OutputLen: f.OutputLen, Next: f.Next, Recorded: f.Recorded})
 			}
-			for i := range tt.want {
-				if i < len(got) && tt.want[i].Next == NoNextCycle && i+1 < len(run.Cycles) {
-					tt.want[i].Next = got[i].Next // compared only where the row says
-				}
-			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("failures\n got %+v\nwant %+v", got, tt.want)
 			}
-			if c.MeanCycleCostUSD != tt.meanCyc {
+			if math.Abs(c.MeanCycleCostUSD-tt.meanCyc) > 1e-12 {
 				t.Errorf("mean cycle cost %v, want %v (the run's total less the loop's attempts, over its cycles)", c.MeanCycleCostUSD, tt.meanCyc)
 			}
 			if c.MeanCoderCostUSD != 3 {

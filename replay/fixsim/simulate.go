@@ -288,11 +288,7 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 	}
 	budgetStops := make([]int, n)
 	skipped := make([]string, n)
-	run := RunResult{Case: c}
-	perDraw := make([]float64, 4*cfg.Draws)
-	for i := range run.perDraw {
-		run.perDraw[i] = perDraw[i*cfg.Draws : (i+1)*cfg.Draws : (i+1)*cfg.Draws]
-	}
+	run := RunResult{Case: c, perDraw: p.newPerDraw()}
 	withinKnown := c.Outcome == input.OutcomeApproved || c.Outcome == input.OutcomeMaxCycles
 	trials := float64(cfg.TrialsPerDraw)
 	for d := 0; d < cfg.Draws; d++ {
@@ -374,11 +370,7 @@ func (p *Plan) recorded(c *Case) RunResult {
 		cost += f.Recorded.CostUSD
 		delta += d
 	}
-	run := RunResult{Case: c, CyclesSaved: exact(saved), FixCostUSD: exact(cost), CostDeltaUSD: exact(delta)}
-	perDraw := make([]float64, 4*p.cfg.Draws)
-	for i := range run.perDraw {
-		run.perDraw[i] = perDraw[i*p.cfg.Draws : (i+1)*p.cfg.Draws : (i+1)*p.cfg.Draws]
-	}
+	run := RunResult{Case: c, CyclesSaved: exact(saved), FixCostUSD: exact(cost), CostDeltaUSD: exact(delta), perDraw: p.newPerDraw()}
 	within := b2f(c.Outcome == input.OutcomeApproved)
 	for d := range p.cfg.Draws {
 		run.perDraw[0][d], run.perDraw[1][d], run.perDraw[2][d], run.perDraw[3][d] = saved, cost, delta, within
@@ -388,6 +380,16 @@ func (p *Plan) recorded(c *Case) RunResult {
 		run.PWithinLimit = &e
 	}
 	return run
+}
+
+// newPerDraw returns a run's four per-draw sums, zero, in one allocation.
+func (p *Plan) newPerDraw() (out [4][]float64) {
+	d := p.cfg.Draws
+	all := make([]float64, 4*d)
+	for i := range out {
+		out[i] = all[i*d : (i+1)*d : (i+1)*d]
+	}
+	return out
 }
 
 // recordedFailures are the failure results of a run recorded with the loop on.
