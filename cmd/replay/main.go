@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	fs.StringVar(&prof.mem, "memprofile", "", "write a memory profile to this file at the end: what was allocated (alloc_space) and what is still held (inuse_space)")
 	fs.StringVar(&prof.trace, "trace", "", "write an execution trace of the replay to this file (go tool trace reads it: which goroutine ran, waited or blocked, when)")
-	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
+	fs.StringVar(&s.Fix.PassProb, "fix-pass-prob", s.Fix.PassProb, `fix-loop simulation: pass probability of one fix attempt: "history" (estimated per check from the replayed runs: their recorded fix attempts where they have any, else their outer cycles), a number for every check, or per check as build=0.8,test=0.5 (others from history)`)
 	fs.Float64Var(&s.Fix.CostFraction, "fix-cost-fraction", s.Fix.CostFraction, "fix-loop simulation: cost of a fix attempt as a fraction of the run's mean coder call (> 0; at most the loop's per-call budget)")
 	fs.IntVar(&s.Fix.Draws, "fix-draws", s.Fix.Draws, "fix-loop simulation: draws of each check's pass probability (for intervals; ≥ 1)")
 	fs.IntVar(&s.Fix.Trials, "fix-trials", s.Fix.Trials, "fix-loop simulation: trials per failure and draw (≥ 1)")
