@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -315,6 +316,21 @@ func TestCorpus(t *testing.T) {
 	}
 	if queued != 15 || queuedIn != 9 {
 		t.Errorf("%d queued human messages in %d sessions, the README says 15 in 9", queued, queuedIn)
+	}
+	// The README's figures of the same: sessions whose human count is the labeller's,
+	// and the others (labelsHumanDiffers, each checked above).
+	root, err := corpus.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the %d main sessions of `../shared/corpora/claude-code` the number of human messages, less the queued ones the rubric does not count (%d in %d sessions), equals the labeller's `human_msgs` for %d; the other %d are",
+		len(seen), queued, queuedIn, len(seen)-len(labelsHumanDiffers), len(labelsHumanDiffers))
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), want) {
+		t.Errorf("the README does not say: %s", want)
 	}
 	if proved != 68 {
 		t.Errorf("the first 64 KiB prove the key of %d of %d sessions, want 68", proved, len(seen))
