@@ -3,6 +3,8 @@ package jsonl
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -516,4 +518,69 @@ func hex4(b []byte) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// NearMiss returns the name key is likely a misspelling of, when key is none of the
+// names even ignoring case: one edit away — a byte left out, added, changed, or two
+// swapped; two for keys of eight bytes or more — or cut short before a name's last
+// "_word" ("filter_check" for "filter_check_name", "total_cost" for
+// "total_cost_usd"). Keys of fewer than four bytes are no near misses; of several
+// names, the closest, then the first in order, is returned.
+func (f Fields) NearMiss(key []byte) (string, bool) {
+	if len(key) < 4 || len(key) > 64 || f.Folds(key) || f[string(key)] {
+		return "", false
+	}
+	k := strings.ToLower(string(key))
+	allowed := 1
+	if len(k) >= 8 {
+		allowed = 2
+	}
+	best, bestD := "", allowed+1
+	for _, name := range slices.Sorted(maps.Keys(f)) {
+		d := editDistance(k, name, allowed)
+		if strings.HasPrefix(name, k) && name[len(k)] == '_' && !strings.Contains(name[len(k)+1:], "_") {
+			d = min(d, allowed)
+		}
+		if d < bestD {
+			best, bestD = name, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the optimal string alignment distance between a and b (insertions,
+// deletions, substitutions and transpositions of neighbours), or limit+1 when it is
+// more than limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	if len(b) > 64 {
+		return limit + 1 // no name is as long: NearMiss's keys are at most 64 bytes
+	}
+	var rows [3][65]int
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return min(prev[len(b)], limit+1)
 }

@@ -123,3 +123,39 @@ func TestScannerNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestNearMiss: a key one or two edits from a name, or cut short before its last
+// "_word", is a near miss of it; a name, its case folded, a short key or a field of
+// another meaning is not.
+func TestNearMiss(t *testing.T) {
+	f := NewFields("cycle", "total_cost_usd", "filter_check_name", "approved", "findings", "filter_output", "cost_usd", "lint_fix_calls")
+	for _, tt := range []struct {
+		key, want string
+	}{
+		{"aproved", "approved"},
+		{"approvde", "approved"},
+		{"Aproved", "approved"},
+		{"filter_check", "filter_check_name"},
+		{"filter_chek_name", "filter_check_name"},
+		{"total_cost", "total_cost_usd"},
+		{"total_costs_usd", "total_cost_usd"},
+		{"cost", "cost_usd"},
+		{"cylce", "cycle"},
+		{"findigns", "findings"},
+		{"approved", ""},       // a name
+		{"APPROVED", ""},       // a name, its case folded
+		{"cyc", ""},            // too short
+		{"all_findings", ""},   // quasar's accumulated findings: another field
+		{"filter_history", ""}, // another field
+		{"coder_output", ""},   // another field
+		{"lint_fix", "lint_fix_calls"},
+		{"lint", ""},         // cut short of more than one word
+		{"task_bead_id", ""}, // another field
+		{"filter_check_names", "filter_check_name"},
+	} {
+		got, ok := f.NearMiss([]byte(tt.key))
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("NearMiss(%q) = %q, %v; want %q", tt.key, got, ok, tt.want)
+		}
+	}
+}

@@ -103,6 +103,17 @@ func str(s *jsonl.Scanner, dst *string, cache *string) bool {
 	return true
 }
 
+// unknown reports whether a key of a payload that is none of keys can be skipped by the
+// fast decoder: not one of them ignoring case (encoding/json would take it) and no
+// near miss of one (the decoder reports it, on the slow path).
+func unknown(keys jsonl.Fields, key []byte) bool {
+	if keys.Folds(key) {
+		return false
+	}
+	_, near := keys.NearMiss(key)
+	return !near
+}
+
 // once marks bit in seen and reports whether it was not marked yet.
 func once(seen *uint32, bit uint32) bool {
 	if *seen&bit != 0 {
@@ -159,7 +170,7 @@ func (p *TaskStart) decode(s *jsonl.Scanner) bool {
 		case "max_budget_usd":
 			return once(&seen, 8) && s.Float64(&p.MaxBudgetUSD)
 		}
-		return !taskStartKeys.Folds(key) && s.Skip()
+		return unknown(taskStartKeys, key) && s.Skip()
 	})
 }
 
@@ -178,7 +189,7 @@ func (p *AgentDone) decode(s *jsonl.Scanner) bool {
 		case "tokens":
 			return once(&seen, 16) && s.Int64(&p.Tokens)
 		}
-		return !agentDoneKeys.Folds(key) && s.Skip()
+		return unknown(agentDoneKeys, key) && s.Skip()
 	})
 }
 
@@ -197,7 +208,7 @@ func (p *FilterResult) decode(s *jsonl.Scanner) bool {
 		case "elapsed_ms":
 			return once(&seen, 16) && s.Int64(&p.ElapsedMS)
 		}
-		return !filterKeys.Folds(key) && s.Skip()
+		return unknown(filterKeys, key) && s.Skip()
 	})
 }
 
@@ -216,7 +227,7 @@ func (p *FilterFixAttempt) decode(s *jsonl.Scanner) bool {
 		case "passed":
 			return once(&seen, 16) && s.Bool(&p.Passed)
 		}
-		return !fixAttKeys.Folds(key) && s.Skip()
+		return unknown(fixAttKeys, key) && s.Skip()
 	})
 }
 
@@ -235,7 +246,7 @@ func (p *FilterFixResult) decode(s *jsonl.Scanner) bool {
 		case "cost_usd":
 			return once(&seen, 16) && s.Float64(&p.CostUSD)
 		}
-		return !fixResKeys.Folds(key) && s.Skip()
+		return unknown(fixResKeys, key) && s.Skip()
 	})
 }
 
@@ -266,7 +277,7 @@ func (p *CycleDone) decode(s *jsonl.Scanner) bool {
 		case "filter_fix_cost_usd":
 			return once(&seen, 1024) && s.Float64(&p.FilterFixCostUSD)
 		}
-		return !cycleDoneKeys.Folds(key) && s.Skip()
+		return unknown(cycleDoneKeys, key) && s.Skip()
 	})
 }
 

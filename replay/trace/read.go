@@ -423,9 +423,51 @@ func decode[T payload](data json.RawMessage, valid bool, v *T) (msg string, bad 
 	case err != nil:
 		return "payload: " + err.Error() + "; skipped", nil, false
 	case len(bad) > 0:
-		return "payload: " + jsonl.Describe(bad) + "; read without it", bad, true
+		msg = "payload: " + jsonl.Describe(bad) + "; read without it"
 	}
-	return "", nil, true
+	if near := nearMisses(data, payloadKeys(v)); near != "" {
+		msg = strings.Join(slices.DeleteFunc([]string{msg, "payload: " + near}, func(s string) bool { return s == "" }), "; ")
+	}
+	return msg, bad, true
+}
+
+// payloadKeys are the fields of a payload type.
+func payloadKeys(v any) jsonl.Fields {
+	switch v.(type) {
+	case *TaskStart:
+		return taskStartKeys
+	case *AgentDone:
+		return agentDoneKeys
+	case *FilterResult:
+		return filterKeys
+	case *FilterFixAttempt:
+		return fixAttKeys
+	case *FilterFixResult:
+		return fixResKeys
+	case *CycleDone:
+		return cycleDoneKeys
+	case *TaskState:
+		return taskStateKeys
+	}
+	return nil
+}
+
+// nearMisses describes the keys of a payload object that are near misses of its
+// fields — misspelt, read as absent: 'field "aproved" is not the format's (did you
+// mean "approved"?); ignored' — or is "".
+func nearMisses(data []byte, keys jsonl.Fields) string {
+	var out []string
+	s := jsonl.NewScanner(data)
+	s.Object(true, func(key []byte) bool {
+		if name, ok := keys.NearMiss(key); ok {
+			out = append(out, fmt.Sprintf("field %q is not the format's (did you mean %q?)", key, name))
+		}
+		return s.Skip()
+	})
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, ", ") + "; ignored"
 }
 
 // placeTimes finds the clock faults among the run's event times, reports them, places

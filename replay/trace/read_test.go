@@ -279,6 +279,14 @@ func TestReadLosesTheFieldNotTheRun(t *testing.T) {
 				ev(at(2), "cycle_done", "", "q", `{"cycle":"2","total_cost_usd":2}`) +
 				ev(at(3), "cycle_done", "", "q", cyc(3, 3, "", false)),
 			[]string{"1:1", "2:2", "3:3"}, []string{"2:invalid_record cycle taken as 2"}},
+		{"misspelt fields are named, and read as absent",
+			ev(at(1), "cycle_done", "", "q", `{"cycle":1,"total_cost":1.5,"filter_check":"build","aproved":true,"coder_output":"ok","findings":[]}`) +
+				ev(at(2), "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":1,"tokns":5}`) +
+				ev(at(3), "cycle_done", "", "q", `{"cycle":2,"total_cost_usd":2,"total_cost":1,"findings":[]}`),
+			[]string{"1:0", "2:2"}, []string{
+				`1:invalid_record payload: field "total_cost" is not the format's (did you mean "total_cost_usd"?), field "filter_check" is not the format's (did you mean "filter_check_name"?), field "aproved" is not the format's (did you mean "approved"?); ignored`,
+				`2:invalid_record payload: field "tokns" is not the format's (did you mean "tokens"?); ignored`,
+				`3:invalid_record payload: field "total_cost" is not the format's (did you mean "total_cost_usd"?); ignored`}},
 		{"two events on one line",
 			strings.TrimSuffix(ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)), "\n") + ev(at(2), "cycle_done", "", "q", cyc(2, 2, "", false)),
 			[]string{"1:1", "2:2"}, []string{"1:malformed_line 2 records on one line"}},
