@@ -13,7 +13,7 @@ import (
 type FixFailureRow struct {
 	RunKey         string  `parquet:"run_key"`
 	Cycle          int32   `parquet:"cycle"`
-	Check          string  `parquet:"check"`
+	Check          string  `parquet:"filter_check_name"`
 	OutputBytes    int32   `parquet:"output_bytes"`
 	ParsedErrors   int32   `parquet:"parsed_errors"`
 	UnparsedLines  int32   `parquet:"unparsed_lines"`
@@ -126,7 +126,7 @@ type FixCaseRow struct {
 	MeanCycleUSD       float64 `parquet:"mean_cycle_cost_usd"`
 
 	Cycle         int32   `parquet:"cycle"`
-	Check         string  `parquet:"check"`
+	Check         string  `parquet:"filter_check_name"`
 	OutputBytes   int32   `parquet:"output_bytes"`
 	ParsedErrors  int32   `parquet:"parsed_errors"`
 	UnparsedLines int32   `parquet:"unparsed_lines"`
