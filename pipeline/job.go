@@ -296,7 +296,7 @@ func simulateFixLoop(ctx context.Context, cases caseSource, cfg fixsim.Config, g
 	runs *reports.Table[reports.FixRunRow], failures *reports.Table[reports.FixFailureRow]) (*fixsim.Totals, error) {
 	plan := fixsim.NewPlan(cfg, cases.history.Rates(given))
 	if cases.history.Checkable() {
-		plan = plan.WithOuterCheck(cases.history.OuterRates(given))
+		plan = plan.WithOuterCheck(cases.history.OuterRates(nil)) // the outer cycles' p, whatever p is given
 	}
 	return plan.SimulateSeq(ctx, cases.cases, workers, func(run fixsim.RunResult, fails []fixsim.FailureResult) error {
 		runRow, failureRows := reports.FixRows(run, fails)

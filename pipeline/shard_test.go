@@ -151,7 +151,7 @@ func TestShardsGiveTheSingleReplaysMetrics(t *testing.T) {
 				// Runs recorded with the inner fix loop on and runs simulated are merged alike.
 				if f := whole.FixTotals; f == nil || f.RecordedFailures == 0 || f.RecordedFailures == f.Failures {
 					t.Errorf("fix-loop totals %+v: want recorded and simulated failures both", f)
-				} else if _, _, _, ok := f.OuterCheck(); !ok {
+				} else if _, _, _, _, ok := f.OuterCheck(); !ok {
 					t.Errorf("no outer check of the simulation on the loops that ran")
 				}
 			}

@@ -312,9 +312,11 @@ func appendCase(b []byte, c *fixsim.Case) []byte {
 		flt(f.CostAtFail)
 		num(int(f.Next))
 		num(f.Recorded.Attempts)
+		num(f.Recorded.Reruns)
 		num(f.Recorded.Passed)
 		b = append(b, b2u(f.Recorded.Fixed))
 		flt(f.Recorded.CostUSD)
+		b = append(b, b2u(f.Recorded.BudgetStop))
 	}
 	return b
 }
@@ -375,7 +377,7 @@ func readCase(r *bufio.Reader) (*fixsim.Case, error) {
 	for k := range c.Failures {
 		c.Failures[k] = fixsim.Failure{Cycle: num(), Check: str(), OutputLen: num(), Errors: num(), Unparsed: num(), CostAtFail: flt(),
 			Next: fixsim.Transition(num())}
-		c.Failures[k].Recorded = fixsim.Recorded{Attempts: num(), Passed: num(), Fixed: flag(), CostUSD: flt()}
+		c.Failures[k].Recorded = fixsim.Recorded{Attempts: num(), Reruns: num(), Passed: num(), Fixed: flag(), CostUSD: flt(), BudgetStop: flag()}
 	}
 	if err != nil {
 		return nil, unexpectedEOF(err)

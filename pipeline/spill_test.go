@@ -187,7 +187,7 @@ func TestCaseEncoding(t *testing.T) {
 		{Key: "", Failures: []fixsim.Failure{}},
 		{Key: strings.Repeat("k", 300), Outcome: input.OutcomeApproved, Cycles: -2, Failures: []fixsim.Failure{{Check: "test", Next: fixsim.NoNextCycle}}},
 		{Key: "loop-on", Outcome: input.OutcomeApproved, Cycles: 2, LoopOn: true, Failures: []fixsim.Failure{
-			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 3, Passed: 1, Fixed: true, CostUSD: 0.75}},
+			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 3, Reruns: 2, Passed: 1, Fixed: true, CostUSD: 0.75, BudgetStop: true}},
 			{Cycle: 2, Check: "claims", Recorded: fixsim.Recorded{CostUSD: math.Copysign(0, -1)}}}},
 	}
 	var b []byte

@@ -42,6 +42,12 @@ type FixFailureRow struct {
 	// Recorded: the run was recorded with the loop on, and the figures are what its loop
 	// did (the intervals are the figures themselves), not a simulation.
 	Recorded bool `parquet:"recorded"`
+	// OuterPFixed: on a recorded row at a check an outer cycle reached, where the replay
+	// checks the simulation on the loops that ran, the probability the simulation with
+	// the outer cycles' pass probability fixes the failure; null otherwise.
+	OuterPFixed     *float64 `parquet:"outer_p_fixed,optional"`
+	OuterPFixedLow  *float64 `parquet:"outer_p_fixed_low,optional"`
+	OuterPFixedHigh *float64 `parquet:"outer_p_fixed_high,optional"`
 }
 
 // FixRunRow is one row of the fix-loop run table (results.fixloop_runs.parquet): the
@@ -66,6 +72,12 @@ type FixRunRow struct {
 	PWithinLow      *float64 `parquet:"p_within_limit_low,optional"`
 	PWithinHigh     *float64 `parquet:"p_within_limit_high,optional"`
 	Recorded        bool     `parquet:"recorded"` // recorded with the loop on: its figures are the loop's, not simulated
+	// OuterCyclesSaved: on a recorded run, where the replay checks the simulation on the
+	// loops that ran, the failures (at checks an outer cycle reached) the simulation
+	// with the outer cycles' pass probability fixes; null otherwise.
+	OuterCyclesSaved     *float64 `parquet:"outer_cycles_saved,optional"`
+	OuterCyclesSavedLow  *float64 `parquet:"outer_cycles_saved_low,optional"`
+	OuterCyclesSavedHigh *float64 `parquet:"outer_cycles_saved_high,optional"`
 }
 
 var transitionNames = map[fixsim.Transition]string{fixsim.NoNextCycle: "none", fixsim.Cleared: "cleared",
@@ -86,6 +98,9 @@ func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, 
 	if w := run.PWithinLimit; w != nil {
 		rr.PWithinLimit, rr.PWithinLow, rr.PWithinHigh = ptr(w.Mean), ptr(w.Low), ptr(w.High)
 	}
+	if o := run.OuterCyclesSaved; o != nil {
+		rr.OuterCyclesSaved, rr.OuterCyclesSavedLow, rr.OuterCyclesSavedHigh = ptr(o.Mean), ptr(o.Low), ptr(o.High)
+	}
 	rows := make([]FixFailureRow, len(failures))
 	for i, f := range failures {
 		fl := f.Failure
@@ -99,6 +114,9 @@ func FixRows(run fixsim.RunResult, failures []fixsim.FailureResult) (FixRunRow, 
 			PBudgetStop: f.PBudgetStop, CoderCostSource: src, Recorded: c.LoopOn}
 		if f.Skipped != "" {
 			rows[i].Skipped = ptr(f.Skipped)
+		}
+		if o := f.Outer; o != nil {
+			rows[i].OuterPFixed, rows[i].OuterPFixedLow, rows[i].OuterPFixedHigh = ptr(o.Mean), ptr(o.Low), ptr(o.High)
 		}
 	}
 	return rr, rows
@@ -135,11 +153,13 @@ type FixCaseRow struct {
 
 	// Recorded: the run was recorded with the inner fix loop on, and the recorded_*
 	// columns are what the loop did on the failure (all zero otherwise).
-	Recorded               bool    `parquet:"recorded"`
-	RecordedAttempts       int32   `parquet:"recorded_attempts"`
-	RecordedAttemptsPassed int32   `parquet:"recorded_attempts_passed"`
-	RecordedFixed          bool    `parquet:"recorded_fixed"`
-	RecordedFixCostUSD     float64 `parquet:"recorded_fix_cost_usd"`
+	Recorded           bool    `parquet:"recorded"`
+	RecordedAttempts   int32   `parquet:"recorded_attempts"`
+	RecordedReruns     int32   `parquet:"recorded_reruns"`
+	RecordedPassed     int32   `parquet:"recorded_reruns_passed"`
+	RecordedFixed      bool    `parquet:"recorded_fixed"`
+	RecordedFixCostUSD float64 `parquet:"recorded_fix_cost_usd"`
+	RecordedBudgetStop bool    `parquet:"recorded_budget_stop"`
 }
 
 // FixCaseRows converts a run's recorded failures into rows, one per failure; file is
@@ -152,8 +172,9 @@ func FixCaseRows(c *fixsim.Case, file string) []FixCaseRow {
 			CoderCostEstimated: c.CoderCostEstimated, MeanCycleUSD: c.MeanCycleCostUSD,
 			Cycle: int32(f.Cycle), Check: f.Check, OutputBytes: int32(f.OutputLen), ParsedErrors: int32(f.Errors),
 			UnparsedLines: int32(f.Unparsed), CostAtFailure: f.CostAtFail, NextCycle: transitionNames[f.Next],
-			Recorded: c.LoopOn, RecordedAttempts: int32(f.Recorded.Attempts), RecordedAttemptsPassed: int32(f.Recorded.Passed),
-			RecordedFixed: f.Recorded.Fixed, RecordedFixCostUSD: f.Recorded.CostUSD}
+			Recorded: c.LoopOn, RecordedAttempts: int32(f.Recorded.Attempts), RecordedReruns: int32(f.Recorded.Reruns),
+			RecordedPassed: int32(f.Recorded.Passed), RecordedFixed: f.Recorded.Fixed, RecordedFixCostUSD: f.Recorded.CostUSD,
+			RecordedBudgetStop: f.Recorded.BudgetStop}
 	}
 	return rows
 }
@@ -177,13 +198,14 @@ func FixCases(rows []FixCaseRow) ([]*fixsim.Case, error) {
 		if r.Recorded != c.LoopOn {
 			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: recorded is %v where the run's first failure has %v", r.RunKey, r.Cycle, r.Recorded, c.LoopOn)
 		}
-		if r.RecordedAttempts < 0 || r.RecordedAttemptsPassed < 0 || r.RecordedAttemptsPassed > r.RecordedAttempts {
-			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: %d recorded attempts, %d passed", r.RunKey, r.Cycle, r.RecordedAttempts, r.RecordedAttemptsPassed)
+		if !(0 <= r.RecordedPassed && r.RecordedPassed <= r.RecordedReruns && r.RecordedReruns <= r.RecordedAttempts) {
+			return nil, fmt.Errorf("fix-loop case of run %s, cycle %d: %d recorded attempts, %d re-runs, %d passed", r.RunKey, r.Cycle,
+				r.RecordedAttempts, r.RecordedReruns, r.RecordedPassed)
 		}
 		c.Failures = append(c.Failures, fixsim.Failure{Cycle: int(r.Cycle), Check: r.Check, OutputLen: int(r.OutputBytes),
 			Errors: int(r.ParsedErrors), Unparsed: int(r.UnparsedLines), CostAtFail: r.CostAtFailure, Next: next,
-			Recorded: fixsim.Recorded{Attempts: int(r.RecordedAttempts), Passed: int(r.RecordedAttemptsPassed), Fixed: r.RecordedFixed,
-				CostUSD: r.RecordedFixCostUSD}})
+			Recorded: fixsim.Recorded{Attempts: int(r.RecordedAttempts), Reruns: int(r.RecordedReruns), Passed: int(r.RecordedPassed),
+				Fixed: r.RecordedFixed, CostUSD: r.RecordedFixCostUSD, BudgetStop: r.RecordedBudgetStop}})
 	}
 	return cases, nil
 }

@@ -127,8 +127,8 @@ func TestFixCasesRoundTrip(t *testing.T) {
 		{Key: "r2", Outcome: input.OutcomeApproved, Cycles: 2, CoderCostEstimated: true, Failures: []fixsim.Failure{
 			{Cycle: 1, Check: "lint", Next: fixsim.Unknown}}},
 		{Key: "r3", Outcome: input.OutcomeMaxCycles, Cycles: 2, LoopOn: true, Failures: []fixsim.Failure{
-			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 2, Passed: 1, Fixed: true, CostUSD: 0.5}},
-			{Cycle: 2, Check: "test", Recorded: fixsim.Recorded{Attempts: 3, CostUSD: 1.25}}}},
+			{Cycle: 1, Check: "build", Next: fixsim.Cleared, Recorded: fixsim.Recorded{Attempts: 2, Reruns: 2, Passed: 1, Fixed: true, CostUSD: 0.5}},
+			{Cycle: 2, Check: "test", Recorded: fixsim.Recorded{Attempts: 3, Reruns: 2, CostUSD: 1.25, BudgetStop: true}}}},
 	}
 	var rows []FixCaseRow
 	for _, c := range cases {
@@ -150,8 +150,9 @@ func TestFixCasesRoundTrip(t *testing.T) {
 		want string
 	}{
 		{"a run's rows disagree on recorded", func(r []FixCaseRow) { r[5].Recorded = false }, "recorded is false where the run's first failure has true"},
-		{"more passes than attempts", func(r []FixCaseRow) { r[4].RecordedAttemptsPassed = 3 }, "2 recorded attempts, 3 passed"},
-		{"negative attempts", func(r []FixCaseRow) { r[5].RecordedAttempts = -1 }, "-1 recorded attempts"},
+		{"more passes than re-runs", func(r []FixCaseRow) { r[4].RecordedPassed = 3 }, "2 recorded attempts, 2 re-runs, 3 passed"},
+		{"more re-runs than attempts", func(r []FixCaseRow) { r[5].RecordedReruns = 4 }, "3 recorded attempts, 4 re-runs, 0 passed"},
+		{"negative passes", func(r []FixCaseRow) { r[5].RecordedPassed = -1 }, "3 recorded attempts, 2 re-runs, -1 passed"},
 	} {
 		bad := slices.Clone(rows)
 		tt.edit(bad)

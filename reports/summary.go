@@ -216,24 +216,38 @@ func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
 	saved, spent, delta := t.CyclesSaved(), t.FixCostUSD(), t.CostDeltaUSD()
 	switch {
 	case t.RecordedFailures == 0:
-		fmt.Fprintf(w, "fixloop (simulated): %d filter failures in %d runs", t.Failures, t.Runs)
+		fmt.Fprintf(w, "fixloop (simulated): %s in %s", count(t.Failures, "filter failure"), count(t.Runs, "run"))
 	case t.RecordedFailures == t.Failures:
-		fmt.Fprintf(w, "fixloop (recorded with the loop on, not simulated): %d filter failures in %d runs", t.Failures, t.Runs)
+		fmt.Fprintf(w, "fixloop (recorded with the loop on, not simulated): %s in %s", count(t.Failures, "filter failure"), count(t.Runs, "run"))
 	default:
-		fmt.Fprintf(w, "fixloop: %d filter failures in %d runs, %d of them in %d runs recorded with the loop on (what it did), %d simulated",
-			t.Failures, t.Runs, t.RecordedFailures, t.RecordedRuns, t.Failures-t.RecordedFailures)
+		fmt.Fprintf(w, "fixloop: %s in %s, %d of them in %s recorded with the loop on (what it did), %d simulated",
+			count(t.Failures, "filter failure"), count(t.Runs, "run"), t.RecordedFailures, count(t.RecordedRuns, "run"), t.Failures-t.RecordedFailures)
 	}
 	fmt.Fprintf(w, ": %.1f [%.1f, %.1f] outer cycles saved, net cost %s [%s, %s] after $%.2f of fix attempts",
 		saved.Mean, saved.Low, saved.High, usd(delta.Mean), usd(delta.Low), usd(delta.High), spent.Mean)
 	if t.LimitRuns > 0 {
 		fin := t.LimitRunsFinishing()
-		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %d runs stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, t.LimitRuns)
+		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %s stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, count(t.LimitRuns, "run"))
 	}
-	if n, fixed, pred, ok := t.OuterCheck(); ok {
-		fmt.Fprintf(w, "; checked on the loops that ran: of %d failures they met they fixed %d, the simulation with the outer cycles' pass probability predicts %.1f [%.1f, %.1f]",
-			n, fixed, pred.Mean, pred.Low, pred.High)
+	if n, fixed, unchecked, pred, ok := t.OuterCheck(); ok {
+		fmt.Fprintf(w, "; checked on the loops that ran: of %s they met they fixed %d, the simulation with the outer cycles' pass probability predicts %.1f [%.1f, %.1f]",
+			count(n, "failure"), fixed, pred.Mean, pred.Low, pred.High)
+		if unchecked > 0 {
+			fmt.Fprintf(w, " (%d more at checks no outer cycle reached, not checked)", unchecked)
+		}
+	}
+	if recorded, simulated := t.AttemptLimits(); recorded > simulated {
+		fmt.Fprintf(w, "; the loops that ran made up to %d attempts at a failure, the simulation %d (--max-filter-fixes)", recorded, simulated)
 	}
 	fmt.Fprintln(w)
+}
+
+// count is n and a noun, the noun in the plural but for one: "1 run", "2 runs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func usd(v float64) string {

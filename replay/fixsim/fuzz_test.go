@@ -11,8 +11,8 @@ import (
 
 // FuzzObserve reads any trace, observes its runs and simulates them: nothing panics,
 // and what a run's record of its loop gives is in range — attempts within 0…100,
-// passes within the attempts, a fix with one attempt and one pass at least, costs
-// finite and not negative, nothing recorded of a run without the loop.
+// passes within the re-runs within the attempts, a fix one attempt at least, costs
+// within 0…maxCostUSD — and every figure of a run, a failure and the totals is finite.
 func FuzzObserve(f *testing.F) {
 	line := func(kind, data string) string {
 		return `{"ts":"2026-03-01T10:00:00Z","kind":"` + kind + `","epoch":"e","task":"t","data":` + data + "}\n"
@@ -40,11 +40,8 @@ func FuzzObserve(f *testing.F) {
 			}
 			for _, fl := range c.Failures {
 				rec := fl.Recorded
-				if !c.LoopOn && rec != (Recorded{}) {
-					t.Fatalf("run %s without the loop records %+v", c.Key, rec)
-				}
-				if rec.Attempts < 0 || rec.Attempts > MaxFilterFixes || rec.Passed < 0 || rec.Passed > rec.Attempts ||
-					rec.Fixed && rec.Passed < 1 || !(rec.CostUSD >= 0) || math.IsInf(rec.CostUSD, 0) {
+				if rec.Attempts < 0 || rec.Attempts > MaxFilterFixes || rec.Passed < 0 || rec.Passed > rec.Reruns || rec.Reruns > rec.Attempts ||
+					rec.Fixed && rec.Attempts < 1 || !(rec.CostUSD >= 0 && rec.CostUSD <= maxCostUSD) {
 					t.Fatalf("run %s, cycle %d, %s: recorded %+v", c.Key, fl.Cycle, fl.Check, rec)
 				}
 			}
@@ -58,8 +55,25 @@ func FuzzObserve(f *testing.F) {
 		if h.Checkable() {
 			plan = plan.WithOuterCheck(h.OuterRates(nil))
 		}
-		if _, err := plan.SimulateAll(context.Background(), cases, 1, func(RunResult, []FailureResult) error { return nil }); err != nil {
+		finite := func(what string, es ...Estimate) {
+			for _, e := range es {
+				for _, v := range []float64{e.Mean, e.Low, e.High} {
+					if math.IsNaN(v) || math.IsInf(v, 0) || e.Mean < e.Low-1e-9 && e.Mean < e.High || e.Low > e.High {
+						t.Fatalf("%s: %+v", what, e)
+					}
+				}
+			}
+		}
+		tot, err := plan.SimulateAll(context.Background(), cases, 1, func(r RunResult, fs []FailureResult) error {
+			finite("run "+r.Case.Key, r.CyclesSaved, r.FixCostUSD, r.CostDeltaUSD)
+			for _, f := range fs {
+				finite("failure of run "+r.Case.Key, f.Attempts, f.PFixed, f.FixCostUSD, f.CostDeltaUSD)
+			}
+			return nil
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
+		finite("totals", tot.CyclesSaved(), tot.FixCostUSD(), tot.CostDeltaUSD())
 	})
 }

@@ -2,7 +2,6 @@ package fixsim
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -49,10 +48,15 @@ type Failure struct {
 // (filter_fix_attempt and filter_fix_result events, the cycle's filter_fix_attempts
 // and filter_fix_cost_usd).
 type Recorded struct {
-	Attempts int     // fix attempts (coder calls) the loop made
-	Passed   int     // of them, the attempts whose re-run of the check passed
-	Fixed    bool    // the loop fixed the failure inside its cycle
-	CostUSD  float64 // what the attempts cost
+	Attempts int // fix attempts (coder calls) the loop made
+	// Reruns are the attempts whose re-run of the check the record shows — each a
+	// trial of p: all of them in a record attempt by attempt, but one the budget
+	// stopped before its re-run; none when only the cycle's counts say how many.
+	Reruns     int
+	Passed     int     // of the re-runs, those that passed
+	Fixed      bool    // the loop fixed the failure inside its cycle
+	CostUSD    float64 // what the attempts cost
+	BudgetStop bool    // the run's budget stopped the loop's last attempt
 }
 
 // Transition is what the outer cycle after a failure tells about its check.
@@ -109,16 +113,24 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 	var probs []input.Problem
 	c := &Case{Key: run.Key, TaskID: run.TaskID, Title: run.Title, Outcome: run.Outcome, Cycles: len(run.Cycles),
 		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD,
-		LoopOn: loopOn(run)}
+	}
 	var loop *loopRecord
-	if c.LoopOn {
+	if mayHaveLoop(run) {
 		loop = readLoop(run)
+		probs = append(probs, loop.probs...) // a stray event of a run without the loop too
+		loop.probs = nil
+		if c.LoopOn = loop.on; !c.LoopOn {
+			loop = nil
+		}
 	}
 	fixCost := 0.0
 	for i, cyc := range run.Cycles {
 		checks := loop.checks(cyc.Cycle) // the cycle's failed checks: the ones the loop met, in order, then the end's
 		if cyc.FilterCheckName != "" && !slices.Contains(checks, cyc.FilterCheckName) {
 			checks = append(checks, cyc.FilterCheckName)
+		}
+		if len(checks) == 0 && loop != nil {
+			loop.unplaced(cyc)
 		}
 		for j, check := range checks {
 			if chainIndex(check) < 0 {
@@ -206,7 +218,7 @@ func (h *History) Add(c *Case) {
 		h.seen[f.Check] = true
 		if c.LoopOn {
 			h.passed[f.Check] += f.Recorded.Passed
-			h.tries[f.Check] += f.Recorded.Attempts
+			h.tries[f.Check] += f.Recorded.Reruns
 			continue
 		}
 		switch f.Next {
@@ -251,11 +263,15 @@ func (h *History) Rates(given map[string]float64) map[string]Rate { return h.rat
 // with — what [Plan.WithOuterCheck] checks against the loops that ran.
 func (h *History) OuterRates(given map[string]float64) map[string]Rate { return h.rates(given, false) }
 
-// Checkable reports whether the history holds both recorded fix attempts and outer
-// cycles that reached a failed check: what an outer check needs.
+// Checkable reports whether a check has both recorded fix attempts and outer cycles
+// that reached it after a failure: what an outer check needs.
 func (h *History) Checkable() bool {
-	return slices.ContainsFunc(slices.Collect(maps.Values(h.tries)), func(n int) bool { return n > 0 }) &&
-		slices.ContainsFunc(slices.Collect(maps.Values(h.trials)), func(n int) bool { return n > 0 })
+	for c, n := range h.tries {
+		if n > 0 && h.trials[c] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *History) rates(given map[string]float64, recorded bool) map[string]Rate {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 	"github.com/loopwatch/loopwatch/replay/input"
 )
 
@@ -17,9 +18,14 @@ const (
 	roleFilterFix    = "filter_fix"
 )
 
-// loopOn reports whether run was recorded with the inner fix loop on: a fix event, a
-// filter_fix agent call, a cycle's fix counts.
-func loopOn(run *input.Run) bool {
+// maxCostUSD bounds a recorded failure's fix cost: past it a figure is no spend a
+// loop made, and read as 0.
+const maxCostUSD = 1e9
+
+// mayHaveLoop reports whether run shows any sign of the inner fix loop — a fix event,
+// a filter_fix agent call, a cycle's fix counts — so that a run without one is not
+// read for it.
+func mayHaveLoop(run *input.Run) bool {
 	return slices.ContainsFunc(run.Checks, func(e input.CheckEvent) bool { return e.Kind == kindFixAttempt || e.Kind == kindFixResult }) ||
 		slices.ContainsFunc(run.Calls, func(c input.AgentCall) bool { return c.Role == roleFilterFix }) ||
 		slices.ContainsFunc(run.Cycles, func(c input.Cycle) bool { return c.FilterFixAttempts > 0 || c.FilterFixCostUSD > 0 })
@@ -40,9 +46,12 @@ type metFailure struct {
 	attemptCost      float64 // their cost
 	results          int     // filter_fix_result events; the last is read
 	resultFixed      bool
-	resultAttempts   int
+	resultAttempts   int // -1: its count was out of range, not read
 	resultCost       float64
 }
+
+// counted reports whether a fix event of the failure was counted.
+func (m *metFailure) counted() bool { return m != nil && (m.attempts > 0 || m.results > 0) }
 
 // fixCalls are a cycle's filter_fix agent calls.
 type fixCalls struct {
@@ -50,12 +59,13 @@ type fixCalls struct {
 	cost float64
 }
 
-// loopRecord is what a run recorded with the loop on says of its loop: the failures
-// its events name, by cycle, and the cycles' filter_fix calls. Every inconsistency
-// met reading it is a problem in probs; what is read instead is said there.
+// loopRecord is what a run says of its inner fix loop: the failures its events name,
+// by cycle, and the cycles' filter_fix calls. Every inconsistency met reading it is a
+// problem in probs; what is read instead is said there.
 type loopRecord struct {
 	run    *input.Run
-	events bool // the run records fix events: a failure with none had no attempt
+	on     bool // the run was recorded with the loop on: a counted fix event, a filter_fix call or fix counts of a cycle it has
+	events bool // the run records counted fix events: a failure with none had no attempt
 	met    map[metKey]*metFailure
 	order  map[int][]string // each cycle's failed checks, in the order first recorded
 	calls  map[int]fixCalls
@@ -63,31 +73,31 @@ type loopRecord struct {
 }
 
 // readLoop gathers what run records of its loop: failed chain results and fix events
-// by cycle and check, and filter_fix calls by cycle. Events of a cycle the run has no
-// end of, or of no check, are reported and not counted; so are a failure's attempts
-// past MaxFilterFixes and an attempt number recorded twice.
+// by cycle and check, and filter_fix calls by cycle. Events of no check, or of a cycle
+// whose cycle_done was not read, are reported and not counted — but those of the
+// cycle after the last, which the run ended in; so are a failure's attempts past
+// MaxFilterFixes, an attempt number recorded twice and a verdict's count out of range.
 func readLoop(run *input.Run) *loopRecord {
 	l := &loopRecord{run: run, met: map[metKey]*metFailure{}, order: map[int][]string{}, calls: map[int]fixCalls{}}
-	ended := make(map[int]bool, len(run.Cycles))
-	for _, cyc := range run.Cycles {
-		ended[cyc.Cycle] = true
-	}
+	n := len(run.Cycles) // a trace's cycles are numbered 1…n
 	orphans := map[int]int{}
 	for _, e := range run.Checks {
 		fix := e.Kind == kindFixAttempt || e.Kind == kindFixResult
-		l.events = l.events || fix
 		switch {
 		case e.Kind == kindFilterResult && e.Passed:
+			continue
+		case e.Cycle == n+1:
+			continue // the cycle the run ended in, with no end to count it by
+		case e.Cycle < 1 || e.Cycle > n:
+			orphans[e.Cycle]++
 			continue
 		case e.Check == "":
 			if fix {
 				l.problem("a %s of cycle %d names no check; not counted in the loop's record", e.Kind, e.Cycle)
 			}
 			continue
-		case !ended[e.Cycle]:
-			orphans[e.Cycle]++
-			continue
 		}
+		l.events = l.events || fix
 		k := metKey{e.Cycle, e.Check}
 		m := l.met[k]
 		if m == nil {
@@ -120,22 +130,21 @@ func readLoop(run *input.Run) *loopRecord {
 			if m.results == 2 {
 				l.problem("cycle %d: more than one filter_fix_result at %s; the last read", e.Cycle, e.Check)
 			}
-			m.resultFixed, m.resultCost = e.Passed, l.cost(e.Cycle, e.Check, e.Kind, e.CostUSD)
-			m.resultAttempts = e.Attempt
+			m.resultFixed, m.resultCost, m.resultAttempts = e.Passed, l.cost(e.Cycle, e.Check, e.Kind, e.CostUSD), e.Attempt
 			if e.Attempt < 0 || e.Attempt > MaxFilterFixes {
-				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, outside 0…%d; read as %d", e.Cycle, e.Check, e.Attempt,
-					MaxFilterFixes, min(max(e.Attempt, 0), MaxFilterFixes))
-				m.resultAttempts = min(max(e.Attempt, 0), MaxFilterFixes)
+				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, outside 0…%d; its count not read", e.Cycle, e.Check,
+					e.Attempt, MaxFilterFixes)
+				m.resultAttempts = -1
 			}
 		}
 	}
 	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
 		l.probs = append(l.probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
-			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) of cycle %d, which has no cycle_done; not counted in the fix loop's record",
+			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) of cycle %d, whose cycle_done was not read; not counted in the fix loop's record",
 				run.Key, orphans[cycle], cycle)})
 	}
 	for _, call := range run.Calls {
-		if call.Role == roleFilterFix {
+		if call.Role == roleFilterFix && call.Cycle >= 1 && call.Cycle <= n {
 			fc := l.calls[call.Cycle]
 			fc.n++
 			if call.CostUSD >= 0 && !math.IsInf(call.CostUSD, 0) { // the reader reported the others
@@ -144,6 +153,8 @@ func readLoop(run *input.Run) *loopRecord {
 			l.calls[call.Cycle] = fc
 		}
 	}
+	l.on = l.events || len(l.calls) > 0 ||
+		slices.ContainsFunc(run.Cycles, func(c input.Cycle) bool { return c.FilterFixAttempts > 0 || c.FilterFixCostUSD > 0 })
 	return l
 }
 
@@ -153,9 +164,10 @@ func (l *loopRecord) problem(format string, args ...any) {
 		Detail: fmt.Sprintf("run %s: ", l.run.Key) + fmt.Sprintf(format, args...)})
 }
 
-// cost is a recorded cost, 0 (and reported) when it is negative or not finite.
+// cost is a recorded cost, 0 (and reported) when it is negative, not finite or past
+// maxCostUSD.
 func (l *loopRecord) cost(cycle int, check, field string, v float64) float64 {
-	if v >= 0 && !math.IsInf(v, 0) {
+	if v >= 0 && v <= maxCostUSD {
 		return v
 	}
 	l.problem("cycle %d: %s at %s costs %v; read as 0", cycle, field, check, v)
@@ -179,32 +191,59 @@ func (l *loopRecord) outputLen(cycle int, check string) int {
 	return l.met[metKey{cycle, check}].outputLen
 }
 
-// recorded is what the loop did on the failure of check in cyc: by its
-// filter_fix_result when there is one, else by its attempts. A run without fix events
-// records its loop by the cycle's counts (filter_fix_attempts, the failed attempts,
-// which the loop resets on a fix, and filter_fix_cost_usd) and filter_fix calls, given
-// to the one failure charged (the one the cycle's end names, or else its first): the
-// check the cycle's end no longer names was fixed. In a run with fix events a failure
-// without any had no attempt. A fix counts one attempt and one pass at least.
+// unplaced reports a cycle whose counts or filter_fix calls say the loop worked in it
+// when no failed check of the cycle is known to charge them to.
+func (l *loopRecord) unplaced(cyc input.Cycle) {
+	if cyc.FilterFixAttempts > 0 || cyc.FilterFixCostUSD > 0 || l.calls[cyc.Cycle].n > 0 {
+		l.problem("cycle %d: fix attempts recorded (filter_fix_attempts %d, filter_fix_cost_usd %v, %d filter_fix calls) but no failed check; not counted",
+			cyc.Cycle, cyc.FilterFixAttempts, cyc.FilterFixCostUSD, l.calls[cyc.Cycle].n)
+	}
+}
+
+// recorded is what the loop did on the failure of check in cyc: by its fix events —
+// its filter_fix_result, else its attempts. A run without fix events records its loop
+// by the cycle's counts (filter_fix_attempts, the failed re-runs, which the loop
+// resets on a fix, and filter_fix_cost_usd) and filter_fix calls, given to the one
+// failure charged (the one the cycle's end names, or else its first): a check the
+// cycle's end no longer names was fixed; such counts say how many attempts, not which
+// re-runs passed (Reruns 0). In a run with fix events a failure without any had no
+// attempt; claims never has one (the seed's guard). A fix counts one attempt at
+// least. The last attempt of a budget_exceeded or error run's last cycle, when its
+// failed re-runs are one fewer than its attempts, was stopped before its re-run.
 func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recorded {
 	m := l.met[metKey{cyc.Cycle, check}]
 	named := check == cyc.FilterCheckName
+	calls := l.calls[cyc.Cycle]
 	var r Recorded
 	switch {
-	case m != nil && m.results > 0:
-		r = Recorded{Attempts: max(m.resultAttempts, m.attempts), Passed: m.passed, Fixed: m.resultFixed, CostUSD: m.resultCost}
-		if m.resultAttempts < m.attempts {
-			l.problem("cycle %d: filter_fix_result at %s counts %d attempts, its attempts are %d; read as %d", cyc.Cycle, check,
-				m.resultAttempts, m.attempts, m.attempts)
+	case m.counted():
+		r = Recorded{Attempts: m.attempts, Reruns: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
+		if m.results > 0 {
+			r.Fixed, r.CostUSD = m.resultFixed, m.resultCost
+			switch {
+			case m.resultAttempts < 0: // out of range: the attempts' count stands
+			case m.resultAttempts < m.attempts:
+				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, its attempts are %d; read as %d", cyc.Cycle, check,
+					m.resultAttempts, m.attempts, m.attempts)
+			default:
+				r.Attempts, r.Reruns = m.resultAttempts, m.resultAttempts
+			}
+			if r.Fixed && r.Passed == 0 && r.Reruns > 0 {
+				r.Passed = 1 // the verdict: the last re-run passed
+			}
+			if !r.Fixed && r.Passed > 0 {
+				l.problem("cycle %d: an attempt at %s passed its re-run, its filter_fix_result says not fixed; read as not fixed", cyc.Cycle, check)
+				r.Passed = 0
+			}
+			if !r.Fixed && !named {
+				l.problem("cycle %d: filter_fix_result says %s not fixed, the cycle's end no longer names it failing; read as not fixed", cyc.Cycle, check)
+			}
 		}
-		if !r.Fixed && r.Passed > 0 {
-			l.problem("cycle %d: an attempt at %s passed its re-run, its filter_fix_result says not fixed; read as not fixed", cyc.Cycle, check)
+	case check == filter.CheckClaims:
+		if named && (cyc.FilterFixAttempts > 0 || calls.n > 0) {
+			l.problem("cycle %d: fix attempts recorded at claims, which the loop never attempts (the seed's guard); not counted", cyc.Cycle)
 		}
-		if !r.Fixed && !named {
-			l.problem("cycle %d: filter_fix_result says %s not fixed, the cycle's end no longer names it failing; read as not fixed", cyc.Cycle, check)
-		}
-	case m != nil && m.attempts > 0:
-		r = Recorded{Attempts: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
+		return Recorded{}
 	case l.events:
 		if !named && m != nil {
 			l.problem("cycle %d: %s failed with no fix event recorded and the cycle's end no longer names it; read as not fixed, no attempt", cyc.Cycle, check)
@@ -214,7 +253,6 @@ func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recor
 		}
 		return Recorded{}
 	case charged:
-		calls := l.calls[cyc.Cycle]
 		r = Recorded{Attempts: max(cyc.FilterFixAttempts, calls.n), Fixed: !named, CostUSD: cyc.FilterFixCostUSD}
 		if r.CostUSD == 0 {
 			r.CostUSD = calls.cost
@@ -223,22 +261,27 @@ func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recor
 	default:
 		r = Recorded{Fixed: !named}
 	}
-	if r.Fixed {
-		if r.Attempts == 0 && l.events {
+	if r.Fixed && r.Attempts == 0 {
+		if l.events {
 			l.problem("cycle %d: %s fixed with no attempt recorded; read as one", cyc.Cycle, check)
 		}
-		r.Attempts, r.Passed = max(r.Attempts, 1), max(r.Passed, 1)
+		r.Attempts = 1
 	}
 	if named && r.Fixed && l.events {
 		l.problem("cycle %d: %s recorded fixed, the cycle's end still names it failing; read as fixed", cyc.Cycle, check)
 	}
-	if named && l.events && !r.Fixed && cyc.FilterFixAttempts > 0 && cyc.FilterFixAttempts != r.Attempts {
+	stopped := cyc.Cycle == len(l.run.Cycles) && (l.run.Outcome == input.OutcomeBudgetExceeded || l.run.Outcome == input.OutcomeError)
+	if named && !r.Fixed && r.Attempts > 0 && stopped && cyc.FilterFixAttempts == r.Attempts-1 {
+		r.BudgetStop = true
+		r.Reruns = min(r.Reruns, r.Attempts-1)
+	} else if named && l.events && !r.Fixed && cyc.FilterFixAttempts > 0 && cyc.FilterFixAttempts != r.Attempts {
 		l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s %d; the events read", cyc.Cycle, cyc.FilterFixAttempts, check, r.Attempts)
 	}
 	r.Attempts = min(r.Attempts, MaxFilterFixes)
-	r.Passed = min(r.Passed, r.Attempts)
-	if math.IsInf(r.CostUSD, 0) {
-		l.problem("cycle %d: the fix attempts at %s cost more than a float holds; read as 0", cyc.Cycle, check)
+	r.Reruns = min(r.Reruns, r.Attempts)
+	r.Passed = min(r.Passed, r.Reruns)
+	if r.CostUSD > maxCostUSD {
+		l.problem("cycle %d: the fix attempts at %s cost %v; read as 0", cyc.Cycle, check, r.CostUSD)
 		r.CostUSD = 0
 	}
 	return r

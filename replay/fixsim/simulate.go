@@ -127,6 +127,10 @@ type FailureResult struct {
 	CostDeltaUSD Estimate // fix cost minus the saved cycle's cost; negative saves money
 	// PBudgetStop is the probability that the budget check stopped the loop.
 	PBudgetStop float64
+	// Outer is, for a failure of a run recorded with the loop on under a plan with an
+	// outer check, the probability the outer plan's simulation fixes it; nil otherwise
+	// (and for a check no outer cycle reached).
+	Outer *Estimate
 	// Skipped names why the loop did not run at all ("claims": the seed's guard), or "".
 	Skipped string
 }
@@ -142,9 +146,15 @@ type RunResult struct {
 	PWithinLimit *Estimate
 
 	perDraw [4][]float64 // saved, fix cost, delta, within — for totals
-	// predicted is, for a run recorded with the loop on under a plan with an outer
-	// check, the failures the outer plan's simulation fixes, per draw.
-	predicted []float64
+	// OuterCyclesSaved is, for a run recorded with the loop on under a plan with an
+	// outer check, the failures the outer plan's simulation fixes of those it checked
+	// (the ones at a check an outer cycle reached); nil otherwise.
+	OuterCyclesSaved *Estimate
+
+	// predicted is OuterCyclesSaved per draw; checked and checkedFixed count the
+	// failures checked and those of them the loop fixed, unchecked the others.
+	predicted                        []float64
+	checked, checkedFixed, unchecked int
 }
 
 // scriptedRunner is a single-check runner whose first fails re-runs fail and whose
@@ -246,17 +256,13 @@ func floats(buf *[]float64, n int) []float64 {
 // simulate is Simulate summing in room.
 func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult, []FailureResult, error) {
 	if c.LoopOn {
-		run := p.recorded(c)
+		run, fails := p.recorded(c), p.recordedFailures(c)
 		if p.outer != nil {
-			off := *c
-			off.LoopOn = false
-			pred, _, err := p.outer.simulate(ctx, &off, room)
-			if err != nil {
+			if err := p.outerCheck(ctx, &run, fails, room); err != nil {
 				return RunResult{}, nil, err
 			}
-			run.predicted = pred.perDraw[0] // failures fixed, per draw
 		}
-		return run, p.recordedFailures(c), nil
+		return run, fails, nil
 	}
 	cfg := p.cfg
 	// The trials' stream, read by unitFloat without the call through rand.Source: a
@@ -359,6 +365,40 @@ func (p *Plan) simulate(ctx context.Context, c *Case, room *simRoom) (RunResult,
 	return run, results, nil
 }
 
+// outerCheck simulates, with the outer plan, the failures of a run recorded with the
+// loop on whose check the outer cycles reached, and sets what it predicts beside what
+// the loop did: each such failure's Outer, the run's OuterCyclesSaved and the per-draw
+// sums the totals add up.
+func (p *Plan) outerCheck(ctx context.Context, run *RunResult, fails []FailureResult, room *simRoom) error {
+	off := *run.Case
+	off.LoopOn = false
+	off.Failures = nil
+	var at []int // the failures checked, by their index in the run
+	for i, f := range run.Case.Failures {
+		if p.outer.rates[f.Check].Trials > 0 {
+			off.Failures = append(off.Failures, f)
+			at = append(at, i)
+		}
+	}
+	run.unchecked = len(run.Case.Failures) - len(at)
+	if len(at) == 0 {
+		return nil
+	}
+	pred, predFails, err := p.outer.simulate(ctx, &off, room)
+	if err != nil {
+		return err
+	}
+	for j, i := range at {
+		e := predFails[j].PFixed
+		fails[i].Outer = &e
+		run.checkedFixed += int(b2f(run.Case.Failures[i].Recorded.Fixed))
+	}
+	run.checked = len(at)
+	run.OuterCyclesSaved = &pred.CyclesSaved
+	run.predicted = pred.perDraw[0] // failures fixed, per draw
+	return nil
+}
+
 // recorded is the result of a run recorded with the loop on: what its loop did, the
 // same in every draw. Such a run finished within its cycle limit when it was approved:
 // the loop was there, and a run stopped by the limit was not saved by it.
@@ -398,7 +438,8 @@ func (p *Plan) recordedFailures(c *Case) []FailureResult {
 	for i, f := range c.Failures {
 		r := f.Recorded
 		out[i] = FailureResult{RunKey: c.Key, Failure: f, Rate: p.rates[f.Check], Attempts: exact(float64(r.Attempts)),
-			PFixed: exact(b2f(r.Fixed)), FixCostUSD: exact(r.CostUSD), CostDeltaUSD: exact(recordedDelta(c, r))}
+			PFixed: exact(b2f(r.Fixed)), FixCostUSD: exact(r.CostUSD), CostDeltaUSD: exact(recordedDelta(c, r)),
+			PBudgetStop: b2f(r.BudgetStop)}
 		if f.Check == filter.CheckClaims && r.Attempts == 0 {
 			out[i].Skipped = "claims"
 		}
@@ -437,7 +478,11 @@ func (p *Plan) estimateInto(scratch, perDraw []float64) Estimate {
 		sum += v
 	}
 	alpha := (1 - p.cfg.Level) / 2
-	return Estimate{Mean: sum / float64(len(sorted)), Low: quantile(sorted, alpha), High: quantile(sorted, 1-alpha)}
+	e := Estimate{Low: quantile(sorted, alpha), High: quantile(sorted, 1-alpha)}
+	// The mean lies between the smallest and the largest draw; a sum's rounding must
+	// not put it outside (a constant's mean one ulp from it).
+	e.Mean = min(max(sum/float64(len(sorted)), sorted[0]), sorted[len(sorted)-1])
+	return e
 }
 
 // quantile is the empirical quantile of sorted values: the smallest value with at
@@ -460,8 +505,9 @@ type Totals struct {
 	LimitRuns int
 	perDraw   [4][]float64
 
-	checked, checkedFixed int       // the outer check: failures of loop-on runs, and those their loop fixed
-	predicted             []float64 // the failures of them the outer plan fixes, per draw
+	checked, checkedFixed, unchecked int       // the outer check: failures checked, those their loop fixed, those not checked
+	predicted                        []float64 // the failures checked the outer plan fixes, per draw
+	maxAttempts                      int       // the most attempts a recorded loop made at a failure
 }
 
 // NewTotals returns empty totals for the plan's draws.
@@ -485,17 +531,21 @@ func (t *Totals) Add(r RunResult) {
 	if limit {
 		t.LimitRuns++
 	}
-	if r.predicted != nil {
+	if r.Case.LoopOn {
+		for _, f := range r.Case.Failures {
+			t.maxAttempts = max(t.maxAttempts, f.Recorded.Attempts)
+		}
+	}
+	if t.plan.outer != nil && r.Case.LoopOn {
 		if t.predicted == nil {
-			t.predicted = make([]float64, len(r.predicted))
+			t.predicted = make([]float64, t.plan.cfg.Draws)
 		}
 		for d, v := range r.predicted {
 			t.predicted[d] += v
 		}
-		t.checked += len(r.Case.Failures)
-		for _, f := range r.Case.Failures {
-			t.checkedFixed += int(b2f(f.Recorded.Fixed))
-		}
+		t.checked += r.checked
+		t.checkedFixed += r.checkedFixed
+		t.unchecked += r.unchecked
 	}
 	for d := range t.perDraw[0] {
 		for i := 0; i < 3; i++ {
@@ -514,15 +564,22 @@ func (t *Totals) FixCostUSD() Estimate         { return t.plan.estimate(t.perDra
 func (t *Totals) CostDeltaUSD() Estimate       { return t.plan.estimate(t.perDraw[2]) }
 func (t *Totals) LimitRunsFinishing() Estimate { return t.plan.estimate(t.perDraw[3]) }
 
-// OuterCheck is the check of a plan [Plan.WithOuterCheck] made: of the failures of
-// the runs recorded with the loop on, the loop fixed fixed, and the simulation with
-// the outer cycles' p predicts predicted of them fixed. ok is false when the plan made
-// no check or met no such run.
-func (t *Totals) OuterCheck() (failures, fixed int, predicted Estimate, ok bool) {
-	if t.predicted == nil {
-		return 0, 0, Estimate{}, false
+// OuterCheck is the check a plan [Plan.WithOuterCheck] made: of the checked failures
+// of the runs recorded with the loop on — those at a check the outer cycles reached —
+// their loop fixed fixed, and the simulation with the outer cycles' p predicts
+// predicted of them fixed; unchecked counts the other failures of those runs. ok is
+// false when the plan made no check or checked no failure.
+func (t *Totals) OuterCheck() (checked, fixed, unchecked int, predicted Estimate, ok bool) {
+	if t.checked == 0 {
+		return 0, 0, t.unchecked, Estimate{}, false
 	}
-	return t.checked, t.checkedFixed, t.plan.estimate(t.predicted), true
+	return t.checked, t.checkedFixed, t.unchecked, t.plan.estimate(t.predicted), true
+}
+
+// AttemptLimits returns the most attempts a loop recorded with the loop on made at a
+// failure, and the limit the simulation runs the loop with (Config.MaxFilterFixes).
+func (t *Totals) AttemptLimits() (recorded, simulated int) {
+	return t.maxAttempts, t.plan.cfg.MaxFilterFixes
 }
 
 func keyHash(s string) uint64 {
