@@ -2,8 +2,10 @@ package tune
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -362,7 +364,12 @@ func CheckOut(out string) error {
 	if dir == "" {
 		return nil
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return pipeline.UsageError{Err: fmt.Errorf("--out %s: no such folder %s", out, dir)}
+	case err != nil:
+		return pipeline.UsageError{Err: fmt.Errorf("--out %s: %w", out, err)}
+	case !fi.IsDir():
 		return pipeline.UsageError{Err: fmt.Errorf("--out %s: %s is not a folder", out, dir)}
 	}
 	return nil

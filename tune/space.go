@@ -18,6 +18,7 @@ import (
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // Family is the detector configuration a parameter belongs to: struggle detection
@@ -201,9 +202,18 @@ func (sp *Space) resolve(name string) (paramInfo, error) {
 	case 0:
 		var near []string
 		last := name[strings.LastIndex(name, ".")+1:]
+		lasts := jsonl.NewFields()
 		for _, full := range sortedKeys(sp.params) {
 			if strings.Contains(full, last) {
 				near = append(near, full)
+			}
+			lasts[full[strings.LastIndex(full, ".")+1:]] = true
+		}
+		if misspelt, ok := lasts.NearMiss([]byte(last)); ok && len(near) == 0 {
+			for _, full := range sortedKeys(sp.params) { // a misspelling: "composite_treshold"
+				if full == misspelt || strings.HasSuffix(full, "."+misspelt) {
+					near = append(near, full)
+				}
 			}
 		}
 		hint := "tune --list-params lists them"

@@ -53,6 +53,8 @@ func TestAdd(t *testing.T) {
 		{spec: "composite_threshold=", err: "write name=lo:hi:step"},
 		{spec: "no_such_thing=1", err: `unknown parameter "no_such_thing"`},
 		{spec: "treshold=1", err: "unknown parameter"},
+		{spec: "composite_treshold=0.3", err: `unknown parameter "composite_treshold": did you mean struggle.composite_threshold?`},
+		{spec: "breaker.cooldwon=1m", err: `did you mean assess.breaker.cooldown?`},
 		{spec: "enabled=true", err: "ambiguous"},
 		{spec: "doubt=true", err: "ambiguous"},
 		{spec: "alpha=0.5", name: "assess.detect.ema.alpha", kind: Number, values: "0.5"},

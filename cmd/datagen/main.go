@@ -24,9 +24,10 @@ const usage = `Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [-
        datagen --sample --out DIR
 
 Writes synthetic quasar run traces, Claude Code transcripts and vibes event logs with
-their ground-truth labels into DIR/inputs and DIR/labels (replay DIR/inputs with
---labels DIR/labels/runs.csv and DIR/labels/sessions.csv). The same flags always
-write the same bytes. --sample writes the built-in sample that make demo replays.
+their ground-truth labels into DIR/inputs and DIR/labels, and prints the command that
+replays them (DIR/inputs with --labels DIR/labels/runs.csv and DIR/labels/sessions.csv,
+those it wrote). The same flags always write the same bytes. --sample writes the
+built-in sample that make demo replays.
 
 Examples:
   datagen --sample --out sample
@@ -117,6 +118,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
 		w.Runs, w.Sessions, w.Vibes, *out)
+	// The replay of what was written, with the label files there are.
+	replayCmd := "replay --in " + filepath.Join(*out, synth.InputsDir)
+	for _, l := range []string{synth.RunLabelsFile, synth.SessionLabelsFile} {
+		if _, err := os.Stat(filepath.Join(*out, filepath.FromSlash(l))); err == nil {
+			replayCmd += " --labels " + filepath.Join(*out, filepath.FromSlash(l))
+		}
+	}
+	fmt.Fprintf(stdout, "replay it: %s --out %s\n", replayCmd, filepath.Join(*out, "results.parquet"))
 	return 0
 }
 

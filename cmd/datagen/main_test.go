@@ -73,6 +73,7 @@ func TestRun(t *testing.T) {
 		{"no out", nil, 2, nil},
 		{"negative", []string{"--sessions", "-1"}, 2, nil},
 		{"negative re-runs", []string{"--rerun-every", "-1"}, 2, nil},
+		{"negative fix-loop runs", []string{"--fix-loop-every", "-1"}, 2, nil},
 		{"bad flag", []string{"--nope"}, 2, nil},
 	}
 	for _, tt := range tests {
@@ -82,11 +83,24 @@ func TestRun(t *testing.T) {
 			if tt.name != "no out" {
 				args = append(args, "--out", dir)
 			}
-			if code := run(args, io.Discard, io.Discard); code != tt.code {
+			var stdout bytes.Buffer
+			if code := run(args, &stdout, io.Discard); code != tt.code {
 				t.Fatalf("exit %d, want %d", code, tt.code)
 			}
-			if tt.check != nil {
-				tt.check(t, written(t, dir))
+			if tt.check == nil {
+				return
+			}
+			files := written(t, dir)
+			tt.check(t, files)
+			// It prints the replay of what it wrote: its inputs and the label files there are.
+			want := "replay it: replay --in " + filepath.Join(dir, synth.InputsDir)
+			for _, l := range []string{synth.RunLabelsFile, synth.SessionLabelsFile} {
+				if files[l] != nil {
+					want += " --labels " + filepath.Join(dir, filepath.FromSlash(l))
+				}
+			}
+			if want += " --out " + filepath.Join(dir, "results.parquet") + "\n"; !strings.HasSuffix(stdout.String(), want) {
+				t.Errorf("prints\n%s\nwant it to end with\n%s", stdout.String(), want)
 			}
 		})
 	}

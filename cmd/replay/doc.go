@@ -62,10 +62,10 @@
 //	replay --in runs/ --labels labels.csv --out results.parquet --workers 8
 //	replay --in runs/ --struggle-config struggle.json --strict
 //	replay --in quasar-history/ --derive-labels --out q.parquet
-//	replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
-//	replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
-//	replay --in sample/inputs --labels sample/labels/runs.csv --out all/
-//	replay --in sample/inputs --labels sample/labels/runs.csv --shard 1/2 --out shards/
+//	replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --labels datasets/sample/labels/sessions.csv --out all.parquet
+//	replay --in datasets/sample/inputs/sessions --labels datasets/sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
+//	replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --out all/
+//	replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --shard 1/2 --out shards/
 //
 // The struggle configuration file is JSON with any of the fields enabled,
 // min_cycles_before_check, filter_repeat_threshold, finding_overlap_threshold,

@@ -223,10 +223,10 @@ Examples:
   replay --print-config=assess --assess-config seed
   replay --in sessions/ --labels labels.csv --out s.parquet --report s.html
   replay --in quasar-history/ --derive-labels --out q.parquet
-  replay --in sample/inputs --labels sample/labels/runs.csv --labels sample/labels/sessions.csv --out all.parquet
-  replay --in sample/inputs/sessions --labels sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
-  replay --in sample/inputs --labels sample/labels/runs.csv --out all/
-  replay --in sample/inputs --labels sample/labels/runs.csv --shard 1/2 --out shards/
+  replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --labels datasets/sample/labels/sessions.csv --out all.parquet
+  replay --in datasets/sample/inputs/sessions --labels datasets/sample/labels/sessions.csv --positive-outcomes failure --friction-window 2m --out s.parquet
+  replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --out all/
+  replay --in datasets/sample/inputs --labels datasets/sample/labels/runs.csv --shard 1/2 --out shards/
 
 Flags:
 `

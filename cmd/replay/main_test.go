@@ -77,7 +77,7 @@ func TestDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, b := range synth.SampleFiles() {
-		p := filepath.Join(dir, "sample", filepath.FromSlash(name))
+		p := filepath.Join(dir, "datasets", "sample", filepath.FromSlash(name)) // as in the repository, where the examples run as they are
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}

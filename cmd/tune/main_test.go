@@ -136,6 +136,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--holdout", "/no/such/file"}, "--holdout /no/such/file"},
 		{[]string{"--out", "sweep.csv"}, "must end in .parquet"},
 		{[]string{"--out", "sub/.parquet"}, "name before .parquet is empty"},
+		{[]string{"--out", "missing/s.parquet"}, "--out missing/s.parquet: no such folder missing/"},
+		{[]string{"--report", "missing/r.html"}, "cannot write to missing: no such folder"},
 		{[]string{"--report", "r.pdf"}, "must end in .html"},
 		{[]string{"--ci-level", "2"}, "--ci-level"},
 		{[]string{"--grid-file", "/no/such/grid"}, "--grid-file"},

@@ -15,10 +15,14 @@ func TestCheckPath(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "r.html"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct{ path, want string }{
 		{filepath.Join(dir, "ok.html"), ""},
 		{filepath.Join(dir, "r.txt"), "must end in .html"},
-		{filepath.Join(dir, "none", "r.html"), "not a folder"},
+		{filepath.Join(dir, "none", "r.html"), "no such folder"},
+		{filepath.Join(dir, "plain", "r.html"), "not a folder"},
 		{filepath.Join(dir, "r.html"), "is a folder"},
 	}
 	if fi, err := os.Stat("/sys"); err == nil && fi.IsDir() {
@@ -36,7 +40,7 @@ func TestCheckPath(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
+	if len(entries) != 2 {
 		t.Errorf("the checks left %v", entries)
 	}
 }
