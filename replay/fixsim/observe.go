@@ -102,18 +102,19 @@ type Case struct {
 // reported; the failure is still simulated, with a history of its own.
 //
 // A run recorded with the inner fix loop on (a filter_fix_attempt or filter_fix_result
-// event, an agent call of role filter_fix, a cycle's filter_fix_attempts or
-// filter_fix_cost_usd) is observed as the loop met it (Case.LoopOn): its failures are
-// every check the chain failed in a cycle — the ones the loop fixed, which the
-// cycle's end no longer names, included — each with what the loop did on it.
+// event of a check in one of its cycles, a filter_fix agent call in one, a cycle's
+// filter_fix_attempts or filter_fix_cost_usd) is observed as the loop met it
+// (Case.LoopOn): its failures are every check the chain failed in a cycle — the ones
+// the loop fixed, which the cycle's end no longer names, included — each with what
+// the loop did on it (see loopRecord.recorded). What does not add up in its record is
+// a problem, and so is a stray fix event of a run without the loop.
 func Observe(run *input.Run) (*Case, []input.Problem) {
 	if !run.FilterKnown || len(run.Cycles) == 0 {
 		return nil, nil
 	}
 	var probs []input.Problem
 	c := &Case{Key: run.Key, TaskID: run.TaskID, Title: run.Title, Outcome: run.Outcome, Cycles: len(run.Cycles),
-		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD,
-	}
+		MaxCycles: run.MaxCycles, MaxBudgetUSD: run.MaxBudgetUSD, TotalCostUSD: run.LastCycle().TotalCostUSD}
 	var loop *loopRecord
 	if mayHaveLoop(run) {
 		loop = readLoop(run)
