@@ -3,8 +3,6 @@ package jsonl
 import (
 	"bytes"
 	"encoding/binary"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -530,18 +528,28 @@ func (f Fields) NearMiss(key []byte) (string, bool) {
 	if len(key) < 4 || len(key) > 64 || f.Folds(key) || f[string(key)] {
 		return "", false
 	}
-	k := strings.ToLower(string(key))
+	var buf [64]byte
+	k := buf[:len(key)]
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		k[i] = c
+	}
 	allowed := 1
 	if len(k) >= 8 {
 		allowed = 2
 	}
 	best, bestD := "", allowed+1
-	for _, name := range slices.Sorted(maps.Keys(f)) {
+	for name := range f {
+		if len(name) < len(k)-allowed { // too short to be an edit or two away, or cut short
+			continue
+		}
 		d := editDistance(k, name, allowed)
-		if strings.HasPrefix(name, k) && name[len(k)] == '_' && !strings.Contains(name[len(k)+1:], "_") {
+		if len(name) > len(k) && name[:len(k)] == string(k) && name[len(k)] == '_' && !strings.Contains(name[len(k)+1:], "_") {
 			d = min(d, allowed)
 		}
-		if d < bestD {
+		if d < bestD || d == bestD && d <= allowed && name < best {
 			best, bestD = name, d
 		}
 	}
@@ -551,7 +559,7 @@ func (f Fields) NearMiss(key []byte) (string, bool) {
 // editDistance is the optimal string alignment distance between a and b (insertions,
 // deletions, substitutions and transpositions of neighbours), or limit+1 when it is
 // more than limit.
-func editDistance(a, b string, limit int) int {
+func editDistance(a []byte, b string, limit int) int {
 	if d := len(a) - len(b); d > limit || -d > limit {
 		return limit + 1
 	}

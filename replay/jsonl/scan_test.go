@@ -159,3 +159,15 @@ func TestNearMiss(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNearMiss: a key no name is near — the cost a trace pays for each field it
+// carries beyond the format's.
+func BenchmarkNearMiss(b *testing.B) {
+	f := NewFields("cycle", "max_cycles", "total_cost_usd", "max_budget_usd", "filter_check_name",
+		"filter_output", "findings", "lint_fix_calls", "approved", "filter_fix_attempts", "filter_fix_cost_usd")
+	key := []byte("review_output")
+	b.ReportAllocs()
+	for b.Loop() {
+		f.NearMiss(key)
+	}
+}

@@ -105,7 +105,7 @@ func str(s *jsonl.Scanner, dst *string, cache *string) bool {
 
 // unknown reports whether a key of a payload that is none of keys can be skipped by the
 // fast decoder: not one of them ignoring case (encoding/json would take it) and no
-// near miss of one (the decoder reports it, on the slow path).
+// near miss of one (the slow path decides whether to report it: see nearMisses).
 func unknown(keys jsonl.Fields, key []byte) bool {
 	if keys.Folds(key) {
 		return false
@@ -113,6 +113,18 @@ func unknown(keys jsonl.Fields, key []byte) bool {
 	_, near := keys.NearMiss(key)
 	return !near
 }
+
+// anyPayloadKey holds the fields of every payload kind: a key one kind has is no
+// misspelling in another ("cycle" in a task_state, as a final CycleState carries it).
+var anyPayloadKey = func() map[string]bool {
+	all := map[string]bool{}
+	for _, keys := range []jsonl.Fields{taskStartKeys, agentDoneKeys, filterKeys, fixAttKeys, fixResKeys, cycleDoneKeys, taskStateKeys} {
+		for k := range keys {
+			all[k] = true
+		}
+	}
+	return all
+}()
 
 // once marks bit in seen and reports whether it was not marked yet.
 func once(seen *uint32, bit uint32) bool {
@@ -333,6 +345,6 @@ func (p *TaskState) decode(s *jsonl.Scanner) bool {
 		case "reason":
 			return once(&seen, 8) && s.String(&p.Reason)
 		}
-		return !taskStateKeys.Folds(key) && s.Skip()
+		return unknown(taskStateKeys, key) && s.Skip()
 	})
 }

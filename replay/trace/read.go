@@ -454,16 +454,22 @@ func payloadKeys(v any) jsonl.Fields {
 
 // nearMisses describes the keys of a payload object that are near misses of its
 // fields — misspelt, read as absent: 'field "aproved" is not the format's (did you
-// mean "approved"?); ignored' — or is "".
+// mean "approved"?); ignored' — or is "". A key another payload kind has ("cycle" in
+// a task_state), or one beside the very field it resembles ("duration" beside
+// "duration_ms"), is another field, not a misspelling.
 func nearMisses(data []byte, keys jsonl.Fields) string {
-	var out []string
+	var present, lower []string
 	s := jsonl.NewScanner(data)
 	s.Object(true, func(key []byte) bool {
-		if name, ok := keys.NearMiss(key); ok {
-			out = append(out, fmt.Sprintf("field %q is not the format's (did you mean %q?)", key, name))
-		}
+		present, lower = append(present, string(key)), append(lower, strings.ToLower(string(key)))
 		return s.Skip()
 	})
+	var out []string
+	for i, key := range present {
+		if name, ok := keys.NearMiss([]byte(key)); ok && !anyPayloadKey[lower[i]] && !slices.Contains(lower, name) {
+			out = append(out, fmt.Sprintf("field %q is not the format's (did you mean %q?)", key, name))
+		}
+	}
 	if len(out) == 0 {
 		return ""
 	}
