@@ -119,6 +119,9 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 		return nil, fmt.Errorf("output %s is a directory: give a file name ending in .parquet", path)
 	}
 	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("output %s: cannot write to %s: no such folder", path, dir)
+	}
 	probe, err := tmpname.CreateProbe(dir)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: cannot write to %s: %w", path, dir, UnwrapPathError(err))

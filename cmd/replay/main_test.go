@@ -166,7 +166,7 @@ func TestUsageErrors(t *testing.T) {
 		want string // in stderr
 	}{
 		{"missing --in", []string{"--in", filepath.Join(dir, "nope")}, "--in " + filepath.Join(dir, "nope") + ": no such file or directory"},
-		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing")},
+		{"--out in a missing folder", []string{"--in", runs, "--out", filepath.Join(dir, "missing", "r.parquet")}, "cannot write to " + filepath.Join(dir, "missing") + ": no such folder"},
 		{"--out under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "r.parquet")}, "cannot write to " + notADir},
 		{"--out not .parquet", []string{"--in", runs, "--out", filepath.Join(dir, "r.csv")}, "must end in .parquet"},
 		{"--out with no name before .parquet", []string{"--in", runs, "--out", filepath.Join(dir, ".parquet")}, "the run table's name before .parquet is empty"},
@@ -206,7 +206,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no filter fixes", []string{"--in", runs, "--max-filter-fixes", "0"}, "--max-filter-fixes 0: must be between 1 and 100"},
 		{"negative resamples", []string{"--in", runs, "--resamples", "-5"}, "--resamples -5: must be ≥ 0"},
 		{"report not .html", []string{"--in", runs, "--report", filepath.Join(dir, "r.txt")}, "--report " + filepath.Join(dir, "r.txt") + ": must end in .html"},
-		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing")},
+		{"report in a missing folder", []string{"--in", runs, "--report", filepath.Join(dir, "missing", "r.html")}, "cannot write to " + filepath.Join(dir, "missing") + ": no such folder"},
 		{"negative friction window", []string{"--in", runs, "--friction-window", "-1m"}, "--friction-window -1m0s: must be positive"},
 	}
 	before := files(t, dir)

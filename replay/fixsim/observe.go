@@ -130,9 +130,6 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 		if cyc.FilterCheckName != "" && !slices.Contains(checks, cyc.FilterCheckName) {
 			checks = append(checks, cyc.FilterCheckName)
 		}
-		if len(checks) == 0 && loop != nil {
-			loop.unplaced(cyc)
-		}
 		for j, check := range checks {
 			if chainIndex(check) < 0 {
 				probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemInvalid,
@@ -152,7 +149,7 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 			}
 			if loop != nil {
 				// The cycle's own counts are the failure's its end names, or else its first's.
-				f.Recorded = loop.recorded(cyc, check, check == cyc.FilterCheckName || cyc.FilterCheckName == "" && j == 0)
+				f.Recorded = loop.recorded(i, check, check == cyc.FilterCheckName || cyc.FilterCheckName == "" && j == 0)
 				fixCost += f.Recorded.CostUSD
 			}
 			c.Failures = append(c.Failures, f)
@@ -201,14 +198,15 @@ func transition(check, next string) Transition {
 // from runs recorded with the loop on, how often a fix attempt's re-run passed.
 type History struct {
 	cleared, trials map[string]int
-	passed, tries   map[string]int // recorded fix attempts
+	passed, tries   map[string]int // recorded re-runs
+	met             map[string]int // failures of runs recorded with the loop on
 	seen            map[string]bool
 }
 
 // NewHistory returns an empty history.
 func NewHistory() *History {
 	return &History{cleared: map[string]int{}, trials: map[string]int{}, passed: map[string]int{}, tries: map[string]int{},
-		seen: map[string]bool{}}
+		met: map[string]int{}, seen: map[string]bool{}}
 }
 
 // Add pools a case's transitions — or, for a run recorded with the loop on, its fix
@@ -220,6 +218,7 @@ func (h *History) Add(c *Case) {
 		if c.LoopOn {
 			h.passed[f.Check] += f.Recorded.Passed
 			h.tries[f.Check] += f.Recorded.Reruns
+			h.met[f.Check]++
 			continue
 		}
 		switch f.Next {
@@ -264,10 +263,10 @@ func (h *History) Rates(given map[string]float64) map[string]Rate { return h.rat
 // with — what [Plan.WithOuterCheck] checks against the loops that ran.
 func (h *History) OuterRates(given map[string]float64) map[string]Rate { return h.rates(given, false) }
 
-// Checkable reports whether a check has both recorded fix attempts and outer cycles
-// that reached it after a failure: what an outer check needs.
+// Checkable reports whether a check has both failures of runs recorded with the loop
+// on and outer cycles that reached it after a failure: what an outer check needs.
 func (h *History) Checkable() bool {
-	for c, n := range h.tries {
+	for c, n := range h.met {
 		if n > 0 && h.trials[c] > 0 {
 			return true
 		}

@@ -69,7 +69,14 @@ type loopRecord struct {
 	met    map[metKey]*metFailure
 	order  map[int][]string // each cycle's failed checks, in the order first recorded
 	calls  map[int]fixCalls
+	counts []cycleCounts // each cycle's own fix counts, by its index (see readCounts)
 	probs  []input.Problem
+}
+
+// cycleCounts are a cycle's own filter_fix_attempts and filter_fix_cost_usd.
+type cycleCounts struct {
+	attempts int
+	cost     float64
 }
 
 // readLoop gathers what run records of its loop: failed chain results and fix events
@@ -86,7 +93,7 @@ func readLoop(run *input.Run) *loopRecord {
 		switch {
 		case e.Kind == kindFilterResult && e.Passed:
 			continue
-		case e.Cycle == n+1:
+		case e.Cycle == n+1 && endedInCycle(run.Outcome):
 			continue // the cycle the run ended in, with no end to count it by
 		case e.Cycle < 1 || e.Cycle > n:
 			orphans[e.Cycle]++
@@ -153,9 +160,54 @@ func readLoop(run *input.Run) *loopRecord {
 			l.calls[call.Cycle] = fc
 		}
 	}
-	l.on = l.events || len(l.calls) > 0 ||
-		slices.ContainsFunc(run.Cycles, func(c input.Cycle) bool { return c.FilterFixAttempts > 0 || c.FilterFixCostUSD > 0 })
+	failed := func(i int) bool { return run.Cycles[i].FilterCheckName != "" || len(l.order[run.Cycles[i].Cycle]) > 0 }
+	l.counts = readCounts(run.Cycles, failed)
+	l.on = l.events
+	for i, cyc := range run.Cycles {
+		worked := l.counts[i].attempts > 0 || l.counts[i].cost > 0 || l.calls[cyc.Cycle].n > 0
+		switch {
+		case worked && failed(i):
+			l.on = true
+		case worked:
+			l.problem("cycle %d: fix attempts recorded (filter_fix_attempts %d, filter_fix_cost_usd %v, %d filter_fix calls) but no failed check; not counted",
+				cyc.Cycle, l.counts[i].attempts, l.counts[i].cost, l.calls[cyc.Cycle].n)
+		}
+	}
 	return l
+}
+
+// endedInCycle reports whether a run of this outcome may have ended inside a cycle,
+// before its cycle_done: cut off, or stopped by its budget or an error.
+func endedInCycle(o input.Outcome) bool {
+	return o == input.OutcomeIncomplete || o == input.OutcomeBudgetExceeded || o == input.OutcomeError
+}
+
+// readCounts returns each cycle's own fix counts. The trace format has them the
+// cycle's; the seed's loop keeps them in its CycleState across cycles — the cost
+// always, the attempts until a fix — so a run whose counts carry over (a cycle with no
+// failed check holding the cycle before's non-zero figure) is read by their increase
+// from one cycle to the next, a fall being a reset (the figure itself).
+func readCounts(cycles []input.Cycle, failed func(i int) bool) []cycleCounts {
+	carried := false
+	for i := 1; i < len(cycles) && !carried; i++ {
+		p, c := cycles[i-1], cycles[i]
+		carried = !failed(i) && (c.FilterFixAttempts > 0 && c.FilterFixAttempts == p.FilterFixAttempts ||
+			c.FilterFixCostUSD > 0 && c.FilterFixCostUSD == p.FilterFixCostUSD)
+	}
+	out := make([]cycleCounts, len(cycles))
+	for i, c := range cycles {
+		out[i] = cycleCounts{c.FilterFixAttempts, c.FilterFixCostUSD}
+		if carried && i > 0 {
+			p := cycles[i-1]
+			if c.FilterFixAttempts >= p.FilterFixAttempts {
+				out[i].attempts -= p.FilterFixAttempts
+			}
+			if c.FilterFixCostUSD >= p.FilterFixCostUSD {
+				out[i].cost -= p.FilterFixCostUSD
+			}
+		}
+	}
+	return out
 }
 
 // problem records an inconsistency of the run's record of its loop.
@@ -191,15 +243,6 @@ func (l *loopRecord) outputLen(cycle int, check string) int {
 	return l.met[metKey{cycle, check}].outputLen
 }
 
-// unplaced reports a cycle whose counts or filter_fix calls say the loop worked in it
-// when no failed check of the cycle is known to charge them to.
-func (l *loopRecord) unplaced(cyc input.Cycle) {
-	if cyc.FilterFixAttempts > 0 || cyc.FilterFixCostUSD > 0 || l.calls[cyc.Cycle].n > 0 {
-		l.problem("cycle %d: fix attempts recorded (filter_fix_attempts %d, filter_fix_cost_usd %v, %d filter_fix calls) but no failed check; not counted",
-			cyc.Cycle, cyc.FilterFixAttempts, cyc.FilterFixCostUSD, l.calls[cyc.Cycle].n)
-	}
-}
-
 // recorded is what the loop did on the failure of check in cyc: by its fix events —
 // its filter_fix_result, else its attempts. A run without fix events records its loop
 // by the cycle's counts (filter_fix_attempts, the failed re-runs, which the loop
@@ -210,17 +253,29 @@ func (l *loopRecord) unplaced(cyc input.Cycle) {
 // attempt; claims never has one (the seed's guard). A fix counts one attempt at
 // least. The last attempt of a budget_exceeded or error run's last cycle, when its
 // failed re-runs are one fewer than its attempts, was stopped before its re-run.
-func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recorded {
+func (l *loopRecord) recorded(i int, check string, charged bool) Recorded {
+	cyc := l.run.Cycles[i]
 	m := l.met[metKey{cyc.Cycle, check}]
 	named := check == cyc.FilterCheckName
-	calls := l.calls[cyc.Cycle]
+	calls, counts := l.calls[cyc.Cycle], l.counts[i]
+	// A cycle's attempts and cost by its own record: its filter_fix calls, which are the
+	// attempts, else its counts.
+	cycleAttempts, cycleCost := counts.attempts, counts.cost
+	if calls.n > 0 {
+		cycleAttempts, cycleCost = calls.n, calls.cost
+	}
 	var r Recorded
 	switch {
 	case m.counted():
+		if check == filter.CheckClaims {
+			l.problem("cycle %d: fix events at claims, which the seed's loop never attempts; read as recorded", cyc.Cycle)
+		}
 		r = Recorded{Attempts: m.attempts, Reruns: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
 		if m.results > 0 {
 			r.Fixed, r.CostUSD = m.resultFixed, m.resultCost
 			switch {
+			case m.resultAttempts < 0 && m.attempts == 0 && named: // out of range: the cycle's own record says how many
+				r.Attempts = cycleAttempts
 			case m.resultAttempts < 0: // out of range: the attempts' count stands
 			case m.resultAttempts < m.attempts:
 				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, its attempts are %d; read as %d", cyc.Cycle, check,
@@ -240,7 +295,7 @@ func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recor
 			}
 		}
 	case check == filter.CheckClaims:
-		if named && (cyc.FilterFixAttempts > 0 || calls.n > 0) {
+		if named && cycleAttempts > 0 {
 			l.problem("cycle %d: fix attempts recorded at claims, which the loop never attempts (the seed's guard); not counted", cyc.Cycle)
 		}
 		return Recorded{}
@@ -248,16 +303,12 @@ func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recor
 		if !named && m != nil {
 			l.problem("cycle %d: %s failed with no fix event recorded and the cycle's end no longer names it; read as not fixed, no attempt", cyc.Cycle, check)
 		}
-		if named && cyc.FilterFixAttempts > 0 {
-			l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s 0; the events read", cyc.Cycle, cyc.FilterFixAttempts, check)
+		if named && counts.attempts > 0 {
+			l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s 0; the events read", cyc.Cycle, counts.attempts, check)
 		}
 		return Recorded{}
 	case charged:
-		r = Recorded{Attempts: max(cyc.FilterFixAttempts, calls.n), Fixed: !named, CostUSD: cyc.FilterFixCostUSD}
-		if r.CostUSD == 0 {
-			r.CostUSD = calls.cost
-		}
-		r.CostUSD = l.cost(cyc.Cycle, check, "filter_fix_cost_usd", r.CostUSD)
+		r = Recorded{Attempts: cycleAttempts, Fixed: !named, CostUSD: l.cost(cyc.Cycle, check, "filter_fix_cost_usd", cycleCost)}
 	default:
 		r = Recorded{Fixed: !named}
 	}
@@ -270,12 +321,12 @@ func (l *loopRecord) recorded(cyc input.Cycle, check string, charged bool) Recor
 	if named && r.Fixed && l.events {
 		l.problem("cycle %d: %s recorded fixed, the cycle's end still names it failing; read as fixed", cyc.Cycle, check)
 	}
-	stopped := cyc.Cycle == len(l.run.Cycles) && (l.run.Outcome == input.OutcomeBudgetExceeded || l.run.Outcome == input.OutcomeError)
-	if named && !r.Fixed && r.Attempts > 0 && stopped && cyc.FilterFixAttempts == r.Attempts-1 {
+	stopped := i == len(l.run.Cycles)-1 && (l.run.Outcome == input.OutcomeBudgetExceeded || l.run.Outcome == input.OutcomeError)
+	if named && !r.Fixed && r.Attempts > 0 && stopped && counts.attempts == r.Attempts-1 {
 		r.BudgetStop = true
 		r.Reruns = min(r.Reruns, r.Attempts-1)
-	} else if named && l.events && !r.Fixed && cyc.FilterFixAttempts > 0 && cyc.FilterFixAttempts != r.Attempts {
-		l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s %d; the events read", cyc.Cycle, cyc.FilterFixAttempts, check, r.Attempts)
+	} else if named && l.events && !r.Fixed && counts.attempts > 0 && counts.attempts != r.Attempts {
+		l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s %d; the events read", cyc.Cycle, counts.attempts, check, r.Attempts)
 	}
 	r.Attempts = min(r.Attempts, MaxFilterFixes)
 	r.Reruns = min(r.Reruns, r.Attempts)

@@ -110,10 +110,33 @@ func TestObserveRecordedLoop(t *testing.T) {
 			checks: join(attempts(1, "build", 0.25, false, false), []input.CheckEvent{fixEvent(1, kindFixResult, "build", false, 2, 0.5)}),
 			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: out, Recorded: Recorded{Attempts: 2, Reruns: 1, CostUSD: 0.5, BudgetStop: true}}},
 			meanCyc: 2.5},
-		{name: "an event of the cycle the run ended in, without its end, is no sign of the loop",
-			cycles: []input.Cycle{cyc("test", 1)},
+		{name: "an event of the cycle a cut-off run ended in, without its end, is no sign of the loop",
+			outcome: input.OutcomeIncomplete, cycles: []input.Cycle{cyc("test", 1)},
 			checks: attempts(2, "test", 0.25, false),
 			want:   []Failure{{Cycle: 1, Check: "test", OutputLen: out}}, meanCyc: 1},
+		{name: "an event after the last cycle of a run that ended there is reported",
+			cycles: []input.Cycle{cyc("test", 1)},
+			checks: attempts(2, "test", 0.25, false),
+			want:   []Failure{{Cycle: 1, Check: "test", OutputLen: out}}, meanCyc: 1,
+			problems: []string{"1 filter or fix event(s) of cycle 2, whose cycle_done was not read"}},
+		{name: "a fix's cost carried into a passing cycle, as the seed's loop keeps it, is no problem",
+			cycles: []input.Cycle{ended("", 3, 0, 0.25), ended("", 5, 0, 0.25)},
+			checks: join([]input.CheckEvent{failed(1, "build")}, attempts(1, "build", 0.25, true)),
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: 40, Next: Cleared,
+				Recorded: Recorded{Attempts: 1, Reruns: 1, Passed: 1, Fixed: true, CostUSD: 0.25}}}, meanCyc: 4.75 / 2},
+		{name: "counts carried over are read by their increase",
+			cycles: []input.Cycle{ended("build", 2, 3, 0.75), ended("", 4, 3, 0.75), ended("test", 6, 5, 1.25)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: out, Next: Cleared, Recorded: Recorded{Attempts: 3, CostUSD: 0.75}},
+				{Cycle: 3, Check: "test", OutputLen: out, Recorded: Recorded{Attempts: 2, CostUSD: 0.5}}}, meanCyc: 4.75 / 3},
+		{name: "a cycle's filter_fix calls are its attempts, whatever its counts say",
+			cycles: []input.Cycle{ended("build", 2, 3, 0.75), ended("build", 4, 6, 1.5)},
+			calls:  []input.AgentCall{fixCall(1, 0.25), fixCall(1, 0.25), fixCall(1, 0.25), fixCall(2, 0.25), fixCall(2, 0.25), fixCall(2, 0.25)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "build", OutputLen: out, Next: NotCleared, Recorded: Recorded{Attempts: 3, CostUSD: 0.75}},
+				{Cycle: 2, Check: "build", OutputLen: out, Recorded: Recorded{Attempts: 3, CostUSD: 0.75}}}, meanCyc: 2.5 / 2},
+		{name: "fix counts on a passing cycle of a run without the loop are reported, and no sign of it",
+			cycles: []input.Cycle{cyc("build", 2), ended("", 4, 0, 0.5)},
+			want:   []Failure{{Cycle: 1, Check: "build", OutputLen: out, Next: Cleared}}, meanCyc: 2,
+			problems: []string{"cycle 2: fix attempts recorded (filter_fix_attempts 0, filter_fix_cost_usd 0.5, 0 filter_fix calls) but no failed check"}},
 		{name: "a stray event of a cycle not read is reported, and no sign of the loop",
 			cycles: []input.Cycle{cyc("test", 1)},
 			checks: attempts(5, "test", 0.25, false),
@@ -179,6 +202,11 @@ func TestObserveRecordedLoop(t *testing.T) {
 			loopOn: true, want: []Failure{{Cycle: 1, Check: "test", OutputLen: out, Recorded: Recorded{Attempts: 2, Reruns: 2, CostUSD: 1}}}, meanCyc: 2,
 			problems: []string{"filter_fix_attempt at test costs 1.7976931348623157e+308; read as 0", "filter_fix_attempt at test costs 1.7976931348623157e+308; read as 0",
 				"counts 2000000000 attempts, outside 0…100; its count not read"}},
+		{name: "a verdict's count out of range, no attempt events: the cycle's counts say how many",
+			cycles: []input.Cycle{ended("vet", 3, 3, 0.5)},
+			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "vet", false, 2_000_000_000, 0.5)},
+			loopOn: true, want: []Failure{{Cycle: 1, Check: "vet", OutputLen: out, Recorded: Recorded{Attempts: 3, CostUSD: 0.5}}}, meanCyc: 2.5,
+			problems: []string{"counts 2000000000 attempts, outside 0…100; its count not read"}},
 		{name: "a fix event naming no check is reported, and no sign of the loop",
 			cycles: []input.Cycle{cyc("test", 3)},
 			checks: []input.CheckEvent{fixEvent(1, kindFixResult, "", true, 1, 1)},
@@ -294,6 +322,21 @@ func TestSimulateRecorded(t *testing.T) {
 	c, _ = Observe(run)
 	if rr, _, _ := plan.Simulate(context.Background(), c); rr.PWithinLimit == nil || rr.PWithinLimit.Mean != 1 {
 		t.Errorf("approved: within %+v", rr.PWithinLimit)
+	}
+}
+
+// TestCheckableWithCountsOnly: loops recorded by their counts alone give no evidence
+// of p, but their fixes can still be checked against the outer cycles' p.
+func TestCheckableWithCountsOnly(t *testing.T) {
+	h := NewHistory()
+	off, _ := Observe(mkRun("off", input.OutcomeApproved, cyc("build", 1), cyc("", 2)))
+	h.Add(off)
+	run := mkRun("on", input.OutcomeApproved, cyc("build", 1), cyc("", 2))
+	run.Cycles[0].FilterFixAttempts, run.Cycles[0].FilterFixCostUSD = 3, 0.75
+	on, _ := Observe(run)
+	h.Add(on)
+	if !on.LoopOn || !h.Checkable() || h.Rates(nil)["build"].Source != "history" {
+		t.Errorf("loop on %v, checkable %v, build's rate %+v", on.LoopOn, h.Checkable(), h.Rates(nil)["build"])
 	}
 }
 
