@@ -145,12 +145,10 @@ func readLoop(run *input.Run) *loopRecord {
 			}
 		}
 	}
-	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
-		l.probs = append(l.probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
-			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) of cycle %d, whose cycle_done was not read; not counted in the fix loop's record",
-				run.Key, orphans[cycle], cycle)})
-	}
 	for _, call := range run.Calls {
+		if call.Role == roleFilterFix && (call.Cycle < 1 || call.Cycle > n) && !(call.Cycle == n+1 && endedInCycle(run.Outcome)) {
+			orphans[call.Cycle]++
+		}
 		if call.Role == roleFilterFix && call.Cycle >= 1 && call.Cycle <= n {
 			fc := l.calls[call.Cycle]
 			fc.n++
@@ -159,6 +157,11 @@ func readLoop(run *input.Run) *loopRecord {
 			}
 			l.calls[call.Cycle] = fc
 		}
+	}
+	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
+		l.probs = append(l.probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
+			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) or filter_fix call(s) of cycle %d, whose cycle_done was not read; not counted in the fix loop's record",
+				run.Key, orphans[cycle], cycle)})
 	}
 	failed := func(i int) bool { return run.Cycles[i].FilterCheckName != "" || len(l.order[run.Cycles[i].Cycle]) > 0 }
 	l.counts = readCounts(run.Cycles, failed)
@@ -184,30 +187,44 @@ func endedInCycle(o input.Outcome) bool {
 
 // readCounts returns each cycle's own fix counts. The trace format has them the
 // cycle's; the seed's loop keeps them in its CycleState across cycles — the cost
-// always, the attempts until a fix — so a run whose counts carry over (a cycle with no
-// failed check holding the cycle before's non-zero figure) is read by their increase
-// from one cycle to the next, a fall being a reset (the figure itself).
+// always, the attempts until a fix — so a run whose counts carry over is read by their
+// increase from one cycle to the next (an attempts figure that falls was reset: the
+// figure itself). A run's counts carry over when they read as the seed keeps them: a
+// cycle with no failed check holds the cycle before's non-zero figure, the cost never
+// falls, and read by increase no cycle has attempts without a cost. Any other run is
+// read per cycle — one whose every cycle fails too: its counts cannot tell.
 func readCounts(cycles []input.Cycle, failed func(i int) bool) []cycleCounts {
-	carried := false
-	for i := 1; i < len(cycles) && !carried; i++ {
+	perCycle := make([]cycleCounts, len(cycles))
+	for i, c := range cycles {
+		perCycle[i] = cycleCounts{c.FilterFixAttempts, c.FilterFixCostUSD}
+	}
+	repeated := false
+	for i := 1; i < len(cycles); i++ {
 		p, c := cycles[i-1], cycles[i]
-		carried = !failed(i) && (c.FilterFixAttempts > 0 && c.FilterFixAttempts == p.FilterFixAttempts ||
+		if c.FilterFixCostUSD < p.FilterFixCostUSD {
+			return perCycle // the seed's cost never falls
+		}
+		repeated = repeated || !failed(i) && (c.FilterFixAttempts > 0 && c.FilterFixAttempts == p.FilterFixAttempts ||
 			c.FilterFixCostUSD > 0 && c.FilterFixCostUSD == p.FilterFixCostUSD)
 	}
-	out := make([]cycleCounts, len(cycles))
+	if !repeated {
+		return perCycle
+	}
+	increase := make([]cycleCounts, len(cycles))
 	for i, c := range cycles {
-		out[i] = cycleCounts{c.FilterFixAttempts, c.FilterFixCostUSD}
-		if carried && i > 0 {
+		increase[i] = perCycle[i]
+		if i > 0 {
 			p := cycles[i-1]
 			if c.FilterFixAttempts >= p.FilterFixAttempts {
-				out[i].attempts -= p.FilterFixAttempts
+				increase[i].attempts -= p.FilterFixAttempts
 			}
-			if c.FilterFixCostUSD >= p.FilterFixCostUSD {
-				out[i].cost -= p.FilterFixCostUSD
-			}
+			increase[i].cost -= p.FilterFixCostUSD
+		}
+		if increase[i].attempts > 0 && increase[i].cost == 0 {
+			return perCycle // attempts that cost nothing: not the seed's carried figures
 		}
 	}
-	return out
+	return increase
 }
 
 // problem records an inconsistency of the run's record of its loop.
@@ -309,6 +326,12 @@ func (l *loopRecord) recorded(i int, check string, charged bool) Recorded {
 		return Recorded{}
 	case charged:
 		r = Recorded{Attempts: cycleAttempts, Fixed: !named, CostUSD: l.cost(cyc.Cycle, check, "filter_fix_cost_usd", cycleCost)}
+		// The counts are the failed re-runs: a failure the loop gave up on has as many as
+		// calls, one fewer when the budget stopped the last — more only when carried over
+		// from a cycle before, which the first cycle has not.
+		if named && calls.n > 0 && counts.attempts > 0 && (counts.attempts < calls.n-1 || i == 0 && counts.attempts > calls.n) {
+			l.problem("cycle %d: filter_fix_attempts %d, its filter_fix calls %d; the calls read", cyc.Cycle, counts.attempts, calls.n)
+		}
 	default:
 		r = Recorded{Fixed: !named}
 	}

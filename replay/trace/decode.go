@@ -114,18 +114,6 @@ func unknown(keys jsonl.Fields, key []byte) bool {
 	return !near
 }
 
-// anyPayloadKey holds the fields of every payload kind: a key one kind has is no
-// misspelling in another ("cycle" in a task_state, as a final CycleState carries it).
-var anyPayloadKey = func() map[string]bool {
-	all := map[string]bool{}
-	for _, keys := range []jsonl.Fields{taskStartKeys, agentDoneKeys, filterKeys, fixAttKeys, fixResKeys, cycleDoneKeys, taskStateKeys} {
-		for k := range keys {
-			all[k] = true
-		}
-	}
-	return all
-}()
-
 // once marks bit in seen and reports whether it was not marked yet.
 func once(seen *uint32, bit uint32) bool {
 	if *seen&bit != 0 {

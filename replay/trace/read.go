@@ -425,7 +425,7 @@ func decode[T payload](data json.RawMessage, valid bool, v *T) (msg string, bad 
 	case len(bad) > 0:
 		msg = "payload: " + jsonl.Describe(bad) + "; read without it"
 	}
-	if near := nearMisses(data, payloadKeys(v)); near != "" {
+	if near := nearMisses(data, v); near != "" {
 		msg = strings.Join(slices.DeleteFunc([]string{msg, "payload: " + near}, func(s string) bool { return s == "" }), "; ")
 	}
 	return msg, bad, true
@@ -452,12 +452,15 @@ func payloadKeys(v any) jsonl.Fields {
 	return nil
 }
 
-// nearMisses describes the keys of a payload object that are near misses of its
-// fields — misspelt, read as absent: 'field "aproved" is not the format's (did you
-// mean "approved"?); ignored' — or is "". A key another payload kind has ("cycle" in
-// a task_state), or one beside the very field it resembles ("duration" beside
-// "duration_ms"), is another field, not a misspelling.
-func nearMisses(data []byte, keys jsonl.Fields) string {
+// nearMisses describes the keys of a payload object v is decoded from that are near
+// misses of its fields — misspelt, read as absent: 'field "aproved" is not the
+// format's (did you mean "approved"?); ignored' — or is "". A key beside the very field
+// it resembles ("duration" beside "duration_ms") is another field, not a misspelling;
+// so is a cycle_done field in a task_state, which a final CycleState may carry
+// ("cycle").
+func nearMisses[T payload](data []byte, v *T) string {
+	keys := payloadKeys(v)
+	_, final := any(v).(*TaskState)
 	var present, lower []string
 	s := jsonl.NewScanner(data)
 	s.Object(true, func(key []byte) bool {
@@ -466,7 +469,7 @@ func nearMisses(data []byte, keys jsonl.Fields) string {
 	})
 	var out []string
 	for i, key := range present {
-		if name, ok := keys.NearMiss([]byte(key)); ok && !anyPayloadKey[lower[i]] && !slices.Contains(lower, name) {
+		if name, ok := keys.NearMiss([]byte(key)); ok && !(final && cycleDoneKeys[lower[i]]) && !slices.Contains(lower, name) {
 			out = append(out, fmt.Sprintf("field %q is not the format's (did you mean %q?)", key, name))
 		}
 	}

@@ -283,14 +283,17 @@ func TestReadLosesTheFieldNotTheRun(t *testing.T) {
 			ev(at(1), "cycle_done", "", "q", `{"cycle":1,"total_cost":1.5,"filter_check":"build","aproved":true,"coder_output":"ok","findings":[]}`) +
 				ev(at(2), "agent_done", "", "q", `{"cycle":1,"role":"coder","cost_usd":1,"tokns":5}`) +
 				ev(at(3), "cycle_done", "", "q", `{"cycle":2,"total_cost_usd":2,"total_cost":1,"cycles":2,"Max_Cycle":3,"findings":[]}`) +
-				ev(at(4), "task_state", "", "q", `{"outcome":"max_cycles","cycle":2,"total_cost":1.3}`),
+				ev(at(4), "filter_fix_attempt", "", "q", `{"cycle":2,"check":"vet","attempts":1,"passed":false}`) +
+				ev(at(5), "task_state", "", "q", `{"outcome":"max_cycles","cycle":2,"total_cost":1.3}`),
 			[]string{"1:0", "2:2"}, []string{
 				`1:invalid_record payload: field "total_cost" is not the format's (did you mean "total_cost_usd"?), field "filter_check" is not the format's (did you mean "filter_check_name"?), field "aproved" is not the format's (did you mean "approved"?); ignored`,
 				`2:invalid_record payload: field "tokns" is not the format's (did you mean "tokens"?); ignored`,
 				// Beside total_cost_usd, total_cost is another field; cycles is task_state's.
 				`3:invalid_record payload: field "Max_Cycle" is not the format's (did you mean "max_cycles"?); ignored`,
+				// attempts is filter_fix_result's, but no field of a filter_fix_attempt.
+				`4:invalid_record payload: field "attempts" is not the format's (did you mean "attempt"?); ignored`,
 				// cycle is cycle_done's, as a final CycleState carries it.
-				`4:invalid_record payload: field "total_cost" is not the format's (did you mean "total_cost_usd"?); ignored`}},
+				`5:invalid_record payload: field "total_cost" is not the format's (did you mean "total_cost_usd"?); ignored`}},
 		{"two events on one line",
 			strings.TrimSuffix(ev(at(1), "cycle_done", "", "q", cyc(1, 1, "", false)), "\n") + ev(at(2), "cycle_done", "", "q", cyc(2, 2, "", false)),
 			[]string{"1:1", "2:2"}, []string{"1:malformed_line 2 records on one line"}},
