@@ -66,11 +66,12 @@ type Plan struct {
 }
 
 // WithOuterCheck returns a copy of p that also simulates the failures of every run
-// recorded with the loop on — which p itself does not simulate — with each check's p
-// from outer ([History.OuterRates]: the outer cycles alone, no recorded attempt), and
-// sums the failures it predicts fixed beside the ones the loop fixed
-// ([Totals.OuterCheck]): a check of the simulation against loops that ran, on runs
-// whose outcome none of its p was estimated from.
+// recorded with the loop on — which p itself does not simulate — at a check outer has
+// trials of (claims, which the loop never attempts, left out), with each check's p from
+// outer ([History.OuterRates]: the outer cycles alone, no recorded attempt), and sums
+// the failures it predicts fixed beside the ones the loop fixed ([Totals.OuterCheck]):
+// a check of the simulation against loops that ran, on runs whose outcome none of its
+// p was estimated from. The failures at other checks are counted, not checked.
 func (p *Plan) WithOuterCheck(outer map[string]Rate) *Plan {
 	q := *p
 	q.outer = NewPlan(p.cfg, outer)
@@ -529,15 +530,13 @@ func (t *Totals) Add(r RunResult) {
 	if r.Case.LoopOn {
 		t.RecordedRuns++
 		t.RecordedFailures += len(r.Case.Failures)
+		for _, f := range r.Case.Failures {
+			t.maxAttempts = max(t.maxAttempts, f.Recorded.Attempts)
+		}
 	}
 	limit := r.Case.Outcome == input.OutcomeMaxCycles && !r.Case.LoopOn
 	if limit {
 		t.LimitRuns++
-	}
-	if r.Case.LoopOn {
-		for _, f := range r.Case.Failures {
-			t.maxAttempts = max(t.maxAttempts, f.Recorded.Attempts)
-		}
 	}
 	if t.plan.outer != nil && r.Case.LoopOn {
 		if t.predicted == nil {
