@@ -35,8 +35,9 @@
 // shard's tables (each checked against its manifest): the report `replay --report`
 // writes of the replay not split, but for where the output is.
 //
-// Exit status: 0 success; 1 a refused set, a failure, or input problems with
-// --strict; 2 a usage error; 130 interrupted (SIGINT, SIGTERM).
+// Exit status: 0 success; 1 a refused set (a folder holding no complete set of
+// shards), a failure, or input problems with --strict; 2 a usage error (a folder that
+// is not there, or a file); 130 interrupted (SIGINT, SIGTERM).
 //
 // Examples:
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -49,6 +50,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	case workers < 0 || showProblems < 0:
 		fmt.Fprintf(stderr, "metrics: --workers and --show-problems must be ≥ 0\n")
+		return 2
+	}
+	// A folder that is not there, or a file, is the command line's mistake, as a missing
+	// --in is replay's; a folder that holds no complete set of shards is the data's.
+	switch fi, err := os.Stat(fs.Arg(0)); {
+	case errors.Is(err, iofs.ErrNotExist):
+		fmt.Fprintf(stderr, "metrics: %s: no such folder\n", fs.Arg(0))
+		return 2
+	case err == nil && !fi.IsDir():
+		fmt.Fprintf(stderr, "metrics: %s: not a folder (give the folder replay --shard i/n --out DIR/ wrote)\n", fs.Arg(0))
 		return 2
 	}
 	if report != "" {

@@ -88,7 +88,9 @@ func TestUsageAndRefusals(t *testing.T) {
 		{"negative workers", []string{"--workers", "-1", out}, 2, "must be ≥ 0"},
 		{"report not html", []string{"--report", filepath.Join(dir, "r.txt"), out}, 2, "r.txt"},
 		{"report in no folder", []string{"--report", filepath.Join(dir, "nope", "r.html"), out}, 2, "r.html"},
-		{"not a folder", []string{filepath.Join(dir, "nope")}, 1, "not a folder written by replay --out DIR/"},
+		{"no such folder", []string{filepath.Join(dir, "nope")}, 2, filepath.Join(dir, "nope") + ": no such folder"},
+		{"a file", []string{filepath.Join(out, "_manifests", "shard=0.manifest.json")}, 2, "not a folder (give the folder"},
+		{"a folder of no replay", []string{dir}, 1, "no shard of a replay here"},
 		{"incomplete set", []string{out}, 1, "incomplete set: shard 2 of 3 is missing"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
