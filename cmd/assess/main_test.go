@@ -139,7 +139,7 @@ func TestScreens(t *testing.T) {
 		{"history, last 7 days", []string{"history"}, []string{
 			"Session History (last 7 days to 2026-03-02 09:00)", "SESSION   OUTCOME", "LABEL", "MSGS  FRUST  INTERV  DATE (UTC)",
 			"\n5f3c0000  partial", "2026-03-02 09:00", "\n5f3c1111  success", "2026-03-01 14:00\n",
-			"1 older session not shown (--days 0 shows all).", "Use `assess history <session-id>` for details."},
+			"1 older session not shown (--days 0 shows all).", "Use `assess --results " + results + " history <session-id>` for details."},
 			[]string{"77aa0000"}},
 		{"history, all", []string{"history", "--days", "0"}, []string{"Session History (all 3 sessions)", "5f3c0000", "5f3c1111",
 			"77aa0000  failure"}, []string{"not shown"}},

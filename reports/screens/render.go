@@ -142,7 +142,13 @@ func (h History) WriteText(w io.Writer) error {
 		}
 		p.line("%s not shown (--days 0 shows all).", what)
 	}
-	p.line("Use `assess history <session-id>` for details.")
+	if len(h.Sessions) > 0 {
+		with := ""
+		if h.Results != "results.parquet" { // the command's default
+			with = " --results " + printable.Line(h.Results)
+		}
+		p.line("Use `assess%s history <session-id>` for details.", with)
+	}
 	return p.err()
 }
 
