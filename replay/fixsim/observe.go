@@ -132,7 +132,7 @@ func Observe(run *input.Run) (*Case, []input.Problem) {
 		}
 		for j, check := range checks {
 			if chainIndex(check) < 0 {
-				probs = append(probs, input.Problem{File: run.File, Kind: input.ProblemInvalid,
+				probs = append(probs, input.Problem{File: run.File, Line: cyc.Line, Kind: input.ProblemInvalid,
 					Detail: fmt.Sprintf("run %s: cycle %d names filter check %q, not one of %s; its pass probability from its own history",
 						run.Key, cyc.Cycle, check, strings.Join(chainOrder, ", "))})
 			}

@@ -1,6 +1,7 @@
 package fixsim
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -40,6 +41,7 @@ type metKey struct {
 // metFailure is what a run's events record of one failure the live loop met.
 type metFailure struct {
 	outputLen int // the failed chain result's output length
+	line      int // the line of its first event
 
 	attempts, passed int     // distinct filter_fix_attempt events, and those whose re-run passed
 	numbers          []int   // their attempt numbers, for duplicates
@@ -48,6 +50,7 @@ type metFailure struct {
 	resultFixed      bool
 	resultAttempts   int // -1: its count was out of range, not read
 	resultCost       float64
+	resultLine       int // the line of the filter_fix_result read
 }
 
 // counted reports whether a fix event of the failure was counted.
@@ -86,8 +89,8 @@ type cycleCounts struct {
 // MaxFilterFixes, an attempt number recorded twice and a verdict's count out of range.
 func readLoop(run *input.Run) *loopRecord {
 	l := &loopRecord{run: run, met: map[metKey]*metFailure{}, order: map[int][]string{}, calls: map[int]fixCalls{}}
-	n := len(run.Cycles) // a trace's cycles are numbered 1…n
-	orphans := map[int]int{}
+	n := len(run.Cycles)                                // a trace's cycles are numbered 1…n
+	orphans, orphanLine := map[int]int{}, map[int]int{} // events and calls of each cycle not read, and the first one's line
 	for _, e := range run.Checks {
 		fix := e.Kind == kindFixAttempt || e.Kind == kindFixResult
 		switch {
@@ -97,10 +100,11 @@ func readLoop(run *input.Run) *loopRecord {
 			continue // the cycle the run ended in, with no end to count it by
 		case e.Cycle < 1 || e.Cycle > n:
 			orphans[e.Cycle]++
+			orphanLine[e.Cycle] = cmp.Or(orphanLine[e.Cycle], e.Line)
 			continue
 		case e.Check == "":
 			if fix {
-				l.problem("a %s of cycle %d names no check; not counted in the loop's record", e.Kind, e.Cycle)
+				l.problem(e.Line, "a %s of cycle %d names no check; not counted in the loop's record", e.Kind, e.Cycle)
 			}
 			continue
 		}
@@ -108,7 +112,7 @@ func readLoop(run *input.Run) *loopRecord {
 		k := metKey{e.Cycle, e.Check}
 		m := l.met[k]
 		if m == nil {
-			m = &metFailure{}
+			m = &metFailure{line: e.Line}
 			l.met[k] = m
 			l.order[e.Cycle] = append(l.order[e.Cycle], e.Check)
 		}
@@ -118,10 +122,10 @@ func readLoop(run *input.Run) *loopRecord {
 		case kindFixAttempt:
 			switch {
 			case e.Attempt > 0 && slices.Contains(m.numbers, e.Attempt):
-				l.problem("cycle %d: attempt %d at %s recorded twice; counted once", e.Cycle, e.Attempt, e.Check)
+				l.problem(e.Line, "cycle %d: attempt %d at %s recorded twice; counted once", e.Cycle, e.Attempt, e.Check)
 				continue
 			case m.attempts == MaxFilterFixes:
-				l.problem("cycle %d: more than %d fix attempts at %s; the rest not counted", e.Cycle, MaxFilterFixes, e.Check)
+				l.problem(e.Line, "cycle %d: more than %d fix attempts at %s; the rest not counted", e.Cycle, MaxFilterFixes, e.Check)
 				continue
 			}
 			m.attempts++
@@ -131,15 +135,15 @@ func readLoop(run *input.Run) *loopRecord {
 			if e.Passed {
 				m.passed++
 			}
-			m.attemptCost += l.cost(e.Cycle, e.Check, e.Kind, e.CostUSD)
+			m.attemptCost += l.cost(e.Line, e.Cycle, e.Check, e.Kind, e.CostUSD)
 		case kindFixResult:
 			m.results++
 			if m.results == 2 {
-				l.problem("cycle %d: more than one filter_fix_result at %s; the last read", e.Cycle, e.Check)
+				l.problem(e.Line, "cycle %d: more than one filter_fix_result at %s; the last read", e.Cycle, e.Check)
 			}
-			m.resultFixed, m.resultCost, m.resultAttempts = e.Passed, l.cost(e.Cycle, e.Check, e.Kind, e.CostUSD), e.Attempt
+			m.resultFixed, m.resultCost, m.resultAttempts, m.resultLine = e.Passed, l.cost(e.Line, e.Cycle, e.Check, e.Kind, e.CostUSD), e.Attempt, e.Line
 			if e.Attempt < 0 || e.Attempt > MaxFilterFixes {
-				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, outside 0…%d; its count not read", e.Cycle, e.Check,
+				l.problem(e.Line, "cycle %d: filter_fix_result at %s counts %d attempts, outside 0…%d; its count not read", e.Cycle, e.Check,
 					e.Attempt, MaxFilterFixes)
 				m.resultAttempts = -1
 			}
@@ -148,6 +152,7 @@ func readLoop(run *input.Run) *loopRecord {
 	for _, call := range run.Calls {
 		if call.Role == roleFilterFix && (call.Cycle < 1 || call.Cycle > n) && !(call.Cycle == n+1 && endedInCycle(run.Outcome)) {
 			orphans[call.Cycle]++
+			orphanLine[call.Cycle] = cmp.Or(orphanLine[call.Cycle], call.Line)
 		}
 		if call.Role == roleFilterFix && call.Cycle >= 1 && call.Cycle <= n {
 			fc := l.calls[call.Cycle]
@@ -159,7 +164,7 @@ func readLoop(run *input.Run) *loopRecord {
 		}
 	}
 	for _, cycle := range slices.Sorted(maps.Keys(orphans)) {
-		l.probs = append(l.probs, input.Problem{File: run.File, Kind: input.ProblemUnmatched,
+		l.probs = append(l.probs, input.Problem{File: run.File, Line: orphanLine[cycle], Kind: input.ProblemUnmatched,
 			Detail: fmt.Sprintf("run %s: %d filter or fix event(s) or filter_fix call(s) of cycle %d, whose cycle_done was not read; not counted in the fix loop's record",
 				run.Key, orphans[cycle], cycle)})
 	}
@@ -172,7 +177,7 @@ func readLoop(run *input.Run) *loopRecord {
 		case worked && failed(i):
 			l.on = true
 		case worked:
-			l.problem("cycle %d: fix attempts recorded (filter_fix_attempts %d, filter_fix_cost_usd %v, %d filter_fix calls) but no failed check; not counted",
+			l.problem(cyc.Line, "cycle %d: fix attempts recorded (filter_fix_attempts %d, filter_fix_cost_usd %v, %d filter_fix calls) but no failed check; not counted",
 				cyc.Cycle, l.counts[i].attempts, l.counts[i].cost, l.calls[cyc.Cycle].n)
 		}
 	}
@@ -227,19 +232,20 @@ func readCounts(cycles []input.Cycle, failed func(i int) bool) []cycleCounts {
 	return increase
 }
 
-// problem records an inconsistency of the run's record of its loop.
-func (l *loopRecord) problem(format string, args ...any) {
-	l.probs = append(l.probs, input.Problem{File: l.run.File, Kind: input.ProblemInvalid,
+// problem records an inconsistency of the run's record of its loop, at line (0: the
+// run's, when its source records no line).
+func (l *loopRecord) problem(line int, format string, args ...any) {
+	l.probs = append(l.probs, input.Problem{File: l.run.File, Line: line, Kind: input.ProblemInvalid,
 		Detail: fmt.Sprintf("run %s: ", l.run.Key) + fmt.Sprintf(format, args...)})
 }
 
-// cost is a recorded cost, 0 (and reported) when it is negative, not finite or past
-// maxCostUSD.
-func (l *loopRecord) cost(cycle int, check, field string, v float64) float64 {
+// cost is a recorded cost, 0 (and reported at line) when it is negative, not finite
+// or past maxCostUSD.
+func (l *loopRecord) cost(line, cycle int, check, field string, v float64) float64 {
 	if v >= 0 && v <= maxCostUSD {
 		return v
 	}
-	l.problem("cycle %d: %s at %s costs %v; read as 0", cycle, field, check, v)
+	l.problem(line, "cycle %d: %s at %s costs %v; read as 0", cycle, field, check, v)
 	return 0
 }
 
@@ -285,7 +291,7 @@ func (l *loopRecord) recorded(i int, check string, charged bool) Recorded {
 	switch {
 	case m.counted():
 		if check == filter.CheckClaims {
-			l.problem("cycle %d: fix events at claims, which the seed's loop never attempts; read as recorded", cyc.Cycle)
+			l.problem(m.line, "cycle %d: fix events at claims, which the seed's loop never attempts; read as recorded", cyc.Cycle)
 		}
 		r = Recorded{Attempts: m.attempts, Reruns: m.attempts, Passed: m.passed, Fixed: m.passed > 0, CostUSD: m.attemptCost}
 		if m.results > 0 {
@@ -295,7 +301,7 @@ func (l *loopRecord) recorded(i int, check string, charged bool) Recorded {
 				r.Attempts = cycleAttempts
 			case m.resultAttempts < 0: // out of range: the attempts' count stands
 			case m.resultAttempts < m.attempts:
-				l.problem("cycle %d: filter_fix_result at %s counts %d attempts, its attempts are %d; read as %d", cyc.Cycle, check,
+				l.problem(m.resultLine, "cycle %d: filter_fix_result at %s counts %d attempts, its attempts are %d; read as %d", cyc.Cycle, check,
 					m.resultAttempts, m.attempts, m.attempts)
 			default:
 				r.Attempts, r.Reruns = m.resultAttempts, m.resultAttempts
@@ -304,58 +310,58 @@ func (l *loopRecord) recorded(i int, check string, charged bool) Recorded {
 				r.Passed = 1 // the verdict: the last re-run passed
 			}
 			if !r.Fixed && r.Passed > 0 {
-				l.problem("cycle %d: an attempt at %s passed its re-run, its filter_fix_result says not fixed; read as not fixed", cyc.Cycle, check)
+				l.problem(m.resultLine, "cycle %d: an attempt at %s passed its re-run, its filter_fix_result says not fixed; read as not fixed", cyc.Cycle, check)
 				r.Passed = 0
 			}
 			if !r.Fixed && !named {
-				l.problem("cycle %d: filter_fix_result says %s not fixed, the cycle's end no longer names it failing; read as not fixed", cyc.Cycle, check)
+				l.problem(m.resultLine, "cycle %d: filter_fix_result says %s not fixed, the cycle's end no longer names it failing; read as not fixed", cyc.Cycle, check)
 			}
 		}
 	case check == filter.CheckClaims:
 		if named && cycleAttempts > 0 {
-			l.problem("cycle %d: fix attempts recorded at claims, which the loop never attempts (the seed's guard); not counted", cyc.Cycle)
+			l.problem(cyc.Line, "cycle %d: fix attempts recorded at claims, which the loop never attempts (the seed's guard); not counted", cyc.Cycle)
 		}
 		return Recorded{}
 	case l.events:
 		if !named && m != nil {
-			l.problem("cycle %d: %s failed with no fix event recorded and the cycle's end no longer names it; read as not fixed, no attempt", cyc.Cycle, check)
+			l.problem(m.line, "cycle %d: %s failed with no fix event recorded and the cycle's end no longer names it; read as not fixed, no attempt", cyc.Cycle, check)
 		}
 		if named && counts.attempts > 0 {
-			l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s 0; the events read", cyc.Cycle, counts.attempts, check)
+			l.problem(cyc.Line, "cycle %d: filter_fix_attempts %d, its fix events at %s 0; the events read", cyc.Cycle, counts.attempts, check)
 		}
 		return Recorded{}
 	case charged:
-		r = Recorded{Attempts: cycleAttempts, Fixed: !named, CostUSD: l.cost(cyc.Cycle, check, "filter_fix_cost_usd", cycleCost)}
+		r = Recorded{Attempts: cycleAttempts, Fixed: !named, CostUSD: l.cost(cyc.Line, cyc.Cycle, check, "filter_fix_cost_usd", cycleCost)}
 		// The counts are the failed re-runs: a failure the loop gave up on has as many as
 		// calls, one fewer when the budget stopped the last — more only when carried over
 		// from a cycle before, which the first cycle has not.
 		if named && calls.n > 0 && counts.attempts > 0 && (counts.attempts < calls.n-1 || i == 0 && counts.attempts > calls.n) {
-			l.problem("cycle %d: filter_fix_attempts %d, its filter_fix calls %d; the calls read", cyc.Cycle, counts.attempts, calls.n)
+			l.problem(cyc.Line, "cycle %d: filter_fix_attempts %d, its filter_fix calls %d; the calls read", cyc.Cycle, counts.attempts, calls.n)
 		}
 	default:
 		r = Recorded{Fixed: !named}
 	}
 	if r.Fixed && r.Attempts == 0 {
 		if l.events {
-			l.problem("cycle %d: %s fixed with no attempt recorded; read as one", cyc.Cycle, check)
+			l.problem(cyc.Line, "cycle %d: %s fixed with no attempt recorded; read as one", cyc.Cycle, check)
 		}
 		r.Attempts = 1
 	}
 	if named && r.Fixed && l.events {
-		l.problem("cycle %d: %s recorded fixed, the cycle's end still names it failing; read as fixed", cyc.Cycle, check)
+		l.problem(cyc.Line, "cycle %d: %s recorded fixed, the cycle's end still names it failing; read as fixed", cyc.Cycle, check)
 	}
 	stopped := i == len(l.run.Cycles)-1 && (l.run.Outcome == input.OutcomeBudgetExceeded || l.run.Outcome == input.OutcomeError)
 	if named && !r.Fixed && r.Attempts > 0 && stopped && counts.attempts == r.Attempts-1 {
 		r.BudgetStop = true
 		r.Reruns = min(r.Reruns, r.Attempts-1)
 	} else if named && l.events && !r.Fixed && counts.attempts > 0 && counts.attempts != r.Attempts {
-		l.problem("cycle %d: filter_fix_attempts %d, its fix events at %s %d; the events read", cyc.Cycle, counts.attempts, check, r.Attempts)
+		l.problem(cyc.Line, "cycle %d: filter_fix_attempts %d, its fix events at %s %d; the events read", cyc.Cycle, counts.attempts, check, r.Attempts)
 	}
 	r.Attempts = min(r.Attempts, MaxFilterFixes)
 	r.Reruns = min(r.Reruns, r.Attempts)
 	r.Passed = min(r.Passed, r.Reruns)
 	if r.CostUSD > maxCostUSD {
-		l.problem("cycle %d: the fix attempts at %s cost %v; read as 0", cyc.Cycle, check, r.CostUSD)
+		l.problem(cyc.Line, "cycle %d: the fix attempts at %s cost %v; read as 0", cyc.Cycle, check, r.CostUSD)
 		r.CostUSD = 0
 	}
 	return r

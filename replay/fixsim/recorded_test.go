@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/trace"
 )
 
 // fixEvent is a recorded fix-loop event of a check in a cycle.
@@ -451,5 +452,33 @@ func TestOuterCheck(t *testing.T) {
 				t.Errorf("the check changes the totals")
 			}
 		})
+	}
+}
+
+// TestRecordProblemsAtTheirLines: a problem of a run's record of its loop names the
+// line of the event or cycle_done it is about, as every reader's problems do.
+func TestRecordProblemsAtTheirLines(t *testing.T) {
+	line := func(kind, data string) string {
+		return `{"ts":"2026-03-01T10:00:00Z","kind":"` + kind + `","epoch":"e","task":"t","data":` + data + "}\n"
+	}
+	in := line("filter_result", `{"cycle":1,"check":"build","passed":false,"output":"x"}`) + // 1
+		line("filter_fix_attempt", `{"cycle":1,"check":"build","attempt":1,"cost_usd":-2,"passed":false}`) + // 2: a negative cost
+		line("filter_fix_attempt", `{"cycle":1,"check":"build","attempt":1,"cost_usd":0.1,"passed":false}`) + // 3: attempt 1 again
+		line("cycle_done", `{"cycle":1,"total_cost_usd":1,"filter_check_name":"build","findings":[],"filter_fix_attempts":2}`) + // 4: counts against events
+		line("filter_fix_attempt", `{"cycle":9,"check":"vet","attempt":1,"cost_usd":0.1,"passed":false}`) + // 5: a cycle not read
+		line("task_state", `{"outcome":"max_cycles"}`)
+	runs, _ := trace.Read("t.jsonl", strings.NewReader(in))
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	_, probs := Observe(runs[0])
+	want := map[int]string{2: "costs -2", 3: "attempt 1 at build recorded twice", 4: "filter_fix_attempts 2, its fix events at build 1", 5: "cycle 9, whose cycle_done was not read"}
+	if len(probs) != len(want) {
+		t.Fatalf("problems %v", probs)
+	}
+	for _, p := range probs {
+		if w, ok := want[p.Line]; !ok || !strings.Contains(p.Detail, w) || p.File != "t.jsonl" {
+			t.Errorf("%s: %s at line %d, want %q there", p.File, p.Detail, p.Line, w)
+		}
 	}
 }

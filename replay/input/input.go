@@ -138,6 +138,8 @@ type Cycle struct {
 	FilterFixAttempts int     // recorded inner fix attempts in this cycle
 	FilterFixCostUSD  float64 // their recorded cost
 
+	Line int // the line of the record that ended the cycle in the run's file; 0 when the source records none
+
 	// MaxCycles and MaxBudgetUSD are the limits the loop held at this cycle where the
 	// source records them as they change (a trace's task_start and cycle_done); 0
 	// where it does not, and the run's apply.
@@ -159,6 +161,7 @@ type AgentCall struct {
 	DurationMS int64
 	Tokens     int64
 	Time       time.Time
+	Line       int // the call's 1-based line in the run's file; 0 when the source records none
 }
 
 // CheckEvent is one recorded filter check or inner fix attempt.
@@ -173,6 +176,7 @@ type CheckEvent struct {
 	// OutputLen is a failed filter_result's output length (the output is not kept:
 	// the cycle's end holds the output of the check it ends failing).
 	OutputLen int
+	Line      int // the event's 1-based line in the run's file; 0 when the source records none
 }
 
 // LastCycle returns the run's final cycle, or the zero Cycle when it has none.

@@ -278,7 +278,7 @@ func (b *runBuilder) add(kind string, data json.RawMessage, valid bool, ts time.
 			note("without a role; skipped")
 		default:
 			r.Calls = append(r.Calls, input.AgentCall{Cycle: a.Cycle, Role: a.Role, CostUSD: a.CostUSD,
-				DurationMS: a.DurationMS, Tokens: a.Tokens, Time: ts})
+				DurationMS: a.DurationMS, Tokens: a.Tokens, Time: ts, Line: line})
 			b.callStamps = append(b.callStamps, si)
 			if !(a.CostUSD >= 0) {
 				note(fmt.Sprintf("cost_usd %v is negative or not a number; kept as recorded", a.CostUSD))
@@ -406,6 +406,7 @@ func checkLimits(maxCycles *int, maxBudget *float64, note func(string)) {
 
 // check records a filter check or fix attempt.
 func (b *runBuilder) check(si int, c input.CheckEvent) {
+	c.Line = b.stamps[si].line
 	b.run.Checks = append(b.run.Checks, c)
 	b.checkStamps = append(b.checkStamps, si)
 }
@@ -559,7 +560,7 @@ func (b *runBuilder) finish() (*input.Run, []input.Problem) {
 		lintFixes += c.LintFixCalls
 		cyc := input.Cycle{Cycle: c.Cycle, Time: b.times[at.stamp], TotalCostUSD: c.TotalCostUSD,
 			FilterCheckName: c.FilterCheckName, FilterOutput: c.FilterOutput, LintFixCalls: c.LintFixCalls,
-			Approved: c.Approved, FilterFixAttempts: c.FilterFixAttempts, FilterFixCostUSD: c.FilterFixCostUSD}
+			Approved: c.Approved, FilterFixAttempts: c.FilterFixAttempts, FilterFixCostUSD: c.FilterFixCostUSD, Line: at.line}
 		for _, f := range c.Findings {
 			rf, bad := f.reviewFinding(c.Cycle)
 			if bad != "" {
