@@ -119,8 +119,8 @@ func NewOutput(path string, metadata map[string]string) (*Output, error) {
 		return nil, fmt.Errorf("output %s is a directory: give a file name ending in .parquet", path)
 	}
 	dir := filepath.Dir(path)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("output %s: cannot write to %s: no such folder", path, dir)
+	if err := Folder(dir); errors.Is(err, ErrNoSuchFolder) {
+		return nil, fmt.Errorf("output %s: cannot write to %s: %w", path, dir, err)
 	}
 	probe, err := tmpname.CreateProbe(dir)
 	if err != nil {
@@ -923,6 +923,28 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	d.Sync()
+	return nil
+}
+
+// The reasons [Folder] gives that a path is no folder to write into.
+var (
+	ErrNoSuchFolder = errors.New("no such folder")
+	ErrNotAFolder   = errors.New("not a folder")
+)
+
+// Folder reports why dir is no folder to write into: ErrNoSuchFolder, ErrNotAFolder,
+// or the error reading it (its path dropped: a message names it); nil when it is one.
+// Whether the folder takes a new file is the writer's to find out.
+func Folder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ErrNoSuchFolder
+	case err != nil:
+		return UnwrapPathError(err)
+	case !fi.IsDir():
+		return ErrNotAFolder
+	}
 	return nil
 }
 

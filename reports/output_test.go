@@ -372,3 +372,21 @@ func TestSealedTablesCommitAsTheOthers(t *testing.T) {
 		t.Error("sealed a table of an aborted output")
 	}
 }
+
+// TestFolder: a folder is one to write into; a missing path and a file are not, each
+// said so.
+func TestFolder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		want error
+	}{{dir, nil}, {filepath.Join(dir, "none"), ErrNoSuchFolder}, {file, ErrNotAFolder}} {
+		if err := Folder(tt.path); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+			t.Errorf("Folder(%s) = %v, want %v", tt.path, err, tt.want)
+		}
+	}
+}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -364,13 +362,13 @@ func CheckOut(out string) error {
 	if dir == "" {
 		return nil
 	}
-	switch fi, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
+	switch err := reports.Folder(dir); {
+	case errors.Is(err, reports.ErrNoSuchFolder):
 		return pipeline.UsageError{Err: fmt.Errorf("--out %s: no such folder %s", out, dir)}
+	case errors.Is(err, reports.ErrNotAFolder):
+		return pipeline.UsageError{Err: fmt.Errorf("--out %s: %s is not a folder", out, dir)}
 	case err != nil:
 		return pipeline.UsageError{Err: fmt.Errorf("--out %s: %w", out, err)}
-	case !fi.IsDir():
-		return pipeline.UsageError{Err: fmt.Errorf("--out %s: %s is not a folder", out, dir)}
 	}
 	return nil
 }

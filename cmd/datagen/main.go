@@ -96,6 +96,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "datagen: %v\n", err)
 				return 1
 			}
+			if name == synth.RunLabelsFile || name == synth.SessionLabelsFile {
+				w.Labels = append(w.Labels, name) // in sorted order: runs, then sessions, as WriteDataset lists them
+			}
 			if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
 				switch part {
 				case "runs":
@@ -118,12 +121,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
 		w.Runs, w.Sessions, w.Vibes, *out)
-	// The replay of what was written, with the label files there are.
+	// The replay of what was written, with the label files written.
 	replayCmd := "replay --in " + filepath.Join(*out, synth.InputsDir)
-	for _, l := range []string{synth.RunLabelsFile, synth.SessionLabelsFile} {
-		if _, err := os.Stat(filepath.Join(*out, filepath.FromSlash(l))); err == nil {
-			replayCmd += " --labels " + filepath.Join(*out, filepath.FromSlash(l))
-		}
+	for _, l := range w.Labels {
+		replayCmd += " --labels " + filepath.Join(*out, filepath.FromSlash(l))
 	}
 	fmt.Fprintf(stdout, "replay it: %s --out %s\n", replayCmd, filepath.Join(*out, "results.parquet"))
 	return 0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/pipeline"
+	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
 
@@ -54,12 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// A folder that is not there, or a file, is the command line's mistake, as a missing
 	// --in is replay's; a folder that holds no complete set of shards is the data's.
-	switch fi, err := os.Stat(fs.Arg(0)); {
-	case errors.Is(err, iofs.ErrNotExist):
-		fmt.Fprintf(stderr, "metrics: %s: no such folder\n", fs.Arg(0))
-		return 2
-	case err == nil && !fi.IsDir():
-		fmt.Fprintf(stderr, "metrics: %s: not a folder (give the folder replay --shard i/n --out DIR/ wrote)\n", fs.Arg(0))
+	if err := reports.Folder(fs.Arg(0)); errors.Is(err, reports.ErrNoSuchFolder) || errors.Is(err, reports.ErrNotAFolder) {
+		fmt.Fprintf(stderr, "metrics: %s: %v (give the folder replay --shard i/n --out DIR/ wrote)\n", fs.Arg(0), err)
 		return 2
 	}
 	if report != "" {

@@ -9,13 +9,15 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze/fixloop/filter"
 	"github.com/loopwatch/loopwatch/replay/input"
+	"github.com/loopwatch/loopwatch/replay/trace"
 )
 
-// The recorded event kinds and agent role of the inner fix loop (package trace's).
+// The recorded event kinds of the inner fix loop (input.CheckEvent.Kind, the trace's),
+// and its agent role.
 const (
-	kindFilterResult = "filter_result"
-	kindFixAttempt   = "filter_fix_attempt"
-	kindFixResult    = "filter_fix_result"
+	kindFilterResult = trace.KindFilterResult
+	kindFixAttempt   = trace.KindFilterFixAttempt
+	kindFixResult    = trace.KindFilterFixResult
 	roleFilterFix    = "filter_fix"
 )
 
@@ -150,11 +152,13 @@ func readLoop(run *input.Run) *loopRecord {
 		}
 	}
 	for _, call := range run.Calls {
-		if call.Role == roleFilterFix && (call.Cycle < 1 || call.Cycle > n) && !(call.Cycle == n+1 && endedInCycle(run.Outcome)) {
+		switch {
+		case call.Role != roleFilterFix:
+		case call.Cycle == n+1 && endedInCycle(run.Outcome): // the cycle the run ended in
+		case call.Cycle < 1 || call.Cycle > n:
 			orphans[call.Cycle]++
 			orphanLine[call.Cycle] = cmp.Or(orphanLine[call.Cycle], call.Line)
-		}
-		if call.Role == roleFilterFix && call.Cycle >= 1 && call.Cycle <= n {
+		default:
 			fc := l.calls[call.Cycle]
 			fc.n++
 			if call.CostUSD >= 0 && !math.IsInf(call.CostUSD, 0) { // the reader reported the others

@@ -2,9 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,13 +31,8 @@ func CheckPath(path string) error {
 	if !strings.HasSuffix(path, ".html") {
 		return fmt.Errorf("--report %s: must end in .html", path)
 	}
-	switch fi, err := os.Stat(filepath.Dir(path)); {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--report %s: cannot write to %s: no such folder", path, filepath.Dir(path))
-	case err != nil:
-		return fmt.Errorf("--report %s: %w", path, err)
-	case !fi.IsDir():
-		return fmt.Errorf("--report %s: cannot write to %s: not a folder", path, filepath.Dir(path))
+	if err := reports.Folder(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("--report %s: cannot write to %s: %w", path, filepath.Dir(path), err)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("--report %s: is a folder", path)
