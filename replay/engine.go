@@ -277,6 +277,10 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		return nil, err
 	}
 	paths, special = nil, nil
+	groups, err := findLogGroups(ctx, fsys, files, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
 	phase("recognise")
 	defer func() { // a file that could not be read back is why anything after it failed
 		if ferr := files.failed(); ferr != nil {
@@ -375,7 +379,7 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 		go func() {
 			for k, ok := win.claim(); ok; k, ok = win.claim() {
 				name, sn := files.at(runFile(k))
-				res := replayFile(ctx, fsys, name, &sn, jc, opts, sh, plans)
+				res := replayFile(ctx, fsys, name, &sn, jc, opts, sh, plans, groups)
 				res.index = k
 				select {
 				case results <- res:
@@ -910,7 +914,7 @@ func readContextFile(fsys fs.FS, name string, sn *sniffedFile, fm *format, jc *j
 }
 
 // replayFile reads and replays one run file, or reports what recognising it found.
-func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans) fileResult {
+func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, jc *join.Context, opts Options, sh *sharding, plans *sessionPlans, groups *logGroups) fileResult {
 	res := fileResult{name: name, ignored: sn.ignored, owned: sn.owned, shared: sn.shared()}
 	if p := sn.problem(); p != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*p})...)
@@ -922,7 +926,7 @@ func replayFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, j
 		return res
 	}
 	if sn.format.role == roleSessions {
-		return replaySessionFile(ctx, fsys, name, sn, opts, sh, plans, res)
+		return replaySessionFile(ctx, fsys, name, sn, opts, sh, plans, groups, res)
 	}
 	if sh.skips(sn) { // none of this shard's runs, nor its file to report on
 		res.format = sn.format.name
@@ -998,8 +1002,9 @@ func (e *eofReader) Read(p []byte) (int, error) {
 
 // replaySessionFile reads a session file and replays its sessions through the
 // assessment. A subagent transcript is read with its parent; here it only counts in
-// the fingerprint, or is reported when its parent is missing.
-func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, plans *sessionPlans, res fileResult) fileResult {
+// the fingerprint, or is reported when its parent is missing. So does a later part of
+// a log, read with the log's first file (logGroups).
+func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffedFile, opts Options, sh *sharding, plans *sessionPlans, groups *logGroups, res fileResult) fileResult {
 	if sn.subagent {
 		res.format = subagentFormat
 		if sn.attached && sh.parentReads(sn) { // read, and fingerprinted, with its parent (settleSubagent)
@@ -1027,6 +1032,10 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		res.problems = append(res.problems, probs...)
 		return res
 	}
+	if groups.isPart(name) { // read, and fingerprinted, with the log's first file (settleSubagent)
+		res.format, res.attached = sn.format.name, true
+		return res
+	}
 	if sh.skips(sn) { // another shard's session: read, and fingerprinted, by that shard
 		res.format = sn.format.name
 		return res
@@ -1040,13 +1049,19 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	h := sha256.New()
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
 	src := &eofReader{r: f}
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), sh.keep(sn))
+	more := groups.parts(name)
+	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), more, sh.keep(sn))
 	if !src.eof {
 		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 	}
 	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.subDigests = hfs.digests
-	res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
+	if len(more) == 0 {
+		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
+	} else if !sh.Split() || sn.owned { // a log in parts: its problems and notes go by its first file's path
+		res.problems = append(res.problems, probs...)
+		res.notes = append(res.notes, input.Note{What: sn.format.name + ": files read as parts of one log, for they share a session", Count: 1 + len(more)})
+	}
 	for _, s := range sessions {
 		if !opts.Shard.Owns(s.Key) {
 			continue
@@ -1183,6 +1198,7 @@ func sessionNotes(sr *SessionResult) []input.Note {
 	add("records skipped: no use to the assessment (progress, snapshots, attachments, unknown types; see record_counts)", skipped)
 	add("records out of time order, placed by their time", sr.Session.Records["time/out_of_order"])
 	add("records without a time, given the previous record's", sr.Session.Records["time/missing"])
+	add("records read again (an event_id read before: a log exported in parts that overlap), read once", sr.Session.Records["repeated"])
 	if len(sr.Session.ContinuedFrom) > 0 {
 		add("sessions resuming an earlier session (its records at the top of the file kept in this one)", 1)
 	}

@@ -80,8 +80,16 @@ type format struct {
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
 	// other files of fsys (a transcript's subagents), and leave out the sessions whose
-	// key keep refuses (keep nil: none), and what is wrong with them.
-	readSessions func(fsys fs.FS, name string, r io.Reader, keep func(key string) bool) ([]*input.Session, []input.Problem)
+	// key keep refuses (keep nil: none), and what is wrong with them. more are the
+	// files read as later parts of the same log (see sessionKeys), opened through fsys.
+	readSessions func(fsys fs.FS, name string, r io.Reader, more []string, keep func(key string) bool) ([]*input.Session, []input.Problem)
+	// sessionKeys calls fn with the key of each session a file (roleSessions) holds, at
+	// least once each (and maybe others), reading little else of it; its error is a
+	// failed read. Files
+	// that hold one session are read together, as parts of one log (logGroups). nil:
+	// each file of the format is read alone, and a session found in a second file is a
+	// duplicate.
+	sessionKeys func(r io.Reader, fn func(key []byte)) error
 }
 
 // formats lists the formats in the order detection tries them.
@@ -102,7 +110,7 @@ var formats = []format{
 			return beads.Read(name, r, jc)
 		}},
 	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
-		readSessions: func(fsys fs.FS, name string, r io.Reader, _ func(string) bool) ([]*input.Session, []input.Problem) {
+		readSessions: func(fsys fs.FS, name string, r io.Reader, _ []string, _ func(string) bool) ([]*input.Session, []input.Problem) {
 			// One session: a transcript whose opening bytes prove its key is read by its
 			// session's shard only (sharding.skips), another by every shard, and replayed
 			// by the session's.
@@ -113,9 +121,15 @@ var formats = []format{
 			return []*input.Session{s}, probs
 		}},
 	{name: vibeslog.SourceName, role: roleSessions, record: vibeslog.SniffRecord,
-		readSessions: func(_ fs.FS, name string, r io.Reader, keep func(string) bool) ([]*input.Session, []input.Problem) {
-			return vibeslog.ReadOnly(name, r, keep)
-		}},
+		readSessions: func(fsys fs.FS, name string, r io.Reader, more []string, keep func(string) bool) ([]*input.Session, []input.Problem) {
+			parts := []vibeslog.Part{{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}}
+			for _, m := range more {
+				parts = append(parts, vibeslog.Part{Name: m, Open: func() (io.ReadCloser, error) { return fsys.Open(m) }})
+			}
+			lg := vibeslog.ReadPartsOnly(parts, keep)
+			return lg.Sessions, lg.Problems
+		},
+		sessionKeys: vibeslog.SessionKeys},
 	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},
 	{name: nebula.StateFormat, role: roleContext, sniff: nebula.SniffState, readContext: withoutNotes(nebula.ReadState)},
 	{name: nebula.PhaseFormat, role: roleContext, sniff: nebula.SniffPhase, readContext: withoutNotes(nebula.ReadPhase)},

@@ -123,6 +123,11 @@ func shardFS(t *testing.T) fstest.MapFS {
 	out["cc/p/s-prov/subagents/agent-a1.jsonl"] = &fstest.MapFile{Data: []byte(cc("s-prov", "u3", "subtask", true) + "not json\n")}
 	out["cc/p/renamed.jsonl"] = &fstest.MapFile{Data: []byte(cc("orig", "u4", "hello", false) + "{also broken\n")}
 	out["v/log.jsonl"] = &fstest.MapFile{Data: []byte(vibesLog(8))}
+	// A second log exported in three parts, the second overlapping the first: read
+	// together, by the shard of the first part's path.
+	for name, text := range vibesParts(strings.ReplaceAll(vibesLog(6), `"v-`, `"w-`), 20, 15, 40) {
+		out["v2/"+name] = &fstest.MapFile{Data: []byte(text)}
+	}
 	return out
 }
 
@@ -179,6 +184,14 @@ func vibesLog(n int) string {
 	return b.String()
 }
 
+// vibesParts cuts a log in three parts, 1.jsonl to 3.jsonl: the first holds its lines
+// before a, the second its lines from b (b ≤ a: an export that repeats some events of
+// the one before), the third its lines from c.
+func vibesParts(log string, a, b, c int) map[string]string {
+	lines := strings.SplitAfter(log, "\n")
+	return map[string]string{"1.jsonl": strings.Join(lines[:a], ""), "2.jsonl": strings.Join(lines[b:c], ""), "3.jsonl": strings.Join(lines[c:], "")}
+}
+
 // shardRun is what one (part of a) replay delivered.
 type shardRun struct {
 	keys     []string
@@ -232,7 +245,8 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 	fsys := shardFS(t)
 	whole := replayShard(t, fsys, replay.Shard{}, 2)
 	if whole.sum.Runs < 10 || whole.sum.Sessions < 10 || whole.sum.TotalProblems() < 8 || whole.sum.Notes["nebula: phases that joined no run"] != 1 ||
-		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") || !slices.Contains(whole.keys, "v-7") {
+		!slices.Contains(whole.keys, "s-prov") || !slices.Contains(whole.keys, "orig") || !slices.Contains(whole.keys, "v-7") ||
+		!slices.Contains(whole.keys, "w-5") || whole.sum.Notes["vibes_log: files read as parts of one log, for they share a session"] != 3 {
 		t.Fatalf("the test input lacks variety: %+v", whole.sum)
 	}
 	if one := replayShard(t, fsys, replay.Shard{Index: 0, Count: 1}, 3); !slices.Equal(one.keys, whole.keys) || one.sum.Fingerprint != whole.sum.Fingerprint ||

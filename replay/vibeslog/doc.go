@@ -76,6 +76,22 @@
 // The session key is the event's session_id, or the hook payload's session_id when the
 // event has none. Event ID is the event_id.
 //
+// # A log in parts
+//
+// vibes' log is one stream; an export of it taken in pieces — one file a day, each
+// from where the last stopped, or each the whole log again — cuts a session going on
+// at the cut in two, or repeats it. [ReadPartsOnly] reads such files as the one log
+// they were cut from: a session's events from every part are one session, paired,
+// timed and checked as within one file, and its problems name the part and line they
+// are at. An event whose event_id (a UUIDv7) the log has read already is the same
+// event exported again: it is read once — what was wrong with its line is not
+// reported twice — and counted in [Log.Repeated] and in its session's Records as
+// "repeated" (a line other than the first one's, byte for byte, is reported: an id
+// given to two events). This holds within one file too. [SessionKeys] names the
+// sessions a file holds without reading their events, for a caller that must know
+// which files share a session before it reads them (package replay reads every vibes
+// file of its input that shares a session with another together with it).
+//
 // # Bad input
 //
 // Nothing in a log stops the reading. Lines that are not JSON objects, cut-off final

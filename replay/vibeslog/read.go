@@ -2,10 +2,13 @@ package vibeslog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -89,6 +92,8 @@ type Log struct {
 	// Unattributed counts, by type, the events that belong to no session
 	// (client_connected, client_disconnected, tunnel_state_changed, …).
 	Unattributed map[string]int
+	// Repeated counts the events read again: an event_id read before (ReadPartsOnly).
+	Repeated int
 }
 
 // Read reads the sessions of one event-log file. name is the file's path for
@@ -152,17 +157,208 @@ func ReadOnly(name string, r io.Reader, keep func(key string) bool) ([]*input.Se
 // It is for a reader that replays only some sessions and drops the file's problems
 // anyway: a shard of a split replay reading a log another shard reports on.
 func ReadLogOnly(name string, r io.Reader, keep func(key string) bool) *Log {
-	lr := &logReader{name: name, keep: keep, sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
-		log: &Log{Unattributed: map[string]int{}}}
+	return ReadPartsOnly([]Part{{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}}, keep)
+}
+
+// A Part is one file of a log exported in several: vibes' log is one stream, and an
+// export of it taken in pieces — one a day, or each from where the last stopped, or
+// each the whole log again — splits a session that was going on at the cut, or
+// repeats it.
+type Part struct {
+	Name string                        // the file's path, for problems and input.Session.File
+	Open func() (io.ReadCloser, error) // opened when its turn comes, closed once read
+}
+
+// ReadPartsOnly reads the parts of a log, in the order given, as the one log they
+// were cut from: a session's events from every part are one session (its File and
+// Line where it first appears), told apart, timed, paired and ordered as within one
+// file, and a problem names the part and the line it is at (problems in part order,
+// then line order). An event whose event_id the log has read already is the same
+// event exported again and is read once (counted in Log.Repeated and its session's
+// Records as "repeated"); when its line is not the first one's, byte for byte, it is
+// reported too. A part that cannot
+// be opened is left out, unreported: its caller, which gave the part, reports it. keep
+// is ReadLogOnly's. One part is ReadLogOnly of its file.
+func ReadPartsOnly(parts []Part, keep func(key string) bool) *Log {
+	lr := newLogReader(keep)
+	for _, p := range parts {
+		lr.names = append(lr.names, p.Name)
+	}
+	for i, p := range parts {
+		f, err := p.Open()
+		if err != nil {
+			continue
+		}
+		lr.part, lr.name = i, p.Name
+		lr.read(f)
+		f.Close()
+	}
+	return lr.finish()
+}
+
+// SessionKeys calls fn with the key of each session whose events r holds, at least
+// once each (fn may not keep the bytes past its call): of each line, the string value
+// of its top-level "session_id" member, or, when it has none (or an empty one), of each
+// nested one — the key [ReadLog] files the line's event under (a hook payload's
+// session_id when the event names none), and on such a line maybe others. It is for
+// a caller that needs to know which logs share a session before it reads them, as
+// [ReadPartsOnly]'s parts, and costs a fraction of a read: it looks for the member's
+// name, and walks the line's structure only up to where the name is. A name spelled
+// otherwise — in another case, or with escapes, which encoding/json would match and
+// vibes never writes — is not seen, and on a line that is no JSON (a record cut off
+// and run together with the next, which ReadLog recovers) a key may be missed. It
+// reports nothing of what is wrong with the log; its error is a failure to read r.
+func SessionKeys(r io.Reader, fn func(key []byte)) error {
 	rd := jsonl.NewReader(r, MaxLine)
+	defer rd.Close()
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
-			break
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !l.Oversize {
+			sessionIDs(l.Bytes, fn)
+		}
+	}
+}
+
+// sessionIDs calls fn with the text of the value of line's top-level "session_id"
+// member when it is a string that is not empty, else of each nested one's that is,
+// decoded as encoding/json decodes it.
+func sessionIDs(line []byte, fn func(key []byte)) {
+	const name, tail = `"session_id"`, `_id"` // '_' is rarer than '"' or 's': the search looks for the tail
+	depth, i, top := 0, 0, false              // i: how far the walk has come, at depth
+	for from := 0; ; {                        // from: how far the search has come
+		k := bytes.Index(line[from:], []byte(tail))
+		if k < 0 {
+			return
+		}
+		end := from + k + len(tail) // past the name's closing quote
+		start := end - len(name)
+		from = end
+		if start < i || string(line[start:end]) != name {
+			continue
+		}
+		var outside, closed bool
+		depth, i, outside, closed = walkTo(line, i, start, depth)
+		if closed {
+			top = false // a record ended: the next (a line of several) is another event
+		}
+		// Within a JSON string the name would have escaped quotes: found inside one, the
+		// walk has lost its way on a line that is no JSON (a record cut off and run
+		// together with the next, which the reader recovers): the name is taken for a
+		// key, as any other of the line.
+		lost := !outside
+		i = end
+		j := skipSpace(line, end)
+		if j >= len(line) || line[j] != ':' {
+			continue // a value, not a key
+		}
+		if j = skipSpace(line, j+1); j >= len(line) || line[j] != '"' {
+			continue
+		}
+		vend, escaped := stringEnd(line, j+1)
+		if vend < 0 {
+			return
+		}
+		raw := line[j+1 : vend]
+		if escaped || !utf8.Valid(raw) {
+			raw = unquoted(line[j:vend+1], raw)
+		}
+		if len(raw) > 0 && (depth == 1 || !top || lost) {
+			fn(raw)
+			top = top || depth == 1
+		}
+		i, from = vend+1, vend+1
+	}
+}
+
+// walkTo walks line's structure from i, at depth (of objects and arrays), to k: it
+// returns the depth at k, and k, when k is not inside a string; else the index past
+// the string that holds k (len(line) when that string does not end), and false.
+// closed reports whether the walk ended a value at depth 0 (a record).
+func walkTo(line []byte, i, k, depth int) (d, at int, outside, closed bool) {
+	for i < k {
+		switch line[i] {
+		case '"':
+			end, _ := stringEnd(line, i+1)
+			if end < 0 {
+				return depth, len(line), false, closed
+			}
+			if end >= k {
+				return depth, end + 1, false, closed
+			}
+			i = end + 1
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			closed = closed || depth == 0
+		}
+		i++
+	}
+	return depth, k, true, closed
+}
+
+// unquoted returns a JSON string's text decoded as encoding/json decodes it, or raw
+// when it does not decode.
+func unquoted(quoted, raw []byte) []byte {
+	var v string
+	if json.Unmarshal(quoted, &v) != nil {
+		return raw
+	}
+	return []byte(v)
+}
+
+// stringEnd returns the index of the quote that ends the string whose text starts at
+// start (a quote after an even number of backslashes), and whether the string holds
+// an escape; -1 when the line ends first.
+func stringEnd(line []byte, start int) (int, bool) {
+	for i := start; ; {
+		k := bytes.IndexByte(line[i:], '"')
+		if k < 0 {
+			return -1, false
+		}
+		i += k
+		n := 0
+		for n < i-start && line[i-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return i, bytes.IndexByte(line[start:i], '\\') >= 0
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+func newLogReader(keep func(key string) bool) *logReader {
+	return &logReader{keep: keep, ids: map[string]readLine{}, seed: maphash.MakeSeed(), sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
+		log: &Log{Unattributed: map[string]int{}}}
+}
+
+// read reads the lines of one part.
+func (lr *logReader) read(r io.Reader) {
+	rd := jsonl.NewReader(r, MaxLine)
+	defer rd.Close() // its buffers serve the next log's read
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return
 		}
 		if err != nil {
 			lr.report(0, input.ProblemRead, "reading stopped after line %d: %v; the events before it are kept", rd.Line(), err)
-			break
+			return
 		}
 		if l.Oversize {
 			lr.report(l.Num, input.ProblemOversize, "line of %d bytes exceeds the %d-byte limit; skipped", l.Len, MaxLine)
@@ -177,20 +373,22 @@ func ReadLogOnly(name string, r io.Reader, keep func(key string) bool) *Log {
 		}
 		lr.line(l, valid)
 	}
-	rd.Close() // its buffers serve the next log's read
-	return lr.finish()
 }
 
 type logReader struct {
-	name     string
+	name     string                // the part being read, for problems
+	part     int                   // its index among the parts
+	names    []string              // every part's name, by index
 	keep     func(key string) bool // the sessions built (nil: all)
+	ids      map[string]readLine   // every event_id read, and where
+	seed     maphash.Seed          // of the lines' hashes, which are compared within the read only
 	log      *Log
 	sessions map[string]*sessBuilder
 	unknown  map[string]*unknownType
 }
 
 type unknownType struct {
-	line, count, order int
+	part, line, count, order int
 }
 
 func (lr *logReader) report(line int, kind input.ProblemKind, format string, args ...any) {
@@ -202,7 +400,7 @@ func (lr *logReader) report(line int, kind input.ProblemKind, format string, arg
 func (lr *logReader) noteUnknown(typ string, line int) {
 	u := lr.unknown[typ]
 	if u == nil {
-		u = &unknownType{line: line, order: len(lr.unknown)}
+		u = &unknownType{part: lr.part, line: line, order: len(lr.unknown)}
 		lr.unknown[typ] = u
 	}
 	u.count++
@@ -213,6 +411,7 @@ func (lr *logReader) noteUnknown(typ string, line int) {
 // valid UTF-8: the fast decoder (decodeEnvelope) reads almost every such line, and
 // jsonl.DecodeObject the others.
 func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
+	reported := len(lr.log.Problems) // the line's problems from here are its event's
 	var env envelope
 	bad, err := errors.New("not a JSON object"), error(nil)
 	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
@@ -237,13 +436,16 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 		lr.bad(l, bad)
 		return
 	}
-	if env.Type == "" {
-		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
-		return
-	}
 	sid := env.SessionID
 	if sid == "" && env.Event != nil {
 		sid = env.Event.SessionID
+	}
+	if (sid == "" || lr.keep == nil || lr.keep(sid)) && lr.repeated(env.EventID, sid, l, reported) {
+		return
+	}
+	if env.Type == "" {
+		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
+		return
 	}
 	if sid == "" {
 		switch env.Type {
@@ -283,12 +485,52 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 			lr.report(l.Num, input.ProblemInvalid, "event_id %q is not a UUIDv7 (%v); it takes the time of the session's event before it", env.EventID, err)
 		}
 	}
-	sb.pending = append(sb.pending, pendingEvent{line: l.Num, env: env, t: t})
+	sb.pending = append(sb.pending, pendingEvent{part: lr.part, line: l.Num, env: env, t: t})
+}
+
+// repeated reports whether the log has read an event with this event_id already: the
+// same event exported again (a log exported in parts that overlap), read once and
+// counted (Log.Repeated, and Records "repeated" of its session sid when it builds
+// it); what reading its line again found is not reported again, but a line that
+// is not the first one's, byte for byte, is: an id given to two events. An event
+// whose id is missing or no UUIDv7 is never taken for another. reported is how many
+// problems the log had before the line's. A reader that builds only some sessions
+// (ReadLogOnly) does not look at the others' events.
+func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
+	if _, err := EventTime(id); err != nil {
+		return false // no id, or one that is no UUIDv7: no sign of the event it names
+	}
+	sum := maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
+	first, ok := lr.ids[id]
+	if !ok {
+		lr.ids[id] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: sum}
+		return false
+	}
+	lr.log.Problems = lr.log.Problems[:reported]
+	lr.log.Repeated++
+	if first.sum != sum {
+		where := fmt.Sprintf("line %d", first.line)
+		if int(first.part) != lr.part {
+			where = fmt.Sprintf("%s:%d", lr.names[first.part], first.line)
+		}
+		lr.report(l.Num, input.ProblemInvalid, "event_id %s was read at %s, with other content; this one is skipped", id, where)
+	}
+	if sb := lr.sessions[sid]; sb != nil {
+		sb.s.Records["repeated"]++
+	}
+	return true
+}
+
+// readLine is where an event was read first, and its line's hash.
+type readLine struct {
+	part, line int32
+	sum        uint64
 }
 
 // pendingEvent is a decoded event of a session, waiting for the session's times to be
 // checked before it is mapped.
 type pendingEvent struct {
+	part int // the log part it was read from
 	line int
 	env  envelope
 	t    time.Time // zero: no usable event time
@@ -304,14 +546,32 @@ func (lr *logReader) mapEvents(sb *sessBuilder) {
 	}
 	for _, f := range clockfault.Find(times, MaxBackstep) {
 		p := &sb.pending[f.Index]
-		lr.report(p.line, input.ProblemInvalid, "event time %s is %s the session's events around it (a clock fault); the event is placed at line %d's time, in log order",
-			p.t.Format(time.RFC3339Nano), f.Describe(p.t), sb.pending[f.From].line)
+		lr.at(p.part)
+		lr.report(p.line, input.ProblemInvalid, "event time %s is %s the session's events around it (a clock fault); the event is placed at %s's time, in log order",
+			p.t.Format(time.RFC3339Nano), f.Describe(p.t), lr.place(p, &sb.pending[f.From]))
 		p.t = f.Placed
 	}
 	for i := range sb.pending {
+		lr.at(sb.pending[i].part)
 		lr.mapEvent(sb, &sb.pending[i])
 	}
 	sb.pending = nil
+}
+
+// place names where other was read, as a problem of p's says it: "line N" in p's
+// part, "FILE:N" in another.
+func (lr *logReader) place(p, other *pendingEvent) string {
+	if other.part == p.part {
+		return fmt.Sprintf("line %d", other.line)
+	}
+	return fmt.Sprintf("%s:%d", lr.names[other.part], other.line)
+}
+
+// at makes the part of this index the one problems are reported of.
+func (lr *logReader) at(part int) {
+	if part < len(lr.names) {
+		lr.part, lr.name = part, lr.names[part]
+	}
 }
 
 // mapEvent maps one event of a session.
@@ -425,9 +685,16 @@ func (lr *logReader) finish() *Log {
 	slices.SortFunc(types, func(a, b string) int { return lr.unknown[a].order - lr.unknown[b].order })
 	for _, t := range types {
 		u := lr.unknown[t]
+		lr.at(u.part)
 		lr.report(u.line, input.ProblemUnknownKind, "%d event(s) of unknown type %q, the first here; counted and skipped", u.count, t)
 	}
-	slices.SortStableFunc(lr.log.Problems, func(a, b input.Problem) int { return a.Line - b.Line })
+	part := make(map[string]int, len(lr.names))
+	for i, n := range lr.names {
+		part[n] = i
+	}
+	slices.SortStableFunc(lr.log.Problems, func(a, b input.Problem) int {
+		return cmp.Or(part[a.File]-part[b.File], a.Line-b.Line)
+	})
 	return lr.log
 }
 

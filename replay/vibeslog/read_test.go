@@ -436,6 +436,23 @@ func FuzzRead(f *testing.F) {
 		if !reflect.DeepEqual(only.Sessions, even) || !reflect.DeepEqual(only.Unattributed, lg.Unattributed) {
 			t.Fatalf("ReadLogOnly built %d sessions, not ReadLog's %d of those keys", len(only.Sessions), len(even))
 		}
+		// The log cut in two at its middle line and read in its parts is the log.
+		if lines := lineParts(string(in)); len(lines) > 1 && !reflect.DeepEqual(readCut(lines, []int{len(lines) / 2}), lg) {
+			t.Fatalf("cut at line %d, the parts do not read as the whole log", len(lines)/2)
+		}
+		// SessionKeys names every session's key, where a "session_id" member gives it, on
+		// a log whose every line is JSON (on another line, a record cut off and run
+		// together with the next, say, it may miss one: the files that share that
+		// session are then read alone, the second reported as a duplicate).
+		keys := map[string]bool{}
+		if err := SessionKeys(bytes.NewReader(in), func(k []byte) { keys[string(k)] = true }); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range lg.Sessions {
+			if q, _ := json.Marshal(s.Key); !keys[s.Key] && bytes.Contains(in, append([]byte(`"session_id":`), q...)) && allJSON(in) {
+				t.Fatalf("SessionKeys does not name session %q", s.Key)
+			}
+		}
 	})
 }
 
@@ -561,4 +578,14 @@ func TestUnpairedBounded(t *testing.T) {
 	if got := s.Events[n-MaxUnpaired].ToolOutput; got != "y" {
 		t.Errorf("the oldest waiting result took %q, want the claude side's output", got)
 	}
+}
+
+// allJSON reports whether every line of in that is not blank is JSON.
+func allJSON(in []byte) bool {
+	for _, l := range bytes.Split(in, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 && !json.Valid(l) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,141 @@
+package replay_test
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/replay/input"
+)
+
+// TestLogInParts: a vibes log exported in parts — cut at a session going on, the
+// parts overlapping, or each the whole log again — replays as the log in one file:
+// the same sessions, event for event, the same problems (each at its part's line), no
+// session lost as a duplicate; a log that shares no session with them is read alone;
+// and the replay is the same at any worker count.
+func TestLogInParts(t *testing.T) {
+	// The log's events have UUIDv7 ids (one without cannot be told from another when
+	// parts overlap).
+	lines := slices.DeleteFunc(strings.SplitAfter(strings.ReplaceAll(vibesLog(6), `"v-`, `"w-`), "\n"),
+		func(l string) bool { return strings.Contains(l, "not-a-uuid") })
+	log := strings.Join(lines, "")
+	other := strings.ReplaceAll(vibesLog(2), `"v-`, `"x-`)
+	whole := replayShard(t, fstest.MapFS{"log.jsonl": {Data: []byte(log)}, "other.jsonl": {Data: []byte(other)}}, replay.Shard{}, 2)
+	if whole.sum.Sessions != 8 || whole.sum.TotalProblems() < 8 {
+		t.Fatalf("the test log lacks variety: %+v", whole.sum)
+	}
+	const noted = "vibes_log: files read as parts of one log, for they share a session"
+	for _, tt := range []struct {
+		name    string
+		parts   map[string]string
+		overlap bool // a line that is no event, read twice, is reported in each part
+	}{
+		{"cut in three", vibesParts(log, 20, 20, 40), false},
+		{"overlapping", vibesParts(log, 30, 12, 41), true},
+		{"the whole log again", map[string]string{"1.jsonl": strings.Join(lines[:25], ""), "2.jsonl": log}, true},
+		{"cut within a line's session", map[string]string{"1.jsonl": strings.Join(lines[:1], ""), "2.jsonl": strings.Join(lines[1:], "")}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"other.jsonl": {Data: []byte(other)}}
+			for name, text := range tt.parts {
+				fsys["parts/"+name] = &fstest.MapFile{Data: []byte(text)}
+			}
+			got := replayShard(t, fsys, replay.Shard{}, 1)
+			if !slices.Equal(slices.Sorted(slices.Values(got.keys)), slices.Sorted(slices.Values(whole.keys))) || got.sum.Files != 1+len(tt.parts) || got.sum.Notes[noted] != len(tt.parts) {
+				t.Fatalf("sessions %v of %d files, noted %v; want %v of %d, %d files noted", got.keys, got.sum.Files, got.sum.Notes, whole.keys, 1+len(tt.parts), len(tt.parts))
+			}
+			for k, s := range got.sessions {
+				w := *whole.sessions[k]
+				c := *s
+				c.File, c.Line, w.File, w.Line = "", 0, "", 0
+				c.Records, w.Records = maps.Clone(c.Records), maps.Clone(w.Records)
+				delete(c.Records, "repeated")
+				if !reflect.DeepEqual(&c, &w) {
+					t.Errorf("session %s:\n%+v\nin one file:\n%+v", k, &c, &w)
+				}
+				if s.File == "other.jsonl" != strings.HasPrefix(k, "x-") {
+					t.Errorf("session %s read from %s", k, s.File)
+				}
+			}
+			var kinds, wantKinds []string
+			for _, p := range got.problems {
+				if tt.overlap && p.Kind == input.ProblemMalformed {
+					continue
+				}
+				kinds = append(kinds, fmt.Sprint(p.Kind, " ", p.Detail[:min(len(p.Detail), 30)]))
+				if p.Kind == input.ProblemDuplicate {
+					t.Errorf("a duplicate: %v", p)
+				}
+			}
+			for _, p := range whole.problems {
+				if tt.overlap && p.Kind == input.ProblemMalformed {
+					continue
+				}
+				wantKinds = append(wantKinds, fmt.Sprint(p.Kind, " ", p.Detail[:min(len(p.Detail), 30)]))
+			}
+			slices.Sort(kinds)
+			slices.Sort(wantKinds)
+			if !slices.Equal(kinds, wantKinds) {
+				t.Errorf("problems\n%s\nwant those of the log in one file\n%s", strings.Join(kinds, "\n"), strings.Join(wantKinds, "\n"))
+			}
+			for _, w := range []int{2, 5} {
+				again := replayShard(t, fsys, replay.Shard{}, w)
+				if !slices.Equal(again.keys, got.keys) || !reflect.DeepEqual(again.problems, got.problems) || again.sum.Fingerprint != got.sum.Fingerprint {
+					t.Errorf("with %d workers the replay differs", w)
+				}
+			}
+		})
+	}
+}
+
+// TestLogPartThatCannotBeRead: a later part of a log that can no longer be opened when
+// the log is read (it could when it was recognised and grouped) is reported once, at
+// its path, and the rest of the log is replayed.
+func TestLogPartThatCannotBeRead(t *testing.T) {
+	log := strings.ReplaceAll(vibesLog(3), `"v-`, `"w-`)
+	fsys := fstest.MapFS{}
+	for name, text := range vibesParts(log, 10, 10, 20) {
+		fsys[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	flaky := &openLimitFS{FS: fsys, name: "2.jsonl", opens: 2} // recognised, grouped, then gone
+	got := replayWith(t, flaky, replay.Options{Workers: 2})
+	var reads []string
+	for _, p := range got.problems {
+		if p.Kind == input.ProblemRead {
+			reads = append(reads, p.File)
+		}
+		if p.Kind == input.ProblemDuplicate {
+			t.Errorf("a duplicate: %v", p)
+		}
+	}
+	if !slices.Equal(reads, []string{"2.jsonl"}) || got.sum.Sessions != 3 || got.sum.Files != 2 {
+		t.Errorf("read problems at %v, %d sessions of %d files; want one at 2.jsonl, 3 sessions of 2 files", reads, got.sum.Sessions, got.sum.Files)
+	}
+}
+
+// openLimitFS opens the file name opens times, and fails to from then on.
+type openLimitFS struct {
+	fs.FS
+	name  string
+	mu    sync.Mutex
+	opens int
+}
+
+func (f *openLimitFS) Open(name string) (fs.File, error) {
+	if name == f.name {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.opens == 0 {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+		}
+		f.opens--
+	}
+	return f.FS.Open(name)
+}
