@@ -40,10 +40,10 @@ bench-compare:
 bench-scale:
 	$(GO) run ./internal/cmd/benchcompare scale $(BENCH_FLAGS)
 
-## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed
+## regress: replay every dataset of datasets/registry.toml and fail when a metric regressed, is missing or has no baseline
 ## (outputs in regress-out/: regress.md, regress.json, regress.html and each replay's tables)
 regress: build
-	$(BIN)/regress --registry datasets/registry.toml --out regress-out --report regress-out/regress.html
+	$(BIN)/regress --registry datasets/registry.toml --out regress-out --report regress-out/regress.html --strict
 
 ## fuzz: run every fuzz target for FUZZTIME each (a duration, or a count of runs such as 1000x); a failing
 ## target does not stop the others, and the sweep fails naming each (internal/cmd/fuzzsweep)

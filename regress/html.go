@@ -27,20 +27,20 @@ func (rep *Report) HTML() *htmlreport.Data {
 	d.Facts = []htmlreport.Fact{
 		{Name: "verdict", Value: rep.Headline()},
 		{Name: "registry", Value: rep.Registry},
-		{Name: "rule", Value: capitalize(Rule) + " A metric that is missing (its replay failed, its detector gave no figure, or it became undefined) fails the run too."},
+		{Name: "rule", Value: capitalize(Rule) + " A metric that is missing (its replay failed, its detector gave no figure, or it became undefined) fails the run too" + rep.strictRule() + "."},
 	}
 	columns := []string{"dataset", "config", "detector", "metric", "n", "baseline", "now", "Δ", "interval", "tolerance", "verdict", "note"}
 	for _, sec := range []struct {
 		title string
 		pick  func(Verdict) bool
 	}{
-		{"Failures", Verdict.Fails},
-		{"Improvements and new metrics (record them with regress --update-baseline)", func(v Verdict) bool { return v == Improved || v == New }},
+		{"Failures", rep.Fails},
+		{rep.improvedTitle("regress --update-baseline"), rep.improved},
 	} {
 		t := htmlreport.Table{Title: sec.title, Columns: columns}
 		for _, r := range rep.Results {
 			if sec.pick(r.Verdict) {
-				t.Rows = append(t.Rows, resultRow(r))
+				t.Rows = append(t.Rows, rep.resultRow(r))
 			}
 		}
 		if len(t.Rows) > 0 {
@@ -68,7 +68,7 @@ func (rep *Report) HTML() *htmlreport.Data {
 		}
 		for _, r := range rep.Results {
 			if r.Dataset == ds.Name {
-				row := resultRow(r)
+				row := rep.resultRow(r)
 				row.Cells = row.Cells[1 : len(row.Cells)-1] // the dataset is the table's; notes are in the failures table and regress.md
 				t.Rows = append(t.Rows, row)
 			}
@@ -189,14 +189,14 @@ func (rep *Report) operatingPoints(dataset, config, detector string) []htmlrepor
 }
 
 // resultRow is one comparison as a table row, coloured by its verdict.
-func resultRow(r Result) htmlreport.Row {
+func (rep *Report) resultRow(r Result) htmlreport.Row {
 	n := "—"
 	if r.Measured {
 		n = fmt.Sprint(r.N)
 	}
 	status := htmlreport.StatusOK
 	switch {
-	case r.Verdict.Fails():
+	case rep.Fails(r.Verdict):
 		status = htmlreport.StatusBad
 	case r.Verdict == Improved || r.Verdict == New:
 		status = htmlreport.StatusWarn

@@ -52,6 +52,26 @@ func writeAtomic(path string, b []byte) error {
 	return atomicfile.WriteFile(path, b, 0o644)
 }
 
+// strictRule says what a strict run fails on besides.
+func (rep *Report) strictRule() string {
+	if rep.Strict {
+		return ", and so does one with no baseline (--strict)"
+	}
+	return ""
+}
+
+// improved picks the verdicts listed as improvements: improved, and new where it does
+// not fail the run.
+func (rep *Report) improved(v Verdict) bool { return v == Improved || v == New && !rep.Strict }
+
+// improvedTitle is the heading of the improvements, naming how to record them (cmd).
+func (rep *Report) improvedTitle(cmd string) string {
+	if rep.Strict {
+		return "Improvements (record them with " + cmd + ")"
+	}
+	return "Improvements and new metrics (record them with " + cmd + ")"
+}
+
 // status is "PASS" or "FAIL".
 func (rep *Report) status() string {
 	if rep.Failed() {
@@ -101,13 +121,13 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# loopwatch regression: %s\n\n", rep.status())
 	fmt.Fprintf(b, "Registry `%s`. %s.\n\n", rep.Registry, strings.TrimPrefix(rep.Headline(), rep.status()+": "))
-	fmt.Fprintf(b, "**Rule.** %s A metric that is missing (its replay failed, its detector gave no figure, or it became undefined) fails the run too.\n\n", capitalize(Rule))
+	fmt.Fprintf(b, "**Rule.** %s A metric that is missing (its replay failed, its detector gave no figure, or it became undefined) fails the run too%s.\n\n", capitalize(Rule), rep.strictRule())
 	for _, sec := range []struct {
 		title string
 		pick  func(Verdict) bool
 	}{
-		{"Failures", Verdict.Fails},
-		{"Improvements and new metrics (record them with `regress --update-baseline`)", func(v Verdict) bool { return v == Improved || v == New }},
+		{"Failures", rep.Fails},
+		{rep.improvedTitle("`regress --update-baseline`"), rep.improved},
 	} {
 		var rows []Result
 		for _, r := range rep.Results {
@@ -123,7 +143,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("|---|---|---|---|---:|---:|---:|---|---:|---|---|\n")
 		for _, r := range rows {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Dataset, r.Config, r.Detector, metricName(r),
-				baselineCell(r), nowCell(r), deltaCell(r), r.Interval, tolCell(r), verdictCell(r.Verdict), escape(r.Note))
+				baselineCell(r), nowCell(r), deltaCell(r), r.Interval, tolCell(r), rep.verdictCell(r.Verdict), escape(r.Note))
 		}
 		b.WriteString("\n")
 	}
@@ -166,7 +186,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 					n = fmt.Sprint(r.N)
 				}
 				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Config, r.Detector, metricName(r), n,
-					baselineCell(r), nowCell(r), deltaCell(r), r.Interval, tolCell(r), verdictCell(r.Verdict))
+					baselineCell(r), nowCell(r), deltaCell(r), r.Interval, tolCell(r), rep.verdictCell(r.Verdict))
 			}
 		}
 		b.WriteString("\n")
@@ -228,8 +248,8 @@ func tolCell(r Result) string {
 	return registry.FormatFloat(r.Tolerance)
 }
 
-func verdictCell(v Verdict) string {
-	if v.Fails() {
+func (rep *Report) verdictCell(v Verdict) string {
+	if rep.Fails(v) {
 		return "**" + string(v) + "**"
 	}
 	return string(v)
@@ -245,6 +265,7 @@ type jsonReport struct {
 	Registry string          `json:"registry"`
 	Status   string          `json:"status"`
 	Rule     string          `json:"rule"`
+	Strict   bool            `json:"strict"` // a new metric fails the run
 	Counts   map[Verdict]int `json:"counts"`
 	Datasets []jsonDataset   `json:"datasets"`
 	Results  []jsonResult    `json:"results"`
@@ -305,7 +326,7 @@ func ptr(v float64) *float64 {
 // null; "baseline" is null both when none is recorded and when it was recorded
 // undefined (the verdict and note tell which).
 func (rep *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{Registry: rep.Registry, Status: strings.ToLower(rep.status()), Rule: Rule, Counts: rep.Counts(),
+	out := jsonReport{Registry: rep.Registry, Status: strings.ToLower(rep.status()), Rule: Rule, Strict: rep.Strict, Counts: rep.Counts(),
 		Datasets: []jsonDataset{}, Results: []jsonResult{}}
 	for _, v := range verdictOrder {
 		out.Counts[v] += 0

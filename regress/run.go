@@ -31,11 +31,17 @@ type Options struct {
 	// Report makes each replay keep what [Report.HTML] draws of it beyond the
 	// comparisons: its curves, sweeps, lead times, a few trajectories, its problems.
 	Report bool
+	// Strict makes a metric with no baseline (new) fail the run too: what a nightly
+	// run guards is what has a baseline, and a dataset or configuration registered
+	// without its baselines would pass unguarded night after night.
+	Strict bool
 }
 
 // Report is the outcome of a regression run: what ran and every comparison.
 type Report struct {
 	Registry string
+	// Strict is Options.Strict: a new metric fails the run.
+	Strict   bool
 	Datasets []DatasetReport
 	// Results holds one comparison per dataset × configuration × detector × metric,
 	// in registry order.
@@ -109,8 +115,12 @@ func (rep *Report) Counts() map[Verdict]int {
 // replay failed — also one with no baseline yet, which leaves no metric to say so.
 func (rep *Report) Failed() bool {
 	return slices.ContainsFunc(rep.Datasets, DatasetReport.Failed) ||
-		slices.ContainsFunc(rep.Results, func(r Result) bool { return r.Verdict.Fails() })
+		slices.ContainsFunc(rep.Results, func(r Result) bool { return rep.Fails(r.Verdict) })
 }
+
+// Fails reports whether a verdict fails this run: [Verdict.Fails], and new in a strict
+// run.
+func (rep *Report) Fails(v Verdict) bool { return v.Fails() || rep.Strict && v == New }
 
 // Failed reports whether the dataset could not be prepared or one of its replays
 // failed.
@@ -158,7 +168,7 @@ func Run(ctx context.Context, reg *registry.Registry, opts Options) (*Report, er
 			}
 		}
 	}
-	rep := &Report{Registry: reg.Path}
+	rep := &Report{Registry: reg.Path, Strict: opts.Strict}
 	for _, ds := range datasets {
 		if err := runDataset(ctx, reg, ds, opts, rep); err != nil {
 			return nil, err

@@ -5,15 +5,17 @@
 //
 // Usage:
 //
-//	regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--update-baseline]
+//	regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--strict] [--update-baseline]
 //
 // A metric regresses when it moves in its bad direction (down for precision, recall,
 // F1, average precision and ROC AUC; up for false alarms per 100 human turns) by more
 // than its tolerance AND the baseline lies outside the interval measured now (the
 // bootstrap interval; Jeffreys for precision and recall when the bootstrap gives none;
 // the tolerance alone when there is none). A metric with a baseline that nothing
-// measures now is missing, and fails the run too. Datasets whose corpus is not on the
-// machine are skipped with a notice.
+// measures now is missing, and fails the run too; with --strict, so does a metric
+// with no baseline yet (new), which otherwise passes: a nightly run guards only what
+// has a baseline. Datasets whose corpus is not on the machine are skipped with a
+// notice.
 //
 // It writes into --out (default regress-out):
 //
@@ -32,7 +34,7 @@
 // and in the README.
 //
 // Exit status: 0 no regression (or the baselines were updated); 1 a metric regressed
-// or is missing, or a replay failed; 2 a usage error — a bad flag, or a registry that
+// or is missing (or, with --strict, has no baseline), or a replay failed; 2 a usage error — a bad flag, or a registry that
 // does not load (each problem with its file and line); 130 interrupted (SIGINT,
 // SIGTERM).
 //
@@ -44,4 +46,5 @@
 //	regress --registry my-registry.toml --out nightly
 //	regress --update-baseline
 //	regress --only sample --update-baseline
+//	regress --only sample --strict
 package main

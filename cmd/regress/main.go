@@ -26,14 +26,15 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--update-baseline]
+const usage = `Usage: regress [--registry FILE] [--out DIR] [--only NAME]... [--workers N] [--report FILE.html] [--strict] [--update-baseline]
 
 Replays every dataset of the registry under each of its configurations, compares each
 detector's metrics with the recorded baselines and exits 1 when one regressed: moved
 in its bad direction by more than its tolerance with the baseline outside the new
 interval. The counts they rest on are checked too (runs, sessions, problems, units
 scored), so input or labels that go missing fail the run; so does a replay that fails.
-Writes DIR/regress.md, DIR/regress.json and each replay's tables under
+With --strict, so does a metric with no baseline yet (a dataset or configuration
+registered without its baselines would otherwise pass, unguarded). Writes DIR/regress.md, DIR/regress.json and each replay's tables under
 DIR/<dataset>/<config>/; --report also writes the run as one HTML page.
 
 Examples:
@@ -43,6 +44,7 @@ Examples:
   regress --registry my-registry.toml --out nightly
   regress --update-baseline
   regress --only sample --update-baseline
+  regress --only sample --strict
 
 Flags:
 `
@@ -55,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	only := fs.StringArray("only", nil, "run only this dataset (repeat for several)")
 	workers := fs.Int("workers", 0, "files replayed at once (default: number of CPUs); never changes a figure")
 	report := fs.String("report", "", "also write the run as one self-contained HTML file (verdicts, curves with the baselines marked, sweeps, lead times, trajectories); its folder is created like --out")
+	strict := fs.Bool("strict", false, "a metric with no baseline yet fails the run too (a nightly run guards only what has a baseline)")
 	update := fs.Bool("update-baseline", false, "record the figures measured now as the registry's baselines (keeps comments, layout and tolerances) and show the changes")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -92,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regress: the registry does not load:\n%v\n", err)
 		return 2
 	}
-	rep, err := regress.Run(ctx, reg, regress.Options{Out: *out, Only: *only, Workers: *workers, Log: stderr, Report: *report != ""})
+	rep, err := regress.Run(ctx, reg, regress.Options{Out: *out, Only: *only, Workers: *workers, Log: stderr, Report: *report != "", Strict: *strict})
 	switch {
 	case pipeline.Interrupted(ctx, err):
 		fmt.Fprintln(stderr, "regress: interrupted (the datasets replayed before it keep their tables)")

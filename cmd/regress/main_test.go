@@ -183,6 +183,40 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
+// TestStrictFailsOnNew: a registry whose dataset has no baselines passes with every
+// metric new, and fails with --strict, which lists each as a failure — in the summary,
+// regress.md and regress.json; once the baselines are recorded, --strict passes.
+func TestStrictFailsOnNew(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "registry.toml")
+	small := "version = 1\n[eval]\nresamples = 100\n[[datasets]]\nname = \"sample\"\ninput = \"builtin:sample\"\ndetectors = [\"struggle\"]\n"
+	if err := os.WriteFile(reg, []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runRegress(t, "--registry", reg, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "regress: PASS") || !strings.Contains(stdout, " new,") {
+		t.Fatalf("without --strict: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runRegress(t, "--registry", reg, "--out", out, "--strict")
+	if code != 1 || !strings.Contains(stdout, "regress: FAIL") || !strings.Contains(stdout, "  new       sample/default/struggle/") {
+		t.Fatalf("--strict: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "regress.md"))
+	js, _ := os.ReadFile(filepath.Join(out, "regress.json"))
+	failures := string(md)[strings.Index(string(md), "## Failures"):]
+	if !strings.Contains(string(md), "so does one with no baseline (--strict)") || !strings.Contains(failures, "| **new** |") ||
+		!strings.Contains(string(js), `"strict": true`) || !strings.Contains(string(js), `"status": "fail"`) {
+		t.Errorf("--strict: regress.md\n%s\nregress.json\n%.400s", md, js)
+	}
+	if code, stdout, stderr = runRegress(t, "--registry", reg, "--out", out, "--update-baseline"); code != 0 {
+		t.Fatalf("--update-baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = runRegress(t, "--registry", reg, "--out", out, "--strict"); code != 0 || !strings.Contains(stdout, "regress: PASS") {
+		t.Errorf("--strict with the baselines recorded: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // checkReport checks the HTML page regress --report wrote of the worsened run: the
 // failing metrics in red rows, each detector's curves with both configurations
 // overlaid and their baseline (ring) and measured (dot) operating points,
