@@ -433,3 +433,85 @@ func TestShardNeedsAFolderOfItsSplit(t *testing.T) {
 		t.Errorf("a refused shard changed the folder: %v", got)
 	}
 }
+
+// TestLogInPartsInPathOrder: synthetic vibes logs merged into one log in time order
+// and cut in four parts named against it (d.jsonl holds its start) replay, with their
+// labels, as the log in one file: every detector's figures, the outcomes and the
+// moments — the parts' sessions delivered in the order the tables are derived in —
+// and so does the replay split in two shards and merged.
+func TestLogInPartsInPathOrder(t *testing.T) {
+	dir := t.TempDir()
+	_, labels := writeSynth(t, dir)
+	var lines []string
+	logs, _ := filepath.Glob(filepath.Join(dir, synth.InputsDir, "vibes", "*.jsonl"))
+	for _, f := range logs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")...)
+	}
+	if len(logs) == 0 || len(lines) < 40 {
+		t.Fatalf("%d vibes logs, %d lines: the test needs more", len(logs), len(lines))
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\n") + "\n"
+	}
+	slices.SortStableFunc(lines, func(a, b string) int { return strings.Compare(eventID(a), eventID(b)) }) // UUIDv7s: in time order
+	write := func(folder string, files map[string]string) string {
+		in := filepath.Join(dir, folder)
+		for name, text := range files {
+			p := filepath.Join(in, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return in
+	}
+	one := write("one", map[string]string{"log.jsonl": strings.Join(lines, "")})
+	parts := map[string]string{}
+	for i, name := range []string{"d.jsonl", "c.jsonl", "b.jsonl", "a.jsonl"} {
+		parts[name] = strings.Join(lines[i*len(lines)/4:(i+1)*len(lines)/4], "")
+	}
+	cut := write("parts", parts)
+	settings := func(in, out string, shard replay.Shard) pipeline.Settings {
+		s := shardSettings(in, labels...)
+		s.Out, s.Shard, s.Resamples = out, shard, 50
+		return s
+	}
+	want := run(t, settings(one, filepath.Join(dir, "one.parquet"), replay.Shard{}))
+	got := run(t, settings(cut, filepath.Join(dir, "parts.parquet"), replay.Shard{}))
+	if got.Summary.Sessions != want.Summary.Sessions || got.Summary.Sessions == 0 || got.Summary.Files != 4 ||
+		got.Summary.Notes["vibes_log: files read as parts of one log, for they share a session"] != 4 {
+		t.Fatalf("%d sessions of %d files, notes %v; want %d of 4, the parts noted", got.Summary.Sessions, got.Summary.Files, got.Summary.Notes, want.Summary.Sessions)
+	}
+	// The figures, not their intervals: the bootstrap draws the sessions in the order
+	// they are delivered, which is the files'.
+	scores := func(res *pipeline.Result) string {
+		_, table, _ := strings.Cut(printed(t, res), "\nDETECTOR")
+		return table
+	}
+	if scores(got) != scores(want) || scores(got) == "" {
+		t.Errorf("the log in parts scores otherwise than the log in one file:\n%s\nwant\n%s", scores(got), scores(want))
+	}
+	shards := filepath.Join(dir, "shards") + string(filepath.Separator)
+	for i := range 2 {
+		run(t, settings(cut, shards, replay.Shard{Index: i, Count: 2}))
+	}
+	if _, err := pipeline.Merge(context.Background(), shards, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range derivedTables {
+		rowsEqual(t, table, got.Out.Path(table), filepath.Join(shards, table, "part-0.parquet"))
+	}
+}
+
+// eventID returns a vibes log line's event_id.
+func eventID(line string) string {
+	_, rest, _ := strings.Cut(line, `"event_id":"`)
+	id, _, _ := strings.Cut(rest, `"`)
+	return id
+}

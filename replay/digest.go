@@ -35,14 +35,17 @@ func (f *Fingerprint) Sum() string { return hex.EncodeToString(f.h.Sum(nil)) }
 // closed (the rest is then hashed on Close, as a reader that stopped early still
 // fingerprints the whole file), has its digest in digests; a file whose reading
 // failed has none, and the engine hashes it again to report the error where it always
-// did.
+// did — but for a reader that reports the failure itself (a log's part): partial
+// holds the digest of what was read of it, as a file read alone gets when its read
+// fails.
 type hashingFS struct {
 	fsys    fs.FS
 	digests map[string]string // name → hex SHA-256 of the file's content
+	partial map[string]string // name → hex SHA-256 of what was read before a read failed
 }
 
 func newHashingFS(fsys fs.FS) *hashingFS {
-	return &hashingFS{fsys: fsys, digests: map[string]string{}}
+	return &hashingFS{fsys: fsys, digests: map[string]string{}, partial: map[string]string{}}
 }
 
 func (h *hashingFS) Open(name string) (fs.File, error) {
@@ -89,6 +92,8 @@ func (f *hashingFile) Close() error {
 	}
 	if f.eof && f.err == nil {
 		f.owner.digests[f.name] = hex.EncodeToString(f.h.Sum(nil))
+	} else {
+		f.owner.partial[f.name] = hex.EncodeToString(f.h.Sum(nil))
 	}
 	return f.File.Close()
 }

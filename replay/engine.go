@@ -398,8 +398,9 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 	}()
 	joined := &joinedCounts{phases: map[[2]string]bool{}}
 	pending := map[int]fileResult{}
-	var busy time.Duration        // delivering, for Options.Delivered
-	hashed := map[string]string{} // subagent transcript → digest, from its parent's read
+	var busy time.Duration                // delivering, for Options.Delivered
+	hashed := map[string]string{}         // subagent transcript → digest, from its parent's read
+	partsRead := map[string]*partResult{} // a log's later part → what its first file's read found in it
 	for next := 0; next < runFiles; {
 		res, ok := pending[next]
 		if !ok {
@@ -420,8 +421,14 @@ func Replay(ctx context.Context, fsys fs.FS, opts Options, sink Sink) (replayed 
 			start = time.Now()
 		}
 		maps.Copy(hashed, res.subDigests)
+		maps.Copy(partsRead, res.parts)
 		if res.attached {
 			res.settleSubagent(fsys, hashed, sh)
+			if p := partsRead[res.name]; p != nil { // a log's later part: what its first file's read found in it
+				delete(partsRead, res.name)
+				res.problems = append(p.problems, res.problems...)
+				res.sessions = p.sessions
+			}
 		}
 		digests[runFile(next)] = fileDigest{res.digest, res.owned, res.shared}
 		if err := foldDigests(runFile(next) + 1); err != nil {
@@ -535,12 +542,35 @@ type fileResult struct {
 	problems []input.Problem
 	notes    []input.Note
 	err      error // the replay could not go on (cancelled)
-	// attached marks a subagent transcript read with its parent transcript: its digest
-	// is the one the parent's read took (subDigests), delivered before it.
+	// attached marks a subagent transcript read with its parent transcript, or a later
+	// part of a log read with its first file: its digest is the one the parent's read
+	// took (subDigests), delivered before it, and a part's sessions and problems are
+	// those the first file's read found of it (parts), delivered with it.
 	attached   bool
 	subDigests map[string]string
+	parts      map[string]*partResult
 	owned      bool // the shard reports the file's problems (sniffedFile.owned)
 	shared     bool // every shard folds its digest into the listing (sniffedFile.shared)
+}
+
+// partResult is what the read of a log's first file found of another part: the
+// sessions that first appear in it and the problems in it.
+type partResult struct {
+	sessions []*SessionResult
+	problems []input.Problem
+}
+
+// partOf returns what the result holds for the part at path name.
+func (r *fileResult) partOf(name string) *partResult {
+	if r.parts == nil {
+		r.parts = map[string]*partResult{}
+	}
+	p := r.parts[name]
+	if p == nil {
+		p = &partResult{}
+		r.parts[name] = p
+	}
+	return p
 }
 
 // settleSubagent gives an attached subagent transcript the digest its parent's read
@@ -1040,27 +1070,47 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		res.format = sn.format.name
 		return res
 	}
+	parts := groups.parts(name) // of a log in parts, read here whole
 	f, err := sn.open(fsys, name)
 	if err != nil {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
-		return res
+		if len(parts) == 0 {
+			return res
+		}
 	}
-	defer f.Close()
-	h := sha256.New()
-	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents
-	src := &eofReader{r: f}
-	more := groups.parts(name)
-	sessions, probs := sn.format.readSessions(hfs, name, io.TeeReader(src, h), more, sh.keep(sn))
-	if !src.eof {
-		io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents, a log's other parts
+	var sessions []*input.Session
+	var probs []input.Problem
+	if f != nil {
+		defer f.Close()
+		h := sha256.New()
+		src := &eofReader{r: f}
+		sessions, probs = sn.format.readSessions(hfs, name, io.TeeReader(src, h), parts, sh.keep(sn))
+		if !src.eof {
+			io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
+		}
+		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
+	} else { // the log's other parts are read without it
+		sessions, probs = sn.format.readSessions(hfs, name, nil, parts, sh.keep(sn))
 	}
-	res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
 	res.subDigests = hfs.digests
-	if len(more) == 0 {
+	if len(parts) == 0 {
 		res.problems = append(res.problems, sh.fileProblems(name, sn.owned, probs)...)
-	} else if !sh.Split() || sn.owned { // a log in parts: its problems and notes go by its first file's path
-		res.problems = append(res.problems, probs...)
-		res.notes = append(res.notes, input.Note{What: sn.format.name + ": files read as parts of one log, for they share a session", Count: 1 + len(more)})
+	} else {
+		// A log in parts: its problems and notes go by its first file's path, and a
+		// part's sessions and problems are delivered with it (res.parts). A part whose
+		// read failed is fingerprinted by what was read of it, its failure reported here.
+		maps.Copy(res.subDigests, hfs.partial)
+		if !sh.Split() || sn.owned {
+			res.notes = append(res.notes, input.Note{What: sn.format.name + ": files read as parts of one log, for they share a session", Count: len(parts)})
+			for _, p := range probs {
+				if p.File == name {
+					res.problems = append(res.problems, p)
+				} else {
+					res.partOf(p.File).problems = append(res.partOf(p.File).problems, p)
+				}
+			}
+		}
 	}
 	for _, s := range sessions {
 		if !opts.Shard.Owns(s.Key) {
@@ -1085,6 +1135,10 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		}
 		if opts.SessionHook != nil {
 			opts.SessionHook(sr)
+		}
+		if s.File != name && len(parts) > 0 { // first found in a later part: delivered with it
+			res.partOf(s.File).sessions = append(res.partOf(s.File).sessions, sr)
+			continue
 		}
 		res.sessions = append(res.sessions, sr)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/loopwatch/loopwatch/replay/beads"
 	"github.com/loopwatch/loopwatch/replay/claudecode"
@@ -80,16 +81,18 @@ type format struct {
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
 	// other files of fsys (a transcript's subagents), and leave out the sessions whose
-	// key keep refuses (keep nil: none), and what is wrong with them. more are the
-	// files read as later parts of the same log (see sessionKeys), opened through fsys.
-	readSessions func(fsys fs.FS, name string, r io.Reader, more []string, keep func(key string) bool) ([]*input.Session, []input.Problem)
+	// key keep refuses (keep nil: none), and what is wrong with them. parts, when not
+	// empty, are the files of the log name is the first of in path order, name among
+	// them, in the log's order (see sessionKeys): the others are opened through fsys,
+	// and a nil r leaves name out (it could not be opened).
+	readSessions func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(key string) bool) ([]*input.Session, []input.Problem)
 	// sessionKeys calls fn with the key of each session a file (roleSessions) holds, at
-	// least once each (and maybe others), reading little else of it; its error is a
-	// failed read. Files
-	// that hold one session are read together, as parts of one log (logGroups). nil:
+	// least once each (and maybe others), reading little else of it, and returns the
+	// time the file's log starts at (zero: unknown); its error is a failed read. Files
+	// that share a session are read together, as parts of one log (logGroups). nil:
 	// each file of the format is read alone, and a session found in a second file is a
 	// duplicate.
-	sessionKeys func(r io.Reader, fn func(key []byte)) error
+	sessionKeys func(r io.Reader, fn func(key []byte)) (time.Time, error)
 }
 
 // formats lists the formats in the order detection tries them.
@@ -121,12 +124,23 @@ var formats = []format{
 			return []*input.Session{s}, probs
 		}},
 	{name: vibeslog.SourceName, role: roleSessions, record: vibeslog.SniffRecord,
-		readSessions: func(fsys fs.FS, name string, r io.Reader, more []string, keep func(string) bool) ([]*input.Session, []input.Problem) {
-			parts := []vibeslog.Part{{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}}
-			for _, m := range more {
-				parts = append(parts, vibeslog.Part{Name: m, Open: func() (io.ReadCloser, error) { return fsys.Open(m) }})
+		readSessions: func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(string) bool) ([]*input.Session, []input.Problem) {
+			if len(parts) == 0 {
+				parts = []string{name}
 			}
-			lg := vibeslog.ReadPartsOnly(parts, keep)
+			ps := make([]vibeslog.Part, len(parts))
+			for i, p := range parts {
+				ps[i] = vibeslog.Part{Name: p, Open: func() (io.ReadCloser, error) { return fsys.Open(p) }}
+				if p == name {
+					ps[i].Open = func() (io.ReadCloser, error) {
+						if r == nil {
+							return nil, fs.ErrNotExist // reported by the caller
+						}
+						return io.NopCloser(r), nil
+					}
+				}
+			}
+			lg := vibeslog.ReadPartsOnly(ps, keep)
 			return lg.Sessions, lg.Problems
 		},
 		sessionKeys: vibeslog.SessionKeys},

@@ -1,20 +1,25 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"io/fs"
 	"slices"
 	"sync"
+	"time"
 )
 
 // logGroups are the session files a replay reads together, as parts of one log: the
 // files of a format that names the sessions a file holds (format.sessionKeys) that
 // share a session, directly or through other files — a vibes log exported in pieces,
-// a session going on at a cut split in two, or exports that overlap. A group is read,
-// in path order, by the replay of its first file (its lead); each later part delivers
-// only its digest, which the lead's read took — as a Claude Code transcript's
-// subagents are read with it. A file that holds no session another holds is read
+// a session going on at a cut split in two, or exports that overlap. A group is read
+// by the replay of its first file in path order (its lead), its parts in the order of
+// the log — by the time each starts at (format.sessionKeys), then by path — whatever
+// their names say (day-9 before day-10); each later part delivers only its digest,
+// which the lead's read took — as a Claude Code transcript's subagents are read with
+// it — and, in its place in path order, the sessions that first appear in it (with
+// the problems found in it). A file that holds no session another holds is read
 // alone. In a split replay every shard finds the same groups, and a group's problems
 // and notes go by its lead's path.
 //
@@ -25,13 +30,13 @@ import (
 // each file. A file that cannot be read then, and a special file (read once, as a
 // stream), is read alone.
 type logGroups struct {
-	more map[string][]string // a lead → its later parts, in path order
-	lead map[string]string   // a later part → its lead
+	order map[string][]string // a lead → every part (itself too), in the log's order
+	lead  map[string]string   // a later part (in path order) → its lead
 }
 
-// parts returns the later parts of the log whose first file is name (none: a file
-// read alone, or a later part).
-func (g *logGroups) parts(name string) []string { return g.more[name] }
+// parts returns the parts of the log whose lead is name, in the log's order (none: a
+// file read alone, or a later part).
+func (g *logGroups) parts(name string) []string { return g.order[name] }
 
 // isPart reports whether name is a later part of a log, read by its lead.
 func (g *logGroups) isPart(name string) bool {
@@ -42,7 +47,7 @@ func (g *logGroups) isPart(name string) bool {
 // findLogGroups finds the groups among the files of the table, reading workers files
 // at once. Its error is the context's.
 func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers int) (*logGroups, error) {
-	g := &logGroups{more: map[string][]string{}, lead: map[string]string{}}
+	g := &logGroups{order: map[string][]string{}, lead: map[string]string{}}
 	byFormat := map[*format][]int{}
 	for i := range files.len() {
 		sn := files.file(i)
@@ -54,7 +59,7 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 		if len(idx) < 2 {
 			continue
 		}
-		hashes := make([][]uint64, len(idx)) // each file's sessions' hashes, sorted, once each
+		scans := make([]logScan, len(idx))
 		var wg sync.WaitGroup
 		next := make(chan int)
 		for range min(workers, len(idx)) {
@@ -62,7 +67,7 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 			go func() {
 				defer wg.Done()
 				for k := range next {
-					hashes[k] = sessionHashes(fsys, files.name(idx[k]), fm)
+					scans[k] = scanLog(fsys, files.name(idx[k]), fm)
 				}
 			}()
 		}
@@ -77,8 +82,8 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// The files sharing a session are one group: a union-find over their positions,
-		// each group's root its first file.
+		// The files sharing a session are one group: a union-find over their positions
+		// (in path order), each group's root its first file.
 		root := make([]int, len(idx))
 		for k := range root {
 			root[k] = k
@@ -91,8 +96,8 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 			return k
 		}
 		first := map[uint64]int{} // a session's hash → the first file that holds it
-		for k, hs := range hashes {
-			for _, h := range hs {
+		for k := range scans {
+			for _, h := range scans[k].keys {
 				f, ok := first[h]
 				if !ok {
 					first[h] = k
@@ -102,36 +107,73 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 					root[max(a, b)] = min(a, b)
 				}
 			}
-			hashes[k] = nil
+			scans[k].keys = nil
 		}
+		members := map[int][]int{} // a group's root → its files, in path order
 		for k := range idx {
-			if r := find(k); r != k {
-				lead, part := files.name(idx[r]), files.name(idx[k])
-				g.more[lead] = append(g.more[lead], part)
-				g.lead[part] = lead
+			members[find(k)] = append(members[find(k)], k)
+		}
+		for r, ks := range members {
+			if len(ks) < 2 {
+				continue
+			}
+			lead := files.name(idx[r])
+			slices.SortStableFunc(ks, func(a, b int) int { return logOrder(scans[a].first, scans[b].first) })
+			for _, k := range ks {
+				name := files.name(idx[k])
+				g.order[lead] = append(g.order[lead], name)
+				if k != r {
+					g.lead[name] = lead
+				}
 			}
 		}
 	}
 	return g, nil
 }
 
-// sessionHashes returns the hashes of the keys of the sessions a file holds, sorted,
-// each once; none when the file cannot be read whole (it is then read alone, and its
-// own read reports why).
-func sessionHashes(fsys fs.FS, name string, fm *format) []uint64 {
+// logOrder orders two parts of a log by the time each starts at, a part that tells
+// none last (ties keep path order).
+func logOrder(a, b time.Time) int {
+	switch {
+	case a.IsZero() || b.IsZero():
+		return cmp.Compare(boolInt(a.IsZero()), boolInt(b.IsZero()))
+	default:
+		return a.Compare(b)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// logScan is what finding the groups keeps of a file: the hashes of its sessions'
+// keys (sorted, each once) and the time its log starts at.
+type logScan struct {
+	keys  []uint64
+	first time.Time
+}
+
+// scanLog names the sessions a file holds; none when the file cannot be read whole
+// (it is then read alone, and its own read reports why).
+func scanLog(fsys fs.FS, name string, fm *format) logScan {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil
+		return logScan{}
 	}
 	defer f.Close()
-	var hs []uint64
-	if err := fm.sessionKeys(f, func(key []byte) {
+	var s logScan
+	first, err := fm.sessionKeys(f, func(key []byte) {
 		h := fnv.New64a()
 		h.Write(key)
-		hs = append(hs, h.Sum64())
-	}); err != nil {
-		return nil
+		s.keys = append(s.keys, h.Sum64())
+	})
+	if err != nil {
+		return logScan{}
 	}
-	slices.Sort(hs)
-	return slices.Compact(hs)
+	slices.Sort(s.keys)
+	s.keys, s.first = slices.Compact(s.keys), first
+	return s
 }

@@ -1,7 +1,9 @@
 package replay_test
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"testing/iotest"
 
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
@@ -95,29 +98,116 @@ func TestLogInParts(t *testing.T) {
 	}
 }
 
-// TestLogPartThatCannotBeRead: a later part of a log that can no longer be opened when
-// the log is read (it could when it was recognised and grouped) is reported once, at
-// its path, and the rest of the log is replayed.
+// TestLogPartThatCannotBeRead: a part of a log that can no longer be opened, or read
+// to its end, when the log is read (it could when it was recognised and grouped) is
+// reported once, at its path — the first file too, whose read the others' is not —
+// and the rest of the log is replayed.
 func TestLogPartThatCannotBeRead(t *testing.T) {
 	log := strings.ReplaceAll(vibesLog(3), `"v-`, `"w-`)
 	fsys := fstest.MapFS{}
 	for name, text := range vibesParts(log, 10, 10, 20) {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	flaky := &openLimitFS{FS: fsys, name: "2.jsonl", opens: 2} // recognised, grouped, then gone
-	got := replayWith(t, flaky, replay.Options{Workers: 2})
-	var reads []string
-	for _, p := range got.problems {
-		if p.Kind == input.ProblemRead {
-			reads = append(reads, p.File)
-		}
-		if p.Kind == input.ProblemDuplicate {
-			t.Errorf("a duplicate: %v", p)
-		}
+	whole := replayWith(t, fstest.MapFS{"log.jsonl": {Data: []byte(log)}}, replay.Options{Workers: 1})
+	for _, tt := range []struct {
+		name     string
+		fsys     fs.FS
+		problem  string // file: kind
+		sessions int
+	}{
+		{"a later part gone", &openLimitFS{FS: fsys, name: "2.jsonl", opens: 2}, "2.jsonl: read_error", 3},
+		{"the first part gone", &openLimitFS{FS: fsys, name: "1.jsonl", opens: 2}, "1.jsonl: read_error", 3},
+		{"a later part failing", &readLimitFS{FS: fsys, name: "2.jsonl", opens: 2, bytes: 300}, "2.jsonl: read_error", 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := replayWith(t, tt.fsys, replay.Options{Workers: 2})
+			var reads []string
+			for _, p := range got.problems {
+				if p.Kind == input.ProblemRead {
+					reads = append(reads, fmt.Sprintf("%s: %s", p.File, p.Kind))
+				}
+				if p.Kind == input.ProblemDuplicate {
+					t.Errorf("a duplicate: %v", p)
+				}
+			}
+			if !slices.Equal(reads, []string{tt.problem}) || got.sum.Sessions != tt.sessions || got.sum.Events >= whole.sum.Events {
+				t.Errorf("read problems %v, %d sessions (%d events); want one, %s, %d sessions (fewer events than %d)", reads, got.sum.Sessions, got.sum.Events, tt.problem, tt.sessions, whole.sum.Events)
+			}
+		})
 	}
-	if !slices.Equal(reads, []string{"2.jsonl"}) || got.sum.Sessions != 3 || got.sum.Files != 2 {
-		t.Errorf("read problems at %v, %d sessions of %d files; want one at 2.jsonl, 3 sessions of 2 files", reads, got.sum.Sessions, got.sum.Files)
+}
+
+// TestLogPartsInTheirOrder: a log's parts are read in the order of the log, whatever
+// their paths say (day-10 before day-9, or names in reverse), and a session is
+// delivered with the part it first appears in — after the sessions of the files
+// before that part in path order, as the metrics need them — so that the log in parts
+// replays as the log in one file (pipeline's TestLogInPartsInPathOrder takes it
+// through the tables' order check).
+func TestLogPartsInTheirOrder(t *testing.T) {
+	log := strings.ReplaceAll(vibesLog(6), `"v-`, `"w-`)
+	lines := slices.DeleteFunc(strings.SplitAfter(log, "\n"), func(l string) bool { return strings.Contains(l, "not-a-uuid") })
+	log = strings.Join(lines, "")
+	whole := replayShard(t, fstest.MapFS{"log.jsonl": {Data: []byte(log)}}, replay.Shard{}, 1)
+	cut := func(names ...string) fstest.MapFS {
+		fsys := fstest.MapFS{}
+		for i, name := range names {
+			fsys[name] = &fstest.MapFile{Data: []byte(strings.Join(lines[i*len(lines)/len(names):(i+1)*len(lines)/len(names)], ""))}
+		}
+		return fsys
 	}
+	for _, tt := range []struct {
+		name string
+		fsys fstest.MapFS
+	}{
+		{"days numbered without padding", cut("day-8.jsonl", "day-9.jsonl", "day-10.jsonl", "day-11.jsonl")},
+		{"names in reverse", cut("d.jsonl", "c.jsonl", "b.jsonl", "a.jsonl")},
+		{"the first file a later part's", cut("b.jsonl", "a.jsonl")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := replayShard(t, tt.fsys, replay.Shard{}, 2)
+			for k, s := range got.sessions {
+				w, c := *whole.sessions[k], *s
+				c.File, c.Line, w.File, w.Line = "", 0, "", 0
+				if !reflect.DeepEqual(&c, &w) {
+					t.Errorf("session %s:\n%+v\nin one file:\n%+v", k, &c, &w)
+				}
+			}
+			if len(got.sessions) != len(whole.sessions) || len(got.problems) != len(whole.problems) {
+				t.Errorf("%d sessions, problems %v; want %d, %d", len(got.sessions), got.problems, len(whole.sessions), len(whole.problems))
+			}
+			var files []string // the files the sessions were delivered with, in order
+			for _, k := range got.keys {
+				files = append(files, got.sessions[k].File)
+			}
+			if !slices.IsSorted(files) {
+				t.Errorf("sessions delivered with %v: not in path order", files)
+			}
+		})
+	}
+}
+
+// readLimitFS opens the file name opens times whole, and from then on reads bytes of
+// it, then fails.
+type readLimitFS struct {
+	fs.FS
+	name  string
+	mu    sync.Mutex
+	opens int
+	bytes int
+}
+
+func (f *readLimitFS) Open(name string) (fs.File, error) {
+	file, err := f.FS.Open(name)
+	if err != nil || name != f.name {
+		return file, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.opens > 0 {
+		f.opens--
+		return file, nil
+	}
+	return failingFile{File: file, r: io.MultiReader(io.LimitReader(file, int64(f.bytes)), iotest.ErrReader(errors.New("input/output error")))}, nil
 }
 
 // openLimitFS opens the file name opens times, and fails to from then on.

@@ -80,17 +80,20 @@
 //
 // vibes' log is one stream; an export of it taken in pieces — one file a day, each
 // from where the last stopped, or each the whole log again — cuts a session going on
-// at the cut in two, or repeats it. [ReadPartsOnly] reads such files as the one log
-// they were cut from: a session's events from every part are one session, paired,
-// timed and checked as within one file, and its problems name the part and line they
-// are at. An event whose event_id (a UUIDv7) the log has read already is the same
-// event exported again: it is read once — what was wrong with its line is not
-// reported twice — and counted in [Log.Repeated] and in its session's Records as
-// "repeated" (a line other than the first one's, byte for byte, is reported: an id
-// given to two events). This holds within one file too. [SessionKeys] names the
-// sessions a file holds without reading their events, for a caller that must know
-// which files share a session before it reads them (package replay reads every vibes
-// file of its input that shares a session with another together with it).
+// at the cut in two, or repeats it. [ReadPartsOnly] reads such files, in the order
+// given (the log's: [SessionKeys] says where each starts), as the one log they were
+// cut from: a session's events from every part are one session, paired, timed and
+// checked as within one file, and its problems name the part and line they are at. An
+// event whose event_id (a UUIDv7) its session has read already is the same event
+// exported again: it is read once — what was wrong with its line is not reported
+// twice — and counted in [Log.Repeated] and in the session's Records as "repeated"
+// (a line other than the first one's, byte for byte, is reported: an id given to two
+// events). An id is an event's within its session, so that a reader that builds only
+// some sessions ([ReadLogOnly]) builds them as ReadLog does. This holds within one
+// file too. [SessionKeys] names the sessions a file holds without reading their
+// events, for a caller that must know which files share a session before it reads
+// them (package replay reads every vibes file of its input that shares a session with
+// another together with it).
 //
 // # Bad input
 //

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopwatch/loopwatch/replay/input"
 )
@@ -238,7 +239,7 @@ func TestSessionKeys(t *testing.T) {
 	keys := func(what, in string) []string {
 		t.Helper()
 		var got []string
-		if err := SessionKeys(strings.NewReader(in), func(k []byte) { got = append(got, string(k)) }); err != nil {
+		if _, err := SessionKeys(strings.NewReader(in), func(k []byte) { got = append(got, string(k)) }); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		slices.Sort(got)
@@ -293,8 +294,21 @@ func TestSessionKeys(t *testing.T) {
 			t.Errorf("%s: keys %q, want %q", tt.line, got, want)
 		}
 	}
+	// Where the log starts: its first event_id that is a UUIDv7.
+	for _, tt := range []struct {
+		log  string
+		want time.Time
+	}{
+		{userInput(5000, 1, "s", "hi") + userInput(1000, 2, "s", "again"), t0.Add(5 * time.Second)},
+		{"{bad\n" + `{"event_id":"no","type":"user_input","session_id":"s","content":"x"}` + "\n" + userInput(7000, 3, "s", "hi"), t0.Add(7 * time.Second)},
+		{`{"type":"user_input","session_id":"s","content":"x"}` + "\n", time.Time{}},
+	} {
+		if got, _ := SessionKeys(strings.NewReader(tt.log), func([]byte) {}); !got.Equal(tt.want) {
+			t.Errorf("first of\n%s= %v, want %v", tt.log, got, tt.want)
+		}
+	}
 	failing := io.MultiReader(strings.NewReader(userInput(0, 1, "s", "hi")), iotestErr{})
-	if err := SessionKeys(failing, func([]byte) {}); err == nil {
+	if _, err := SessionKeys(failing, func([]byte) {}); err == nil {
 		t.Error("a failed read: no error")
 	}
 }
@@ -323,4 +337,40 @@ func BenchmarkSessionKeys(b *testing.B) {
 			ReadLog("f.jsonl", bytes.NewReader(one))
 		}
 	})
+}
+
+// TestRepeatsWithinTheirSession: an event_id is an event's within its session: an
+// event of another session with the same id is read (no problem), so that a reader
+// building only some sessions (ReadLogOnly) builds them as ReadLog does; and a line
+// read again — not UTF-8, or holding two records — is reported once, in the part it
+// was first read from.
+func TestRepeatsWithinTheirSession(t *testing.T) {
+	a := userInput(0, 1, "a", "fix the parser")
+	b := strings.Replace(userInput(1000, 2, "b", "now the lexer"), id(1000, 2), id(0, 1), 1) // a's id
+	lg := ReadLog("f.jsonl", strings.NewReader(a+b))
+	if len(lg.Sessions) != 2 || len(lg.Problems) != 0 || lg.Repeated != 0 {
+		t.Fatalf("an id in two sessions: %d sessions, problems %v, %d repeated; want 2, none, 0", len(lg.Sessions), lg.Problems, lg.Repeated)
+	}
+	only := ReadLogOnly("f.jsonl", strings.NewReader(a+b), func(k string) bool { return k == "b" })
+	if len(only.Sessions) != 1 || !reflect.DeepEqual(only.Sessions[0], lg.Sessions[1]) {
+		t.Errorf("ReadLogOnly(b) is not ReadLog's b: %+v", only.Sessions)
+	}
+
+	bad := fmt.Sprintf(`{"event_id":%q,"type":"user_input","session_id":"a","content":"caf`+"\xe9"+`"}`+"\n", id(2000, 3)) // not UTF-8
+	two := strings.TrimSuffix(userInput(3000, 4, "a", "one"), "\n") + userInput(4000, 5, "a", "two")
+	log := a + bad + two
+	whole := ReadLog("p0.jsonl", strings.NewReader(log))
+	if len(whole.Problems) != 2 {
+		t.Fatalf("the log: problems %v, want 2", whole.Problems)
+	}
+	got := ReadPartsOnly(parts(log, log), nil)
+	if !reflect.DeepEqual(got.Problems, whole.Problems) || got.Repeated != 4 {
+		t.Errorf("the log twice: problems %v, %d repeated; want the log's once, %v, 4", got.Problems, got.Repeated, whole.Problems)
+	}
+	// A line of two records, one of them new, is reported where it is.
+	half := strings.TrimSuffix(userInput(3000, 4, "a", "one"), "\n") + userInput(5000, 6, "a", "three")
+	got = ReadPartsOnly(parts(log, half), nil)
+	if len(got.Problems) != 3 || got.Problems[2].File != "p1.jsonl" || got.Problems[2].Kind != input.ProblemMalformed {
+		t.Errorf("a line of a repeated and a new record: problems %v, want the log's and one at p1.jsonl:1", got.Problems)
+	}
 }

@@ -87,7 +87,8 @@ func SniffRecord(obj map[string]string) bool {
 type Log struct {
 	// Sessions in key order.
 	Sessions []*input.Session
-	// Problems in line order.
+	// Problems in line order (of a log read in parts, in the order of the parts, then
+	// of their lines).
 	Problems []input.Problem
 	// Unattributed counts, by type, the events that belong to no session
 	// (client_connected, client_disconnected, tunnel_state_changed, …).
@@ -206,22 +207,56 @@ func ReadPartsOnly(parts []Part, keep func(key string) bool) *Log {
 // name, and walks the line's structure only up to where the name is. A name spelled
 // otherwise — in another case, or with escapes, which encoding/json would match and
 // vibes never writes — is not seen, and on a line that is no JSON (a record cut off
-// and run together with the next, which ReadLog recovers) a key may be missed. It
-// reports nothing of what is wrong with the log; its error is a failure to read r.
-func SessionKeys(r io.Reader, fn func(key []byte)) error {
+// and run together with the next, which ReadLog recovers) a key may be missed. first
+// is the time of the log's first event_id that is a UUIDv7 (zero when none is): where
+// the log starts, to put parts in order. It reports nothing of what is wrong with the
+// log; its error is a failure to read r.
+func SessionKeys(r io.Reader, fn func(key []byte)) (first time.Time, err error) {
 	rd := jsonl.NewReader(r, MaxLine)
 	defer rd.Close()
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
-			return nil
+			return first, nil
 		}
 		if err != nil {
-			return err
+			return first, err
 		}
-		if !l.Oversize {
-			sessionIDs(l.Bytes, fn)
+		if l.Oversize {
+			continue
 		}
+		sessionIDs(l.Bytes, fn)
+		if first.IsZero() {
+			first = firstTime(l.Bytes)
+		}
+	}
+}
+
+// firstTime returns the time of the first "event_id" member of line whose value is a
+// UUIDv7, or zero.
+func firstTime(line []byte) time.Time {
+	const name = `"event_id"`
+	for i := 0; ; {
+		k := bytes.Index(line[i:], []byte(name))
+		if k < 0 {
+			return time.Time{}
+		}
+		i += k + len(name)
+		j := skipSpace(line, i)
+		if j >= len(line) || line[j] != ':' {
+			continue
+		}
+		if j = skipSpace(line, j+1); j >= len(line) || line[j] != '"' {
+			continue
+		}
+		end, _ := stringEnd(line, j+1)
+		if end < 0 {
+			return time.Time{}
+		}
+		if t, err := EventTime(string(line[j+1 : end])); err == nil {
+			return t
+		}
+		i = end + 1
 	}
 }
 
@@ -343,7 +378,7 @@ func skipSpace(b []byte, i int) int {
 }
 
 func newLogReader(keep func(key string) bool) *logReader {
-	return &logReader{keep: keep, ids: map[string]readLine{}, seed: maphash.MakeSeed(), sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
+	return &logReader{keep: keep, ids: map[eventKey]readLine{}, seed: maphash.MakeSeed(), sessions: map[string]*sessBuilder{}, unknown: map[string]*unknownType{},
 		log: &Log{Unattributed: map[string]int{}}}
 }
 
@@ -367,11 +402,12 @@ func (lr *logReader) read(r io.Reader) {
 		if l.Blank() {
 			continue
 		}
+		reported := len(lr.log.Problems) // the line's problems from here, dropped if its events were read before
 		valid := l.ValidUTF8()
 		if !valid {
 			lr.report(l.Num, input.ProblemInvalidUTF8, "line is not valid UTF-8; invalid bytes read as U+FFFD")
 		}
-		lr.line(l, valid)
+		lr.line(l, valid, reported)
 	}
 }
 
@@ -380,7 +416,7 @@ type logReader struct {
 	part     int                   // its index among the parts
 	names    []string              // every part's name, by index
 	keep     func(key string) bool // the sessions built (nil: all)
-	ids      map[string]readLine   // every event_id read, and where
+	ids      map[eventKey]readLine // every event read with an id, and where
 	seed     maphash.Seed          // of the lines' hashes, which are compared within the read only
 	log      *Log
 	sessions map[string]*sessBuilder
@@ -409,9 +445,10 @@ func (lr *logReader) noteUnknown(typ string, line int) {
 // line decodes one line and files its event under its session, to be mapped once the
 // session's times are known (see finish). validUTF8 reports that the line's bytes are
 // valid UTF-8: the fast decoder (decodeEnvelope) reads almost every such line, and
-// jsonl.DecodeObject the others.
-func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
-	reported := len(lr.log.Problems) // the line's problems from here are its event's
+// jsonl.DecodeObject the others. reported is how many problems the log had before the
+// line's; again reports that the line's event (each of them, on a line of several)
+// was read before, and its problems dropped (repeated).
+func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again bool) {
 	var env envelope
 	bad, err := errors.New("not a JSON object"), error(nil)
 	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
@@ -428,24 +465,28 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 	if bad != nil {
 		if recs, detail, ok := l.Split(); ok {
 			lr.report(l.Num, input.ProblemMalformed, "%s", detail)
+			again = true
 			for _, rec := range recs {
-				lr.line(rec, utf8.Valid(rec.Bytes))
+				again = lr.line(rec, utf8.Valid(rec.Bytes), len(lr.log.Problems)) && again
 			}
-			return
+			if again { // every record of it was read before: so was the line, its problems reported then
+				lr.log.Problems = lr.log.Problems[:reported]
+			}
+			return again
 		}
 		lr.bad(l, bad)
-		return
+		return false
 	}
 	sid := env.SessionID
 	if sid == "" && env.Event != nil {
 		sid = env.Event.SessionID
 	}
 	if (sid == "" || lr.keep == nil || lr.keep(sid)) && lr.repeated(env.EventID, sid, l, reported) {
-		return
+		return true
 	}
 	if env.Type == "" {
 		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
-		return
+		return false
 	}
 	if sid == "" {
 		switch env.Type {
@@ -458,7 +499,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 			}
 			lr.log.Unattributed[env.Type]++
 		}
-		return
+		return false
 	}
 	if lr.keep != nil && !lr.keep(sid) {
 		return // a session not built (ReadLogOnly)
@@ -471,7 +512,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 	sb.s.Records[env.Type]++
 	if !variants[env.Type] {
 		lr.noteUnknown(env.Type, l.Num)
-		return
+		return false
 	}
 
 	// Time: from the event id, else (once placed) the session's previous event's.
@@ -486,24 +527,25 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool) {
 		}
 	}
 	sb.pending = append(sb.pending, pendingEvent{part: lr.part, line: l.Num, env: env, t: t})
+	return false
 }
 
-// repeated reports whether the log has read an event with this event_id already: the
-// same event exported again (a log exported in parts that overlap), read once and
-// counted (Log.Repeated, and Records "repeated" of its session sid when it builds
-// it); what reading its line again found is not reported again, but a line that
-// is not the first one's, byte for byte, is: an id given to two events. An event
-// whose id is missing or no UUIDv7 is never taken for another. reported is how many
-// problems the log had before the line's. A reader that builds only some sessions
-// (ReadLogOnly) does not look at the others' events.
+// repeated reports whether the log has read an event with this event_id already in
+// session sid ("" for none): the same event exported again (a log exported in parts
+// that overlap), read once and counted (Log.Repeated, and Records "repeated" of the
+// session); what reading its line again found is not reported again (the problems
+// from index reported on are dropped), but a line that is not the first one's, byte
+// for byte, is: an id given to two events. An event whose id is missing or no UUIDv7
+// is never taken for another. A reader that builds only some sessions (ReadLogOnly)
+// does not look at the others' events.
 func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
 	if _, err := EventTime(id); err != nil {
 		return false // no id, or one that is no UUIDv7: no sign of the event it names
 	}
 	sum := maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
-	first, ok := lr.ids[id]
+	first, ok := lr.ids[eventKey{sid, id}]
 	if !ok {
-		lr.ids[id] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: sum}
+		lr.ids[eventKey{sid, id}] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: sum}
 		return false
 	}
 	lr.log.Problems = lr.log.Problems[:reported]
@@ -520,6 +562,12 @@ func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
 	}
 	return true
 }
+
+// eventKey is an event as repeated knows it: its session (none for an event of no
+// session) and its event_id. An id is an event's within its session: whether an event
+// repeats one does not depend on the other sessions, which a reader that builds only
+// some (ReadLogOnly) does not look at.
+type eventKey struct{ session, id string }
 
 // readLine is where an event was read first, and its line's hash.
 type readLine struct {

@@ -445,7 +445,7 @@ func FuzzRead(f *testing.F) {
 		// together with the next, say, it may miss one: the files that share that
 		// session are then read alone, the second reported as a duplicate).
 		keys := map[string]bool{}
-		if err := SessionKeys(bytes.NewReader(in), func(k []byte) { keys[string(k)] = true }); err != nil {
+		if _, err := SessionKeys(bytes.NewReader(in), func(k []byte) { keys[string(k)] = true }); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range lg.Sessions {
