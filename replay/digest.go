@@ -37,20 +37,22 @@ func (f *Fingerprint) Sum() string { return hex.EncodeToString(f.h.Sum(nil)) }
 // failed has none, and the engine hashes it again to report the error where it always
 // did — but for a reader that reports the failure itself (a log's part): partial
 // holds the digest of what was read of it, as a file read alone gets when its read
-// fails.
+// fails; and failed why a file could not be opened, for such a reader to report.
 type hashingFS struct {
 	fsys    fs.FS
 	digests map[string]string // name → hex SHA-256 of the file's content
 	partial map[string]string // name → hex SHA-256 of what was read before a read failed
+	failed  map[string]error  // name → why it could not be opened
 }
 
 func newHashingFS(fsys fs.FS) *hashingFS {
-	return &hashingFS{fsys: fsys, digests: map[string]string{}, partial: map[string]string{}}
+	return &hashingFS{fsys: fsys, digests: map[string]string{}, partial: map[string]string{}, failed: map[string]error{}}
 }
 
 func (h *hashingFS) Open(name string) (fs.File, error) {
 	f, err := h.fsys.Open(name)
 	if err != nil {
+		h.failed[name] = err
 		return nil, err
 	}
 	return &hashingFile{File: f, name: name, owner: h, h: sha256.New()}, nil

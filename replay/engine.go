@@ -573,12 +573,17 @@ func (r *fileResult) partOf(name string) *partResult {
 	return p
 }
 
-// settleSubagent gives an attached subagent transcript the digest its parent's read
-// took, or, when that read could not take one, reads the file to hash it or report
-// why it cannot be read.
+// settleSubagent gives an attached subagent transcript (or a log's later part) the
+// digest its parent's read took, or, when that read could not take one, reads the
+// file to hash it or report why it cannot be read — but for a part that read could
+// not open, which it reported (an empty digest): it is left uncounted.
 func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sharding) {
 	d, ok := hashed[r.name]
 	delete(hashed, r.name)
+	if ok && d == "" { // a log's part its first file's read could not open, and reported
+		r.format = ""
+		return
+	}
 	if !ok {
 		var err error
 		if d, err = hashFile(fsys, r.name); err != nil {
@@ -1100,9 +1105,26 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		// A log in parts: its problems and notes go by its first file's path, and a
 		// part's sessions and problems are delivered with it (res.parts). A part whose
 		// read failed is fingerprinted by what was read of it, its failure reported here.
+		// A part that could not be opened is reported here, once, with it, and not opened
+		// again (an empty digest: settleSubagent leaves it uncounted, as an unreadable file).
 		maps.Copy(res.subDigests, hfs.partial)
+		read := 0
+		for _, p := range parts {
+			err, failed := hfs.failed[p]
+			switch {
+			case p == name:
+				read += boolInt(f != nil)
+			case failed:
+				res.subDigests[p] = ""
+				if !sh.Split() || sn.owned {
+					res.partOf(p).problems = append(res.partOf(p).problems, *readProblem(p, err))
+				}
+			default:
+				read++
+			}
+		}
 		if !sh.Split() || sn.owned {
-			res.notes = append(res.notes, input.Note{What: sn.format.name + ": files read as parts of one log, for they share a session", Count: len(parts)})
+			res.notes = append(res.notes, input.Note{What: sn.format.name + ": files read as parts of one log, for they share a session", Count: read})
 			for _, p := range probs {
 				if p.File == name {
 					res.problems = append(res.problems, p)
@@ -1257,4 +1279,11 @@ func sessionNotes(sr *SessionResult) []input.Note {
 		add("sessions resuming an earlier session (its records at the top of the file kept in this one)", 1)
 	}
 	return notes
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

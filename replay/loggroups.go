@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"cmp"
 	"context"
 	"hash/fnv"
 	"io/fs"
@@ -15,7 +14,8 @@ import (
 // share a session, directly or through other files — a vibes log exported in pieces,
 // a session going on at a cut split in two, or exports that overlap. A group is read
 // by the replay of its first file in path order (its lead), its parts in the order of
-// the log — by the time each starts at (format.sessionKeys), then by path — whatever
+// the log — by the time each starts at (format.sessionKeys; a part that tells none
+// keeps its place after the one before it in path order), then by path — whatever
 // their names say (day-9 before day-10); each later part delivers only its digest,
 // which the lead's read took — as a Claude Code transcript's subagents are read with
 // it — and, in its place in path order, the sessions that first appear in it (with
@@ -118,7 +118,16 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 				continue
 			}
 			lead := files.name(idx[r])
-			slices.SortStableFunc(ks, func(a, b int) int { return logOrder(scans[a].first, scans[b].first) })
+			// A part whose start is unknown keeps its place after the part before it in
+			// path order (the first, the earliest place).
+			var prev time.Time
+			for _, k := range ks {
+				if scans[k].first.IsZero() {
+					scans[k].first = prev
+				}
+				prev = scans[k].first
+			}
+			slices.SortStableFunc(ks, func(a, b int) int { return scans[a].first.Compare(scans[b].first) })
 			for _, k := range ks {
 				name := files.name(idx[k])
 				g.order[lead] = append(g.order[lead], name)
@@ -131,26 +140,8 @@ func findLogGroups(ctx context.Context, fsys fs.FS, files *fileTable, workers in
 	return g, nil
 }
 
-// logOrder orders two parts of a log by the time each starts at, a part that tells
-// none last (ties keep path order).
-func logOrder(a, b time.Time) int {
-	switch {
-	case a.IsZero() || b.IsZero():
-		return cmp.Compare(boolInt(a.IsZero()), boolInt(b.IsZero()))
-	default:
-		return a.Compare(b)
-	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // logScan is what finding the groups keeps of a file: the hashes of its sessions'
-// keys (sorted, each once) and the time its log starts at.
+// keys (sorted, each once) and the time its log starts at (zero: unknown).
 type logScan struct {
 	keys  []uint64
 	first time.Time

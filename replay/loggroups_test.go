@@ -100,8 +100,9 @@ func TestLogInParts(t *testing.T) {
 
 // TestLogPartThatCannotBeRead: a part of a log that can no longer be opened, or read
 // to its end, when the log is read (it could when it was recognised and grouped) is
-// reported once, at its path — the first file too, whose read the others' is not —
-// and the rest of the log is replayed.
+// reported once, at its path — the first file too, whose read the others' is not; a
+// part that fails to open once is not opened again to find out — and the rest of the
+// log is replayed.
 func TestLogPartThatCannotBeRead(t *testing.T) {
 	log := strings.ReplaceAll(vibesLog(3), `"v-`, `"w-`)
 	fsys := fstest.MapFS{}
@@ -118,6 +119,7 @@ func TestLogPartThatCannotBeRead(t *testing.T) {
 		{"a later part gone", &openLimitFS{FS: fsys, name: "2.jsonl", opens: 2}, "2.jsonl: read_error", 3},
 		{"the first part gone", &openLimitFS{FS: fsys, name: "1.jsonl", opens: 2}, "1.jsonl: read_error", 3},
 		{"a later part failing", &readLimitFS{FS: fsys, name: "2.jsonl", opens: 2, bytes: 300}, "2.jsonl: read_error", 3},
+		{"a later part gone for a moment", &openOnceFailsFS{FS: fsys, name: "2.jsonl", failing: 3}, "2.jsonl: read_error", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := replayWith(t, tt.fsys, replay.Options{Workers: 2})
@@ -186,6 +188,29 @@ func TestLogPartsInTheirOrder(t *testing.T) {
 	}
 }
 
+// openOnceFailsFS fails to open the file name the failing-th time (counting from 1),
+// and opens it the other times.
+type openOnceFailsFS struct {
+	fs.FS
+	name    string
+	mu      sync.Mutex
+	opens   int
+	failing int
+}
+
+func (f *openOnceFailsFS) Open(name string) (fs.File, error) {
+	if name == f.name {
+		f.mu.Lock()
+		f.opens++
+		n := f.opens
+		f.mu.Unlock()
+		if n == f.failing {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+		}
+	}
+	return f.FS.Open(name)
+}
+
 // readLimitFS opens the file name opens times whole, and from then on reads bytes of
 // it, then fails.
 type readLimitFS struct {
@@ -228,4 +253,54 @@ func (f *openLimitFS) Open(name string) (fs.File, error) {
 		f.opens--
 	}
 	return f.FS.Open(name)
+}
+
+// TestLogPartStartsDespiteAClockFault: a part whose first event comes from a clock an
+// hour behind is still read after the part before it in time (a part starts at the
+// median of its first event times), and one that tells no time keeps its place after
+// the part before it in path order: the log in parts replays as the log in one file,
+// the fault reported at the event that has it.
+func TestLogPartStartsDespiteAClockFault(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		ms := i * 60000
+		if i == 6 {
+			ms -= 60 * 60000 // an hour behind
+		}
+		lines = append(lines, fmt.Sprintf(`{"event_id":%q,"type":"user_input","session_id":"a","content":"step %d"}`+"\n", vibesEventID(ms, i+1), i))
+	}
+	untimed := `{"event_id":"not-a-uuid","type":"user_input","session_id":"a","content":"no time"}` + "\n"
+	for _, tt := range []struct {
+		name  string
+		log   []string
+		parts map[string]string
+	}{
+		{"a fault at a part's start", lines, map[string]string{"p1.jsonl": strings.Join(lines[:6], ""), "p2.jsonl": strings.Join(lines[6:], "")}},
+		{"a part without a time", append(append(slices.Clone(lines[:6]), untimed), lines[6:]...),
+			map[string]string{"p1.jsonl": strings.Join(lines[:6], ""), "p2.jsonl": untimed, "p3.jsonl": strings.Join(lines[6:], "")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			whole := replayShard(t, fstest.MapFS{"log.jsonl": {Data: []byte(strings.Join(tt.log, ""))}}, replay.Shard{}, 1)
+			fsys := fstest.MapFS{}
+			for name, text := range tt.parts {
+				fsys[name] = &fstest.MapFile{Data: []byte(text)}
+			}
+			got := replayShard(t, fsys, replay.Shard{}, 1)
+			w, c := *whole.sessions["a"], *got.sessions["a"]
+			c.File, c.Line, w.File, w.Line = "", 0, "", 0
+			if !reflect.DeepEqual(&c, &w) {
+				t.Errorf("in parts:\n%v %v\nin one file:\n%v %v", c.Records, c.Events, w.Records, w.Events)
+			}
+			var probs []string
+			for _, p := range got.problems {
+				probs = append(probs, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Kind))
+			}
+			if want := []string{"p" + fmt.Sprint(len(tt.parts)) + ".jsonl:1 invalid_record"}; tt.name == "a fault at a part's start" && !slices.Equal(probs, want) {
+				t.Errorf("problems %v, want %v (the faulty event's)", probs, want)
+			}
+			if len(got.problems) != len(whole.problems) {
+				t.Errorf("problems %v, want as many as in one file: %v", got.problems, whole.problems)
+			}
+		})
+	}
 }

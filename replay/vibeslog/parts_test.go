@@ -294,12 +294,19 @@ func TestSessionKeys(t *testing.T) {
 			t.Errorf("%s: keys %q, want %q", tt.line, got, want)
 		}
 	}
-	// Where the log starts: its first event_id that is a UUIDv7.
+	// Where the log starts: the median of its first event times, whatever one wrong
+	// clock says.
+	var faulty strings.Builder
+	faulty.WriteString(userInput(-59*60000, 1, "s", "from a clock an hour behind"))
+	for i := 1; i <= 4; i++ {
+		faulty.WriteString(userInput(int64(i)*60000, i+1, "s", "hi"))
+	}
 	for _, tt := range []struct {
 		log  string
 		want time.Time
 	}{
-		{userInput(5000, 1, "s", "hi") + userInput(1000, 2, "s", "again"), t0.Add(5 * time.Second)},
+		{userInput(5000, 1, "s", "hi") + userInput(1000, 2, "s", "again"), t0.Add(time.Second)},
+		{faulty.String(), t0.Add(2 * time.Minute)},
 		{"{bad\n" + `{"event_id":"no","type":"user_input","session_id":"s","content":"x"}` + "\n" + userInput(7000, 3, "s", "hi"), t0.Add(7 * time.Second)},
 		{`{"type":"user_input","session_id":"s","content":"x"}` + "\n", time.Time{}},
 	} {
@@ -363,14 +370,21 @@ func TestRepeatsWithinTheirSession(t *testing.T) {
 	if len(whole.Problems) != 2 {
 		t.Fatalf("the log: problems %v, want 2", whole.Problems)
 	}
+	// The log twice: its events' problems once (the UTF-8 one), the line of two
+	// records — no event — in each file.
 	got := ReadPartsOnly(parts(log, log), nil)
-	if !reflect.DeepEqual(got.Problems, whole.Problems) || got.Repeated != 4 {
-		t.Errorf("the log twice: problems %v, %d repeated; want the log's once, %v, 4", got.Problems, got.Repeated, whole.Problems)
+	twice := append(slices.Clone(whole.Problems), input.Problem{File: "p1.jsonl", Line: 3, Kind: input.ProblemMalformed, Detail: whole.Problems[1].Detail})
+	if !reflect.DeepEqual(got.Problems, twice) || got.Repeated != 4 {
+		t.Errorf("the log twice: problems %v, %d repeated; want %v, 4", got.Problems, got.Repeated, twice)
 	}
-	// A line of two records, one of them new, is reported where it is.
-	half := strings.TrimSuffix(userInput(3000, 4, "a", "one"), "\n") + userInput(5000, 6, "a", "three")
-	got = ReadPartsOnly(parts(log, half), nil)
-	if len(got.Problems) != 3 || got.Problems[2].File != "p1.jsonl" || got.Problems[2].Kind != input.ProblemMalformed {
-		t.Errorf("a line of a repeated and a new record: problems %v, want the log's and one at p1.jsonl:1", got.Problems)
+	// A line of two records, one of them read before with other content: reported.
+	other := strings.TrimSuffix(userInput(3000, 4, "a", "ONE"), "\n") + userInput(5000, 6, "a", "three")
+	got = ReadPartsOnly(parts(log, other), nil)
+	var places []string
+	for _, p := range got.Problems {
+		places = append(places, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Kind))
+	}
+	if want := []string{"p0.jsonl:2 invalid_utf8", "p0.jsonl:3 malformed_line", "p1.jsonl:1 malformed_line", "p1.jsonl:1 invalid_record"}; !slices.Equal(places, want) {
+		t.Errorf("a line of a record read before with other content and a new one: problems %v, want %v", places, want)
 	}
 }

@@ -207,29 +207,47 @@ func ReadPartsOnly(parts []Part, keep func(key string) bool) *Log {
 // name, and walks the line's structure only up to where the name is. A name spelled
 // otherwise — in another case, or with escapes, which encoding/json would match and
 // vibes never writes — is not seen, and on a line that is no JSON (a record cut off
-// and run together with the next, which ReadLog recovers) a key may be missed. first
-// is the time of the log's first event_id that is a UUIDv7 (zero when none is): where
-// the log starts, to put parts in order. It reports nothing of what is wrong with the
-// log; its error is a failure to read r.
-func SessionKeys(r io.Reader, fn func(key []byte)) (first time.Time, err error) {
+// and run together with the next, which ReadLog recovers) a key may be missed. start
+// is where the log starts, to put parts in order: the median time of its first
+// [StartEvents] event_ids that are UUIDv7s (of each line's first), so that one event
+// from a wrong clock does not move it (zero when none is). It reports nothing of what
+// is wrong with the log; its error is a failure to read r.
+func SessionKeys(r io.Reader, fn func(key []byte)) (start time.Time, err error) {
 	rd := jsonl.NewReader(r, MaxLine)
 	defer rd.Close()
+	var times []time.Time
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
-			return first, nil
+			break
 		}
 		if err != nil {
-			return first, err
+			return median(times), err
 		}
 		if l.Oversize {
 			continue
 		}
 		sessionIDs(l.Bytes, fn)
-		if first.IsZero() {
-			first = firstTime(l.Bytes)
+		if len(times) < StartEvents {
+			if t := firstTime(l.Bytes); !t.IsZero() {
+				times = append(times, t)
+			}
 		}
 	}
+	return median(times), nil
+}
+
+// StartEvents is how many of a log's first event times [SessionKeys] takes the median
+// of, for where the log starts.
+const StartEvents = 9
+
+// median returns the middle of times (the earlier of the two middles), or zero.
+func median(times []time.Time) time.Time {
+	if len(times) == 0 {
+		return time.Time{}
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	return times[(len(times)-1)/2]
 }
 
 // firstTime returns the time of the first "event_id" member of line whose value is a
@@ -446,9 +464,8 @@ func (lr *logReader) noteUnknown(typ string, line int) {
 // session's times are known (see finish). validUTF8 reports that the line's bytes are
 // valid UTF-8: the fast decoder (decodeEnvelope) reads almost every such line, and
 // jsonl.DecodeObject the others. reported is how many problems the log had before the
-// line's; again reports that the line's event (each of them, on a line of several)
-// was read before, and its problems dropped (repeated).
-func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again bool) {
+// line's: dropped when its event was read before (repeated).
+func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 	var env envelope
 	bad, err := errors.New("not a JSON object"), error(nil)
 	if b := bytes.TrimLeft(l.Bytes, " \t"); len(b) > 0 && b[0] == '{' {
@@ -464,29 +481,27 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again boo
 	}
 	if bad != nil {
 		if recs, detail, ok := l.Split(); ok {
+			// A line that is no event is a problem of each file it is in; each record's
+			// own problems are dropped when it repeats an event read before.
 			lr.report(l.Num, input.ProblemMalformed, "%s", detail)
-			again = true
 			for _, rec := range recs {
-				again = lr.line(rec, utf8.Valid(rec.Bytes), len(lr.log.Problems)) && again
+				lr.line(rec, utf8.Valid(rec.Bytes), len(lr.log.Problems))
 			}
-			if again { // every record of it was read before: so was the line, its problems reported then
-				lr.log.Problems = lr.log.Problems[:reported]
-			}
-			return again
+			return
 		}
 		lr.bad(l, bad)
-		return false
+		return
 	}
 	sid := env.SessionID
 	if sid == "" && env.Event != nil {
 		sid = env.Event.SessionID
 	}
 	if (sid == "" || lr.keep == nil || lr.keep(sid)) && lr.repeated(env.EventID, sid, l, reported) {
-		return true
+		return
 	}
 	if env.Type == "" {
 		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
-		return false
+		return
 	}
 	if sid == "" {
 		switch env.Type {
@@ -499,7 +514,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again boo
 			}
 			lr.log.Unattributed[env.Type]++
 		}
-		return false
+		return
 	}
 	if lr.keep != nil && !lr.keep(sid) {
 		return // a session not built (ReadLogOnly)
@@ -512,7 +527,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again boo
 	sb.s.Records[env.Type]++
 	if !variants[env.Type] {
 		lr.noteUnknown(env.Type, l.Num)
-		return false
+		return
 	}
 
 	// Time: from the event id, else (once placed) the session's previous event's.
@@ -527,7 +542,6 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) (again boo
 		}
 	}
 	sb.pending = append(sb.pending, pendingEvent{part: lr.part, line: l.Num, env: env, t: t})
-	return false
 }
 
 // repeated reports whether the log has read an event with this event_id already in
