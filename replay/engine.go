@@ -1104,16 +1104,19 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	} else {
 		// A log in parts: its problems and notes go by its first file's path, and a
 		// part's sessions and problems are delivered with it (res.parts). A part whose
-		// read failed is fingerprinted by what was read of it, its failure reported here.
-		// A part that could not be opened is reported here, once, with it, and not opened
-		// again (an empty digest: settleSubagent leaves it uncounted, as an unreadable file).
+		// read failed is fingerprinted by what was read of it (its failure is among the
+		// problems); one that could not be opened is reported here, once, and not opened
+		// again (an empty digest: settleSubagent leaves it uncounted, as an unreadable
+		// file).
 		maps.Copy(res.subDigests, hfs.partial)
 		read := 0
 		for _, p := range parts {
 			err, failed := hfs.failed[p]
 			switch {
 			case p == name:
-				read += boolInt(f != nil)
+				if f != nil {
+					read++
+				}
 			case failed:
 				res.subDigests[p] = ""
 				if !sh.Split() || sn.owned {
@@ -1279,11 +1282,4 @@ func sessionNotes(sr *SessionResult) []input.Note {
 		add("sessions resuming an earlier session (its records at the top of the file kept in this one)", 1)
 	}
 	return notes
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -93,7 +93,8 @@ type Log struct {
 	// Unattributed counts, by type, the events that belong to no session
 	// (client_connected, client_disconnected, tunnel_state_changed, …).
 	Unattributed map[string]int
-	// Repeated counts the events read again: an event_id read before (ReadPartsOnly).
+	// Repeated counts the events read again: an event_id read before in the same session
+	// (ReadPartsOnly).
 	Repeated int
 }
 
@@ -174,12 +175,12 @@ type Part struct {
 // were cut from: a session's events from every part are one session (its File and
 // Line where it first appears), told apart, timed, paired and ordered as within one
 // file, and a problem names the part and the line it is at (problems in part order,
-// then line order). An event whose event_id the log has read already is the same
-// event exported again and is read once (counted in Log.Repeated and its session's
+// then line order). An event whose event_id its session has read already is the same
+// event exported again and is read once (counted in Log.Repeated and the session's
 // Records as "repeated"); when its line is not the first one's, byte for byte, it is
-// reported too. A part that cannot
-// be opened is left out, unreported: its caller, which gave the part, reports it. keep
-// is ReadLogOnly's. One part is ReadLogOnly of its file.
+// reported too. A part that cannot be opened is left out, unreported: its caller,
+// which gave the part, reports it. keep is ReadLogOnly's. One part is ReadLogOnly of
+// its file.
 func ReadPartsOnly(parts []Part, keep func(key string) bool) *Log {
 	lr := newLogReader(keep)
 	for _, p := range parts {
@@ -565,11 +566,7 @@ func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
 	lr.log.Problems = lr.log.Problems[:reported]
 	lr.log.Repeated++
 	if first.sum != sum {
-		where := fmt.Sprintf("line %d", first.line)
-		if int(first.part) != lr.part {
-			where = fmt.Sprintf("%s:%d", lr.names[first.part], first.line)
-		}
-		lr.report(l.Num, input.ProblemInvalid, "event_id %s was read at %s, with other content; this one is skipped", id, where)
+		lr.report(l.Num, input.ProblemInvalid, "event_id %s was read at %s, with other content; this one is skipped", id, lr.place(int(first.part), int(first.line)))
 	}
 	if sb := lr.sessions[sid]; sb != nil {
 		sb.s.Records["repeated"]++
@@ -610,7 +607,7 @@ func (lr *logReader) mapEvents(sb *sessBuilder) {
 		p := &sb.pending[f.Index]
 		lr.at(p.part)
 		lr.report(p.line, input.ProblemInvalid, "event time %s is %s the session's events around it (a clock fault); the event is placed at %s's time, in log order",
-			p.t.Format(time.RFC3339Nano), f.Describe(p.t), lr.place(p, &sb.pending[f.From]))
+			p.t.Format(time.RFC3339Nano), f.Describe(p.t), lr.place(sb.pending[f.From].part, sb.pending[f.From].line))
 		p.t = f.Placed
 	}
 	for i := range sb.pending {
@@ -620,13 +617,13 @@ func (lr *logReader) mapEvents(sb *sessBuilder) {
 	sb.pending = nil
 }
 
-// place names where other was read, as a problem of p's says it: "line N" in p's
+// place names a line, as a problem of the part being read says it: "line N" in that
 // part, "FILE:N" in another.
-func (lr *logReader) place(p, other *pendingEvent) string {
-	if other.part == p.part {
-		return fmt.Sprintf("line %d", other.line)
+func (lr *logReader) place(part, line int) string {
+	if part == lr.part {
+		return fmt.Sprintf("line %d", line)
 	}
-	return fmt.Sprintf("%s:%d", lr.names[other.part], other.line)
+	return fmt.Sprintf("%s:%d", lr.names[part], line)
 }
 
 // at makes the part of this index the one problems are reported of.
