@@ -87,7 +87,7 @@
 // event whose event_id (a UUIDv7) its session has read already is the same event
 // exported again: it is read once — what was wrong with its line is not reported
 // twice (a line that is no event, as several records run together, is a problem of
-// each part it is in) — and counted in [Log.Repeated] and in the session's Records as "repeated"
+// each part it is in, with what is wrong with its bytes) — and counted in [Log.Repeated] and in the session's Records as "repeated"
 // (a line other than the first one's, byte for byte, is reported: an id given to two
 // events). An id is an event's within its session, so that a reader that builds only
 // some sessions ([ReadLogOnly]) builds them as ReadLog does. This holds within one
