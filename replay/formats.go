@@ -81,11 +81,12 @@ type format struct {
 	readContext func(name string, r io.Reader, jc *join.Context) ([]input.Problem, []input.Note)
 	// readSessions reads the sessions of one file (roleSessions) from r; it may open
 	// other files of fsys (a transcript's subagents), and leave out the sessions whose
-	// key keep refuses (keep nil: none), and what is wrong with them. parts, when not
-	// empty, are the files of the log name is the first of in path order, name among
-	// them, in the log's order (see sessionKeys): the others are opened through fsys,
-	// and a nil r leaves name out (it could not be opened).
-	readSessions func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(key string) bool) ([]*input.Session, []input.Problem)
+	// key keep refuses (keep nil: none), and what is wrong with them; its notes count
+	// what it read that belongs to no session. parts, when not empty, are the files of
+	// the log name is the first of in path order, name among them, in the log's order
+	// (see sessionKeys): the others are opened through fsys, and a nil r leaves name out
+	// (it could not be opened).
+	readSessions func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(key string) bool) ([]*input.Session, []input.Problem, []input.Note)
 	// sessionKeys calls fn with the key of each session a file (roleSessions) holds, at
 	// least once each (and maybe others), reading little else of it, and returns the
 	// time the file's log starts at (zero: unknown); its error is a failed read. Files
@@ -113,18 +114,18 @@ var formats = []format{
 			return beads.Read(name, r, jc)
 		}},
 	{name: claudecode.SourceName, role: roleSessions, record: claudecode.SniffRecord,
-		readSessions: func(fsys fs.FS, name string, r io.Reader, _ []string, _ func(string) bool) ([]*input.Session, []input.Problem) {
+		readSessions: func(fsys fs.FS, name string, r io.Reader, _ []string, _ func(string) bool) ([]*input.Session, []input.Problem, []input.Note) {
 			// One session: a transcript whose opening bytes prove its key is read by its
 			// session's shard only (sharding.skips), another by every shard, and replayed
 			// by the session's.
 			s, probs := claudecode.ReadFrom(fsys, name, r)
 			if s == nil {
-				return nil, probs
+				return nil, probs, nil
 			}
-			return []*input.Session{s}, probs
+			return []*input.Session{s}, probs, nil
 		}},
 	{name: vibeslog.SourceName, role: roleSessions, record: vibeslog.SniffRecord,
-		readSessions: func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(string) bool) ([]*input.Session, []input.Problem) {
+		readSessions: func(fsys fs.FS, name string, r io.Reader, parts []string, keep func(string) bool) ([]*input.Session, []input.Problem, []input.Note) {
 			if len(parts) == 0 {
 				parts = []string{name}
 			}
@@ -141,7 +142,11 @@ var formats = []format{
 				}
 			}
 			lg := vibeslog.ReadPartsOnly(ps, keep)
-			return lg.Sessions, lg.Problems
+			var notes []input.Note
+			if n := lg.UnattributedCount(); n > 0 {
+				notes = append(notes, input.Note{What: vibeslog.SourceName + ": events of no session (client connections, tunnel state), counted and skipped", Count: n})
+			}
+			return lg.Sessions, lg.Problems, notes
 		},
 		sessionKeys: vibeslog.SessionKeys},
 	{name: nebula.ManifestFormat, role: roleContext, sniff: nebula.SniffManifest, readContext: withoutNotes(nebula.ReadManifest)},

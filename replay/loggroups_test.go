@@ -43,7 +43,7 @@ func TestLogInParts(t *testing.T) {
 		{"cut in three", vibesParts(log, 20, 20, 40), false},
 		{"overlapping", vibesParts(log, 30, 12, 41), true},
 		{"the whole log again", map[string]string{"1.jsonl": strings.Join(lines[:25], ""), "2.jsonl": log}, true},
-		{"cut within a line's session", map[string]string{"1.jsonl": strings.Join(lines[:1], ""), "2.jsonl": strings.Join(lines[1:], "")}, false},
+		{"cut within a line's session", map[string]string{"1.jsonl": strings.Join(lines[:2], ""), "2.jsonl": strings.Join(lines[2:], "")}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"other.jsonl": {Data: []byte(other)}}
@@ -51,6 +51,10 @@ func TestLogInParts(t *testing.T) {
 				fsys["parts/"+name] = &fstest.MapFile{Data: []byte(text)}
 			}
 			got := replayShard(t, fsys, replay.Shard{}, 1)
+			const noSession = "vibes_log: events of no session (client connections, tunnel state), counted and skipped"
+			if got.sum.Notes[noSession] != whole.sum.Notes[noSession] || whole.sum.Notes[noSession] != 2 {
+				t.Errorf("events of no session noted %d times, want the one file's %d (2: a connection in each log)", got.sum.Notes[noSession], whole.sum.Notes[noSession])
+			}
 			if !slices.Equal(slices.Sorted(slices.Values(got.keys)), slices.Sorted(slices.Values(whole.keys))) || got.sum.Files != 1+len(tt.parts) || got.sum.Notes[noted] != len(tt.parts) {
 				t.Fatalf("sessions %v of %d files, noted %v; want %v of %d, %d files noted", got.keys, got.sum.Files, got.sum.Notes, whole.keys, 1+len(tt.parts), len(tt.parts))
 			}

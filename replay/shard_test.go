@@ -141,7 +141,7 @@ func vibesEventID(ms, k int) string {
 // vibesLog is a vibes event log of n interleaved sessions (v-0 …) with bad lines: of
 // its sessions (an unknown type, a field of the wrong type, an event id that is no
 // UUIDv7, a clock fault, a hook that names its session only inside) and of none (not
-// JSON, no session). A shard that does not report on it builds only its own sessions.
+// JSON, no session); and a client's connection, an event of no session. A shard that does not report on it builds only its own sessions.
 func vibesLog(n int) string {
 	var b strings.Builder
 	k := 0
@@ -156,6 +156,7 @@ func vibesLog(n int) string {
 		}
 		b.WriteString("}\n")
 	}
+	ev(0, "client_connected", "", "") // of no session: counted in a note
 	for turn := range 3 {
 		for i := range n {
 			sid, ms := fmt.Sprintf("v-%d", i), 1000*(turn*n+i)

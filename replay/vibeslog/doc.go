@@ -71,7 +71,8 @@
 //     not a Claude Code hook, so it is no KindHook). session_created's name is the session's Title. Project is the first cwd of a
 //     hook payload.
 //   - client_connected, client_disconnected, tunnel_state_changed (no session):
-//     counted in [Log.Unattributed].
+//     counted in [Log.Unattributed] ([Log.UnattributedCount]; package replay notes
+//     them).
 //
 // The session key is the event's session_id, or the hook payload's session_id when the
 // event has none. Event ID is the event_id.

@@ -98,6 +98,15 @@ type Log struct {
 	Repeated int
 }
 
+// UnattributedCount returns how many events belong to no session, of every type.
+func (lg *Log) UnattributedCount() int {
+	n := 0
+	for _, c := range lg.Unattributed {
+		n += c
+	}
+	return n
+}
+
 // Read reads the sessions of one event-log file. name is the file's path for
 // problems and [input.Session.File]. Sessions come back sorted by key, problems in
 // line order. Events that belong to no session are counted in [ReadLog]'s Log only.
