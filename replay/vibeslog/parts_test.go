@@ -209,6 +209,12 @@ func TestOverlappingParts(t *testing.T) {
 	if len(inOne.Problems) != 1 || inOne.Problems[0].Line != 4 || !strings.Contains(inOne.Problems[0].Detail, "read at line 2,") {
 		t.Errorf("a reused event_id within one file: problems %v, want one at line 4 naming line 2", inOne.Problems)
 	}
+	// A copy of the part holding the other event: its line was reported already.
+	copied := other + strings.Join(lines[3:], "")
+	got = ReadPartsOnly(parts(strings.Join(lines[:3], ""), copied, copied), nil)
+	if !reflect.DeepEqual(got.Problems, want) {
+		t.Errorf("the part with the reused event_id twice: problems %v, want %v", got.Problems, want)
+	}
 }
 
 // TestPartsProblemsInPartOrder: problems come in the order of the parts, then of their

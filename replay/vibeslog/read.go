@@ -574,8 +574,10 @@ func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
 	}
 	lr.log.Problems = lr.log.Problems[:reported]
 	lr.log.Repeated++
-	if first.sum != sum {
+	if first.sum != sum && first.other != sum { // a copy of a line reported already is not reported again
 		lr.report(l.Num, input.ProblemInvalid, "event_id %s was read at %s, with other content; this one is skipped", id, lr.place(int(first.part), int(first.line)))
+		first.other = sum
+		lr.ids[eventKey{sid, id}] = first
 	}
 	if sb := lr.sessions[sid]; sb != nil {
 		sb.s.Records["repeated"]++
@@ -589,10 +591,11 @@ func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
 // some (ReadLogOnly) does not look at.
 type eventKey struct{ session, id string }
 
-// readLine is where an event was read first, and its line's hash.
+// readLine is where an event was read first, its line's hash, and the hash of the
+// last other line reported with its id.
 type readLine struct {
 	part, line int32
-	sum        uint64
+	sum, other uint64
 }
 
 // pendingEvent is a decoded event of a session, waiting for the session's times to be
