@@ -1084,20 +1084,18 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		}
 	}
 	hfs := newHashingFS(fsys) // the files the source opens itself: a transcript's subagents, a log's other parts
-	var sessions []*input.Session
-	var probs []input.Problem
-	var notes []input.Note
+	h, src := sha256.New(), &eofReader{r: f}
+	var r io.Reader // nil: the file could not be opened, and the log's other parts are read without it
 	if f != nil {
 		defer f.Close()
-		h := sha256.New()
-		src := &eofReader{r: f}
-		sessions, probs, notes = sn.format.readSessions(hfs, name, io.TeeReader(src, h), parts, sh.keep(sn))
+		r = io.TeeReader(src, h)
+	}
+	sessions, probs, notes := sn.format.readSessions(hfs, name, r, parts, sh.keep(sn))
+	if f != nil {
 		if !src.eof {
 			io.Copy(h, src) // a reader that stopped early still fingerprints the whole file
 		}
 		res.digest, res.format = hex.EncodeToString(h.Sum(nil)), sn.format.name
-	} else { // the log's other parts are read without it
-		sessions, probs, notes = sn.format.readSessions(hfs, name, nil, parts, sh.keep(sn))
 	}
 	res.subDigests = hfs.digests
 	if sn.owned { // the file's notes, as its problems, are its shard's (a group's, its first file's)

@@ -120,10 +120,10 @@ func TestLogPartThatCannotBeRead(t *testing.T) {
 		problem  string // file: kind
 		sessions int
 	}{
-		{"a later part gone", &openLimitFS{FS: fsys, name: "2.jsonl", opens: 2}, "2.jsonl: read_error", 3},
-		{"the first part gone", &openLimitFS{FS: fsys, name: "1.jsonl", opens: 2}, "1.jsonl: read_error", 3},
+		{"a later part gone", &openFailFS{FS: fsys, name: "2.jsonl", fails: afterGrouping}, "2.jsonl: read_error", 3},
+		{"the first part gone", &openFailFS{FS: fsys, name: "1.jsonl", fails: afterGrouping}, "1.jsonl: read_error", 3},
 		{"a later part failing", &readLimitFS{FS: fsys, name: "2.jsonl", opens: 2, bytes: 300}, "2.jsonl: read_error", 3},
-		{"a later part gone for a moment", &openOnceFailsFS{FS: fsys, name: "2.jsonl", failing: 3}, "2.jsonl: read_error", 3},
+		{"a later part gone for a moment", &openFailFS{FS: fsys, name: "2.jsonl", fails: func(open int) bool { return open == 3 }}, "2.jsonl: read_error", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := replayWith(t, tt.fsys, replay.Options{Workers: 2})
@@ -192,29 +192,6 @@ func TestLogPartsInTheirOrder(t *testing.T) {
 	}
 }
 
-// openOnceFailsFS fails to open the file name the failing-th time (counting from 1),
-// and opens it the other times.
-type openOnceFailsFS struct {
-	fs.FS
-	name    string
-	mu      sync.Mutex
-	opens   int
-	failing int
-}
-
-func (f *openOnceFailsFS) Open(name string) (fs.File, error) {
-	if name == f.name {
-		f.mu.Lock()
-		f.opens++
-		n := f.opens
-		f.mu.Unlock()
-		if n == f.failing {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
-		}
-	}
-	return f.FS.Open(name)
-}
-
 // readLimitFS opens the file name opens times whole, and from then on reads bytes of
 // it, then fails.
 type readLimitFS struct {
@@ -239,22 +216,27 @@ func (f *readLimitFS) Open(name string) (fs.File, error) {
 	return failingFile{File: file, r: io.MultiReader(io.LimitReader(file, int64(f.bytes)), iotest.ErrReader(errors.New("input/output error")))}, nil
 }
 
-// openLimitFS opens the file name opens times, and fails to from then on.
-type openLimitFS struct {
+// afterGrouping fails a file's opens after it was recognised and grouped (its first
+// two).
+func afterGrouping(open int) bool { return open > 2 }
+
+// openFailFS fails the opens of the file name that fails says, counting them from 1
+// (package replay's own tests have a flakyFS that fails every open after the first).
+type openFailFS struct {
 	fs.FS
 	name  string
+	fails func(open int) bool
 	mu    sync.Mutex
 	opens int
 }
 
-func (f *openLimitFS) Open(name string) (fs.File, error) {
+func (f *openFailFS) Open(name string) (fs.File, error) {
 	if name == f.name {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if f.opens == 0 {
+		if f.opens++; f.fails(f.opens) {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
 		}
-		f.opens--
 	}
 	return f.FS.Open(name)
 }

@@ -91,7 +91,7 @@ func SplitJoined(line []byte) (j Joined, ok bool) {
 func objects(line []byte, pos int) ([][]byte, int, error) {
 	var recs [][]byte
 	for {
-		start := pos + skipSpace(line[pos:])
+		start := pos + SkipSpace(line[pos:])
 		if start == len(line) {
 			return recs, start, nil
 		}
@@ -173,7 +173,9 @@ func firstKey(b []byte) []byte {
 	return b[:2+i+2]
 }
 
-func skipSpace(b []byte) int {
+// SkipSpace returns how many bytes of white space, as JSON has it (space, tab, CR,
+// LF), open b.
+func SkipSpace(b []byte) int {
 	n := 0
 	for n < len(b) && (b[n] == ' ' || b[n] == '\t' || b[n] == '\r' || b[n] == '\n') {
 		n++

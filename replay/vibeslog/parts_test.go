@@ -96,12 +96,9 @@ func TestPartsAreTheWholeLog(t *testing.T) {
 	}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 7))
-		var b strings.Builder
-		for n := range 2 + r.IntN(30) {
-			b.WriteString(genLine(r, n+1))
-		}
-		lines := lineParts(b.String())
-		whole := ReadLog("f.jsonl", strings.NewReader(b.String()))
+		log := genLog(r, 2, 30)
+		lines := lineParts(log)
+		whole := ReadLog("f.jsonl", strings.NewReader(log))
 		cuts := []int{r.IntN(len(lines) + 1)}
 		if r.IntN(2) == 0 {
 			cuts = append(cuts, cuts[0]+r.IntN(len(lines)-cuts[0]+1))
@@ -118,7 +115,7 @@ func TestPartsAreTheWholeLog(t *testing.T) {
 			}
 		}
 		if !reflect.DeepEqual(got, whole) {
-			t.Fatalf("seed %d, cut at lines %v: the parts read as\n%+v\nnot as the whole log\n%+v\non\n%s", seed, cuts, got, whole, b.String())
+			t.Fatalf("seed %d, cut at lines %v: the parts read as\n%+v\nnot as the whole log\n%+v\non\n%s", seed, cuts, got, whole, log)
 		}
 		checkLog(t, got)
 
@@ -263,11 +260,7 @@ func TestSessionKeys(t *testing.T) {
 	}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 9))
-		var b strings.Builder
-		for n := range 1 + r.IntN(30) {
-			b.WriteString(genLine(r, n+1))
-		}
-		keys(fmt.Sprintf("seed %d", seed), b.String())
+		keys(fmt.Sprintf("seed %d", seed), genLog(r, 1, 30))
 	}
 	for _, name := range []string{"testdata/two-sessions.jsonl", "testdata/bad.jsonl"} {
 		in, err := os.ReadFile(name)

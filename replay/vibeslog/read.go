@@ -270,22 +270,35 @@ func firstTime(line []byte) time.Time {
 			return time.Time{}
 		}
 		i += k + len(name)
-		j := skipSpace(line, i)
-		if j >= len(line) || line[j] != ':' {
-			continue
-		}
-		if j = skipSpace(line, j+1); j >= len(line) || line[j] != '"' {
-			continue
-		}
-		end, _ := stringEnd(line, j+1)
-		if end < 0 {
+		start, end, _, ok := stringValue(line, i)
+		switch {
+		case end < 0:
 			return time.Time{}
+		case !ok:
+			continue
 		}
-		if t, err := EventTime(string(line[j+1 : end])); err == nil {
+		if t, err := EventTime(string(line[start:end])); err == nil {
 			return t
 		}
 		i = end + 1
 	}
+}
+
+// stringValue reads what follows a member name that ends before i: a colon, then a
+// string, and returns the string's text, line[start:end] (end at its closing quote),
+// and whether it holds an escape. ok is false when no string follows — the name is a
+// value, or the member's value is of another type; end is -1 when the line ends
+// inside the string. White space is skipped as JSON allows.
+func stringValue(line []byte, i int) (start, end int, escaped, ok bool) {
+	j := i + jsonl.SkipSpace(line[i:])
+	if j >= len(line) || line[j] != ':' {
+		return 0, 0, false, false
+	}
+	if j += 1 + jsonl.SkipSpace(line[j+1:]); j >= len(line) || line[j] != '"' {
+		return 0, 0, false, false
+	}
+	end, escaped = stringEnd(line, j+1)
+	return j + 1, end, escaped, end >= 0
 }
 
 // sessionIDs calls fn with the text of the value of line's top-level "session_id"
@@ -316,20 +329,16 @@ func sessionIDs(line []byte, fn func(key []byte)) {
 		// key, as any other of the line.
 		lost := !outside
 		i = end
-		j := skipSpace(line, end)
-		if j >= len(line) || line[j] != ':' {
-			continue // a value, not a key
-		}
-		if j = skipSpace(line, j+1); j >= len(line) || line[j] != '"' {
-			continue
-		}
-		vend, escaped := stringEnd(line, j+1)
-		if vend < 0 {
+		vstart, vend, escaped, ok := stringValue(line, end)
+		switch {
+		case vend < 0:
 			return
+		case !ok:
+			continue // a value, not a key, or no string
 		}
-		raw := line[j+1 : vend]
+		raw := line[vstart:vend]
 		if escaped || !utf8.Valid(raw) {
-			raw = unquoted(line[j:vend+1], raw)
+			raw = unquoted(raw)
 		}
 		if len(raw) > 0 && (depth == 1 || !top || lost) {
 			fn(raw)
@@ -367,13 +376,19 @@ func walkTo(line []byte, i, k, depth int) (d, at int, outside, closed bool) {
 	return depth, k, true, closed
 }
 
-// unquoted returns a JSON string's text decoded as encoding/json decodes it, or raw
-// when it does not decode.
-func unquoted(quoted, raw []byte) []byte {
-	var v string
-	if json.Unmarshal(quoted, &v) != nil {
+// unquoted returns a JSON string's text (between its quotes) decoded as encoding/json
+// decodes it — jsonl.Unquote, but for invalid UTF-8, which encoding/json reads as
+// U+FFFD — or raw when it does not decode.
+func unquoted(raw []byte) []byte {
+	quoted := append(append(append(make([]byte, 0, len(raw)+2), '"'), raw...), '"')
+	switch {
+	case !json.Valid(quoted): // jsonl.Unquote's input must be a JSON string
 		return raw
+	case utf8.Valid(raw):
+		return []byte(jsonl.Unquote(raw))
 	}
+	var v string
+	json.Unmarshal(quoted, &v)
 	return []byte(v)
 }
 
@@ -396,13 +411,6 @@ func stringEnd(line []byte, start int) (int, bool) {
 		}
 		i++
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
 }
 
 func newLogReader(keep func(key string) bool) *logReader {
@@ -506,8 +514,12 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 	if sid == "" && env.Event != nil {
 		sid = env.Event.SessionID
 	}
-	if (sid == "" || lr.keep == nil || lr.keep(sid)) && lr.repeated(env.EventID, sid, l, reported) {
-		return
+	var t time.Time // the event's time from its id (parsed once, for the events of the sessions built)
+	var terr error
+	if sid == "" || lr.keep == nil || lr.keep(sid) {
+		if t, terr = EventTime(env.EventID); terr == nil && lr.repeated(env.EventID, sid, l, reported) {
+			return
+		}
 	}
 	if env.Type == "" {
 		lr.report(l.Num, input.ProblemInvalid, "event without a type; skipped")
@@ -541,14 +553,13 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 	}
 
 	// Time: from the event id, else (once placed) the session's previous event's.
-	t, err := EventTime(env.EventID)
-	if err != nil {
+	if terr != nil {
 		t = time.Time{}
 		sb.s.Records["time/missing"]++
 		if env.EventID == "" {
 			lr.report(l.Num, input.ProblemInvalid, "event without an event_id; it takes the time of the session's event before it")
 		} else {
-			lr.report(l.Num, input.ProblemInvalid, "event_id %q is not a UUIDv7 (%v); it takes the time of the session's event before it", env.EventID, err)
+			lr.report(l.Num, input.ProblemInvalid, "event_id %q is not a UUIDv7 (%v); it takes the time of the session's event before it", env.EventID, terr)
 		}
 	}
 	sb.pending = append(sb.pending, pendingEvent{part: lr.part, line: l.Num, env: env, t: t})
@@ -559,13 +570,10 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 // that overlap), read once and counted (Log.Repeated, and Records "repeated" of the
 // session); what reading its line again found is not reported again (the problems
 // from index reported on are dropped), but a line that is not the first one's, byte
-// for byte, is: an id given to two events. An event whose id is missing or no UUIDv7
-// is never taken for another. A reader that builds only some sessions (ReadLogOnly)
+// for byte, is: an id given to two events. id is a UUIDv7 (an event whose id is
+// missing or none is never taken for another: no sign of the event it names). A reader that builds only some sessions (ReadLogOnly)
 // does not look at the others' events.
 func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
-	if _, err := EventTime(id); err != nil {
-		return false // no id, or one that is no UUIDv7: no sign of the event it names
-	}
 	sum := maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
 	first, ok := lr.ids[eventKey{sid, id}]
 	if !ok {

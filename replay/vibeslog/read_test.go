@@ -257,6 +257,15 @@ func TestReadOnly(t *testing.T) {
 // event, before it, null or twice, fields of the wrong type or in other case, values
 // nested about as deep as the scanner reads, two records on a line, invalid UTF-8,
 // unknown types, bad event ids, cut lines, events of no session.
+// genLog returns a random log of least to least+more-1 lines of genLine's.
+func genLog(r *rand.Rand, least, more int) string {
+	var b strings.Builder
+	for n := range least + r.IntN(more) {
+		b.WriteString(genLine(r, n+1))
+	}
+	return b.String()
+}
+
 func genLine(r *rand.Rand, n int) string {
 	sids := []string{"a", "bb", "c", "dd", "e"}
 	sid := sids[r.IntN(len(sids))]
@@ -332,11 +341,7 @@ func TestReadOnlyGenerated(t *testing.T) {
 	}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 1))
-		var b strings.Builder
-		for n := range 1 + r.IntN(40) {
-			b.WriteString(genLine(r, n+1))
-		}
-		in := b.String()
+		in := genLog(r, 1, 40)
 		all := ReadLog("f.jsonl", strings.NewReader(in))
 		mask := r.IntN(32)
 		keep := func(k string) bool {
