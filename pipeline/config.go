@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/analyze/struggle"
+	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
 
 // LoadStruggleConfig resolves a --struggle-config value: "" (the defaults), a preset
@@ -60,7 +63,8 @@ func loadConfig[T any](flag, value string, preset func(string) (T, error), prese
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // an editor's byte order mark is no part of the JSON
 	fail := func(err error) (T, error) {
-		return def, fmt.Errorf("%s %s: %w (fields: preset, %s)", flag, value, err, strings.Join(jsonFields(def), ", "))
+		fields := jsonFields(def)
+		return def, fmt.Errorf("%s %s: %w%s (fields: preset, %s)", flag, value, err, didYouMean(err, fields), strings.Join(fields, ", "))
 	}
 	var fields map[string]json.RawMessage
 	if err := DecodeConfig(b, &fields); err != nil {
@@ -103,6 +107,27 @@ func DecodeConfig(b []byte, cfg any) error {
 	return nil
 }
 
+// didYouMean names the field an unknown field of a configuration file is likely a
+// misspelling of ("; did you mean breaker.failure_threshold?"), or "" — the closest
+// by the last part of its path (jsonl.Fields.NearMiss), named only when one path ends
+// so.
+func didYouMean(err error, fields []string) string {
+	name, ok := strings.CutPrefix(err.Error(), `json: unknown field "`)
+	if name, ok = strings.CutSuffix(name, `"`); !ok {
+		return ""
+	}
+	byLeaf := map[string][]string{}
+	for _, f := range fields {
+		leaf := f[strings.LastIndexByte(f, '.')+1:]
+		byLeaf[leaf] = append(byLeaf[leaf], f)
+	}
+	leaf, near := jsonl.NewFields(slices.Collect(maps.Keys(byLeaf))...).NearMiss([]byte(name))
+	if !near || len(byLeaf[leaf]) != 1 {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s?", byLeaf[leaf][0])
+}
+
 // jsonFields lists the JSON names of v's fields, nested objects as "name.field",
 // so that an error can say what a configuration file may hold.
 func jsonFields(v any) []string {
@@ -112,6 +137,10 @@ func jsonFields(v any) []string {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" && f.Tag.Get("json") != "-" && f.Type.Kind() == reflect.Struct {
+				walk(f.Type, prefix) // an embedded struct's fields are its container's, as encoding/json reads them
+				continue
+			}
 			if name == "" || name == "-" || !f.IsExported() {
 				continue
 			}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -47,15 +48,42 @@ func TestJSONFields(t *testing.T) {
 		A int `json:"a"`
 		B int `json:"b,omitempty"`
 	}
-	type cfg struct {
-		X    int           `json:"x"`
-		In   inner         `json:"in"`
-		D    time.Duration `json:"d"`
-		skip int
-		Dash int `json:"-"`
+	type Promoted struct {
+		P int `json:"p"`
 	}
-	if got := strings.Join(jsonFields(cfg{}), " "); got != "x in.a in.b d" {
+	type hidden struct {
+		H int `json:"h"`
+	}
+	type Gone struct {
+		G int `json:"g"`
+	}
+	type cfg struct {
+		X  int           `json:"x"`
+		In inner         `json:"in"`
+		D  time.Duration `json:"d"`
+		Promoted
+		hidden
+		Tagged Promoted `json:"tagged"`
+		skip   int
+		Dash   int `json:"-"`
+		Gone   `json:"-"`
+	}
+	if got := strings.Join(jsonFields(cfg{}), " "); got != "x in.a in.b d p h tagged.p" {
 		t.Errorf("fields %q", got)
+	}
+	// Each is a field encoding/json decodes.
+	var c cfg
+	if err := json.Unmarshal([]byte(`{"p":1,"h":2,"tagged":{"p":3}}`), &c); err != nil || c.P != 1 || c.H != 2 || c.Tagged.P != 3 {
+		t.Errorf("decoded %+v, %v", c, err)
+	}
+	// The breaker's failure-side settings, embedded, are named by an error.
+	file := filepath.Join(t.TempDir(), "assess.json")
+	if err := os.WriteFile(file, []byte(`{"breaker":{"failure_treshold":8}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadAssessConfig(file)
+	if err == nil || !strings.Contains(err.Error(), `unknown field "failure_treshold"; did you mean breaker.failure_threshold? (fields: `) {
+		t.Errorf("a misspelt breaker.failure_threshold: %v, want it named, and the fields listed with it", err)
 	}
 }
 
