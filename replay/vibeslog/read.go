@@ -1002,6 +1002,9 @@ func (sb *sessBuilder) hook(ev *inner, a at) {
 	if name == "" {
 		name = camel(ev.Type)
 	}
+	if name == "" { // a type of underscores only
+		name = ev.Type
+	}
 	sb.add(analyze.Event{Kind: analyze.KindHook, HookName: name}, a)
 }
 
