@@ -462,43 +462,53 @@ func (s *Scanner) ws() {
 func Unquote(raw []byte) string {
 	var out strings.Builder
 	out.Grow(len(raw))
-	for {
-		k := bytes.IndexByte(raw, '\\')
-		if k < 0 {
-			out.Write(raw)
-			return out.String()
-		}
-		out.Write(raw[:k])
-		raw = raw[k:]
-		n := 2
-		switch raw[1] {
-		case 'b':
-			out.WriteByte('\b')
-		case 'f':
-			out.WriteByte('\f')
-		case 'n':
-			out.WriteByte('\n')
-		case 'r':
-			out.WriteByte('\r')
-		case 't':
-			out.WriteByte('\t')
-		case 'u':
-			r := hex4(raw[2:])
-			n = 6
-			if utf16.IsSurrogate(r) {
-				r = utf8.RuneError
-				if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
-					if dec := utf16.DecodeRune(hex4(raw[2:]), hex4(raw[8:])); dec != utf8.RuneError {
-						r, n = dec, 12
-					}
+	var buf [utf8.UTFMax]byte
+	for len(raw) > 0 {
+		var run, dec []byte
+		run, dec, raw = unescape(raw, &buf)
+		out.Write(run)
+		out.Write(dec)
+	}
+	return out.String()
+}
+
+// unescape splits the contents of a valid JSON string at its first escape: the run
+// of bytes before it, the escape decoded (in buf; none when raw holds no escape) and
+// the rest after it.
+func unescape(raw []byte, buf *[utf8.UTFMax]byte) (run, dec, rest []byte) {
+	k := bytes.IndexByte(raw, '\\')
+	if k < 0 {
+		return raw, nil, nil
+	}
+	run, raw = raw[:k], raw[k:]
+	n := 2
+	switch raw[1] {
+	case 'b':
+		buf[0] = '\b'
+	case 'f':
+		buf[0] = '\f'
+	case 'n':
+		buf[0] = '\n'
+	case 'r':
+		buf[0] = '\r'
+	case 't':
+		buf[0] = '\t'
+	case 'u':
+		r := hex4(raw[2:])
+		n = 6
+		if utf16.IsSurrogate(r) {
+			r = utf8.RuneError
+			if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+				if d := utf16.DecodeRune(hex4(raw[2:]), hex4(raw[8:])); d != utf8.RuneError {
+					r, n = d, 12
 				}
 			}
-			out.WriteRune(r)
-		default: // '"', '\\', '/'
-			out.WriteByte(raw[1])
 		}
-		raw = raw[n:]
+		return run, utf8.AppendRune(buf[:0], r), raw[n:]
+	default: // '"', '\\', '/'
+		buf[0] = raw[1]
 	}
+	return run, buf[:1], raw[n:]
 }
 
 // hex4 decodes four hexadecimal digits.

@@ -2,8 +2,10 @@ package vibeslog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"maps"
 	"math/rand/v2"
@@ -11,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +159,61 @@ func TestPartsAreTheWholeLog(t *testing.T) {
 	}
 }
 
+// respelled writes each line's JSON value again, as another tool would: its members
+// in reverse order, a space after every ':' and ',', every string's 'e', '/' and
+// letters beyond ASCII escaped, every number in exponent form.
+func respelled(t *testing.T, lines ...string) string {
+	var b strings.Builder
+	var write func(v any)
+	list := func(open, close string, n int, item func(i int)) {
+		b.WriteString(open)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			item(i)
+		}
+		b.WriteString(close)
+	}
+	write = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			slices.Reverse(keys)
+			list("{", "}", len(keys), func(i int) { write(keys[i]); b.WriteString(": "); write(v[keys[i]]) })
+		case []any:
+			list("[", "]", len(v), func(i int) { write(v[i]) })
+		case string:
+			b.WriteString(`"`)
+			for _, r := range v {
+				switch {
+				case r == '"' || r == '\\':
+					b.WriteString(`\` + string(r))
+				case r == 'e' || r == '/' || r < 0x20 || r > 0x7e:
+					fmt.Fprintf(&b, `\u%04x`, r) // the tests' text is of the BMP
+				default:
+					b.WriteRune(r)
+				}
+			}
+			b.WriteString(`"`)
+		case float64:
+			b.WriteString(strconv.FormatFloat(v, 'e', -1, 64))
+		default:
+			raw, _ := json.Marshal(v)
+			b.Write(raw)
+		}
+	}
+	for _, l := range lines {
+		var v any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("respelled: %v", err)
+		}
+		write(v)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // TestOverlappingParts: parts that overlap — each export the whole log again, or from
 // before where the last one stopped — read as the whole log, each event once, the
 // repeats counted; an event_id given to another event is reported where it is read
@@ -175,6 +233,9 @@ func TestOverlappingParts(t *testing.T) {
 		{"the whole log again", []string{strings.Join(lines[:3], ""), log}, 3},
 		{"one part twice", []string{log, log}, 6},
 		{"the same line twice in one part", []string{strings.Join(lines[:2], "") + lines[1] + strings.Join(lines[2:], "")}, 1},
+		{"the whole log again, written by another tool", []string{strings.Join(lines[:3], ""), respelled(t, lines...)}, 3},
+		{"the whole log again, each event with a member the reader does not read", []string{strings.Join(lines[:3], ""),
+			strings.ReplaceAll(log, "{\"event_id\"", "{\"exported_at\":\"2026-11-30\",\"event_id\"")}, 3},
 	}
 	for _, tt := range tests {
 		got := ReadPartsOnly(parts(tt.parts...), nil)
@@ -190,6 +251,13 @@ func TestOverlappingParts(t *testing.T) {
 		if !reflect.DeepEqual(s, whole.Sessions[0]) {
 			t.Errorf("%s: read as\n%+v\nnot as the whole log\n%+v", tt.name, s, whole.Sessions[0])
 		}
+	}
+
+	// Within one file a line is compared byte for byte: one writer writes an event
+	// the same way.
+	if got := ReadLog("f.jsonl", strings.NewReader(log+respelled(t, lines[1]))); len(got.Problems) != 1 ||
+		!strings.Contains(got.Problems[0].Detail, "with other content") {
+		t.Errorf("an event written again otherwise in the same file: problems %v, want it reported", got.Problems)
 	}
 
 	other := strings.Replace(lines[1], "on it", "on that", 1) // the same event_id, another event
@@ -389,5 +457,66 @@ func TestRepeatsWithinTheirSession(t *testing.T) {
 	}
 	if want := []string{"p0.jsonl:2 invalid_utf8", "p0.jsonl:3 malformed_line", "p1.jsonl:1 malformed_line", "p1.jsonl:1 invalid_record"}; !slices.Equal(places, want) {
 		t.Errorf("a line of a record read before with other content and a new one: problems %v, want %v", places, want)
+	}
+}
+
+// TestEventSumCoversEveryField: changing any field of an event as the reader decodes
+// it (the envelope's and its inner event's) changes its sum, so that an event_id
+// given to two events that differ in any of them is reported; spelling the same
+// tool_input or tool_response otherwise does not.
+func TestEventSumCoversEveryField(t *testing.T) {
+	seed := maphash.MakeSeed()
+	base := func() *envelope {
+		f, out, content, prompt := false, "out", "content", "prompt"
+		return &envelope{EventID: "id", Type: "claude", SessionID: "s", Content: &content, Name: "n", Event: &inner{
+			Type: "t", Text: "x", ID: "i", Name: "n", Output: &out, IsError: &f, Delta: "d", SessionID: "s2", Cwd: "/", HookEventName: "h",
+			Prompt: &prompt, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls","a":[1,2]}`), ToolResponse: json.RawMessage(`{"stdout":"é"}`)}}
+	}
+	want := base().sum(seed)
+	var walk func(v reflect.Value, path string, get func() *envelope)
+	walk = func(v reflect.Value, path string, get func() *envelope) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			e := get()
+			target := reflect.ValueOf(e).Elem()
+			for _, p := range strings.Split(name, ".")[:len(strings.Split(name, "."))-1] {
+				target = target.FieldByName(p).Elem()
+			}
+			field := target.FieldByName(v.Type().Field(i).Name)
+			switch {
+			case f.Kind() == reflect.String:
+				field.SetString(field.String() + "!")
+			case f.Type() == reflect.TypeFor[json.RawMessage]():
+				field.SetBytes([]byte(`{"other":true}`))
+			case f.Type() == reflect.TypeFor[*inner]():
+				field.SetZero()
+				if e.sum(seed) == want {
+					t.Errorf("%s: the event without it sums as with it", name)
+				}
+				walk(f.Elem(), name+".", get)
+				continue
+			case f.Kind() == reflect.Pointer:
+				field.SetZero()
+			default:
+				t.Fatalf("%s: a field of kind %s the test does not know: give it to envelope.sum and here", name, f.Kind())
+			}
+			if e.sum(seed) == want {
+				t.Errorf("%s changed, the sum did not", name)
+			}
+		}
+	}
+	walk(reflect.ValueOf(base()).Elem(), "", base)
+	// *bool: false, true and none are three.
+	e := base()
+	*e.Event.IsError = true
+	if e.sum(seed) == want {
+		t.Error("is_error true sums as false")
+	}
+	// tool_input and tool_response by their JSON values.
+	e = base()
+	e.Event.ToolInput = json.RawMessage(` { "a" : [ 1 , 2.0 ] , "command" : "l\u0073" } `)
+	e.Event.ToolResponse = json.RawMessage(`{"stdout":"\u00e9"}`)
+	if e.sum(seed) != want {
+		t.Error("tool_input and tool_response spelled otherwise sum otherwise")
 	}
 }

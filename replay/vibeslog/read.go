@@ -3,6 +3,7 @@ package vibeslog
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +126,56 @@ type envelope struct {
 	Event     *inner  `json:"event"`   // claude, hook
 }
 
+// sum is a hash of the event as the reader reads it: every field of the envelope and
+// of its inner event, strings decoded, and tool_input and tool_response by their JSON
+// values (jsonl.ValueSum). Two lines of one event, written by two tools — members in
+// another order, other white space, other escapes, a member the reader does not read
+// added or left out — sum alike.
+func (e *envelope) sum(seed maphash.Seed) uint64 {
+	var fields [24 * 8]byte // the fields' hashes, in their order, hashed once
+	b := fields[:0]
+	add := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
+	str := func(s string) { add(maphash.String(seed, s)) }
+	opt := func(s *string) {
+		if s == nil {
+			add(0)
+			return
+		}
+		str(*s)
+		add(1)
+	}
+	value := func(raw json.RawMessage) {
+		v, ok := jsonl.ValueSum(seed, raw)
+		if !ok { // none, or not JSON the Scanner reads
+			v = maphash.Bytes(seed, bytes.TrimSpace(raw)) ^ 1
+		}
+		add(v)
+	}
+	str(e.EventID)
+	str(e.Type)
+	str(e.SessionID)
+	opt(e.Content)
+	str(e.Name)
+	if in := e.Event; in != nil {
+		for _, s := range [...]string{in.Type, in.Text, in.ID, in.Name, in.Delta, in.SessionID, in.Cwd, in.HookEventName, in.ToolName} {
+			str(s)
+		}
+		opt(in.Output)
+		switch {
+		case in.IsError == nil:
+			add(0)
+		case *in.IsError:
+			add(1)
+		default:
+			add(2)
+		}
+		opt(in.Prompt)
+		value(in.ToolInput)
+		value(in.ToolResponse)
+	}
+	return maphash.Bytes(seed, b)
+}
+
 // inner is a claude or hook event.
 type inner struct {
 	Type string `json:"type"`
@@ -186,12 +237,16 @@ type Part struct {
 // file, and a problem names the part and the line it is at (problems in part order,
 // then line order). An event whose event_id its session has read already is the same
 // event exported again and is read once (counted in Log.Repeated and the session's
-// Records as "repeated"); when its line is not the first one's, byte for byte, it is
-// reported too. A part that cannot be opened is left out, unreported: its caller,
-// which gave the part, reports it. keep is ReadLogOnly's. One part is ReadLogOnly of
+// Records as "repeated"); when it is another event, it is reported too: in one part,
+// a line that is not the first one's byte for byte; across parts, an event that is
+// not the first one as the reader reads it (the same event written again by another
+// tool — members in another order, other white space or escapes, a member the reader
+// does not read added — is the event). A part that cannot be opened is left out,
+// unreported: its caller, which gave the part, reports it. keep is ReadLogOnly's. One part is ReadLogOnly of
 // its file.
 func ReadPartsOnly(parts []Part, keep func(key string) bool) *Log {
 	lr := newLogReader(keep)
+	lr.byEvent = len(parts) > 1
 	for _, p := range parts {
 		lr.names = append(lr.names, p.Name)
 	}
@@ -454,6 +509,7 @@ type logReader struct {
 	keep     func(key string) bool // the sessions built (nil: all)
 	ids      map[eventKey]readLine // every event read with an id, and where
 	seed     maphash.Seed          // of the lines' hashes, which are compared within the read only
+	byEvent  bool                  // a repeat's line is compared as the event read (envelope.sum), not byte for byte: a log in parts
 	log      *Log
 	sessions map[string]*sessBuilder
 	unknown  map[string]*unknownType
@@ -517,7 +573,7 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 	var t time.Time // the event's time from its id (parsed once, for the events of the sessions built)
 	var terr error
 	if sid == "" || lr.keep == nil || lr.keep(sid) {
-		if t, terr = EventTime(env.EventID); terr == nil && lr.repeated(env.EventID, sid, l, reported) {
+		if t, terr = EventTime(env.EventID); terr == nil && lr.repeated(env.EventID, sid, l, &env, reported) {
 			return
 		}
 	}
@@ -569,12 +625,21 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 // session sid ("" for none): the same event exported again (a log exported in parts
 // that overlap), read once and counted (Log.Repeated, and Records "repeated" of the
 // session); what reading its line again found is not reported again (the problems
-// from index reported on are dropped), but a line that is not the first one's, byte
-// for byte, is: an id given to two events. id is a UUIDv7 (an event whose id is
-// missing or none is never taken for another: no sign of the event it names). A reader that builds only some sessions (ReadLogOnly)
-// does not look at the others' events.
-func (lr *logReader) repeated(id, sid string, l jsonl.Line, reported int) bool {
-	sum := maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
+// from index reported on are dropped), but another event is: an id given to two
+// events. Within one file the lines are compared byte for byte (white space around
+// them aside): one writer writes an event the same way. Across the parts of a log,
+// which other tools may have written again, as the reader reads the events
+// (envelope.sum), at some 10–15% of the read's time. id is a UUIDv7 (an event whose id
+// is missing or none is never taken for another: no sign of the event it names). A
+// reader that builds only some sessions (ReadLogOnly) does not look at the others'
+// events.
+func (lr *logReader) repeated(id, sid string, l jsonl.Line, env *envelope, reported int) bool {
+	var sum uint64
+	if lr.byEvent {
+		sum = env.sum(lr.seed)
+	} else {
+		sum = maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
+	}
 	first, ok := lr.ids[eventKey{sid, id}]
 	if !ok {
 		lr.ids[eventKey{sid, id}] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: sum}
