@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -179,20 +180,42 @@ func (r *Registry) Edit(updates []Update) ([]byte, []Change, error) {
 }
 
 // Rewrite applies the updates to the registry file: it is replaced atomically, with
-// its permissions kept.
+// its permissions, its byte order mark and its line endings (CRLF) kept; a symbolic
+// link is followed, the file it names rewritten. A file that no longer holds what was
+// read (edited while the run went on) is not rewritten: an error says so.
 func (r *Registry) Rewrite(updates []Update) ([]Change, error) {
 	src, changes, err := r.Edit(updates)
 	if err != nil || len(changes) == 0 {
 		return changes, err
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(r.Path); err == nil {
-		mode = fi.Mode().Perm()
+	path := r.Path
+	if target, err := filepath.EvalSymlinks(r.Path); err == nil {
+		path = target
 	}
-	if err := atomicfile.WriteFile(r.Path, src, mode); err != nil {
+	cur, err := os.ReadFile(path)
+	if err != nil {
 		return nil, err
 	}
-	r.src = src
+	const bom = "\xef\xbb\xbf"
+	text, hasBOM := bytes.CutPrefix(cur, []byte(bom))
+	if !bytes.Equal(text, r.src) {
+		return nil, fmt.Errorf("%s changed since it was read (edited while the datasets were replayed): nothing rewritten; run again", r.Path)
+	}
+	out := src
+	if n := bytes.Count(text, []byte("\r\n")); n > 0 && n == bytes.Count(text, []byte("\n")) {
+		out = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+	}
+	if hasBOM {
+		out = append([]byte(bom), out...)
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := atomicfile.WriteFile(path, out, mode); err != nil {
+		return nil, err
+	}
+	r.src = bytes.TrimPrefix(out, []byte(bom))
 	return changes, nil
 }
 

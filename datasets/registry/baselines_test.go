@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -195,5 +197,63 @@ func TestEditIntoEmptiedTable(t *testing.T) {
 	want := strings.Replace(src, "recall = { value = 0.5,", "recall = { value = 0.25,", 1)
 	if string(b) != want {
 		t.Errorf("edited:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// TestRewriteKeepsTheFile: a registry reached through a symbolic link is rewritten
+// where it is (the link stays); one written with a byte order mark and CRLF keeps
+// both, new lines too; one edited since it was read is not rewritten.
+func TestRewriteKeepsTheFile(t *testing.T) {
+	t.Setenv(corpus.EnvVar, "")
+	update := []Update{{Dataset: "sample", Key: Key{"default", "struggle", "recall"}, Value: 0.125},
+		{Dataset: "sample", Key: Key{"strict", "friction", "recall"}, Value: 1}}
+
+	real := fixture(t, good)
+	link := filepath.Join(filepath.Dir(real), "link.toml")
+	if err := os.Symlink(filepath.Base(real), link); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Rewrite(update); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file (%v)", err)
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), "value = 0.125") {
+		t.Errorf("the file the link names was not rewritten:\n%s", b)
+	}
+
+	crlf := fixture(t, "\xef\xbb\xbf"+strings.ReplaceAll(good, "\n", "\r\n"))
+	if r, err = Load(crlf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Rewrite(update); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(crlf)
+	if !bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) || bytes.Count(b, []byte("\n")) != bytes.Count(b, []byte("\r\n")) || !strings.Contains(string(b), "value = 0.125") {
+		t.Errorf("a BOM and CRLF registry rewritten as:\n%q", b)
+	}
+	if r2, err := Load(crlf); err != nil || r2.Datasets[0].Baselines[Key{"strict", "friction", "recall"}].Value != 1 {
+		t.Errorf("read back: %v", err)
+	}
+
+	edited := fixture(t, good)
+	if r, err = Load(edited); err != nil {
+		t.Fatal(err)
+	}
+	hand := strings.Replace(good, "# kept", "# kept, edited by hand", 1)
+	if err := os.WriteFile(edited, []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Rewrite(update); err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Errorf("a registry edited meanwhile: %v, want it refused", err)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != hand {
+		t.Error("the hand edit was overwritten")
 	}
 }
