@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -118,6 +120,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	if len(s.Compare) == 1 && s.Compare[0] == "none" {
 		s.Compare = nil
+	} else if slices.Contains(s.Compare, "none") {
+		fmt.Fprintf(stderr, "replay: --compare %s: \"none\" compares nothing, and stands alone\n", strings.Join(s.Compare, ","))
+		return 2
 	}
 	if printConfig != "" {
 		if err := pipeline.PrintConfig(stdout, s, printConfig); err != nil {

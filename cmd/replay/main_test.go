@@ -173,6 +173,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--out a folder under a file", []string{"--in", runs, "--out", filepath.Join(notADir, "out") + "/"}, "output " + filepath.Join(notADir, "out") + ": not a directory"},
 		{"--shard out of range", []string{"--in", runs, "--shard", "4/4", "--out", filepath.Join(dir, "sh") + "/"}, "--shard \"4/4\": shards of 4 are numbered 0 to 3"},
 		{"--shard not i/n", []string{"--in", runs, "--shard", "2", "--out", filepath.Join(dir, "sh") + "/"}, "want i/n"},
+		{"--compare none with a preset", []string{"--in", runs, "--compare", "none,seed"}, `--compare none,seed: "none" compares nothing, and stands alone`},
 		{"--shard into a file", []string{"--in", runs, "--shard", "0/2", "--out", filepath.Join(dir, "r.parquet")}, "a shard writes into a folder: give --out a folder"},
 		{"--report of a shard", []string{"--in", runs, "--shard", "1/2", "--out", filepath.Join(dir, "sh") + "/", "--report", filepath.Join(dir, "r.html")}, "--report needs the whole replay"},
 		{"missing --labels", []string{"--in", runs, "--labels", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "r.parquet")}, "--labels " + filepath.Join(dir, "nope.csv")},
