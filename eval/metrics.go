@@ -50,15 +50,18 @@ func (c Confusion) Recall() float64 { return ratio(c.TP, c.TP+c.FN) }
 // F1 is the harmonic mean of precision and recall.
 func (c Confusion) F1() float64 { return c.FBeta(1) }
 
-// FBeta is (1+β²)·TP / ((1+β²)·TP + β²·FN + FP); NaN when TP, FN and FP are all zero.
+// FBeta is (1+β²)·TP / ((1+β²)·TP + β²·FN + FP); NaN when there is no positive run
+// (TP and FN zero): F-beta weighs recall, which is then undefined, and a detector's
+// false positives alone do not make it 0 — else a detector that only raises false
+// alarms would score a defined 0 where one that raises none scores nothing, and be
+// preferred to it. With positives and nothing predicted it is 0.
 func (c Confusion) FBeta(beta float64) float64 {
-	b2 := beta * beta
-	num := (1 + b2) * float64(c.TP)
-	den := num + b2*float64(c.FN) + float64(c.FP)
-	if den == 0 {
+	if c.TP+c.FN == 0 {
 		return math.NaN()
 	}
-	return num / den
+	b2 := beta * beta
+	num := (1 + b2) * float64(c.TP)
+	return num / (num + b2*float64(c.FN) + float64(c.FP))
 }
 
 func ratio(a, b int) float64 {

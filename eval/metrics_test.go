@@ -33,7 +33,10 @@ func TestConfusion(t *testing.T) {
 		{Confusion{TP: 6, FP: 2, FN: 3, TN: 9}, 6.0 / 8, 6.0 / 9, 2 * 0.75 * (6.0 / 9) / (0.75 + 6.0/9), 5 * 6.0 / (5*6.0 + 4*3 + 2), 1.25 * 6.0 / (1.25*6 + 0.25*3 + 2)},
 		{Confusion{TN: 5}, math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()},
 		{Confusion{FN: 2, TN: 1}, math.NaN(), 0, 0, 0, 0},
-		{Confusion{FP: 2}, 0, math.NaN(), 0, 0, 0},
+		// No positive: recall, and so F-beta, undefined — false positives alone do not make it 0.
+		{Confusion{FP: 2}, 0, math.NaN(), math.NaN(), math.NaN(), math.NaN()},
+		{Confusion{FP: 2, TN: 7}, 0, math.NaN(), math.NaN(), math.NaN(), math.NaN()},
+		{Confusion{FN: 1, FP: 2}, 0, 0, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		c := tt.c

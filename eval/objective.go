@@ -111,16 +111,19 @@ func (a AlarmCounts) Score() Score {
 		FalseAlarmsPer100: a.FalseAlarmsPer100()}
 }
 
-// FBeta is the F-beta score of precision and recall: 0 when either is 0 (the other
-// may be undefined: nothing predicted with positives to find, or predictions with
-// nothing to find — as [Confusion.FBeta] has it), NaN when one is undefined and the
-// other is not 0.
+// FBeta is the F-beta score of precision and recall, as [Confusion.FBeta] has it:
+// NaN when recall is undefined (nothing to find), whatever the precision — false
+// alarms with nothing to find do not make it 0; 0 when recall is 0 (positives to find,
+// none found), the precision 0 or undefined; NaN when precision is undefined and
+// recall is not 0 (no counts give that).
 func (s Score) FBeta(beta float64) float64 {
 	p, r := s.Precision, s.Recall
-	if p == 0 || r == 0 {
+	switch {
+	case math.IsNaN(r):
+		return math.NaN()
+	case r == 0 || p == 0:
 		return 0
-	}
-	if math.IsNaN(p) || math.IsNaN(r) {
+	case math.IsNaN(p):
 		return math.NaN()
 	}
 	b2 := beta * beta
@@ -283,9 +286,12 @@ func (o Objective) Value(s Score) float64 {
 func (o Objective) HigherIsBetter() bool { return o.Kind != ObjectiveCost }
 
 // Compare orders a before b (−1) when the objective prefers a: a feasible score
-// before an infeasible one; then the better value (an undefined value last); then
-// the higher precision, then fewer false positives. 0 means the objective cannot
-// tell them apart (tuning then keeps the earlier configuration, the default first).
+// before an infeasible one; then the better value (an undefined value last); then,
+// when both precisions are defined, the higher precision; then fewer false positives.
+// An undefined precision (nothing predicted) is not ranked below a defined one: it
+// would put a score with only false positives (precision 0) before one with none. 0
+// means the objective cannot tell them apart (tuning then keeps the earlier
+// configuration, the default first).
 func (o Objective) Compare(a, b Score) int {
 	if fa, fb := o.Feasible(a), o.Feasible(b); fa != fb {
 		if fa {
@@ -296,8 +302,10 @@ func (o Objective) Compare(a, b Score) int {
 	if c := o.compareValue(o.Value(a), o.Value(b)); c != 0 {
 		return c
 	}
-	if c := compareHigher(a.Precision, b.Precision); c != 0 {
-		return c
+	if !math.IsNaN(a.Precision) && !math.IsNaN(b.Precision) {
+		if c := compareHigher(a.Precision, b.Precision); c != 0 {
+			return c
+		}
 	}
 	return cmp.Compare(a.FP, b.FP)
 }

@@ -73,8 +73,31 @@ func TestScores(t *testing.T) {
 			t.Errorf("%+v: Score.FBeta %v, Confusion.FBeta %v", c, got, want)
 		}
 	}
-	if got := (AlarmCounts{Moments: 4}).Score().FBeta(1); got != 0 {
-		t.Errorf("no intervention and moments to catch: F1 %v, want 0", got)
+}
+
+// TestScoreFBetaUndefined: F-beta is undefined whenever recall is (nothing to find),
+// whatever was predicted — a score of false alarms alone is not a defined 0 that an
+// objective would prefer to an undefined one.
+func TestScoreFBetaUndefined(t *testing.T) {
+	nan := math.NaN()
+	for _, tt := range []struct {
+		name string
+		s    Score
+		want float64
+	}{
+		{"no positive, false positives", Confusion{FP: 2, TN: 7}.Score(), nan},
+		{"no positive, nothing predicted", Confusion{TN: 9}.Score(), nan},
+		{"no moment, false alarms", AlarmCounts{Interventions: 3, FalseAlarms: 3, HumanTurns: 40}.Score(), nan},
+		{"no moment, no intervention", AlarmCounts{HumanTurns: 40}.Score(), nan},
+		{"moments, no intervention", AlarmCounts{Moments: 4}.Score(), 0},
+		{"positives, nothing predicted", Confusion{FN: 2, TN: 7}.Score(), 0},
+		{"positives, only false positives", Confusion{FN: 2, FP: 1}.Score(), 0},
+		{"precision 0, recall undefined", Score{Precision: 0, Recall: nan}, nan},
+		{"both defined", Score{Precision: 0.5, Recall: 0.5}, 0.5},
+	} {
+		if got := tt.s.FBeta(1); got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
+			t.Errorf("%s: F1 %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -99,6 +122,11 @@ func TestObjectiveCompare(t *testing.T) {
 		{"recall@false_alarms<=5", sc(0.5, 0.4, 4, 6, 5), sc(0.5, 0.9, 9, 1, 5.1), -1},
 		{"recall@false_alarms<=5", sc(0.5, 0.4, 4, 6, nan), sc(0.5, 0.3, 9, 1, 1), 1},
 		{"cost=1:5", sc(0.5, 0.5, 10, 1, nan), sc(0.5, 0.5, 1, 3, nan), -1}, // 10·1 + 1·5 = 15 < 1·1 + 3·5 = 16
+		// The same value: an undefined precision (nothing predicted) is not ranked below
+		// precision 0 (only false positives): fewer false positives first.
+		{"f1", sc(nan, 0, 0, 5, nan), sc(0, 0, 2, 5, nan), -1},
+		{"f1", sc(nan, nan, 0, 0, nan), sc(0, nan, 2, 0, nan), -1}, // no positive: F1 undefined for both
+		{"cost=1:1", sc(nan, 0, 0, 2, nan), sc(0.5, 0.5, 1, 1, nan), -1},
 	}
 	for _, tt := range tests {
 		o, err := ParseObjective(tt.objective)
