@@ -119,7 +119,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		}
 	}
 	if !chose {
-		tr.Verdict = fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
+		tr.Verdict = tr.nothingChosen(obj)
 		return
 	}
 	// The metrics of the paired differences, the objective's first; each resample's
@@ -168,6 +168,20 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		tr.Verdict += fmt.Sprintf("; the rows are on %d of the %d held-out %s: the folds of the other %d chose nothing",
 			len(held), heldOut, us.target.Unit(), heldOut-len(held))
 	}
+}
+
+// nothingChosen says why no fold chose a configuration: the objective cannot be
+// measured on its training units (they hold one class), or no configuration meets it.
+func (tr *TargetResult) nothingChosen(obj eval.Objective) string {
+	held, unmeasured, why := tr.unmeasuredFolds()
+	switch unmeasured {
+	case 0:
+		return fmt.Sprintf("no configuration meets %s on the training units of any fold: nothing is chosen", obj)
+	case held:
+		return fmt.Sprintf("%s cannot be measured on the training units of any fold (they hold %s): nothing is chosen, keep the default", obj, why)
+	}
+	return fmt.Sprintf("nothing is chosen: %s cannot be measured on the training units of %d folds (they hold %s) and no configuration meets it on the other %d",
+		obj, unmeasured, why, held-unmeasured)
 }
 
 // definedShare is how many of the resamples asked for a paired difference must

@@ -14,5 +14,11 @@
 // than the limit without sampling, objectives a target cannot measure (false alarms
 // per 100 human turns exist only for interventions) — each a one-line error before
 // any replay. An objective no configuration satisfies is not an error: the report
-// says so and nothing is chosen.
+// says so and nothing is chosen. Nor is anything chosen on units that cannot measure
+// the objective — of one class (no positive unit, or no negative one; for friction, no
+// friction moment), where F-beta and recall are undefined for every configuration and
+// a cost would favour flagging least or most: a fold whose training units hold one
+// class chooses nothing, and when the units the configuration to ship is chosen on do,
+// nothing is shipped, the report says what they lack and a warning is given
+// ([Result.Unmeasured], a problem under --strict).
 package tune

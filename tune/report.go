@@ -121,6 +121,9 @@ func (res *Result) choiceTable(tr *TargetResult) htmlreport.Table {
 			continue
 		}
 		what := "nothing (no configuration meets the objective on the other folds)"
+		if w := tr.FoldUnmeasured[f]; w != "" {
+			what = "nothing (the objective cannot be measured on the other folds: they hold " + w + ")"
+		}
 		if c >= 0 {
 			what = fmt.Sprintf("#%d %s", tr.Configs[c].ID, strings.Join(tr.Differences(res.Space, tr.Configs[c]), ", "))
 		}
@@ -129,6 +132,9 @@ func (res *Result) choiceTable(tr *TargetResult) htmlreport.Table {
 	if tr.Final >= 0 {
 		c := tr.Configs[tr.Final]
 		t.Notes = append(t.Notes, fmt.Sprintf("to ship: #%d (config_hash %s) %s", c.ID, c.Hash, strings.Join(tr.Differences(res.Space, c), ", ")))
+	} else if tr.FinalUnmeasured != "" {
+		t.Notes = append(t.Notes, fmt.Sprintf("to ship: nothing — the objective cannot be measured on the %s it is chosen on (they hold %s): keep the default",
+			tr.Target.Unit(), tr.FinalUnmeasured))
 	}
 	for _, w := range tr.Warnings {
 		t.Notes = append(t.Notes, w.Error())

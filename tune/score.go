@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -341,25 +342,55 @@ func (s *scorer) evaluateAll(us *units, configs []*Config, workers int) []evalua
 
 // choose returns the candidate the objective prefers on the training units of fold
 // f (every unit but the fold's; f < 0: every unit), the first of equals, or -1 when
-// no candidate meets the objective's constraint.
-func choose(obj eval.Objective, target Target, configs []*Config, evals []evaluation, f int) int {
+// no candidate meets the objective's constraint — or when the training units cannot
+// measure the objective, and then, second, why ([unmeasurable]).
+func choose(obj eval.Objective, target Target, configs []*Config, evals []evaluation, f int) (int, string) {
+	if why := unmeasurable(target, training(evals[0], f)); why != "" {
+		return -1, why
+	}
 	best := -1
 	var bestScore eval.Score
 	for i, c := range configs {
 		if !c.Candidate() {
 			continue
 		}
-		t := evals[i].all
-		if f >= 0 {
-			t = t.minus(evals[i].fold[f])
-		}
-		sc := t.score(target)
+		sc := training(evals[i], f).score(target)
 		if best < 0 || obj.Compare(sc, bestScore) < 0 {
 			best, bestScore = i, sc
 		}
 	}
 	if best >= 0 && !obj.Feasible(bestScore) {
-		return -1
+		return -1, ""
 	}
-	return best
+	return best, ""
+}
+
+// training is an evaluation's tally on the training units of fold f (every unit when
+// f < 0).
+func training(ev evaluation, f int) tally {
+	if f >= 0 {
+		return ev.all.minus(ev.fold[f])
+	}
+	return ev.all
+}
+
+// unmeasurable says why no objective can be measured on the units of t (any
+// configuration's tally: the labels are the same), "" when it can. Struggle and
+// breaker need both classes: with no positive unit, recall and F-beta are undefined
+// and a cost counts false positives only, so the choice would go to whatever flags
+// least; with no negative, to whatever flags most. Friction needs a friction moment
+// (recall is undefined without one; false alarms can happen in any session).
+func unmeasurable(target Target, t tally) string {
+	unit := strings.TrimSuffix(target.Unit(), "s")
+	switch {
+	case target == TargetFriction:
+		if t.alarms.Moments == 0 {
+			return "no friction moment"
+		}
+	case t.conf.TP+t.conf.FN == 0:
+		return "no positive " + unit
+	case t.conf.FP+t.conf.TN == 0:
+		return "no negative " + unit
+	}
+	return ""
 }

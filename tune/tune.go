@@ -88,8 +88,13 @@ type Result struct {
 	// labelled friction moments that are no event of their session (Warnings gives
 	// examples): labels that score nothing, problems under --strict as in replay.
 	UnscoredLabels int
-	Space          *Space
-	Objective      eval.Objective
+	// Unmeasured counts the targets whose objective could not be measured on units
+	// a choice was to be made on — a fold's training units or those the configuration
+	// to ship is chosen on — because they hold one class ([TargetResult.FinalUnmeasured]);
+	// each is one of Warnings, and a problem under --strict.
+	Unmeasured int
+	Space      *Space
+	Objective  eval.Objective
 	// Scheme says how choices were scored: "5-fold cross-validation …" or
 	// "holdout …".
 	Scheme  string
@@ -114,9 +119,16 @@ type TargetResult struct {
 	// folds were scored held out.
 	FoldChoice  []int
 	FoldHeldOut []bool
+	// FoldUnmeasured says, for a fold that chose nothing because its training units
+	// cannot measure the objective, what they lack ("no positive run", "no friction
+	// moment"); "" otherwise.
+	FoldUnmeasured []string
 	// Final is the configuration to ship: chosen on every unit (k-fold) or on the
-	// training units (holdout); -1 when none met the objective.
-	Final int
+	// training units (holdout); -1 when none met the objective, or when those units
+	// cannot measure it — hold one class — and then FinalUnmeasured says what they
+	// lack: nothing is chosen over the default on units that cannot tell them apart.
+	Final           int
+	FinalUnmeasured string
 	// Rows compare, on the same units: the seed preset, the shipped-today baseline,
 	// the default and the tuned choice scored held out (each unit by the choice made
 	// without it). Tuned is missing when nothing was chosen.
@@ -321,23 +333,56 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		tr.Positives = sc.positives(us)
 		tr.FoldHeldOut = us.heldOut
-		tr.FoldChoice = make([]int, us.folds)
+		tr.FoldChoice, tr.FoldUnmeasured = make([]int, us.folds), make([]string, us.folds)
 		for f := range us.folds {
 			tr.FoldChoice[f] = -1
 			if us.heldOut[f] {
-				tr.FoldChoice[f] = choose(opts.Objective, t, tr.Configs, tr.Evals, f)
+				tr.FoldChoice[f], tr.FoldUnmeasured[f] = choose(opts.Objective, t, tr.Configs, tr.Evals, f)
 			}
 		}
 		if opts.Holdout != nil {
-			tr.Final = tr.FoldChoice[0]
+			tr.Final, tr.FinalUnmeasured = tr.FoldChoice[0], tr.FoldUnmeasured[0]
 		} else {
-			tr.Final = choose(opts.Objective, t, tr.Configs, tr.Evals, -1)
+			tr.Final, tr.FinalUnmeasured = choose(opts.Objective, t, tr.Configs, tr.Evals, -1)
+		}
+		if err := tr.unmeasured(opts.Objective); err != nil {
+			res.Warnings = append(res.Warnings, err)
+			res.Unmeasured++
 		}
 		sc.compare(tr, opts.Objective, evalOpts)
 		res.Targets = append(res.Targets, tr)
 	}
 	res.Scheme = joinSchemes(schemes)
 	return res, nil
+}
+
+// unmeasured is the warning that the target's objective could not be measured on
+// units a choice was to be made on, nil when it could on all of them.
+func (tr *TargetResult) unmeasured(obj eval.Objective) error {
+	held, folds, why := tr.unmeasuredFolds()
+	switch {
+	case tr.FinalUnmeasured != "":
+		return fmt.Errorf("%s: objective %s cannot be measured on the %s the configuration to ship is chosen on: they hold %s; nothing is chosen (keep the default)",
+			tr.Target, obj, tr.Target.Unit(), tr.FinalUnmeasured)
+	case folds > 0:
+		return fmt.Errorf("%s: objective %s cannot be measured on the training units of %d of the %d folds: they hold %s; those folds choose nothing",
+			tr.Target, obj, folds, held, why)
+	}
+	return nil
+}
+
+// unmeasuredFolds counts the held-out folds and those whose training units cannot
+// measure the objective, and says what the last of those lacks.
+func (tr *TargetResult) unmeasuredFolds() (held, unmeasured int, why string) {
+	for f, w := range tr.FoldUnmeasured {
+		if tr.FoldHeldOut[f] {
+			held++
+			if w != "" {
+				unmeasured, why = unmeasured+1, w
+			}
+		}
+	}
+	return held, unmeasured, why
 }
 
 // usage returns a pipeline.UsageError: the command's exit status 2.

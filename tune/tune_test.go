@@ -534,3 +534,155 @@ func TestLeftOut(t *testing.T) {
 		t.Errorf("two schemes: %q", got)
 	}
 }
+
+// TestOneClassChoosesNothing: units to choose on that hold one class cannot measure
+// the objective — with no positive, F1 is undefined for every configuration and a cost
+// counts false positives only — so nothing is chosen over the default: every fold and
+// the configuration to ship choose nothing, the verdict, the warnings and the count
+// under --strict say why, and no configuration file is written.
+func TestOneClassChoosesNothing(t *testing.T) {
+	sample := filepath.Join("..", "datasets", "sample")
+	runLabels, sessionLabels := filepath.Join(sample, "labels", "runs.csv"), filepath.Join(sample, "labels", "sessions.csv")
+	dir := t.TempDir()
+	// filtered writes the rows of a labels file that keep returns true for (given the
+	// row's fields), each edited, under the header.
+	filtered := func(name, from string, keep func([]string) bool, edit func([]string)) string {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{strings.SplitN(string(b), "\n", 2)[0]}
+		for _, f := range readRows(t, from) {
+			if keep(f) {
+				if edit != nil {
+					edit(f)
+				}
+				out = append(out, strings.Join(f, ","))
+			}
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	label := func(l string) func([]string) bool { return func(f []string) bool { return f[1] == l } }
+	all := func([]string) bool { return true }
+	var positiveRuns, momentSessions []string
+	for _, f := range readRows(t, runLabels) {
+		if f[1] == "positive" {
+			positiveRuns = append(positiveRuns, f[0])
+		}
+	}
+	for _, f := range readRows(t, sessionLabels) {
+		if f[5] != "" {
+			momentSessions = append(momentSessions, f[0])
+		}
+	}
+	tests := []struct {
+		name      string
+		in        string
+		labels    string
+		target    Target
+		objective string
+		folds     int
+		holdout   []string
+		why       string // what the units chosen on lack
+	}{
+		{"runs, no positive", "runs", filtered("neg.csv", runLabels, label("negative"), nil), TargetStruggle, "f1", 0, nil, "no positive run"},
+		{"runs, no positive, cost", "runs", filtered("neg.csv", runLabels, label("negative"), nil), TargetStruggle, "cost=1:5", 0, nil, "no positive run"},
+		{"runs, no negative", "runs", filtered("pos.csv", runLabels, label("positive"), nil), TargetStruggle, "f1", 2, nil, "no negative run"},
+		{"sessions, every one a success", "", filtered("success.csv", sessionLabels, all, func(f []string) { f[2] = "success" }),
+			TargetBreaker, "f1", 2, nil, "no positive session"},
+		{"a holdout of every positive run", "runs", runLabels, TargetStruggle, "f1", 0, positiveRuns, "no positive run"},
+		{"a holdout of every session with moments", "", sessionLabels, TargetFriction, "recall@false_alarms<=50", 0, momentSessions, "no friction moment"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := sampleOptions()
+			opts.Settings.Resamples = 20
+			opts.Settings.In = filepath.Join(sample, "inputs", tt.in)
+			opts.Settings.Labels = []string{tt.labels}
+			opts.Targets = []Target{tt.target}
+			opts.Objective, _ = eval.ParseObjective(tt.objective)
+			if tt.folds > 0 {
+				opts.Folds = tt.folds
+			}
+			opts.Holdout, opts.HoldoutName = tt.holdout, "held"
+			res := runSample(t, opts)
+			tr := target(t, res, tt.target)
+			if tr.Final != -1 || tr.FinalUnmeasured != tt.why || slices.ContainsFunc(tr.FoldChoice, func(c int) bool { return c >= 0 }) {
+				t.Fatalf("chose %d (%q), folds %v; want nothing, %q", tr.Final, tr.FinalUnmeasured, tr.FoldChoice, tt.why)
+			}
+			if !strings.Contains(tr.Verdict, "cannot be measured on the training units of any fold (they hold "+tt.why+"): nothing is chosen, keep the default") ||
+				len(tr.Paired) != 0 || slices.ContainsFunc(tr.Rows, func(r Row) bool { return r.Name == RowTuned }) {
+				t.Errorf("verdict %q, %d paired rows, rows %v", tr.Verdict, len(tr.Paired), tr.Rows)
+			}
+			if res.Unmeasured != 1 || !slices.ContainsFunc(res.Warnings, func(e error) bool {
+				return strings.Contains(e.Error(), "cannot be measured on the "+tt.target.Unit()+" the configuration to ship is chosen on: they hold "+tt.why)
+			}) {
+				t.Errorf("%d unmeasured, warnings %v", res.Unmeasured, res.Warnings)
+			}
+			w, err := Write(res, filepath.Join(t.TempDir(), "sweep.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(w.Configs) != 0 {
+				t.Errorf("configuration files written: %v", w.Configs)
+			}
+		})
+	}
+}
+
+// TestOneClassFold: a fold whose training units hold one class chooses nothing and
+// says so; the others choose, and the configuration to ship is chosen on every unit.
+func TestOneClassFold(t *testing.T) {
+	opts := sampleOptions()
+	opts.Settings.Resamples = 20
+	opts.Targets = []Target{TargetBreaker}
+	opts.Folds = 2
+	res := runSample(t, opts)
+	tr := target(t, res, TargetBreaker)
+	held, unmeasured, why := tr.unmeasuredFolds()
+	if held != 2 || unmeasured != 0 || why != "" || tr.Final < 0 {
+		t.Fatalf("the sample: %d of %d folds unmeasured (%q), final %d", unmeasured, held, why, tr.Final)
+	}
+	// One positive session: the fold that holds it has none to choose on.
+	positives := 0
+	for i := range res.data.sessions {
+		if su := &res.data.sessions[i]; su.label == eval.Positive {
+			if positives++; positives > 1 {
+				su.label = eval.Negative
+			}
+		}
+	}
+	sc := &scorer{d: res.data}
+	tr.Evals = sc.evaluateAll(tr.units, tr.Configs, 1)
+	for f := range tr.FoldChoice {
+		tr.FoldChoice[f], tr.FoldUnmeasured[f] = choose(res.Objective, TargetBreaker, tr.Configs, tr.Evals, f)
+	}
+	tr.Final, tr.FinalUnmeasured = choose(res.Objective, TargetBreaker, tr.Configs, tr.Evals, -1)
+	if !slices.Equal(tr.FoldUnmeasured, []string{"", "no positive session"}) && !slices.Equal(tr.FoldUnmeasured, []string{"no positive session", ""}) {
+		t.Errorf("folds unmeasured: %q", tr.FoldUnmeasured)
+	}
+	if err := tr.unmeasured(res.Objective); tr.FinalUnmeasured != "" || err == nil ||
+		!strings.Contains(err.Error(), "cannot be measured on the training units of 1 of the 2 folds: they hold no positive session; those folds choose nothing") {
+		t.Errorf("final unmeasured %q, warning %v", tr.FinalUnmeasured, err)
+	}
+}
+
+// readRows reads a CSV file's rows after the header, split at commas (the sample's
+// labels quote no comma before the columns read).
+func readRows(t *testing.T, name string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return rows
+}

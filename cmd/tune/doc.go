@@ -41,10 +41,13 @@
 //	tune --in sessions/ --labels session-labels.csv --holdout heldout.txt --objective recall@precision>=0.5
 //	tune --print-config=struggle
 //
-// Exit status: 0 success (also when no configuration meets the objective: the output
-// says so and nothing is chosen); 1 a failure while replaying or writing, or problems
-// with --strict; 2 a usage error (an unknown or ambiguous parameter, an empty range, a
-// step that does not divide its range, a value a detector refuses, a grid larger than
-// --max-configs without --samples, an objective the target cannot measure) — one line
-// on stderr and no output; 130 interrupted (SIGINT, SIGTERM), nothing written.
+// Exit status: 0 success (also when no configuration meets the objective, or the units
+// a choice is made on hold one class — no positive, no negative, no friction moment —
+// so that the objective cannot be measured on them: the output says so and nothing is
+// chosen); 1 a failure while replaying or writing, or, with --strict, problems in the
+// input or its labels or units of one class where a choice is made; 2 a usage error
+// (an unknown or ambiguous parameter, an empty range, a step that does not divide its
+// range, a value a detector refuses, a grid larger than --max-configs without
+// --samples, an objective the target cannot measure) — one line on stderr and no
+// output; 130 interrupted (SIGINT, SIGTERM), nothing written.
 package main

@@ -321,6 +321,41 @@ func TestLabelProblems(t *testing.T) {
 	}
 }
 
+// TestOneClassStrict: labels of one class on the units a choice is made on choose
+// nothing — the output says why and what to keep, a warning is printed — and --strict
+// fails the sweep.
+func TestOneClassStrict(t *testing.T) {
+	runs, err := os.ReadFile(filepath.Join("..", "..", "datasets", "sample", "labels", "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var negative []string
+	for _, l := range strings.Split(string(runs), "\n") {
+		if strings.HasPrefix(l, "run_key,") || strings.Contains(l, ",negative,") {
+			negative = append(negative, l)
+		}
+	}
+	dir := t.TempDir()
+	labels := filepath.Join(dir, "negative.csv")
+	if err := os.WriteFile(labels, []byte(strings.Join(negative, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--in", filepath.Join("..", "..", "datasets", "sample", "inputs", "runs"), "--labels", labels,
+		"--resamples", "20", "--out", filepath.Join(dir, "sweep.parquet")}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stdout, "to ship: nothing — f1 cannot be measured on the runs it is chosen on (they hold no positive run): keep the default") ||
+		!strings.Contains(stderr, "tune: struggle: objective f1 cannot be measured on the runs the configuration to ship is chosen on: they hold no positive run") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.struggle.json")); !os.IsNotExist(err) {
+		t.Errorf("a configuration was written: %v", err)
+	}
+	code, _, stderr = runCLI(t, append(args, "--strict")...)
+	if code != 1 || !strings.Contains(stderr, "tune: 1 targets' objective cannot be measured on the units a choice is made on (one class) and --strict is set") {
+		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
+	}
+}
+
 // TestInterrupted: a tune whose context ends (SIGINT, SIGTERM) says so, exits 130 and
 // writes nothing.
 func TestInterrupted(t *testing.T) {
