@@ -77,6 +77,9 @@ type Output struct {
 	metadata            map[string]string
 	info                ManifestInfo
 	tables              []committer
+	// retire: files of a previous output this one does not write (see Retire);
+	// retired, those Commit removed.
+	retire, retired []string
 	// rename is os.Rename, but in tests of a commit that fails part-way.
 	rename    func(oldpath, newpath string) error
 	done      bool
@@ -748,11 +751,22 @@ func ReplayID(metadata map[string]string, tables []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Retire names files of the previous output at this destination that this one does
+// not write — as its manifest lists them, say — so that they do not stand beside the
+// new set as if they were of it: Commit moves them aside with the previous tables and
+// removes them once the new manifest is in place, or, when the commit fails, moves
+// them back with the rest. A path the output writes, or that is not a regular file at
+// Commit (none, a folder), is left alone. [Output.Retired] lists what was removed.
+func (o *Output) Retire(paths ...string) { o.retire = append(o.retire, paths...) }
+
+// Retired returns the files of [Output.Retire] that Commit removed.
+func (o *Output) Retired() []string { return o.retired }
+
 // Commit completes every table and puts the set in place as a unit: each table is
 // closed with the same [ReplayIDKey], the manifest is written aside, the previous
 // output's manifest is moved aside, the tables are renamed into place — each previous
-// table moved aside first, under a temporary name beside it — and the manifest is
-// renamed into place last. Until that last rename a reader finds no manifest and must
+// table moved aside first, under a temporary name beside it —, the files retired
+// ([Output.Retire]) are moved aside too, and the manifest is renamed into place last. Until that last rename a reader finds no manifest and must
 // refuse the set; once it is there, the set is complete, and what was moved aside is
 // removed. A destination that is a folder is refused before anything is moved. When a
 // rename fails, what was put in place is removed and what was moved aside is moved
@@ -850,18 +864,49 @@ func (o *Output) Commit() error {
 			return fail(tables[i].final, tables[:i+1], err)
 		}
 	}
-	if err := man.put(o.rename); err != nil {
-		return fail(man.final, tables, err)
+	retired := o.retiring(tables)
+	for i := range retired {
+		if err := retired[i].aside(o.rename); err != nil {
+			return fail(retired[i].final, append(slices.Clip(tables), retired[:i+1]...), err)
+		}
 	}
-	for _, p := range append(tables, man) {
+	if err := man.put(o.rename); err != nil {
+		return fail(man.final, append(slices.Clip(tables), retired...), err)
+	}
+	for _, p := range append(append(tables, man), retired...) {
 		if p.backup != "" {
 			os.Remove(p.backup) // else a stale temporary, removed by the next replay here
 		}
+	}
+	for _, p := range retired {
+		o.retired = append(o.retired, p.final)
 	}
 	if o.stem == "" {
 		return syncDir(filepath.Dir(o.ManifestPath()))
 	}
 	return syncDir(filepath.Dir(o.stem))
+}
+
+// retiring returns the files to retire that stand as regular files and are none of
+// the set's (in place by now, compared as files, however their paths are spelled),
+// once each.
+func (o *Output) retiring(set []placing) []placing {
+	var out []placing
+	var seen []os.FileInfo
+	for _, path := range o.retire {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() || slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(fi, s) }) {
+			continue
+		}
+		seen = append(seen, fi)
+		if !slices.ContainsFunc(set, func(p placing) bool {
+			sf, err := os.Lstat(p.final)
+			return err == nil && os.SameFile(fi, sf)
+		}) {
+			out = append(out, placing{final: path})
+		}
+	}
+	return out
 }
 
 // writeManifestTemp writes m beside its destination and returns the temporary's name.

@@ -185,8 +185,14 @@ func TestFailedCommitPutsThePreviousBack(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// A file of the previous set the new one does not write: retired with the commit.
+			stale := filepath.Join(dir, "res.stale.json")
+			if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			before := snapshot(t, dir)
 			out := writeOutput(t, path, "new", 7)
+			out.Retire(stale)
 			calls := 0
 			out.rename = func(oldpath, newpath string) error {
 				calls++
@@ -202,6 +208,9 @@ func TestFailedCommitPutsThePreviousBack(t *testing.T) {
 				}
 				if m, rerr := ReadManifest(path); rerr != nil || m.InputFingerprint != "new" {
 					t.Errorf("previous %v: after a commit that went through: %+v, %v", previous, m, rerr)
+				}
+				if _, serr := os.Lstat(stale); !os.IsNotExist(serr) || !slices.Equal(out.Retired(), []string{stale}) {
+					t.Errorf("previous %v: the retired file after the commit: %v, retired %v", previous, serr, out.Retired())
 				}
 				break
 			}
@@ -236,6 +245,59 @@ func TestFailedCommitPutsThePreviousBack(t *testing.T) {
 			t.Errorf("a manifest stands for an incomplete output: %v", err)
 		}
 	})
+}
+
+// TestRetire: Commit removes the retired files that stand as regular files beside the
+// set and are none of its own, however spelled; the others are left alone.
+func TestRetire(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "res.parquet")
+	if err := writeOutput(t, path, "old", 5).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	stale, folder := filepath.Join(dir, "res.stale.json"), filepath.Join(dir, "res.folder.json")
+	if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		retire  string
+		retired bool // removed by the commit
+	}{
+		{"a file of the previous set", stale, true},
+		{"the same again", stale, true},
+		{"a table of the new set, spelled otherwise", dir + "/./res.events.parquet", false},
+		{"the new set's run table", path, false},
+		{"a folder", folder, false},
+		{"no such file", filepath.Join(dir, "res.none.json"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := os.Lstat(tt.retire)
+			existed := err == nil
+			out := writeOutput(t, path, "new", 7)
+			out.Retire(tt.retire, tt.retire)
+			if err := out.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(tt.retire); (err == nil) != (existed && !tt.retired) {
+				t.Errorf("%s after the commit: %v", tt.retire, err)
+			}
+			if want := map[bool][]string{true: {tt.retire}}[tt.retired]; !slices.Equal(out.Retired(), want) {
+				t.Errorf("retired %v, want %v", out.Retired(), want)
+			}
+			if m, err := ReadManifest(path); err != nil || m.InputFingerprint != "new" || len(m.Tables) != 2 {
+				t.Errorf("manifest %+v, %v", m, err)
+			}
+			if tt.retired { // back for the next case
+				if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // TestScratchFilesAreRemoved: an output's scratch files are temporaries beside it,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,10 @@ type Output struct {
 	Configs  map[Target]string
 	Manifest string
 	Rows     int64 // rows of the sweep table
+	// Removed lists the files of the previous sweep at this output (as its manifest
+	// lists them) that this one does not write — a chosen configuration of a target
+	// that chose nothing now, or was not tuned —, removed with the commit.
+	Removed []string
 }
 
 // sweep's fixed columns, before the parameters and after them.
@@ -261,7 +266,8 @@ func (p *Param) columnValue(v any, sp *Space) any {
 // table at out, the same table as an Arrow IPC file (<stem>.arrow), the curves
 // (<stem>.curves.parquet), each target's chosen configuration (<stem>.<target>.json,
 // a file --struggle-config or --assess-config accepts as it is) and the manifest,
-// committed together. Nothing is written when a part fails.
+// committed together, and the previous sweep's files this one does not write removed
+// with them (see [previousFiles]). Nothing is written, nor removed, when a part fails.
 func Write(res *Result, out string) (*Output, error) {
 	md := res.metadata()
 	o, err := reports.NewOutput(out, md)
@@ -314,11 +320,35 @@ func Write(res *Result, out string) (*Output, error) {
 		}
 		written.Configs[tr.Target] = f.Path()
 	}
+	o.Retire(previousFiles(out)...)
 	if err := o.Commit(); err != nil {
 		return nil, err
 	}
-	written.Rows = sweep.Rows()
+	written.Rows, written.Removed = sweep.Rows(), o.Retired()
 	return written, nil
+}
+
+// previousFiles are the files of the sweep committed at out before, as its manifest
+// lists them, that are of the files tune writes there ([OutputFiles]): those the new
+// sweep does not write are retired with its commit ([reports.Output.Retire]), so that
+// no chosen configuration of an earlier sweep stands beside the new set as if it were
+// of it. None without a readable manifest.
+func previousFiles(out string) []string {
+	m, err := reports.ReadManifest(out)
+	if err != nil {
+		return nil
+	}
+	ours := OutputFiles(out)
+	for i := range ours {
+		ours[i] = filepath.Clean(ours[i])
+	}
+	var files []string
+	for _, t := range m.Tables {
+		if p := filepath.Join(filepath.Dir(out), t.File); slices.Contains(ours, p) {
+			files = append(files, p)
+		}
+	}
+	return files
 }
 
 // metadata is what every file of the sweep's output records.

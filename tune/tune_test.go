@@ -686,3 +686,61 @@ func readRows(t *testing.T, name string) [][]string {
 	}
 	return rows
 }
+
+// TestWriteRetiresThePrevious: a sweep written where another was removes the files
+// of the previous set (as its manifest lists them) that it does not write — a chosen
+// configuration of a target it does not tune would look current —, and nothing else.
+func TestWriteRetiresThePrevious(t *testing.T) {
+	sweep := func(targets ...Target) *Result {
+		opts := sampleOptions()
+		opts.Settings.Resamples = 20
+		opts.Targets = targets
+		return runSample(t, opts)
+	}
+	both, struggle := sweep(TargetStruggle, TargetFriction), sweep(TargetStruggle)
+	tests := []struct {
+		name          string
+		before, after *Result
+		foreign       bool // a sweep.friction.json the previous manifest does not list
+		left          string
+		removed       []string
+	}{
+		{"a target no longer tuned", both, struggle, false, "sweep.arrow sweep.curves.parquet sweep.manifest.json sweep.parquet sweep.struggle.json",
+			[]string{"sweep.friction.json"}},
+		{"the same targets", both, both, false, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil},
+		{"a file no manifest lists", struggle, struggle, true, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "sweep.parquet")
+			if _, err := Write(tt.before, out); err != nil {
+				t.Fatal(err)
+			}
+			if tt.foreign {
+				if err := os.WriteFile(filepath.Join(dir, "sweep.friction.json"), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := Write(tt.after, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var removed []string
+			for _, p := range w.Removed {
+				removed = append(removed, filepath.Base(p))
+			}
+			if !slices.Equal(removed, tt.removed) {
+				t.Errorf("removed %v, want %v", removed, tt.removed)
+			}
+			entries, _ := os.ReadDir(dir)
+			var left []string
+			for _, e := range entries {
+				left = append(left, e.Name())
+			}
+			if got := strings.Join(left, " "); got != tt.left {
+				t.Errorf("left %s, want %s", got, tt.left)
+			}
+		})
+	}
+}

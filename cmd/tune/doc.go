@@ -30,6 +30,10 @@
 //	sweep.<target>.json    the configuration to ship, as --struggle-config / --assess-config accept it
 //	sweep.manifest.json    the set, written last
 //
+// A previous sweep's files at the same --out that this one does not write (as its
+// manifest lists them: a chosen configuration of a target not chosen now) are removed
+// with the commit, and named.
+//
 // Examples:
 //
 //	tune

@@ -252,6 +252,13 @@ func printResult(stdout, stderr io.Writer, res *tune.Result, w *tune.Output) err
 		}
 	}
 	_, err := fmt.Fprintf(stdout, "\nwrote %s (%d rows: configuration × fold) and beside it: %s\n", w.Sweep, w.Rows, strings.Join(files, ", "))
+	if len(w.Removed) > 0 && err == nil {
+		var removed []string
+		for _, p := range w.Removed {
+			removed = append(removed, filepath.Base(p))
+		}
+		_, err = fmt.Fprintf(stdout, "removed the previous sweep's %s, which this one does not write\n", strings.Join(removed, ", "))
+	}
 	return err
 }
 
