@@ -290,7 +290,11 @@ func (sp *Space) AddFile(name string, r io.Reader) error {
 	line, specs := 0, 0
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		t := sc.Text()
+		if line == 1 { // a byte order mark, as editors on Windows write: the labels and holdout readers skip it too
+			t = strings.TrimPrefix(t, "\ufeff")
+		}
+		t = strings.TrimSpace(t)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}

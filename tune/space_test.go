@@ -119,7 +119,20 @@ func TestAddFile(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.txt:3: ") {
 		t.Errorf("an error on line 3: %v", err)
 	}
-	for _, empty := range []string{"", "\n\n", "# only a comment\n   \n"} {
+	// A byte order mark at the start is skipped, before a specification or a comment.
+	for _, tt := range []struct {
+		name, grid string
+		params     int
+	}{
+		{"a mark before a specification", "\ufeffcomposite_threshold=0.4:0.6:0.1\r\nweights.budget_burn=0,0.25\r\n", 2},
+		{"a mark before a comment", "\ufeff# grid\ncomposite_threshold=0.4,0.5\n", 1},
+	} {
+		sp := newSpace(t)
+		if err := sp.AddFile("bom.txt", strings.NewReader(tt.grid)); err != nil || len(sp.Params) != tt.params {
+			t.Errorf("%s: %v, %d parameters, want %d", tt.name, err, len(sp.Params), tt.params)
+		}
+	}
+	for _, empty := range []string{"", "\n\n", "# only a comment\n   \n", "\ufeff\n"} {
 		if err := newSpace(t).AddFile("empty.txt", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "empty.txt: no grid specification") {
 			t.Errorf("%q: %v", empty, err)
 		}
