@@ -235,3 +235,30 @@ func (d *dataset) unknownKeys(keys []string) []string {
 	}
 	return out
 }
+
+// holdout returns the set of a holdout's keys, a warning for its keys that match no
+// run or session and one for those given more than once (name names the holdout), and
+// how many keys the warnings count.
+func (d *dataset) holdout(keys []string, name string) (map[string]bool, []error, int) {
+	set, times := map[string]bool{}, map[string]int{}
+	var distinct, repeated []string
+	for _, k := range keys {
+		set[k] = true
+		switch times[k]++; times[k] {
+		case 1:
+			distinct = append(distinct, k)
+		case 2:
+			repeated = append(repeated, k)
+		}
+	}
+	var warns []error
+	some := func(ks []string) string { return strings.Join(ks[:min(3, len(ks))], ", ") }
+	unknown := d.unknownKeys(distinct)
+	if len(unknown) > 0 {
+		warns = append(warns, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", name, len(unknown), some(unknown)))
+	}
+	if len(repeated) > 0 {
+		warns = append(warns, fmt.Errorf("--holdout %s: %d keys given more than once (e.g. %s)", name, len(repeated), some(repeated)))
+	}
+	return set, warns, len(unknown) + len(repeated)
+}

@@ -88,6 +88,9 @@ type Result struct {
 	// labelled friction moments that are no event of their session (Warnings gives
 	// examples): labels that score nothing, problems under --strict as in replay.
 	UnscoredLabels int
+	// HoldoutProblems counts the holdout's keys that match no run or session and
+	// those given more than once (Warnings gives examples): problems under --strict.
+	HoldoutProblems int
 	// Unmeasured counts the targets whose objective could not be measured on units
 	// a choice was to be made on — a fold's training units or those the configuration
 	// to ship is chosen on — because they hold one class ([TargetResult.FinalUnmeasured]);
@@ -311,14 +314,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if s.Resamples == 0 {
 		evalOpts.Resamples = -1
 	}
-	holdout := map[string]bool{}
-	for _, k := range opts.Holdout {
-		holdout[k] = true
-	}
-	if unknown := d.unknownKeys(opts.Holdout); len(unknown) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", opts.HoldoutName,
-			len(unknown), strings.Join(unknown[:min(3, len(unknown))], ", ")))
-	}
+	holdout, warns, problems := d.holdout(opts.Holdout, opts.HoldoutName)
+	res.Warnings, res.HoldoutProblems = append(res.Warnings, warns...), problems
 	var schemes [][2]string // each target's
 	for _, t := range targets {
 		us, scheme, warns, err := sc.split(t, opts, holdout)

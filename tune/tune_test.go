@@ -744,3 +744,35 @@ func TestWriteRetiresThePrevious(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldoutKeys: a holdout's keys that match no run or session, and those given more
+// than once, are reported and counted (problems under --strict).
+func TestHoldoutKeys(t *testing.T) {
+	d := &dataset{runs: []runUnit{{key: "r1"}, {key: "r2"}}, sessions: []sessionUnit{{key: "s1"}}}
+	for _, tt := range []struct {
+		name     string
+		keys     []string
+		warnings []string
+		problems int
+	}{
+		{"every key matches once", []string{"r1", "s1"}, nil, 0},
+		{"a key that matches nothing", []string{"r1", "x"}, []string{"--holdout h: 1 keys match no run or session (e.g. x)"}, 1},
+		{"one that matches nothing, twice", []string{"x", "r1", "x"}, []string{"--holdout h: 1 keys match no run or session (e.g. x)",
+			"--holdout h: 1 keys given more than once (e.g. x)"}, 2},
+		{"keys given more than once", []string{"r1", "r2", "r1", "s1", "r2", "r1"}, []string{"--holdout h: 2 keys given more than once (e.g. r1, r2)"}, 2},
+	} {
+		set, warns, problems := d.holdout(tt.keys, "h")
+		var got []string
+		for _, w := range warns {
+			got = append(got, w.Error())
+		}
+		if !slices.Equal(got, tt.warnings) || problems != tt.problems {
+			t.Errorf("%s: warnings %q, %d problems; want %q, %d", tt.name, got, problems, tt.warnings, tt.problems)
+		}
+		for _, k := range tt.keys {
+			if !set[k] {
+				t.Errorf("%s: %s is not in the holdout", tt.name, k)
+			}
+		}
+	}
+}

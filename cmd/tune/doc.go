@@ -49,9 +49,9 @@
 // a choice is made on hold one class — no positive, no negative, no friction moment —
 // so that the objective cannot be measured on them: the output says so and nothing is
 // chosen); 1 a failure while replaying or writing, or, with --strict, problems in the
-// input or its labels or units of one class where a choice is made; 2 a usage error
-// (an unknown or ambiguous parameter, an empty range, a step that does not divide its
-// range, a value a detector refuses, a grid larger than --max-configs without
-// --samples, an objective the target cannot measure) — one line on stderr and no
-// output; 130 interrupted (SIGINT, SIGTERM), nothing written.
+// input, its labels or the --holdout keys (matching nothing, or repeated) or units of
+// one class where a choice is made; 2 a usage error (an unknown or ambiguous
+// parameter, an empty range, a step that does not divide its range, a value a detector
+// refuses, a grid larger than --max-configs without --samples, an objective the target
+// cannot measure) — one line on stderr and no output; 130 interrupted (SIGINT, SIGTERM), nothing written.
 package main

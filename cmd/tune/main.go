@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&s.PositiveOutcomes, "positive-outcomes", s.PositiveOutcomes, "session outcomes that count as the positive (bad) class")
 	fs.DurationVar(&s.FrictionWindow, "friction-window", s.FrictionWindow, "an intervention this long after a labelled friction moment catches it")
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed and configurations scored at once (default: number of CPUs); never changes the output")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files included) or a target's objective cannot be measured on the units a choice is made on (one class)")
+	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and --holdout keys that match nothing or repeat included) or a target's objective cannot be measured on the units a choice is made on (one class)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the folds, the samples and the bootstrap")
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples for intervals and the paired comparison (0 disables)")
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
@@ -159,6 +159,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if n := res.Summary.TotalProblems() + res.LabelProblems + res.UnscoredLabels; strict && n > 0 {
 		return fail(1, fmt.Errorf("%d problems in the input or its labels and --strict is set", n))
+	}
+	if strict && res.HoldoutProblems > 0 {
+		return fail(1, fmt.Errorf("%d --holdout keys match no run or session or repeat one (see above) and --strict is set", res.HoldoutProblems))
 	}
 	if strict && res.Unmeasured > 0 {
 		return fail(1, fmt.Errorf("%d targets' objective cannot be measured on the units a choice is made on (one class) and --strict is set", res.Unmeasured))

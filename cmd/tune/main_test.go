@@ -356,6 +356,34 @@ func TestOneClassStrict(t *testing.T) {
 	}
 }
 
+// TestHoldoutStrict: holdout keys that match no run, or repeat one, are reported; the
+// sweep goes on (exit 0), and --strict fails it.
+func TestHoldoutStrict(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, keys, warning string
+	}{
+		{"a key that matches nothing", "synth-0001@e1\nsynth-0003@e1\nno-such-run\n", "1 keys match no run or session (e.g. no-such-run)"},
+		{"a key given twice", "synth-0001@e1\nsynth-0003@e1\nsynth-0001@e1\n", "1 keys given more than once (e.g. synth-0001@e1)"},
+	} {
+		holdout := filepath.Join(dir, "holdout.txt")
+		if err := os.WriteFile(holdout, []byte(tt.keys), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--in", filepath.Join("..", "..", "datasets", "sample", "inputs", "runs"), "--labels",
+			filepath.Join("..", "..", "datasets", "sample", "labels", "runs.csv"), "--holdout", holdout,
+			"--grid", "composite_threshold=0.2,0.5", "--resamples", "0", "--out", filepath.Join(dir, "sweep.parquet")}
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 || !strings.Contains(stderr, "tune: --holdout "+holdout+": "+tt.warning) {
+			t.Errorf("%s: exit %d, want 0 and %q\n%s%s", tt.name, code, tt.warning, stdout, stderr)
+		}
+		code, _, stderr = runCLI(t, append(args, "--strict")...)
+		if code != 1 || !strings.Contains(stderr, "tune: 1 --holdout keys match no run or session or repeat one (see above) and --strict is set") {
+			t.Errorf("%s, --strict: exit %d, want 1\n%s", tt.name, code, stderr)
+		}
+	}
+}
+
 // TestInterrupted: a tune whose context ends (SIGINT, SIGTERM) says so, exits 130 and
 // writes nothing.
 func TestInterrupted(t *testing.T) {
