@@ -255,11 +255,11 @@ func readShardSet(dir string) (*shardSet, error) {
 	// go, so that reading the set does not hold every shard's; what the checks found is
 	// reported below, in shard order, after the set is known complete.
 	type checked struct {
-		altered  bool   // its replay id does not match its metadata
-		key      string // the first metadata key whose value differs from the first manifest's, if any
-		ref, got string // that key's values
-		differs  bool
-		listing  string // InputListingKey's value
+		altered bool   // its replay id does not match its metadata
+		key     string // the first metadata key whose value differs from the first manifest's, if any
+		diff    string // how its values differ (metadataDifference)
+		differs bool
+		listing string // InputListingKey's value
 	}
 	checks := map[*reports.Manifest]checked{}
 	for _, name := range names {
@@ -279,8 +279,10 @@ func readShardSet(dir string) (*shardSet, error) {
 			if slices.Contains(shardSpecific, k) || slices.Contains(checkedApart, k) {
 				continue
 			}
-			if v, ok := m.Metadata[k]; !ok || v != set.common[k] {
-				c.key, c.ref, c.got, c.differs = k, set.common[k], v, true
+			ref, okRef := set.common[k]
+			if v, ok := m.Metadata[k]; !ok || !okRef || v != ref {
+				c.key, c.differs = k, true
+				c.diff = metadataDifference(ref, v, okRef, ok, shardPartition(0), strings.TrimSuffix(filepath.Base(name), ".manifest.json"))
 				break
 			}
 		}
@@ -332,8 +334,8 @@ func readShardSet(dir string) (*shardSet, error) {
 				i, set.listing, c.listing)
 		}
 		if c.differs {
-			return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%.80q and %.80q): every shard must run with the same version, labels and flags",
-				i, c.key, c.ref, c.got)
+			return nil, refuse("mixed sets: shards 0 and %d were replayed with a different %s (%s): every shard must run with the same version, labels and flags",
+				i, c.key, c.diff)
 		}
 		if !slices.Equal(tableList(m), tableNames) {
 			return nil, refuse("mixed sets: shards 0 and %d wrote different tables", i)
@@ -377,7 +379,7 @@ func tableList(m *reports.Manifest) []string {
 	return out
 }
 
-func unionKeys(a, b map[string]string) map[string]bool {
+func unionKeys[V any](a, b map[string]V) map[string]bool {
 	out := map[string]bool{}
 	for k := range a {
 		out[k] = true

@@ -347,7 +347,9 @@ func TestMergeRefusesBadSets(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "mixed sets: shard=0.manifest.json is a shard of 3, shard=1.manifest.json of 2"},
-		{"other flags", func(dir string) { shard(dir, 2, 3, func(s *pipeline.Settings) { s.Seed = 7 }) }, "shards 0 and 2 were replayed with a different loopwatch.eval"},
+		{"other flags", func(dir string) { shard(dir, 2, 3, func(s *pipeline.Settings) { s.Seed = 7 }) }, "shards 0 and 2 were replayed with a different loopwatch.eval (seed 1 in shard=0, 7 in shard=2)"},
+		{"other resamples", func(dir string) { shard(dir, 1, 3, func(s *pipeline.Settings) { s.Resamples = 100 }) },
+			"shards 0 and 1 were replayed with a different loopwatch.eval (resamples 300 in shard=0, 100 in shard=1)"},
 		{"other comparisons", func(dir string) { shard(dir, 1, 3, func(s *pipeline.Settings) { s.Compare = nil }) }, "different loopwatch.configs"},
 		{"other input", func(dir string) {
 			in := filepath.Join(base, "other-input")

@@ -290,7 +290,7 @@ func TestFolderOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI("--results", mixed, "status")
-	if want := "mixed sets: shards 0 and 1 were replayed with a different"; code != 2 || !strings.Contains(stderr, want) {
+	if want := `mixed sets: shards 0 and 1 were replayed with a different loopwatch.assess_config (breaker.cooldown "1m0s" in shard=0, "5m0s" in shard=1; `; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("shards of two configurations: exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDiffMembers is how many differing members a metadata difference names.
+const maxDiffMembers = 3
+
+// diffValueBytes is how much of a differing value a metadata difference quotes.
+const diffValueBytes = 60
+
+// metadataDifference says how a metadata value differs between two shards, named
+// nameA and nameB ("shard=0"), for a message: of two JSON objects or arrays, the
+// members that differ, by their path, with both values ("resamples 200 in shard=0,
+// 100 in shard=1"), the first maxDiffMembers of them in path order; of other values (or
+// JSON that differs in its bytes only), both quoted from their first differing byte.
+// okA and okB say whether each shard has the key at all.
+func metadataDifference(a, b string, okA, okB bool, nameA, nameB string) string {
+	switch {
+	case !okA:
+		return fmt.Sprintf("absent in %s, %s in %s", nameA, quoteFrom(b, 0), nameB)
+	case !okB:
+		return fmt.Sprintf("%s in %s, absent in %s", quoteFrom(a, 0), nameA, nameB)
+	}
+	if va, vb, ok := decodeComposite(a, b); ok {
+		var diffs []string
+		n := jsonDiffs("", va, vb, func(path, x, y string) {
+			if len(diffs) < maxDiffMembers {
+				diffs = append(diffs, fmt.Sprintf("%s %s in %s, %s in %s", path, x, nameA, y, nameB))
+			}
+		})
+		if n > 0 {
+			if n > len(diffs) {
+				diffs = append(diffs, fmt.Sprintf("and %d more", n-len(diffs)))
+			}
+			return strings.Join(diffs, "; ")
+		}
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	i = runeStart(a, i) // quote whole characters
+	return fmt.Sprintf("from byte %d: %s in %s, %s in %s", i, quoteFrom(a, i), nameA, quoteFrom(b, i), nameB)
+}
+
+// quoteFrom quotes s from byte i, at most diffValueBytes of it, marking what is left
+// out with "…".
+func quoteFrom(s string, i int) string {
+	rest := s[i:]
+	cut := len(rest) > diffValueBytes
+	if cut {
+		rest = rest[:runeStart(rest, diffValueBytes)]
+	}
+	q := strconv.Quote(rest)
+	if i > 0 {
+		q = `"…` + q[1:]
+	}
+	if cut {
+		q = q[:len(q)-1] + `…"`
+	}
+	return q
+}
+
+// decodeComposite decodes a and b when both are a JSON object or array.
+func decodeComposite(a, b string) (va, vb any, ok bool) {
+	decode := func(s string) (any, bool) {
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		var v any
+		if d.Decode(&v) != nil || d.More() {
+			return nil, false
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			return v, true
+		}
+		return nil, false
+	}
+	va, okA := decode(a)
+	vb, okB := decode(b)
+	return va, vb, okA && okB
+}
+
+// jsonDiffs calls diff, in path order, for each member of two decoded JSON values that
+// differs — an object's members by name, an array's elements by index when the arrays
+// are as long — with the two values (or "absent"), and returns how many differ.
+func jsonDiffs(path string, a, b any, diff func(path, a, b string)) int {
+	if ma, ok := a.(map[string]any); ok {
+		if mb, ok := b.(map[string]any); ok {
+			n := 0
+			for _, k := range slices.Sorted(maps.Keys(unionKeys(ma, mb))) {
+				x, okA := ma[k]
+				y, okB := mb[k]
+				p := joinPath(path, k)
+				switch {
+				case okA && okB:
+					n += jsonDiffs(p, x, y, diff)
+				case okA:
+					diff(p, jsonText(x), "absent")
+					n++
+				default:
+					diff(p, "absent", jsonText(y))
+					n++
+				}
+			}
+			return n
+		}
+	}
+	if sa, ok := a.([]any); ok {
+		if sb, ok := b.([]any); ok && len(sa) == len(sb) {
+			n := 0
+			for i := range sa {
+				n += jsonDiffs(fmt.Sprintf("%s[%d]", path, i), sa[i], sb[i], diff)
+			}
+			return n
+		}
+	}
+	if x, y := jsonText(a), jsonText(b); x != y {
+		if path == "" {
+			path = "(the whole value)"
+		}
+		diff(path, x, y)
+		return 1
+	}
+	return 0
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// jsonText is v as compact JSON, cut to diffValueBytes.
+func jsonText(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	s := strings.TrimSuffix(b.String(), "\n")
+	if len(s) > diffValueBytes {
+		s = s[:runeStart(s, diffValueBytes)] + "…"
+	}
+	return s
+}
+
+// runeStart moves i (≤ len(s)) back to the start of the character it is in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
