@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/loopwatch/loopwatch/internal/smallest"
+	"github.com/loopwatch/loopwatch/internal/tmpname"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/reports"
@@ -234,7 +235,7 @@ var checkedApart = []string{InputListingKey}
 // readShardSet reads the manifests of the shards in dir and checks that they make one
 // complete set: every shard of n there once, all replayed from the same input with
 // the same version, configuration, labels and settings, every table file in place as
-// its manifest describes it, and no partition beside them.
+// its manifest describes it, and no partition or file beside them (checkFolderFiles).
 func readShardSet(dir string) (*shardSet, error) {
 	refuse := func(format string, args ...any) error {
 		return &SetError{Dir: dir, Reason: fmt.Sprintf(format, args...)}
@@ -346,24 +347,88 @@ func readShardSet(dir string) (*shardSet, error) {
 			}
 		}
 	}
-	for _, t := range first.Tables {
+	if err := checkFolderFiles(dir, set.manifests, count); err != nil {
+		return nil, refuse("%v", err)
+	}
+	return set, nil
+}
+
+// mergedTables are the tables the merge derives into a folder, each in
+// <table>/part-0.parquet, sealed by the merged manifest.
+var mergedTables = []string{"metrics", "fixloop", "fixloop_runs", "curves"}
+
+// checkFolderFiles checks that the tables' folders of a set of count shards hold the
+// set's files and nothing else, as a reader of the hive layout would take any other
+// for part of a table (DuckDB's read_parquet('DIR/results/*/*.parquet') counts every
+// file's rows): in each shard table's folder, only the partitions the set's shards
+// write, named exactly so ("shard=1", never "shard=01"), each holding only the files
+// the shards' manifests list; in each derived table's folder, only its part file.
+// Loopwatch's own temporaries of a part file (a write in progress, a previous file
+// moved aside, what a killed writer left) are not the table's: no reader takes them.
+func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) error {
+	listed := map[string]bool{}
+	for _, m := range manifests {
+		for _, t := range m.Tables {
+			listed[filepath.Clean(filepath.Join(dir, filepath.FromSlash(t.File)))] = true
+		}
+	}
+	ours := func(e fs.DirEntry) bool { // a temporary of a part file
+		dest, _, ok := tmpname.Parse(e.Name())
+		return ok && dest == reports.PartFile && e.Type().IsRegular()
+	}
+	stray := func(path string) error {
+		return fmt.Errorf("mixed sets: %s is no file of this set (no shard's manifest lists it: added by hand, or left by another tool?), and readers of the folder would count it in: remove it", path)
+	}
+	// onlyListed checks the files of a folder: each listed, or one of ours.
+	onlyListed := func(folder string, listed func(path string) bool) error {
+		entries, err := os.ReadDir(folder)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if p := filepath.Join(folder, e.Name()); !listed(p) && !ours(e) {
+				return stray(p)
+			}
+		}
+		return nil
+	}
+	for _, t := range manifests[0].Tables {
 		folder := filepath.Join(dir, filepath.Dir(filepath.Dir(filepath.FromSlash(t.File))))
 		entries, err := os.ReadDir(folder)
 		if err != nil {
-			return nil, refuse("%v", err)
+			return err
 		}
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".") { // loopwatch's temporaries, hidden files
+			if ours(e) {
 				continue
 			}
-			k, isShard := strings.CutPrefix(e.Name(), "shard=")
-			if n, err := strconv.Atoi(k); !isShard || err != nil || n < 0 || n >= count || !e.IsDir() {
-				return nil, refuse("mixed sets: %s is not a partition of this set of %d shards (left by an earlier replay with more shards, or added by hand?): remove it",
+			if i, ok := partitionIndex(e.Name()); !ok || i >= count || !e.IsDir() {
+				return fmt.Errorf("mixed sets: %s is not a partition of this set of %d shards (left by an earlier replay with more shards, or added by hand?): remove it",
 					filepath.Join(folder, e.Name()), count)
+			}
+			if err := onlyListed(filepath.Join(folder, e.Name()), func(p string) bool { return listed[p] }); err != nil {
+				return err
 			}
 		}
 	}
-	return set, nil
+	for _, t := range mergedTables {
+		err := onlyListed(filepath.Join(dir, t), func(p string) bool { return filepath.Base(p) == reports.PartFile })
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// partitionIndex returns the shard whose partition is named name: exactly the name
+// shardPartition gives it.
+func partitionIndex(name string) (int, bool) {
+	k, ok := strings.CutPrefix(name, "shard=")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(k)
+	return i, err == nil && i >= 0 && shardPartition(i) == name
 }
 
 func shardIndex(m *reports.Manifest) int {

@@ -369,6 +369,28 @@ func TestMergeRefusesBadSets(t *testing.T) {
 		{"stray partition", func(dir string) {
 			os.MkdirAll(filepath.Join(dir, "results", "shard=3"), 0o755)
 		}, "results/shard=3 is not a partition of this set of 3 shards"},
+		{"partition named 01", func(dir string) {
+			copyFile(t, dir, "results/shard=1/part-0.parquet", "results/shard=01/part-0.parquet")
+		},
+			"results/shard=01 is not a partition of this set of 3 shards"},
+		{"partition named +1", func(dir string) {
+			copyFile(t, dir, "results/shard=1/part-0.parquet", "results/shard=+1/part-0.parquet")
+		},
+			"results/shard=+1 is not a partition of this set of 3 shards"},
+		{"hidden file beside the partitions", func(dir string) { copyFile(t, dir, "results/shard=1/part-0.parquet", "results/.part-0.parquet") },
+			"results/.part-0.parquet is not a partition of this set of 3 shards"},
+		{"part file no manifest lists", func(dir string) { copyFile(t, dir, "results/shard=0/part-0.parquet", "results/shard=0/part-1.parquet") },
+			"results/shard=0/part-1.parquet is no file of this set"},
+		{"hidden file in a partition", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/.old.parquet") },
+			"cycles/shard=2/.old.parquet is no file of this set"},
+		{"folder in a partition", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/x/part-0.parquet") },
+			"cycles/shard=2/x is no file of this set"},
+		{"a derived table's second part", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "metrics/part-1.parquet") },
+			"metrics/part-1.parquet is no file of this set"},
+		{"loopwatch's temporaries", func(dir string) {
+			copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/.part-0.parquet.tmp-2147483646-1")
+			copyFile(t, dir, "cycles/shard=2/part-0.parquet", "metrics/.part-0.parquet.tmp-2147483646-2")
+		}, ""},
 		{"altered manifest", func(dir string) {
 			p := filepath.Join(dir, "_manifests", "shard=1.manifest.json")
 			b := readFile(t, p)
@@ -406,10 +428,22 @@ func TestMergeRefusesBadSets(t *testing.T) {
 			if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want a refusal with %q", err, tt.want)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "metrics")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "metrics", "part-0.parquet")); err == nil {
 				t.Error("a refused set got a metrics table")
 			}
 		})
+	}
+}
+
+// copyFile copies the file from to the file to, both slash-separated paths in dir.
+func copyFile(t *testing.T, dir, from, to string) {
+	t.Helper()
+	to = filepath.Join(dir, filepath.FromSlash(to))
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, readFile(t, filepath.Join(dir, filepath.FromSlash(from))), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -85,16 +85,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail("--days and --limit must be ≥ 0")
 	}
 
+	if fi, err := os.Stat(*results); err == nil && fi.IsDir() {
+		// A folder's shards must be one replay's — as metrics takes them: the same
+		// check, before the screens read a table — its derived tables theirs.
+		if err := pipeline.CheckFolder(*results); err != nil {
+			return fail("%v", err)
+		}
+	}
 	res, err := screens.Open(*results)
 	if err != nil {
 		return fail("%v", err)
-	}
-	if fi, err := os.Stat(*results); err == nil && fi.IsDir() {
-		// A folder's shards must be one replay's, its derived tables theirs.
-		if err := pipeline.CheckFolder(*results); err != nil {
-			res.Close()
-			return fail("%v", err)
-		}
 	}
 	defer res.Close()
 	type screen interface {

@@ -253,15 +253,33 @@ func TestFolderOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ name, want string }{
-		{"one shard of two", "holds 1 of the 2 shards of its split (shard=0)"},
-		{"two inputs", "is shard 1/2 of another split or input than"},
-		{"a shard twice", "is shard 0/2 in the partition shard=1: the folder mixes outputs"},
+		// The messages of metrics: assess checks a folder as it does.
+		{"one shard of two", "incomplete set: shard 1 of 2 is missing (no _manifests/shard=1.manifest.json)"},
+		{"two inputs", "mixed sets: shards 0 and 1 read different input"},
+		{"a shard twice", "duplicated shard: shard=1.manifest.json holds the manifest of shard 0/2"},
+		{"a partition named 01", filepath.Join("results", "shard=01") + " is not a partition of this set of 2 shards"},
+		{"a part file no manifest lists", filepath.Join("results", "shard=0", "part-1.parquet") + " is no file of this set"},
 	} {
 		dir := t.TempDir()
 		if err := replay(in, labels, dir+string(filepath.Separator), "--shard", "0/2"); err != nil {
 			t.Fatal(err)
 		}
 		switch tt.name {
+		case "a partition named 01", "a part file no manifest lists": // the complete split, and a copy of a part
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.CopyFS(dir, os.DirFS(split)); err != nil {
+				t.Fatal(err)
+			}
+			to := filepath.Join(dir, "results", "shard=01", "part-0.parquet")
+			if tt.name == "a part file no manifest lists" {
+				to = filepath.Join(dir, "results", "shard=0", "part-1.parquet")
+			}
+			b, err := os.ReadFile(filepath.Join(split, "results", "shard=1", "part-0.parquet"))
+			if err != nil || os.MkdirAll(filepath.Dir(to), 0o755) != nil || os.WriteFile(to, b, 0o644) != nil {
+				t.Fatal(err)
+			}
 		case "two inputs":
 			if err := os.CopyFS(dir, os.DirFS(other)); err != nil {
 				t.Fatal(err)

@@ -18,8 +18,11 @@
 // fix-loop cases, inputs, problems, and with --report the run, cycle, event and
 // intervention rows — byte for byte, by their SHA-256; a table it does not read is
 // not hashed, so an edit inside one that keeps its size is found by whatever reads it
-// next, such as assess), a partition no shard of the set wrote — with a message that
-// says which, and never prints metrics from part of the runs.
+// next, such as assess), a partition no shard of the set wrote or not named exactly as
+// a shard names it (shard=01), a file in a partition or a derived table's folder that
+// no manifest of the set lists (loopwatch's temporaries aside) — with a message that
+// says which, and never prints metrics from part of the runs. assess --results DIR/
+// checks a folder the same way.
 //
 // From every shard's predictions and recorded filter failures it computes the metrics
 // and curves of every detector and configuration, and simulates the inner fix loop, by
