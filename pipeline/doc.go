@@ -19,7 +19,9 @@
 // the settings read back from the tables' metadata. So a replay split over processes
 // or machines ([Settings].Shard, writing into a folder in the hive layout) gives
 // exactly the whole replay's metrics when [Merge] derives them from the union of its
-// shards. Merge refuses a folder that is not one complete set of shards ([SetError]).
+// shards. Merge refuses a folder that is not one complete set of shards ([SetError]);
+// a shard written again removes what Merge derived from the set it replaces, unless
+// it writes its partition again byte for byte.
 // Neither holds anything per unit: a replay spills what the derivation reads to
 // scratch files as it writes the rows, and Merge reads each shard's rows a batch at a
 // time, merged into that order, into the same files. [Report] builds the HTML report

@@ -353,6 +353,12 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		md := maps.Clone(j.md)
 		md[ShardKey] = j.shard.String()
 		j.out, err = reports.NewFolderOutput(s.Out, shardPartition(j.shard.Index), shardPartition(j.shard.Index), md)
+		if err == nil {
+			// The merged files describe the set with the partition this shard
+			// replaces: its commit removes them, unless it writes that partition again
+			// byte for byte.
+			j.out.Supersedes(mergedFiles(s.Out)...)
+		}
 	case s.Shard.Count > 0:
 		return nil, usage("--shard %s: a shard writes into a folder: give --out a folder (ending in /) shared by every shard", s.Shard)
 	default:

@@ -186,8 +186,9 @@ const (
 
 // A DerivedError is a folder replay (--out DIR/, not split) whose own tables were
 // written but whose derived tables (metrics, curves, fixloop, fixloop_runs: the
-// merge's) were not: the folder's derived tables, if any, are an earlier replay's,
-// which readers refuse, until `metrics DIR/` derives them again.
+// merge's) were not: the folder has none until `metrics DIR/` derives them again (the
+// shard's commit removed an earlier replay's, unless it wrote the very tables they
+// were derived from).
 type DerivedError struct {
 	Dir string
 	Err error
@@ -357,6 +358,29 @@ func readShardSet(dir string) (*shardSet, error) {
 // <table>/part-0.parquet, sealed by the merged manifest.
 var mergedTables = []string{"metrics", "fixloop", "fixloop_runs", "curves"}
 
+// mergedFiles are the merge's files in the folder dir, its manifest first: what a
+// shard that replaces its partition removes (they were derived from the one it
+// replaces), and what a merge whose shards were replaced while it ran takes back.
+func mergedFiles(dir string) []string {
+	files := []string{reports.FolderManifestPath(dir, reports.MergedSet)}
+	for _, t := range mergedTables {
+		files = append(files, filepath.Join(dir, t, reports.PartFile))
+	}
+	return files
+}
+
+// replaced returns the first shard of the set whose manifest is no longer the one
+// the set was read from (replaced, or removed), or -1.
+func (s *shardSet) replaced() int {
+	for i, m := range s.manifests {
+		now, err := reports.ReadManifestFile(reports.FolderManifestPath(s.dir, shardPartition(i)))
+		if err != nil || now.Digest != m.Digest {
+			return i
+		}
+	}
+	return -1
+}
+
 // checkFolderFiles checks that the tables' folders of a set of count shards hold the
 // set's files and nothing else, as a reader of the hive layout would take any other
 // for part of a table (DuckDB's read_parquet('DIR/results/*/*.parquet') counts every
@@ -514,15 +538,23 @@ func verifiedPart(set *shardSet, m *reports.Manifest, table string) (string, err
 // refuse to show otherwise: that the folder holds one complete set of shards of one
 // replay, as the merge requires, and that its derived tables, when there are any,
 // were derived from those very shards — not left by an earlier replay whose merge a
-// later one did not complete.
+// later one did not complete — and sealed by their manifest.
 func CheckFolder(dir string) error {
 	set, err := readShardSet(dir)
 	if err != nil {
 		return err
 	}
 	m, err := reports.ReadManifestFile(reports.FolderManifestPath(dir, reports.MergedSet))
+	stale := func(why string) error {
+		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables (metrics, curves, fixloop) %s (an interrupted or failed replay or metrics?): run metrics %s to derive them again", why, dir)}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		for _, f := range mergedFiles(dir)[1:] {
+			if _, err := os.Lstat(f); err == nil {
+				return stale(fmt.Sprintf("are there without their manifest (%s)", f))
+			}
+		}
 		return nil // a split replay before metrics derives its tables
 	case err != nil:
 		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables' manifest: %v", unwrap(err))}
@@ -530,9 +562,6 @@ func CheckFolder(dir string) error {
 	var ids []string
 	for _, sm := range set.manifests {
 		ids = append(ids, sm.ReplayID)
-	}
-	stale := func(why string) error {
-		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables (metrics, curves, fixloop) %s (an interrupted or failed replay or metrics?): run metrics %s to derive them again", why, dir)}
 	}
 	if !slices.Equal(m.Merged, ids) {
 		return stale("were derived from other shards than those it holds")
@@ -556,7 +585,9 @@ func CheckFolder(dir string) error {
 // most 16 shards' parts at once, merging more in groups first — and derives
 // the metrics, curves and fix-loop simulation with the settings the shards recorded.
 // It writes them into dir (dir/metrics/part-0.parquet, …) as a set with its manifest
-// (_manifests/merged.manifest.json), and returns what the whole replay would have: the
+// (_manifests/merged.manifest.json) — and removes them again, refusing the set, if a
+// shard was replaced while it ran (a shard's commit removes the merged files it
+// finds, see [reports.Output.Supersedes]) — and returns what the whole replay would have: the
 // same summary, evaluations and warnings. Input problems are listed by file and line.
 // workers bounds the simulation's parallelism; it never changes the output.
 func Merge(ctx context.Context, dir string, workers int) (*Result, error) {
@@ -643,6 +674,14 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 	}
 	if err := out.Commit(); err != nil {
 		return nil, err
+	}
+	// A shard replaced while the merge ran removed the merged files it found, and
+	// these are derived from the shard it replaced: take them back.
+	if i := set.replaced(); i >= 0 {
+		for _, f := range mergedFiles(dir) {
+			os.Remove(f)
+		}
+		return nil, &SetError{Dir: dir, Reason: fmt.Sprintf("shard %d was replaced while the metrics were derived (its manifest changed): they were not kept; run metrics %s again once every shard is written", i, dir)}
 	}
 	res.Tables = tableCounts(out.Tables())
 	rows := map[string]int64{}

@@ -435,6 +435,75 @@ func TestMergeRefusesBadSets(t *testing.T) {
 	}
 }
 
+// TestReplacedShardRemovesTheMergedFiles: a shard written again replaces its
+// partition and removes the merged files (the merged manifest and the derived tables,
+// which describe the set it was part of) in the same commit, so that no reader of
+// DIR/metrics/ finds the former set's figures — unless it writes its partition again
+// byte for byte, when they are still exact; derived tables left without their
+// manifest are refused by readers of the folder.
+func TestReplacedShardRemovesTheMergedFiles(t *testing.T) {
+	base := t.TempDir()
+	set := filepath.Join(base, "set")
+	shard := func(dir string, i int, change func(*pipeline.Settings)) {
+		s := shardSettings("")
+		s.Out, s.Shard = dir+"/", replay.Shard{Index: i, Count: 3}
+		if change != nil {
+			change(&s)
+		}
+		run(t, s)
+	}
+	for i := range 3 {
+		shard(set, i, nil)
+	}
+	if _, err := pipeline.Merge(context.Background(), set, 0); err != nil {
+		t.Fatal(err)
+	}
+	merged := append([]string{filepath.Join("_manifests", "merged.manifest.json")}, derivedTables...)
+	for i, f := range merged[1:] {
+		merged[i+1] = filepath.Join(f, "part-0.parquet")
+	}
+	for _, tt := range []struct {
+		name         string
+		change       func(dir string)
+		kept, tables bool   // the merged manifest kept, the derived tables kept
+		check        string // CheckFolder's refusal ("": none)
+	}{
+		{"other flags", func(dir string) { shard(dir, 1, func(s *pipeline.Settings) { s.Resamples = 100 }) }, false, false, "mixed sets"},
+		{"the same again", func(dir string) { shard(dir, 1, func(s *pipeline.Settings) { s.Workers = 1 }) }, true, true, ""},
+		{"other flags, then the same again", func(dir string) {
+			shard(dir, 2, func(s *pipeline.Settings) { s.Seed = 9 })
+			shard(dir, 2, nil)
+		}, false, false, ""},
+		{"the merged manifest removed", func(dir string) { os.Remove(filepath.Join(dir, merged[0])) }, false, true,
+			"its derived tables (metrics, curves, fixloop) are there without their manifest"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.CopyFS(dir, os.DirFS(set)); err != nil {
+				t.Fatal(err)
+			}
+			tt.change(dir)
+			for i, f := range merged {
+				_, err := os.Stat(filepath.Join(dir, f))
+				if want := tt.kept && i == 0 || tt.tables && i > 0; (err == nil) != want {
+					t.Errorf("%s: kept %v, want %v", f, err == nil, want)
+				}
+			}
+			err := pipeline.CheckFolder(dir)
+			if tt.check == "" && err != nil || tt.check != "" && (err == nil || !strings.Contains(err.Error(), tt.check)) {
+				t.Errorf("CheckFolder: %v, want %q", err, tt.check)
+			}
+			if tt.kept {
+				for _, f := range merged {
+					if !bytes.Equal(readFile(t, filepath.Join(dir, f)), readFile(t, filepath.Join(set, f))) {
+						t.Errorf("%s changed", f)
+					}
+				}
+			}
+		})
+	}
+}
+
 // copyFile copies the file from to the file to, both slash-separated paths in dir.
 func copyFile(t *testing.T, dir, from, to string) {
 	t.Helper()

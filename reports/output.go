@@ -90,6 +90,9 @@ type Output struct {
 	scratchMu sync.Mutex         // guards scratch: Scratch may run on several goroutines
 	sealedID  string             // the replay id the sealed tables carry ("" before a Seal)
 	sealMu    sync.Mutex         // guards sealedID and done while tables are sealed at once (SealAll)
+	// superseded are files derived from the output in place, which Commit removes when
+	// it replaces that output by another (see Supersedes).
+	superseded []string
 }
 
 type committer interface {
@@ -296,6 +299,29 @@ func (o *Output) ManifestPath() string {
 		return FolderManifestPath(o.dir, o.set)
 	}
 	return ManifestPath(o.stem + ".parquet")
+}
+
+// Supersedes names files derived from the output this one replaces — another set's
+// manifest first, then its tables: a split replay's merged outputs, derived from every
+// shard — which Commit removes as it puts the tables in place, unless the output it
+// commits is the one in place (its manifest, which holds every table's size and
+// SHA-256, the same byte for byte): so that no reader takes them for the output's.
+// They are removed, the manifest first, before the first table is replaced, and again
+// once the manifest is in place (in case a process deriving them meanwhile put them
+// back); a commit that fails after that does not put them back, as a concurrent
+// commit of another part of the dataset may have replaced what they were derived from
+// meanwhile. A file that is already gone is no error.
+func (o *Output) Supersedes(paths ...string) { o.superseded = paths }
+
+// removeSuperseded removes the superseded files, in order, and returns the first
+// error but a file's being gone.
+func (o *Output) removeSuperseded() error {
+	for _, p := range o.superseded {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetInfo sets what the manifest records beyond the tables.
@@ -665,6 +691,9 @@ type Manifest struct {
 	// Metadata is the key-value metadata every table carries but loopwatch.table (a
 	// folder output's manifest only: the merge of shards compares them).
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Digest is the SHA-256 of the file the manifest was read from (hex; not written):
+	// a reader that reads it again can tell whether it was replaced meanwhile.
+	Digest string `json:"-"`
 }
 
 // ManifestInfo is what a manifest records beyond its tables: for a shard of a split
@@ -718,6 +747,8 @@ func ReadManifestFile(path string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	sum := sha256.Sum256(b)
+	m.Digest = hex.EncodeToString(sum[:])
 	return &m, nil
 }
 
@@ -836,6 +867,13 @@ func (o *Output) Commit() error {
 			return fmt.Errorf("output %s: is a folder; nothing was replaced (move it away, or choose another --out)", p.final)
 		}
 	}
+	if len(o.superseded) > 0 && !sameContent(mtmp, man.final) {
+		if err := o.removeSuperseded(); err != nil {
+			discard()
+			return fmt.Errorf("output %s: removing what was derived from the output it replaces: %w; nothing was replaced", o.ManifestPath(), UnwrapPathError(err))
+		}
+		defer o.removeSuperseded() // again once it is replaced: see Supersedes
+	}
 	if err := man.aside(o.rename); err != nil { // no manifest while the tables move
 		discard()
 		return fmt.Errorf("output %s: %w; nothing was replaced", o.ManifestPath(), UnwrapPathError(err))
@@ -907,6 +945,16 @@ func (o *Output) retiring(set []placing) []placing {
 		}
 	}
 	return out
+}
+
+// sameContent reports whether the files a and b hold the same bytes.
+func sameContent(a, b string) bool {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false
+	}
+	y, err := os.ReadFile(b)
+	return err == nil && bytes.Equal(x, y)
 }
 
 // writeManifestTemp writes m beside its destination and returns the temporary's name.

@@ -300,6 +300,79 @@ func TestRetire(t *testing.T) {
 	}
 }
 
+// TestCommitRemovesWhatItSupersedes: the files derived from an output (a split
+// replay's merged files, derived from a shard's partition) are removed by a commit
+// that replaces the output by another — before any table moves, and again once the
+// manifest is in place, in case a concurrent process put them back — and by one that
+// fails part-way too (the previous output then stands, but another part of the
+// dataset may have changed meanwhile); a commit of the very output in place keeps
+// them.
+func TestCommitRemovesWhatItSupersedes(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		previous string // the previous output's fingerprint ("": none)
+		putBack  bool   // the derived files are put back while the tables move
+		fail     bool   // the commit's second rename fails
+		kept     bool
+	}{
+		{name: "no previous output"},
+		{name: "another output", previous: "old"},
+		{name: "the same output again", previous: "new", kept: true},
+		{name: "put back while the tables move", previous: "old", putBack: true},
+		{name: "a failed commit", previous: "old", fail: true},
+		{name: "a failed commit of the same output", previous: "new", fail: true, kept: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "res.parquet")
+			if tt.previous != "" {
+				if err := writeOutput(t, path, tt.previous, 7).Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			derived := []string{filepath.Join(dir, "merged.manifest.json"), filepath.Join(dir, "metrics", "part-0.parquet")}
+			putDerived := func() {
+				for _, f := range derived {
+					if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil || os.WriteFile(f, []byte(f), 0o644) != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			putDerived()
+			before := snapshot(t, dir)
+			out := writeOutput(t, path, "new", 7)
+			out.Supersedes(derived...)
+			calls := 0
+			out.rename = func(oldpath, newpath string) error {
+				calls++
+				if tt.fail && calls == 2 {
+					return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: errors.New("injected")}
+				}
+				if tt.putBack && calls == 2 {
+					putDerived()
+				}
+				return os.Rename(oldpath, newpath)
+			}
+			err := out.Commit()
+			if tt.fail != (err != nil) {
+				t.Fatalf("commit: %v", err)
+			}
+			for _, f := range derived {
+				if _, err := os.Stat(f); (err == nil) != tt.kept {
+					t.Errorf("%s: kept %v, want %v", f, err == nil, tt.kept)
+				}
+			}
+			if tt.fail { // the previous output stands as it was
+				for f, b := range before {
+					if got, err := os.ReadFile(filepath.Join(dir, f)); !slices.Contains(derived, filepath.Join(dir, f)) && (err != nil || string(got) != b) {
+						t.Errorf("%s changed by a failed commit", f)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestScratchFilesAreRemoved: an output's scratch files are temporaries beside it,
 // removed by Commit — also when it fails — and by Abort.
 func TestScratchFilesAreRemoved(t *testing.T) {

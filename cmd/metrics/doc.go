@@ -30,8 +30,9 @@
 // single replay's metrics, byte for byte, and the input fingerprint, which no shard
 // knows, is folded from the shards' inputs tables. It writes them into DIR beside the shards'
 // tables (DIR/metrics/part-0.parquet, DIR/curves/…, DIR/fixloop/…,
-// DIR/fixloop_runs/…, sealed by DIR/_manifests/merged.manifest.json) and prints the
-// summary the replay prints: what was read, the detectors, the interventions at
+// DIR/fixloop_runs/…, sealed by DIR/_manifests/merged.manifest.json; a shard written
+// again removes them, unless it writes its partition byte for byte as it was) and
+// prints the summary the replay prints: what was read, the detectors, the interventions at
 // friction moments and the fix-loop simulation. Input problems are printed by file
 // and line (all are in DIR/problems/). With --report it writes the whole replay's
 // HTML report too, its run, intervention, cycle and event rows read from every

@@ -143,22 +143,47 @@ func TestEndToEnd(t *testing.T) {
 
 	const n = 4
 	split := filepath.Join(dir, "split")
-	var wg sync.WaitGroup
-	codes := make([]int, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var stderr string
-			codes[i], _, stderr = replayBin("--shard", fmt.Sprintf("%d/%d", i, n), "--out", split+"/", "--workers", "1")
-			if codes[i] != 0 && codes[i] != 1 {
-				t.Errorf("shard %d: exit %d\n%s", i, codes[i], stderr)
-			}
-		}()
+	// shards replays the n shards into split at once, as n processes.
+	shards := func(args ...string) {
+		t.Helper()
+		var wg sync.WaitGroup
+		codes := make([]int, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var stderr string
+				codes[i], _, stderr = replayBin(append([]string{"--shard", fmt.Sprintf("%d/%d", i, n), "--out", split + "/", "--workers", "1"}, args...)...)
+				if codes[i] != 0 && codes[i] != 1 {
+					t.Errorf("shard %d: exit %d\n%s", i, codes[i], stderr)
+				}
+			}()
+		}
+		wg.Wait()
+		if slices.Index(codes, 1) < 0 || slices.Index(codes, 0) < 0 {
+			t.Errorf("exit statuses %v: with --strict, the one shard owning the problem fails and the others do not", codes)
+		}
 	}
-	wg.Wait()
-	if slices.Index(codes, 1) < 0 || slices.Index(codes, 0) < 0 {
-		t.Errorf("exit statuses %v: with --strict, the one shard owning the problem fails and the others do not", codes)
+	mergedFiles := []string{filepath.Join(split, "_manifests", "merged.manifest.json")}
+	for _, table := range []string{"metrics", "curves", "fixloop", "fixloop_runs"} {
+		mergedFiles = append(mergedFiles, filepath.Join(split, table, "part-0.parquet"))
+	}
+	// Shards written again with other flags, all at once, remove the merged files of
+	// the set they replace; written again as they were, they keep them.
+	shards("--resamples", "100")
+	if code, _, stderr := runCLI(t, split); code != 0 {
+		t.Fatalf("metrics: exit %d\n%s", code, stderr)
+	}
+	for _, again := range []struct {
+		args []string
+		kept bool
+	}{{[]string{"--resamples", "100"}, true}, {nil, false}} {
+		shards(again.args...)
+		for _, f := range mergedFiles {
+			if _, err := os.Stat(f); (err == nil) != again.kept {
+				t.Errorf("shards written again (%v): %s kept %v, want %v", again.args, f, err == nil, again.kept)
+			}
+		}
 	}
 	wholeCode, whole, _ := replayBin("--out", filepath.Join(dir, "whole.parquet"))
 	oneCode, _, stderr := replayBin("--out", filepath.Join(dir, "one")+"/")

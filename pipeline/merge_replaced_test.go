@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/loopwatch/loopwatch/replay"
+	"github.com/loopwatch/loopwatch/reports"
+)
+
+// TestReplacedWhileMerging: the merge, once it committed its files, reads the shards'
+// manifests again and finds a shard replaced meanwhile (whose commit may have found no
+// merged file to remove yet): its files are then taken back, not left describing
+// the shard replaced.
+func TestReplacedWhileMerging(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2 {
+		s := DefaultSettings()
+		s.Resamples, s.Fix.Draws, s.Fix.Trials = 50, 5, 2
+		s.Out, s.Shard = dir+"/", replay.Shard{Index: i, Count: 2}
+		if _, err := Run(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(manifest string)
+		want   int
+	}{
+		{"unchanged", func(string) {}, -1},
+		{"rewritten as it was", func(m string) { os.WriteFile(m, must(os.ReadFile(m)), 0o644) }, -1},
+		{"replaced", func(m string) { os.WriteFile(m, append(must(os.ReadFile(m)), '\n'), 0o644) }, 1},
+		{"removed", func(m string) { os.Remove(m) }, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := readShardSet(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := reports.FolderManifestPath(dir, shardPartition(1))
+			keep := must(os.ReadFile(m))
+			defer os.WriteFile(m, keep, 0o644)
+			tt.change(m)
+			if got := set.replaced(); got != tt.want {
+				t.Errorf("replaced() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
