@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loopwatch/loopwatch/replay/jsonl"
 )
@@ -380,10 +382,12 @@ func ReadLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 //     parses as one, else an id. In JSON each may also be an array of strings.
 //
 // A run label file must name run_key and label, a session label file session_id and
-// outcome (or label). A line that cannot
-// be used is returned as a problem and skipped; a key labelled twice keeps its last
-// label and is reported. ReadLabelsWith fails only when the file has no usable header
-// or cannot be read. With opts.Source the labels stay in it (see [LabelOptions]).
+// outcome (or label). A line that cannot be used — a JSON record giving a member twice
+// (names matched ignoring case, as encoding/json matches them) among them — is
+// returned as a problem and skipped; a key labelled twice keeps its last label and is
+// reported. ReadLabelsWith fails only when the file has no usable header (a CSV header
+// naming a column twice, ignoring case and surrounding space, is none) or cannot be
+// read. With opts.Source the labels stay in it (see [LabelOptions]).
 func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
@@ -621,6 +625,12 @@ func jsonRow(line []byte) (labelRow, error) {
 		}
 		return labelRow{}, fmt.Errorf("not a JSON object: %w", err)
 	}
+	if first, again, ok := repeatedMember(line); ok {
+		if first == again {
+			return labelRow{}, fmt.Errorf("member %q given twice", first)
+		}
+		return labelRow{}, fmt.Errorf("members %q and %q name the same field (names are matched ignoring case)", first, again)
+	}
 	humans := strings.Trim(string(obj.HumanMsgs), `"`)
 	if humans == "null" {
 		humans = ""
@@ -630,6 +640,67 @@ func jsonRow(line []byte) (labelRow, error) {
 		Source: obj.Source, Rule: firstNonEmpty(obj.Rule, obj.LabelRule),
 		Confidence: obj.Confidence, HumanMsgs: humans, Notes: obj.Notes, Path: obj.File,
 		FrictionIDs: obj.FrictionUUIDs, FrictionTimes: obj.FrictionTimes, Moments: obj.Moments}, nil
+}
+
+// repeatedMember reports the first member of a JSON object (valid JSON) whose name
+// an earlier member gives too, as encoding/json matches names to fields (ignoring
+// case): first is the earlier member's name, again the later one's. encoding/json
+// keeps the later value, silently.
+func repeatedMember(line []byte) (first, again string, ok bool) {
+	type member struct{ name, folded string }
+	var few [16]member
+	names := few[:0]
+	var many map[string]string // past len(few) members, by folded name
+	s := jsonl.NewScanner(line)
+	s.Object(false, func(key []byte) bool {
+		name := jsonl.Unquote(key)
+		folded := foldName(name)
+		if many == nil && len(names) == cap(names) {
+			many = make(map[string]string, 2*len(names))
+			for _, m := range names {
+				many[m.folded] = m.name
+			}
+		}
+		if many != nil {
+			first, ok = many[folded]
+			many[folded] = name
+		} else {
+			for _, m := range names {
+				if m.folded == folded {
+					first, ok = m.name, true
+				}
+			}
+			names = append(names, member{name, folded})
+		}
+		if ok {
+			again = name
+			return false
+		}
+		return s.Skip()
+	})
+	return first, again, ok
+}
+
+// foldName maps a name to one representative of the names equal to it under Unicode
+// simple case folding (strings.EqualFold), the folding encoding/json matches member
+// names to fields with: a name in lower-case ASCII is its own.
+func foldName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			return r
+		}
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if 'a' <= f && f <= 'z' { // the Kelvin sign folds to k, the long s to s
+				return f
+			}
+			m = min(m, f)
+		}
+		return m
+	}, name)
 }
 
 // csvColumns are the columns of a CSV label file, from its header.
@@ -643,7 +714,12 @@ type csvColumns struct {
 func csvHeader(header []string) (*csvColumns, error) {
 	c := &csvColumns{col: map[string]int{}}
 	for i, h := range header {
-		c.col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if j, ok := c.col[name]; ok && name != "" {
+			// which of the two to read cannot be told: the whole file is suspect
+			return nil, fmt.Errorf("the header names the column %s twice: column %d (%q) and column %d (%q)", name, j+1, header[j], i+1, h)
+		}
+		c.col[name] = i
 	}
 	keyCol, ok := c.col["run_key"]
 	if !ok {
