@@ -154,15 +154,20 @@ func (d PairedDifference) IncludesZero() bool {
 // multiset of unit indices in [0, n): first on every unit once, then on opts.Resamples
 // resamples of n units drawn with replacement (seeded by opts.Seed). figures returns
 // the two figures (a NaN where undefined) for the units it is given, which may repeat.
-func PairedBootstrap(n int, figures func(units []int) (a, b float64), opts Options) PairedDifference {
-	return PairedBootstraps(n, 1, func(units []int, a, b []float64) { a[0], b[0] = figures(units) }, opts)[0]
+// It fails only with opts.Context's error, once the context is done.
+func PairedBootstrap(n int, figures func(units []int) (a, b float64), opts Options) (PairedDifference, error) {
+	ds, err := PairedBootstraps(n, 1, func(units []int, a, b []float64) { a[0], b[0] = figures(units) }, opts)
+	if err != nil {
+		return PairedDifference{}, err
+	}
+	return ds[0], nil
 }
 
 // PairedBootstraps is [PairedBootstrap] of k pairs of figures at once, all from the
 // same resamples: figures fills a[j] and b[j], j < k, for the units it is given. Each
 // difference is the one PairedBootstrap gives of its pair alone with the same opts,
 // for the cost of one pass over the units a resample instead of k.
-func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts Options) []PairedDifference {
+func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts Options) ([]PairedDifference, error) {
 	opts = opts.withDefaults()
 	all := make([]int, n)
 	for i := range all {
@@ -175,7 +180,7 @@ func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts 
 		ds[j] = PairedDifference{A: a[j], B: b[j], Diff: b[j] - a[j], Low: math.NaN(), High: math.NaN()}
 	}
 	if opts.Resamples <= 0 || n == 0 {
-		return ds
+		return ds, nil
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x706169726564)) // "paired"
 	diffs := make([][]float64, k)
@@ -183,7 +188,11 @@ func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts 
 		diffs[j] = make([]float64, 0, opts.Resamples)
 	}
 	units := make([]int, n)
+	done := doneOf(opts.Context)
 	for range opts.Resamples {
+		if err := stopped(opts.Context, done); err != nil {
+			return nil, err
+		}
 		for i := range units {
 			units[i] = rng.IntN(n)
 		}
@@ -204,5 +213,5 @@ func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts 
 		sort.Float64s(diffs[j])
 		d.Low, d.High = stat.Quantile(alpha, stat.Empirical, diffs[j], nil), stat.Quantile(1-alpha, stat.Empirical, diffs[j], nil)
 	}
-	return ds
+	return ds, nil
 }

@@ -133,6 +133,9 @@ type MomentReport struct {
 	MedianDelayEvents                                     float64
 
 	Warnings []error
+	// Err is Options.Context's error when it ended the bootstrap: the report is then
+	// incomplete (its intervals undefined) and must not be used.
+	Err error
 }
 
 // SessionMoments is what one labelled session contributes to the event-level
@@ -279,7 +282,12 @@ func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
 		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
 		drawn := make([]int, len(t.distinct))
 		n := uint64(len(t.ids))
+		done := doneOf(opts.Context)
 		for b := 0; b < opts.Resamples; b++ {
+			if rep.Err = stopped(opts.Context, done); rep.Err != nil {
+				*t = MomentTally{}
+				return rep
+			}
 			clear(drawn)
 			for range n {
 				drawn[t.ids[intN(src, n)]]++ // rand.New(src).IntN(n), without the interface call

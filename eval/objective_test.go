@@ -210,6 +210,13 @@ func TestPairedBootstrap(t *testing.T) {
 		return float64(k) / float64(len(units))
 	}
 	fig := func(units []int) (float64, float64) { return acc(aRight, units), acc(bRight, units) }
+	PairedBootstrap := func(n int, figures func([]int) (float64, float64), opts Options) PairedDifference {
+		d, err := PairedBootstrap(n, figures, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
 	d := PairedBootstrap(n, fig, Options{Seed: 3, Resamples: 1000})
 	if math.Abs(d.Diff-0.15) > 1e-12 || d.A != 0.5 || d.IncludesZero() || !(d.Low > 0 && d.Low < 0.15 && d.High > 0.15) {
 		t.Errorf("PairedBootstrap = %+v", d)
@@ -265,13 +272,20 @@ func TestPairedBootstraps(t *testing.T) {
 	}
 	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
 	for _, opts := range []Options{{Seed: 5, Resamples: 400}, {Seed: 9, Resamples: 0}, {Seed: 1, Resamples: 50, Level: 0.8}} {
-		got := PairedBootstraps(n, len(pairs), func(u []int, a, b []float64) {
+		got, err := PairedBootstraps(n, len(pairs), func(u []int, a, b []float64) {
 			for j, f := range pairs {
 				a[j], b[j] = f(u)
 			}
 		}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for j, f := range pairs {
-			w, g := PairedBootstrap(n, f, opts), got[j]
+			w, err := PairedBootstrap(n, f, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := got[j]
 			if !same(g.A, w.A) || !same(g.B, w.B) || !same(g.Diff, w.Diff) || !same(g.Low, w.Low) || !same(g.High, w.High) || g.Resamples != w.Resamples {
 				t.Errorf("%+v, pair %d: together %+v, alone %+v", opts, j, g, w)
 			}

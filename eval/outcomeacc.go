@@ -35,7 +35,7 @@ type OutcomeScore struct {
 // OutcomeReport scores predicted outcomes against labelled ones. A session is scored
 // when it is labelled with an outcome other than none and has a prediction.
 type OutcomeReport struct {
-	Options Options
+	Options Options // with defaults applied, without the Context
 
 	Sessions    int // every prediction given
 	Scored      int
@@ -66,6 +66,9 @@ type OutcomeReport struct {
 	// they say whether the confidence is calibrated. NaN without confidences.
 	MeanConfidence float64
 	Brier          float64
+	// Err is Options.Context's error when it ended the bootstrap: the report is then
+	// incomplete and must not be used.
+	Err error
 }
 
 // OutcomeOrder returns the outcomes in the order of an [OutcomeReport]'s matrix.
@@ -151,10 +154,13 @@ func (t *OutcomeTally) Report(opts Options) *OutcomeReport {
 	r := new(OutcomeReport)
 	*r = t.r
 	r.Options, r.MeanConfidence, r.Brier = opts, math.NaN(), math.NaN()
+	r.Options.Context = nil // the report outlives the call
 	if t.confN > 0 {
 		r.MeanConfidence, r.Brier = t.confSum/float64(t.confN), t.brierSum/float64(t.confN)
 	}
-	r.Accuracy = accuracyEstimate(t.hits, r.Scored, opts)
+	if r.Accuracy, r.Err = accuracyEstimate(t.hits, r.Scored, opts); r.Err != nil {
+		return r
+	}
 	none := outcomeIndex(OutcomeNone)
 	maxSupport := 0
 	for _, n := range t.labelled {
@@ -196,10 +202,10 @@ func mean(xs []float64) float64 {
 }
 
 // accuracyEstimate is the share of hits among n sessions (a bit each) with its
-// bootstrap and Jeffreys intervals.
-func accuracyEstimate(hits []uint64, n int, opts Options) Estimate {
+// bootstrap and Jeffreys intervals, or opts.Context's error once it is done.
+func accuracyEstimate(hits []uint64, n int, opts Options) (Estimate, error) {
 	if n == 0 {
-		return undefined()
+		return undefined(), nil
 	}
 	hit := func(i int) bool { return hits[i/64]>>(i%64)&1 != 0 }
 	k := 0
@@ -211,7 +217,11 @@ func accuracyEstimate(hits []uint64, n int, opts Options) Estimate {
 	if opts.Resamples > 0 {
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x6f7574636f6d65))
 		vals := make([]float64, opts.Resamples)
+		done := doneOf(opts.Context)
 		for b := range vals {
+			if err := stopped(opts.Context, done); err != nil {
+				return undefined(), err
+			}
 			c := 0
 			for range n {
 				if hit(rng.IntN(n)) {
@@ -225,7 +235,7 @@ func accuracyEstimate(hits []uint64, n int, opts Options) Estimate {
 		e.Low = vals[int(math.Floor(alpha*float64(len(vals)-1)))]
 		e.High = vals[int(math.Ceil((1-alpha)*float64(len(vals)-1)))]
 	}
-	return e
+	return e, nil
 }
 
 // Fold returns the cross-validation fold (0 … k−1) of a session: a stable hash

@@ -120,6 +120,9 @@ func newDerivation(md map[string]string, workers int) (*derivation, error) {
 		return nil, fmt.Errorf("metadata %s: %w", mdFixsim, err)
 	}
 	resamples := ev.Resamples
+	if resamples < 0 || resamples > eval.MaxResamples { // what replay --resamples takes
+		return nil, fmt.Errorf("metadata %s: resamples %d: not between 0 and %d", mdEval, resamples, eval.MaxResamples)
+	}
 	if resamples == 0 {
 		resamples = -1 // eval: < 0 disables; 0 would mean its default
 	}
@@ -154,6 +157,8 @@ func (d *derivation) run(ctx context.Context, preds predictionSource, cases case
 	badOutcome := "bad outcome (" + strings.Join(d.outcomes, ", ") + ")"
 	withRuns := sum.Runs > 0 || sum.Sessions == 0
 	parallel := d.workers > 1 || d.workers <= 0 && runtime.GOMAXPROCS(0) > 1
+	evalOpts := d.evalOpts
+	evalOpts.Context = ctx // an interrupt stops the bootstrap
 	writeMetrics := func() error {
 		// The targets are scored each on its own — seeded alike, reading nothing of each
 		// other — on the workers when there are several, and put in res and written in
@@ -172,7 +177,7 @@ func (d *derivation) run(ctx context.Context, preds predictionSource, cases case
 			if out[k].err = preds.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { c.add(p, sm, tg) }); out[k].err != nil {
 				return
 			}
-			out[k].metrics, out[k].curves = c.evaluateTarget(tg, &out[k].part, d.evalOpts, d.window, badOutcome, withRuns)
+			out[k].metrics, out[k].curves, out[k].err = c.evaluateTarget(tg, &out[k].part, evalOpts, d.window, badOutcome, withRuns)
 		}
 		emit := func(k int) error {
 			if err := out[k].err; err != nil {

@@ -91,10 +91,23 @@ func TestSettingsValidate(t *testing.T) {
 	if err := DefaultSettings().Validate(); err != nil {
 		t.Fatal(err)
 	}
-	s := DefaultSettings()
-	s.Level = 1
-	if err := s.Validate(); !IsUsage(err) || !strings.Contains(err.Error(), "--ci-level 1") {
-		t.Errorf("level 1: %v", err)
+	for _, tt := range []struct {
+		name string
+		set  func(*Settings)
+		want string // "" valid
+	}{
+		{"level 1", func(s *Settings) { s.Level = 1 }, "--ci-level 1"},
+		{"no resamples", func(s *Settings) { s.Resamples = 0 }, ""},
+		{"the most resamples", func(s *Settings) { s.Resamples = MaxResamples }, ""},
+		{"resamples past the bound", func(s *Settings) { s.Resamples = MaxResamples + 1 }, "--resamples 100001: must be between 0 (no bootstrap) and 100000"},
+		{"negative resamples", func(s *Settings) { s.Resamples = -1 }, "--resamples -1"},
+	} {
+		s := DefaultSettings()
+		tt.set(&s)
+		err := s.Validate()
+		if tt.want == "" && err != nil || tt.want != "" && (!IsUsage(err) || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
 

@@ -295,11 +295,16 @@ func momentSession(s *input.Session, moments, interventions []int, humanTurns in
 // evaluateTarget scores target t of the configuration, whose predictions c gathered
 // for it (add), into res (summary reports, in the order detectors appear) and returns
 // its metric and curve rows; the targets scored in order give a configuration's. withRuns
-// says whether struggle is reported (runs were replayed, or nothing was).
+// says whether struggle is reported (runs were replayed, or nothing was). It fails only
+// with opts.Context's error, once the context is done.
 func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, window time.Duration, badOutcome string, withRuns bool) (
-	metrics []reports.MetricRow, curves []reports.CurveRow) {
+	metrics []reports.MetricRow, curves []reports.CurveRow, err error) {
 	add := func(detector, target, positive string, obs *eval.Observations, o eval.Options) {
 		rep := obs.Evaluate(o)
+		if rep.Err != nil {
+			err = rep.Err
+			return
+		}
 		name, hash := c.Assess, c.AssessHash
 		if detector == "struggle" {
 			name, hash = c.Struggle, c.StruggleHash
@@ -322,21 +327,30 @@ func (c *scoring) evaluateTarget(t target, res *Result, opts eval.Options, windo
 		add("breaker", "session", badOutcome, &c.obs, sessionOpts)
 	case t == targetOutcome && !c.NoOutcome:
 		add("outcome", "session", badOutcome, &c.obs, sessionOpts)
-		if c.failedAnalyses > 0 {
+		if c.failedAnalyses > 0 && err == nil {
 			rep := res.Detectors[len(res.Detectors)-1].Report
 			rep.Warnings = append(rep.Warnings, fmt.Errorf("%d sessions whose analysis failed (analysis_failed problems) are left out of the outcome scores", c.failedAnalyses))
 		}
 	case t == targetOutcomeAccuracy && !c.NoOutcome:
 		rep := c.byOutcome.Report(sessionOpts)
+		if rep.Err != nil {
+			return nil, nil, rep.Err
+		}
 		res.Outcomes = append(res.Outcomes, reports.OutcomeResult{Config: c.Assess, Report: rep})
 		metrics = append(metrics, reports.OutcomeMetricRows("outcome", c.Assess, c.AssessHash, rep)...)
 	case t == targetMoments && c.hasMoments:
 		rep := c.moments.Report(window, opts)
+		if rep.Err != nil {
+			return nil, nil, rep.Err
+		}
 		rep.DelaysSeconds = nil // summarised: not kept for the rest of the replay (Result.Moments)
 		res.Moments = append(res.Moments, reports.MomentResult{Detector: "breaker", Config: c.Assess, Report: rep})
 		metrics = append(metrics, reports.MomentMetricRows("breaker", c.Assess, c.AssessHash, rep, opts)...)
 	}
-	return metrics, curves
+	if err != nil {
+		return nil, nil, err
+	}
+	return metrics, curves, nil
 }
 
 // Shipped is the name of the shipped-today baselines in tables and summaries: quasar's

@@ -36,7 +36,10 @@ func (k *keptScoring) evaluate(res *Result, opts eval.Options, window time.Durat
 			}
 			c.add(p, sm, t)
 		}
-		m, cv := c.evaluateTarget(t, res, opts, window, badOutcome, withRuns)
+		m, cv, err := c.evaluateTarget(t, res, opts, window, badOutcome, withRuns)
+		if err != nil { // only a context's, and these options have none
+			panic(err)
+		}
 		metrics, curves = append(metrics, m...), append(curves, cv...)
 	}
 	return metrics, curves

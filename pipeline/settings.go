@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
 	"github.com/loopwatch/loopwatch/reports"
@@ -132,6 +133,9 @@ const ExitInterrupted = 130
 // loop makes 3 attempts).
 const MaxFilterFixes = fixsim.MaxFilterFixes
 
+// MaxResamples bounds --resamples (see [eval.MaxResamples] for why).
+const MaxResamples = eval.MaxResamples
+
 // Interrupted reports whether err ended a command because its context was cancelled
 // (the commands' contexts end on SIGINT and SIGTERM), rather than by a failure of its
 // own: the command says "interrupted" and exits with ExitInterrupted.
@@ -150,8 +154,8 @@ func (s Settings) Validate() error {
 		return usage("--claude-progress %v: must be positive", s.ClaudeProgress)
 	case s.Workers < 0:
 		return usage("--workers %d: must be ≥ 0 (0: every CPU)", s.Workers)
-	case s.Resamples < 0:
-		return usage("--resamples %d: must be ≥ 0 (0 disables the bootstrap)", s.Resamples)
+	case s.Resamples < 0 || s.Resamples > MaxResamples:
+		return usage("--resamples %d: must be between 0 (no bootstrap) and %d (more moves no interval by what is printed, and costs time and memory)", s.Resamples, MaxResamples)
 	case !(s.Level > 0 && s.Level < 1):
 		return usage("--ci-level %v: must be between 0 and 1 (e.g. 0.95)", s.Level)
 	case !(s.Beta > 0) || !finite(s.Beta):

@@ -149,7 +149,10 @@ func TestSpilledPredictionsScoreAsKept(t *testing.T) {
 			if err := spill.each(i, func(p *keptPrediction, sm *eval.SessionMoments) { c.add(p, sm, tg) }); err != nil {
 				t.Fatal(err)
 			}
-			m, cv := c.evaluateTarget(tg, got, opts, time.Minute, "bad", true)
+			m, cv, err := c.evaluateTarget(tg, got, opts, time.Minute, "bad", true)
+			if err != nil {
+				t.Fatal(err)
+			}
 			gotMetrics, gotCurves = append(gotMetrics, m...), append(gotCurves, cv...)
 		}
 		if n, want := spill.counts(i), kept.counts(i); n != want || n.runs != 100 || n.sessions != 200 || n.moments == 0 {

@@ -26,8 +26,9 @@ func (sp *Space) addFile(name string) error {
 
 // compare fills the target's side-by-side rows, curves, paired differences and
 // verdict, on the held-out units of the folds that chose a configuration (or, when
-// none did, on every held-out unit).
-func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options) {
+// none did, on every held-out unit). It fails only with opts.Context's error, once
+// the context is done.
+func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options) error {
 	us := tr.units
 	var held []int // positions in us.idx
 	chose := false
@@ -87,7 +88,9 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 				su := &s.d.sessions[us.idx[i]]
 				ms[k] = eval.MomentSession{Key: su.key, Moments: su.moments, Interventions: outcomes[k].interventions, HumanTurns: su.humanTurns}
 			}
-			row.Moments = eval.EvaluateMoments(ms, s.window, opts)
+			if row.Moments = eval.EvaluateMoments(ms, s.window, opts); row.Moments.Err != nil {
+				return row.Moments.Err
+			}
 			// The sessions' ranking by peak frustration against their outcome: the
 			// breaker's curve under the same configuration.
 			var obs []eval.Observation
@@ -107,7 +110,9 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 				obs[k] = eval.Observation{Key: s.key(tr.Target, us.idx[i]), Label: s.label(tr.Target, us.idx[i]),
 					Predicted: o.tally.conf.TP+o.tally.conf.FP > 0, Score: o.score}
 			}
-			row.Report = eval.Evaluate(obs, unitOpts)
+			if row.Report = eval.Evaluate(obs, unitOpts); row.Report.Err != nil {
+				return row.Report.Err
+			}
 			tr.Curves = append(tr.Curves, NamedCurve{Detector: string(tr.Target), Config: r.name, Curve: eval.Curves(obs)})
 		}
 		tr.Rows = append(tr.Rows, row)
@@ -120,7 +125,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 	}
 	if !chose {
 		tr.Verdict = tr.nothingChosen(obj)
-		return
+		return nil
 	}
 	// The metrics of the paired differences, the objective's first; each resample's
 	// units are summed once for all of them, the default's and the tuned choice's
@@ -149,12 +154,15 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		tuned.add(kept[1][k].tally)
 	}
 	pairs := newPairedCounts(tr.Target, kept[0], kept[1])
-	ds := eval.PairedBootstraps(len(held), len(metrics), func(idx []int, a, b []float64) {
+	ds, err := eval.PairedBootstraps(len(held), len(metrics), func(idx []int, a, b []float64) {
 		sd, st := pairs.scores(idx)
 		for j, m := range metrics {
 			a[j], b[j] = m.f(sd), m.f(st)
 		}
 	}, opts)
+	if err != nil {
+		return err
+	}
 	paired := make([]Paired, len(metrics))
 	for j, m := range metrics {
 		paired[j] = Paired{Metric: m.name, PairedDifference: ds[j], HigherIsBetter: m.higher}
@@ -168,6 +176,7 @@ func (s *scorer) compare(tr *TargetResult, obj eval.Objective, opts eval.Options
 		tr.Verdict += fmt.Sprintf("; the rows are on %d of the %d held-out %s: the folds of the other %d chose nothing",
 			len(held), heldOut, us.target.Unit(), heldOut-len(held))
 	}
+	return nil
 }
 
 // nothingChosen says why no fold chose a configuration: the objective cannot be

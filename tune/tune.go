@@ -310,7 +310,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		targets = kept
 	}
 	sc := &scorer{d: d, window: s.FrictionWindow}
-	evalOpts := eval.Options{Seed: s.Seed, Resamples: s.Resamples, Level: s.Level, Beta: s.Beta}
+	evalOpts := eval.Options{Seed: s.Seed, Resamples: s.Resamples, Level: s.Level, Beta: s.Beta, Context: ctx}
 	if s.Resamples == 0 {
 		evalOpts.Resamples = -1
 	}
@@ -346,7 +346,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, err)
 			res.Unmeasured++
 		}
-		sc.compare(tr, opts.Objective, evalOpts)
+		if err := sc.compare(tr, opts.Objective, evalOpts); err != nil {
+			return nil, err
+		}
 		res.Targets = append(res.Targets, tr)
 	}
 	res.Scheme = joinSchemes(schemes)

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed at once (default: number of CPUs); never changes the output")
 	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and label keys that match nothing included) or holds no file in a recognised format")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap confidence intervals")
-	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples of runs for confidence intervals (0 disables)")
+	fs.IntVar(&s.Resamples, "resamples", s.Resamples, fmt.Sprintf("bootstrap resamples of runs for confidence intervals (0 disables; at most %d)", pipeline.MaxResamples))
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the F-beta score reported beside F1 (> 0)")
 	fs.StringSliceVar(&s.Compare, "compare", s.Compare, `scored beside the configured detectors on the same input: presets ("seed") and "shipped-today" (what quasar and vibes run today); "none" for nothing`)

@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.Workers, "workers", 0, "files replayed and configurations scored at once (default: number of CPUs); never changes the output")
 	fs.BoolVar(&strict, "strict", false, "exit with status 1 when the input has any problem (bad rows of the labels files and --holdout keys that match nothing or repeat included) or a target's objective cannot be measured on the units a choice is made on (one class)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the folds, the samples and the bootstrap")
-	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples for intervals and the paired comparison (0 disables)")
+	fs.IntVar(&s.Resamples, "resamples", s.Resamples, fmt.Sprintf("bootstrap resamples for intervals and the paired comparison (0 disables; at most %d)", pipeline.MaxResamples))
 	fs.Float64Var(&s.Level, "ci-level", s.Level, "confidence level of the intervals, in (0, 1)")
 	fs.Float64Var(&s.Beta, "beta", s.Beta, "β of the fbeta column of the sweep (> 0)")
 	fs.Usage = func() {

@@ -140,6 +140,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--report", "missing/r.html"}, "cannot write to missing: no such folder"},
 		{[]string{"--report", "r.pdf"}, "must end in .html"},
 		{[]string{"--ci-level", "2"}, "--ci-level"},
+		{[]string{"--resamples", "100001"}, "--resamples 100001: must be between 0 (no bootstrap) and 100000"},
 		{[]string{"--grid-file", "/no/such/grid"}, "--grid-file"},
 		{[]string{"--grid-file", emptyGrid}, "--grid-file " + emptyGrid + ": no grid specification"},
 		{[]string{"extra"}, "unexpected argument"},

@@ -63,6 +63,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 )
 
@@ -292,8 +293,8 @@ func (v *validator) check(f file) {
 	if r.Corpora == "" && f.Corpora != "" {
 		r.Corpora = r.abs(f.Corpora)
 	}
-	if e := f.Eval; e.Resamples != nil && *e.Resamples < 0 {
-		v.fail([]string{"eval", "resamples"}, "eval.resamples = %d: must be ≥ 0 (0 disables the bootstrap)", *e.Resamples)
+	if e := f.Eval; e.Resamples != nil && (*e.Resamples < 0 || *e.Resamples > eval.MaxResamples) {
+		v.fail([]string{"eval", "resamples"}, "eval.resamples = %d: must be between 0 (no bootstrap) and %d", *e.Resamples, eval.MaxResamples)
 	}
 	if e := f.Eval; e.Level != nil && !(*e.Level > 0 && *e.Level < 1) {
 		v.fail([]string{"eval", "ci_level"}, "eval.ci_level = %v: must be between 0 and 1 (e.g. 0.95)", *e.Level)

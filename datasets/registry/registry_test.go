@@ -161,6 +161,7 @@ func TestParseErrors(t *testing.T) {
 		{"not inline", head + "[datasets.baselines.default.struggle.recall]\nvalue = 1.0\ntolerance = 0.1\n", "registry.toml:6: dataset s: baseline default/struggle/recall: write it as recall = { value = V, tolerance = T }"},
 		{"eval level", head + "[eval]\nci_level = 1.5\n", "registry.toml:7: eval.ci_level = 1.5"},
 		{"eval resamples", head + "[eval]\nresamples = -1\n", "registry.toml:7: eval.resamples = -1"},
+		{"eval resamples past the bound", head + "[eval]\nresamples = 100001\n", "registry.toml:7: eval.resamples = 100001: must be between 0 (no bootstrap) and 100000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(fixture(t, tt.src))
