@@ -22,8 +22,18 @@
 // refuses to write beside an earlier dataset, whose files it would leave among the new
 // ones (ten runs of an earlier call beside the labels of two). --sample writes
 // loopwatch's built-in sample dataset, the one committed under datasets/sample and
-// replayed by `make demo`; it writes its fixed set of files over an earlier sample's,
-// which is how that folder is regenerated.
+// replayed by `make demo`; it replaces an earlier sample's inputs/ and labels/ with
+// its fixed set of files, which is how that folder is regenerated.
+//
+// The dataset appears whole or not at all: it is written (streamed, file by file)
+// into a hidden temporary folder in DIR, .datagen.tmp-<pid>-<random>, and its
+// inputs/ and labels/ are renamed into place once every file is complete — an
+// earlier sample's moved aside first and removed last, and what was moved put back if
+// a rename fails. A failure (a full disk: exit status 1) or an interrupt (SIGINT or
+// SIGTERM: exit status 130, "datagen: interrupted; nothing was written to DIR")
+// removes the temporary folder, and DIR and the folders above it if datagen made
+// them. Only a datagen killed outright (SIGKILL) leaves its temporary folder behind.
+// A usage error (a bad flag, an --out that cannot hold a dataset) exits 2.
 //
 // Examples:
 //

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 
 	flag "github.com/spf13/pflag"
 
@@ -17,7 +21,10 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 const usage = `Usage: datagen --out DIR [--runs N] [--sessions N] [--vibes N] [--seed S] [--rerun-every K] [--fix-loop-every K]
@@ -29,6 +36,9 @@ replays them (DIR/inputs with --labels DIR/labels/runs.csv and DIR/labels/sessio
 those it wrote). The same flags always write the same bytes. --sample writes the
 built-in sample that make demo replays.
 
+The dataset is written into a hidden temporary folder in DIR and renamed into place
+once whole: a failure (exit 1) or an interrupt (exit 130) leaves nothing at DIR.
+
 Examples:
   datagen --sample --out sample
   datagen --runs 1000 --seed 7 --out synth
@@ -39,7 +49,7 @@ Examples:
 Flags:
 `
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("datagen", flag.ContinueOnError)
 	out := fs.String("out", "", "folder to write inputs/ and labels/ into (required)")
 	runs := fs.Int("runs", 100, "number of quasar runs, scenarios drawn uniformly")
@@ -88,36 +98,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 			p, synth.InputsDir, labelsDir)
 		return 2
 	}
-	var w synth.Written
-	if *sample {
-		files := synth.SampleFiles()
-		for _, name := range slices.Sorted(maps.Keys(files)) {
-			if err := writeFile(*out, name, files[name]); err != nil {
-				fmt.Fprintf(stderr, "datagen: %v\n", err)
-				return 1
-			}
-			if name == synth.RunLabelsFile || name == synth.SessionLabelsFile {
-				w.Labels = append(w.Labels, name) // in sorted order: runs, then sessions, as WriteDataset lists them
-			}
-			if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
-				switch part {
-				case "runs":
-					w.Runs++
-				case "sessions":
-					w.Sessions++
-				case "vibes":
-					w.Vibes++
-				}
-			}
-		}
-	} else {
+	write := func(dest synth.Dest) (synth.Written, error) {
 		// Streamed: each run, session and log is written as it is generated.
-		w, err = synth.WriteDataset(synth.DirDest(*out), synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun,
+		return synth.WriteDataset(dest, synth.DatasetConfig{Runs: *runs, Sessions: *sessions, VibesLogs: *vibes, Seed: *seed, RerunEvery: *rerun,
 			FixLoopEvery: *fixLoop})
-		if err != nil {
-			fmt.Fprintf(stderr, "datagen: %v\n", err)
-			return 1
-		}
+	}
+	if *sample {
+		write = writeSample
+	}
+	w, err := generate(ctx, *out, write)
+	var oe outError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "datagen: interrupted; nothing was written to %s\n", *out)
+		return exitInterrupted
+	case errors.As(err, &oe):
+		fmt.Fprintf(stderr, "datagen: --out %s: %v\n", *out, oe.error)
+		return 2
+	case errors.Is(err, errLeftMixed):
+		fmt.Fprintf(stderr, "datagen: %v\n", err)
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "datagen: %v; nothing was written to %s\n", err, *out)
+		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
 		w.Runs, w.Sessions, w.Vibes, *out)
@@ -151,10 +154,182 @@ func earlierDataset(dir string) (string, error) {
 	return "", nil
 }
 
-func writeFile(dir, name string, data []byte) error {
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+// exitInterrupted is the exit status of an interrupted datagen, as of the other
+// commands (pipeline.ExitInterrupted).
+const exitInterrupted = 130
+
+// writeSample writes the built-in sample into dest.
+func writeSample(dest synth.Dest) (w synth.Written, err error) {
+	files := synth.SampleFiles()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f, err := dest.Create(name)
+		if err != nil {
+			return w, err
+		}
+		_, err = f.Write(files[name])
+		if err = errors.Join(err, f.Close()); err != nil {
+			return w, err
+		}
+		if name == synth.RunLabelsFile || name == synth.SessionLabelsFile {
+			w.Labels = append(w.Labels, name) // in sorted order: runs, then sessions, as WriteDataset lists them
+		}
+		if part, _, ok := strings.Cut(strings.TrimPrefix(name, synth.InputsDir+"/"), "/"); ok && strings.HasPrefix(name, synth.InputsDir+"/") {
+			switch part {
+			case "runs":
+				w.Runs++
+			case "sessions":
+				w.Sessions++
+			case "vibes":
+				w.Vibes++
+			}
+		}
+	}
+	return w, nil
+}
+
+// outError is a failure to make the --out folder or a temporary folder in it: a
+// usage error.
+type outError struct{ error }
+
+func (e outError) Unwrap() error { return e.error }
+
+// generate has write write a dataset into a temporary folder in out (made if need be)
+// and, once it is whole, renames its inputs/ and labels/ into out, as a set: an
+// earlier dataset's (--sample's) are moved aside first and removed last, and if a
+// rename fails what was moved is moved back. A failure of write, or ctx done while it
+// writes (every file created and every write checks it), removes the temporary folder,
+// and out if generate made it: nothing appears at out. The dataset is streamed to
+// disk, never held in memory.
+func generate(ctx context.Context, out string, write func(synth.Dest) (synth.Written, error)) (w synth.Written, err error) {
+	made, err := mkdirs(out)
+	if err != nil {
+		return w, outError{err}
+	}
+	tmp, err := os.MkdirTemp(out, ".datagen.tmp-"+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return w, errors.Join(outError{err}, removeMade(made))
+	}
+	defer func() {
+		err = errors.Join(err, os.RemoveAll(tmp))
+		if err != nil {
+			err = errors.Join(err, removeMade(made))
+		}
+	}()
+	if w, err = write(cancelDest{ctx: ctx, done: ctx.Done(), dest: synth.DirDest(tmp)}); err != nil {
+		return w, err
+	}
+	if err := ctx.Err(); err != nil {
+		return w, err
+	}
+	return w, commit(tmp, out)
+}
+
+// commit renames tmp's inputs/ and labels/ into out, an earlier dataset's moved aside
+// into tmp first; if a rename fails, every one done is undone.
+func commit(tmp, out string) error {
+	type rename struct{ from, to string }
+	var done []rename
+	move := func(from, to string) error {
+		if err := os.Rename(from, to); err != nil {
+			return err
+		}
+		done = append(done, rename{from, to})
+		return nil
+	}
+	undo := func(err error) error {
+		for i := len(done) - 1; i >= 0; i-- {
+			if uerr := os.Rename(done[i].to, done[i].from); uerr != nil {
+				return fmt.Errorf("%w; and moving %s back to %s failed (%v): %w", err, done[i].to, done[i].from, uerr, errLeftMixed)
+			}
+		}
 		return err
 	}
-	return os.WriteFile(p, data, 0o644)
+	parts := []string{synth.InputsDir, labelsDir}
+	for _, part := range parts {
+		if _, err := os.Lstat(filepath.Join(out, part)); err == nil {
+			if err := move(filepath.Join(out, part), filepath.Join(tmp, "previous-"+part)); err != nil {
+				return undo(err)
+			}
+		}
+	}
+	for _, part := range parts {
+		from := filepath.Join(tmp, part)
+		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
+			continue // nothing of the part was generated
+		}
+		if err := move(from, filepath.Join(out, part)); err != nil {
+			return undo(err)
+		}
+	}
+	return nil
+}
+
+// errLeftMixed says that a failed commit could not put back what it had moved.
+var errLeftMixed = errors.New("the folder is left mixed")
+
+// mkdirs makes dir and the folders above it that are missing, and returns those it
+// made, the deepest last.
+func mkdirs(dir string) (made []string, err error) {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		made = append([]string{d}, made...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return made, os.MkdirAll(dir, 0o755)
+}
+
+// removeMade removes the folders mkdirs made, the deepest first, each if empty.
+func removeMade(made []string) error {
+	var errs []error
+	for i := len(made) - 1; i >= 0; i-- {
+		if err := os.Remove(made[i]); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cancelDest is a synth.Dest that fails with ctx's error once it is done: at the next
+// file created or written to.
+type cancelDest struct {
+	ctx  context.Context
+	done <-chan struct{}
+	dest synth.Dest
+}
+
+func (d cancelDest) err() error {
+	select {
+	case <-d.done:
+		return d.ctx.Err()
+	default:
+		return nil
+	}
+}
+
+// Create implements synth.Dest.
+func (d cancelDest) Create(name string) (io.WriteCloser, error) {
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	f, err := d.dest.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return cancelFile{f, d}, nil
+}
+
+type cancelFile struct {
+	io.WriteCloser
+	d cancelDest
+}
+
+func (f cancelFile) Write(p []byte) (int, error) {
+	if err := f.d.err(); err != nil {
+		return 0, err
+	}
+	return f.WriteCloser.Write(p)
 }

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,7 +89,7 @@ func TestRun(t *testing.T) {
 				args = append(args, "--out", dir)
 			}
 			var stdout bytes.Buffer
-			if code := run(args, &stdout, io.Discard); code != tt.code {
+			if code := run(context.Background(), args, &stdout, io.Discard); code != tt.code {
 				t.Fatalf("exit %d, want %d", code, tt.code)
 			}
 			if tt.check == nil {
@@ -116,7 +121,7 @@ func TestRefusesAnEarlierDataset(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := written(t, dir)
-			if code := run([]string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 2 {
+			if code := run(context.Background(), []string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 2 {
 				t.Fatalf("exit %d, want 2", code)
 			}
 			if after := written(t, dir); len(after) != len(before) {
@@ -128,16 +133,16 @@ func TestRefusesAnEarlierDataset(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := run([]string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 0 {
+	if code := run(context.Background(), []string{"--runs", "2", "--out", dir}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("exit %d into a folder without inputs/ or labels/, want 0", code)
 	}
-	if code := run([]string{"--runs", "10", "--out", dir}, io.Discard, io.Discard); code != 2 {
+	if code := run(context.Background(), []string{"--runs", "10", "--out", dir}, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("second call: exit %d, want 2", code)
 	}
-	if code := run([]string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 { // over an earlier sample: datasets/sample regenerated
+	if code := run(context.Background(), []string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 { // over an earlier sample: datasets/sample regenerated
 		t.Fatalf("--sample into a dataset: exit %d, want 0", code)
 	}
-	if code := run([]string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 {
+	if code := run(context.Background(), []string{"--sample", "--out", dir}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("--sample again: exit %d, want 0", code)
 	}
 }
@@ -161,7 +166,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--runs", "2"}, "--out is required"},
 	} {
 		var stderr bytes.Buffer
-		code := run(tt.args, io.Discard, &stderr)
+		code := run(context.Background(), tt.args, io.Discard, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
 		}
@@ -179,7 +184,7 @@ func TestDocExamples(t *testing.T) {
 	for _, ex := range examples {
 		args := strings.Fields(ex)[1:]
 		var out, errb bytes.Buffer
-		if code := run(args, &out, &errb); code != 0 {
+		if code := run(context.Background(), args, &out, &errb); code != 0 {
 			t.Errorf("%s: exit %d\n%s", ex, code, errb.String())
 			continue
 		}
@@ -190,5 +195,122 @@ func TestDocExamples(t *testing.T) {
 		if entries, err := os.ReadDir(filepath.Join(dir, "labels")); err != nil || len(entries) == 0 {
 			t.Errorf("%s: no labels written (%v)", ex, err)
 		}
+	}
+}
+
+// failAfter is a synth.Dest that creates n files in dest, then calls fail and
+// returns its error (nil: it goes on).
+type failAfter struct {
+	dest synth.Dest
+	n    *int
+	fail func() error
+}
+
+func (f failAfter) Create(name string) (io.WriteCloser, error) {
+	if *f.n--; *f.n < 0 {
+		if err := f.fail(); err != nil {
+			return nil, err
+		}
+	}
+	return f.dest.Create(name)
+}
+
+// TestNothingOnFailure: a generation that fails part-way — a write that fails (a full
+// disk), an interrupt — leaves nothing at --out: not the files written before it, nor
+// the folders made for them; an existing folder keeps what it held, and an earlier
+// sample stays as it was.
+func TestNothingOnFailure(t *testing.T) {
+	full := errors.New("no space left on device")
+	cfg := synth.DatasetConfig{Runs: 40, Sessions: 10, VibesLogs: 2, Seed: 3}
+	for _, tt := range []struct {
+		name      string
+		existing  bool // --out exists, with a file of its own
+		sample    bool // --out holds a sample, which --sample writes over
+		after     int  // files created before the failure; -1: all but the last
+		interrupt bool // the failure: an interrupt (the context cancelled), else a failed write
+	}{
+		{name: "a write fails", after: 30},
+		{name: "a write fails into an existing folder", existing: true, after: 30},
+		{name: "the last file fails (the session labels)", after: -1},
+		{name: "interrupted", after: 30, interrupt: true},
+		{name: "interrupted into an existing folder", existing: true, after: 5, interrupt: true},
+		{name: "interrupted before the first file", after: 0, interrupt: true},
+		{name: "interrupted over an earlier sample", sample: true, after: 10, interrupt: true},
+		{name: "a write fails over an earlier sample", sample: true, after: 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			out := filepath.Join(root, "a", "b")
+			if tt.existing {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(out, "README"), []byte("mine"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.sample {
+				if code := run(context.Background(), []string{"--sample", "--out", out}, io.Discard, io.Discard); code != 0 {
+					t.Fatalf("the earlier sample: exit %d", code)
+				}
+			}
+			var before map[string][]byte
+			if tt.existing || tt.sample {
+				before = written(t, root)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := tt.after
+			if n < 0 {
+				n = len(synth.DatasetFiles(cfg)) - 1
+			}
+			fail := func() error { return full }
+			if tt.interrupt {
+				fail = func() error { cancel(); return nil }
+			}
+			write := func(dest synth.Dest) (synth.Written, error) {
+				return synth.WriteDataset(failAfter{dest, &n, fail}, cfg)
+			}
+			if tt.sample {
+				write = func(dest synth.Dest) (synth.Written, error) { return writeSample(failAfter{dest, &n, fail}) }
+			}
+			_, err := generate(ctx, out, write)
+			switch {
+			case tt.interrupt && !errors.Is(err, context.Canceled):
+				t.Errorf("interrupted: %v, want %v", err, context.Canceled)
+			case !tt.interrupt && !errors.Is(err, full):
+				t.Errorf("a failed write: %v, want %v", err, full)
+			}
+			if n >= 0 {
+				t.Fatalf("the failure was not reached: %d files to go", n)
+			}
+			if after := written(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("left %d files, want the %d there before: %v", len(after), len(before), slices.Sorted(maps.Keys(after)))
+			}
+			entries, err := os.ReadDir(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.existing && !tt.sample && len(entries) != 0 {
+				t.Errorf("left the folders it made: %v", entries)
+			}
+		})
+	}
+}
+
+// TestInterrupted: datagen stopped by a signal says so, exits 130 and writes nothing.
+func TestInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	if code := run(ctx, []string{"--runs", "20", "--out", out}, io.Discard, &stderr); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	if want := "datagen: interrupted; nothing was written to " + out + "\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s: %v, want nothing there", out, err)
 	}
 }
