@@ -161,6 +161,9 @@ func Run(ctx context.Context, reg *registry.Registry, opts Options) (*Report, er
 	if err != nil {
 		return nil, UsageError{err}
 	}
+	if err := reg.CheckCorpora(datasets); err != nil {
+		return nil, UsageError{err}
+	}
 	for _, ds := range datasets {
 		for _, c := range ds.Configs {
 			if err := checkConfig(reg, ds, c); err != nil {

@@ -16,6 +16,7 @@ import (
 
 // testRegistry is the sample under the defaults, and a corpus that is never there.
 const testRegistry = `version = 1
+corpora = "nowhere"   # no such folder beside it: the corpus dataset is skipped
 
 [eval]
 resamples = 50
@@ -47,7 +48,7 @@ func load(t *testing.T, path string) *registry.Registry {
 // updates, the next run finds every metric ok; the absent corpus is skipped and its
 // baseline kept; the reports are the same bytes whatever the worker count.
 func TestRunUpdateRun(t *testing.T) {
-	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent")) // no corpora folder: the corpus dataset is skipped
+	t.Setenv(corpus.EnvVar, "") // the registry's corpora folder, which is not there: the corpus dataset is skipped
 	dir := t.TempDir()
 	path := filepath.Join(dir, "registry.toml")
 	if err := os.WriteFile(path, []byte(testRegistry), 0o644); err != nil {
@@ -140,7 +141,7 @@ func TestRunUsage(t *testing.T) {
 	reg := load(t, path)
 	out := filepath.Join(dir, "out")
 	_, err := Run(context.Background(), reg, Options{Out: out})
-	if !IsUsage(err) || !strings.Contains(err.Error(), "registry.toml:6: configuration bad: --struggle-config") {
+	if !IsUsage(err) || !strings.Contains(err.Error(), "registry.toml:7: configuration bad: --struggle-config") {
 		t.Errorf("bad configuration: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

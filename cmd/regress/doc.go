@@ -15,7 +15,9 @@
 // measures now is missing, and fails the run too; with --strict, so does a metric
 // with no baseline yet (new), which otherwise passes: a nightly run guards only what
 // has a baseline. Datasets whose corpus is not on the machine are skipped with a
-// notice.
+// notice; but a corpora folder $LOOPWATCH_CORPORA names that is not there is a setup
+// error (exit 2) naming the variable and the path, with or without --strict — a
+// misspelt path would otherwise skip the corpus datasets and pass.
 //
 // It writes into --out (default regress-out):
 //

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,7 +45,7 @@ func runRegress(t *testing.T, args ...string) (code int, stdout, stderr string) 
 // that regressed, in its summary, regress.md and the HTML report; --update-baseline records the worse figures deliberately, showing
 // each change, and regress passes again.
 func TestWorsenedThreshold(t *testing.T) {
-	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent")) // no corpora folder: the corpus dataset is skipped
+	t.Setenv(corpus.EnvVar, "") // the registry's corpora folder, /nonexistent: the corpus dataset is skipped
 	dir := workspace(t)
 	reg, out := filepath.Join(dir, "registry.toml"), filepath.Join(dir, "out")
 	flags := []string{"--registry", reg, "--out", out, "--workers", "2"}
@@ -346,4 +347,29 @@ func moduleReadme(t *testing.T) (root, readme string) {
 		t.Fatal(err)
 	}
 	return root, corpus.Readme(t)
+}
+
+// TestMisspeltCorporaVariable: a corpora folder named by $LOOPWATCH_CORPORA that is
+// not there is a setup error (exit 2) naming the variable and the path, with or
+// without --strict — before it, a misspelt path skipped the corpus datasets and the
+// nightly run passed.
+func TestMisspeltCorporaVariable(t *testing.T) {
+	dir := workspace(t)
+	missing := filepath.Join(dir, "corpra")
+	t.Setenv(corpus.EnvVar, missing)
+	reg, out := filepath.Join(dir, "registry.toml"), filepath.Join(dir, "out")
+	for _, extra := range [][]string{nil, {"--strict"}} {
+		code, stdout, stderr := runRegress(t, append([]string{"--registry", reg, "--out", out}, extra...)...)
+		want := "regress: " + corpus.EnvVar + "=" + missing + " names no corpora folder: no such file or directory"
+		if code != 2 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "the datasets elsewhere read it") || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", extra, code, stdout, stderr, want)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: %s: %v, want nothing written", extra, out, err)
+		}
+	}
+	// A run of the datasets that read no corpus does not need the folder.
+	if code, _, stderr := runRegress(t, "--registry", reg, "--out", out, "--only", "sample"); code != 0 {
+		t.Errorf("--only sample: exit %d\n%s", code, stderr)
+	}
 }

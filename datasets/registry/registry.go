@@ -35,8 +35,9 @@
 // Inputs are "builtin:sample" (the embedded sample and its labels),
 // "synth:runs=N,sessions=N,vibes=N,seed=S,rerun-every=K,fix-loop-every=K" (generated with the fixed
 // seed into a temporary folder, with its ground-truth labels), "corpus:NAME[/PATH]"
-// (under the corpora folder; the dataset is skipped with a notice when it is absent),
-// or a path relative to the registry file. Labels take paths and corpus: paths.
+// (under the corpora folder; the dataset is skipped with a notice when it is absent —
+// unless $LOOPWATCH_CORPORA named the folder, which must then be there:
+// [Registry.CheckCorpora]), or a path relative to the registry file. Labels take paths and corpus: paths.
 // Configurations are "default" (the detectors' defaults), a preset name ([Presets])
 // or a [configs.NAME] table whose struggle and assess members name a preset or a
 // JSON file. Baselines are written `metric = { value = V, tolerance = T }` (value
@@ -77,7 +78,10 @@ type Registry struct {
 	// Corpora is the folder corpus: inputs are found in (absolute; "" when the
 	// registry names none and $LOOPWATCH_CORPORA is unset).
 	Corpora string
-	Eval    Eval
+	// CorporaFromEnv says that Corpora is $LOOPWATCH_CORPORA's: named on purpose, so
+	// a folder that is not there is an error, not a machine without the corpora.
+	CorporaFromEnv bool
+	Eval           Eval
 	// Configs are the [configs.NAME] tables, by name.
 	Configs  map[string]Config
 	Datasets []Dataset
@@ -290,6 +294,7 @@ func (v *validator) check(f file) {
 		v.fail([]string{"version"}, "version = %d: this loopwatch reads registry version %d (write version = %d)", f.Version, Version, Version)
 	}
 	r.Corpora = os.Getenv(corpus.EnvVar)
+	r.CorporaFromEnv = r.Corpora != ""
 	if r.Corpora == "" && f.Corpora != "" {
 		r.Corpora = r.abs(f.Corpora)
 	}

@@ -242,13 +242,16 @@ func TestResolve(t *testing.T) {
 	if got := r.Shorten("read "+src.Labels[1], ""); got != "read corpus:q/labels.csv" {
 		t.Errorf("shorten: %q", got)
 	}
-	// $LOOPWATCH_CORPORA wins over the registry's corpora.
-	t.Setenv(corpus.EnvVar, filepath.Join(t.TempDir(), "absent"))
+	// $LOOPWATCH_CORPORA wins over the registry's corpora; a folder it names that is
+	// not there is an error, never a skip.
+	absent := filepath.Join(t.TempDir(), "absent")
+	t.Setenv(corpus.EnvVar, absent)
 	r2, err := Load(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r2.Resolve(r2.Datasets[1], t.TempDir()); !errors.As(err, &skip) {
+	if _, err := r2.Resolve(r2.Datasets[1], t.TempDir()); err == nil || errors.As(err, &skip) ||
+		!strings.Contains(err.Error(), "corpus:q/labels.csv: "+corpus.EnvVar+"="+absent+" names no corpora folder") {
 		t.Errorf("corpora from the environment: %v", err)
 	}
 	// The synthetic dataset is generated into the scratch folder with its labels.
@@ -263,6 +266,46 @@ func TestResolve(t *testing.T) {
 	}
 	if got := r.Shorten(src.Labels[0]+": 3 labelled", scratch); got != "synth:labels/runs.csv: 3 labelled" {
 		t.Errorf("shorten: %q", got)
+	}
+}
+
+// TestCheckCorpora: a corpora folder $LOOPWATCH_CORPORA names is checked before
+// anything is replayed, when a dataset reads a corpus: a folder that is not there
+// fails (a typo must not turn the nightly run into a pass that skipped the corpora);
+// the registry's own corpora folder missing is a machine without the corpora.
+func TestCheckCorpora(t *testing.T) {
+	dir := t.TempDir()
+	afile := filepath.Join(dir, "afile")
+	if err := os.WriteFile(afile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, env string
+		only      []string
+		want      string // "" no error
+	}{
+		{"unset, the registry's folder absent", "", nil, ""},
+		{"a folder that is not there", filepath.Join(dir, "corpra"), nil,
+			corpus.EnvVar + "=" + filepath.Join(dir, "corpra") + " names no corpora folder: no such file or directory (fix it, or unset it to skip the corpus datasets on a machine without the corpora); the datasets runs read it"},
+		{"a file", afile, nil, corpus.EnvVar + "=" + afile + " names no corpora folder: not a folder"},
+		{"a folder", dir, nil, ""},
+		{"no dataset selected reads a corpus", filepath.Join(dir, "corpra"), []string{"sample", "gen"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(corpus.EnvVar, tt.env)
+			r, err := Load(fixture(t, good))
+			if err != nil {
+				t.Fatal(err)
+			}
+			datasets, err := r.Select(tt.only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.CheckCorpora(datasets)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("%v, want %q", err, tt.want)
+			}
+		})
 	}
 }
 

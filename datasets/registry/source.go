@@ -159,7 +159,8 @@ func (r *Registry) Resolve(ds Dataset, scratch string) (Source, error) {
 // corpusPath resolves "corpus:NAME[/PATH]" under the corpora folder. Only a machine
 // without the corpora folder skips (a *SkipError); where the folder is, a corpus or a
 // path in it that is not there is an error — a misspelt name must not skip a dataset
-// night after night.
+// night after night. So is a corpora folder $LOOPWATCH_CORPORA names that is not
+// there ([Registry.CheckCorpora]).
 func (r *Registry) corpusPath(ref string) (string, error) {
 	name, rest, err := splitCorpus(ref)
 	if err != nil {
@@ -167,6 +168,9 @@ func (r *Registry) corpusPath(ref string) (string, error) {
 	}
 	if r.Corpora == "" {
 		return "", &SkipError{fmt.Sprintf("%s: no corpora folder (set %s, or corpora = \"…\" in the registry)", ref, corpus.EnvVar)}
+	}
+	if err := r.corporaFolder(); err != nil {
+		return "", fmt.Errorf("%s: %w", ref, err)
 	}
 	if fi, err := os.Stat(r.Corpora); err != nil || !fi.IsDir() {
 		return "", &SkipError{fmt.Sprintf("%s: no corpora folder at %s on this machine (set %s to the corpora folder)", ref, r.Corpora, corpus.EnvVar)}
@@ -180,6 +184,53 @@ func (r *Registry) corpusPath(ref string) (string, error) {
 		return "", fmt.Errorf("%s: not in corpus %s: %w", ref, name, err)
 	}
 	return p, nil
+}
+
+// corporaFolder returns an error when $LOOPWATCH_CORPORA names the corpora folder
+// and it is not one.
+func (r *Registry) corporaFolder() error {
+	if !r.CorporaFromEnv {
+		return nil
+	}
+	var why error
+	switch fi, err := os.Stat(r.Corpora); {
+	case err != nil:
+		why = err
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			why = pe.Err // the path is named already
+		}
+	case !fi.IsDir():
+		why = errors.New("not a folder")
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s=%s names no corpora folder: %w (fix it, or unset it to skip the corpus datasets on a machine without the corpora)",
+		corpus.EnvVar, r.Corpora, why)
+}
+
+// CheckCorpora returns an error when one of datasets reads a corpus (its input or a
+// label file) and $LOOPWATCH_CORPORA names a corpora folder that is not there: a
+// folder named on purpose that is missing (a typo, a volume not mounted) is a
+// mistake to fix, not a machine without the corpora, whose corpus datasets are
+// skipped — a nightly run would pass, skipping them, night after night.
+func (r *Registry) CheckCorpora(datasets []Dataset) error {
+	var readers []string
+	for _, ds := range datasets {
+		reads := ds.Input.Kind == InputCorpus
+		for _, l := range ds.Labels {
+			reads = reads || strings.HasPrefix(l, corpusScheme)
+		}
+		if reads {
+			readers = append(readers, ds.Name)
+		}
+	}
+	if len(readers) == 0 {
+		return nil
+	}
+	if err := r.corporaFolder(); err != nil {
+		return fmt.Errorf("%w; the datasets %s read it", err, strings.Join(readers, ", "))
+	}
+	return nil
 }
 
 // corpusNames lists the corpora of a corpora folder, for a message.
