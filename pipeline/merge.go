@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/smallest"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
 	"github.com/loopwatch/loopwatch/replay"
@@ -94,8 +95,8 @@ func (t *tally) apply(res *Result, derive bool) {
 		res.LabelsNote = fmt.Sprintf("%d runs labelled from their outcomes (label_source=derived); explicit labels: %s", t.Derived, res.LabelsNote)
 	}
 	if t.MomentsMissing > 0 {
-		res.Warnings = append(res.Warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)",
-			t.MomentsMissing, strings.Join(t.MomentExamples, "; ")))
+		res.Warnings = append(res.Warnings, fmt.Errorf("%s left out: no event of their session (e.g. %s)", plural.Count(t.MomentsMissing, "labelled friction moment"),
+			strings.Join(t.MomentExamples, "; ")))
 	}
 	res.UnmatchedLabels, res.UnmatchedCount, res.MomentsMissing = t.Unmatched, t.UnmatchedCount, t.MomentsMissing
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/printable"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports"
@@ -30,7 +31,7 @@ func WriteResult(stdout, stderr io.Writer, command string, res *Result, showProb
 	}
 	labelsNote := LabelsNote(res.LabelsNote, res.LabelProblems)
 	if n := res.UnmatchedCount; n > 0 {
-		labelsNote += fmt.Sprintf("; %d label keys match no run or session (%s)", n, examples(res.UnmatchedLabels, n, 3))
+		labelsNote += fmt.Sprintf("; %s %s no run or session (%s)", plural.Count(n, "label key"), plural.Form(n, "matches", "match"), examples(res.UnmatchedLabels, n, 3))
 	}
 	if res.Shard.Split() {
 		reports.WriteInput(stdout, sum, labelsNote)
@@ -80,7 +81,7 @@ func countList(tables []TableCount) string {
 // files had (each printed on stderr), when they had any.
 func LabelsNote(note string, problems int) string {
 	if problems > 0 {
-		note += fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", problems)
+		note += fmt.Sprintf("; %s in the labels (listed above, by file and line)", plural.Count(problems, "problem"))
 	}
 	return note
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
@@ -27,8 +28,8 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 	sum := res.Summary
 	d := &htmlreport.Data{Title: title}
 	d.Facts = []htmlreport.Fact{
-		{Name: "input", Value: fmt.Sprintf("%s: %d runs, %d sessions (%d events), %d problems",
-			reports.FilesRead(sum), sum.Runs, sum.Sessions, sum.Events, sum.TotalProblems())},
+		{Name: "input", Value: fmt.Sprintf("%s: %s, %s (%s), %s", reports.FilesRead(sum), plural.Count(sum.Runs, "run"),
+			plural.Count(sum.Sessions, "session"), plural.Count(sum.Events, "event"), plural.Count(sum.TotalProblems(), "problem"))},
 		{Name: "labels", Value: res.LabelsNote},
 		{Name: "output", Value: cmp.Or(res.Out.Folder(), res.Out.Path(""))},
 		{Name: "input fingerprint", Value: sum.Fingerprint},
@@ -109,7 +110,7 @@ func Report(res *Result, title string) (*htmlreport.Data, error) {
 		d.Notes = append(d.Notes, w.Error())
 	}
 	if n := res.UnmatchedCount; n > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d label keys match no run or session: %s", n, examples(res.UnmatchedLabels, n, 10)))
+		d.Notes = append(d.Notes, fmt.Sprintf("%s %s no run or session: %s", plural.Count(n, "label key"), plural.Form(n, "matches", "match"), examples(res.UnmatchedLabels, n, 10)))
 	}
 	return d, nil
 }

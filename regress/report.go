@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
 	"github.com/loopwatch/loopwatch/internal/atomicfile"
+	"github.com/loopwatch/loopwatch/internal/plural"
 )
 
 // The files a run writes into its work folder.
@@ -94,7 +95,7 @@ func (rep *Report) Headline() string {
 		}
 		replays += d.replaysFailed()
 	}
-	ds := plural(ran, "dataset") + " replayed"
+	ds := plural.Count(ran, "dataset") + " replayed"
 	if skipped > 0 {
 		ds += fmt.Sprintf(", %d skipped", skipped)
 	}
@@ -102,17 +103,9 @@ func (rep *Report) Headline() string {
 		ds += fmt.Sprintf(", %d failed", failed)
 	}
 	if replays > 0 {
-		ds += fmt.Sprintf(", %s failed", plural(replays, "replay"))
+		ds += fmt.Sprintf(", %s failed", plural.Count(replays, "replay"))
 	}
-	return fmt.Sprintf("%s: %s; %s: %s", rep.status(), ds, plural(len(rep.Results), "metric"), countLine(rep.Counts()))
-}
-
-// plural is "1 dataset", "2 datasets".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%s: %s; %s: %s", rep.status(), ds, plural.Count(len(rep.Results), "metric"), countLine(rep.Counts()))
 }
 
 // WriteMarkdown writes the human-readable report: the verdict, the rule, what failed

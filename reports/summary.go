@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/fixsim"
 )
@@ -49,9 +50,9 @@ func FilesRead(sum *replay.Summary) string {
 		fmts = append(fmts, fmt.Sprintf("%s %d", name, sum.FilesByFmt[name]))
 	}
 	if len(fmts) == 0 {
-		return fmt.Sprintf("%d files", sum.Files)
+		return plural.Count(sum.Files, "file")
 	}
-	return fmt.Sprintf("%d files (%s)", sum.Files, strings.Join(fmts, ", "))
+	return fmt.Sprintf("%s (%s)", plural.Count(sum.Files, "file"), strings.Join(fmts, ", "))
 }
 
 // WriteInput prints the summary's lines on what was read: the files and units, the
@@ -59,12 +60,12 @@ func FilesRead(sum *replay.Summary) string {
 func WriteInput(w io.Writer, sum *replay.Summary, labelsNote string) {
 	units := ""
 	if sum.Runs > 0 || sum.Sessions == 0 {
-		units += fmt.Sprintf("%d runs, ", sum.Runs)
+		units += plural.Count(sum.Runs, "run") + ", "
 	}
 	if sum.Sessions > 0 {
-		units += fmt.Sprintf("%d sessions (%d events), ", sum.Sessions, sum.Events)
+		units += fmt.Sprintf("%s (%s), ", plural.Count(sum.Sessions, "session"), plural.Count(sum.Events, "event"))
 	}
-	fmt.Fprintf(w, "input:    %s, %s%d problems\n", FilesRead(sum), units, sum.TotalProblems())
+	fmt.Fprintf(w, "input:    %s, %s%s\n", FilesRead(sum), units, plural.Count(sum.TotalProblems(), "problem"))
 	for i, what := range slices.Sorted(maps.Keys(sum.Notes)) {
 		head := "          "
 		if i == 0 {
@@ -216,22 +217,22 @@ func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
 	saved, spent, delta := t.CyclesSaved(), t.FixCostUSD(), t.CostDeltaUSD()
 	switch {
 	case t.RecordedFailures == 0:
-		fmt.Fprintf(w, "fixloop (simulated): %s in %s", count(t.Failures, "filter failure"), count(t.Runs, "run"))
+		fmt.Fprintf(w, "fixloop (simulated): %s in %s", plural.Count(t.Failures, "filter failure"), plural.Count(t.Runs, "run"))
 	case t.RecordedFailures == t.Failures:
-		fmt.Fprintf(w, "fixloop (recorded with the loop on, not simulated): %s in %s", count(t.Failures, "filter failure"), count(t.Runs, "run"))
+		fmt.Fprintf(w, "fixloop (recorded with the loop on, not simulated): %s in %s", plural.Count(t.Failures, "filter failure"), plural.Count(t.Runs, "run"))
 	default:
 		fmt.Fprintf(w, "fixloop: %s in %s, %d of them in %s recorded with the loop on (what it did), %d simulated",
-			count(t.Failures, "filter failure"), count(t.Runs, "run"), t.RecordedFailures, count(t.RecordedRuns, "run"), t.Failures-t.RecordedFailures)
+			plural.Count(t.Failures, "filter failure"), plural.Count(t.Runs, "run"), t.RecordedFailures, plural.Count(t.RecordedRuns, "run"), t.Failures-t.RecordedFailures)
 	}
 	fmt.Fprintf(w, ": %.1f [%.1f, %.1f] outer cycles saved, net cost %s [%s, %s] after $%.2f of fix attempts",
 		saved.Mean, saved.Low, saved.High, usd(delta.Mean), usd(delta.Low), usd(delta.High), spent.Mean)
 	if t.LimitRuns > 0 {
 		fin := t.LimitRunsFinishing()
-		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %s stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, count(t.LimitRuns, "run"))
+		fmt.Fprintf(w, "; %.1f [%.0f, %.0f] of %s stopped by the cycle limit would finish (optimistic)", fin.Mean, fin.Low, fin.High, plural.Count(t.LimitRuns, "run"))
 	}
 	if n, fixed, unchecked, pred, ok := t.OuterCheck(); ok {
 		fmt.Fprintf(w, "; checked on the loops that ran: of %s they met they fixed %d, the simulation with the outer cycles' pass probability predicts %.1f [%.1f, %.1f]",
-			count(n, "failure"), fixed, pred.Mean, pred.Low, pred.High)
+			plural.Count(n, "failure"), fixed, pred.Mean, pred.Low, pred.High)
 		if unchecked > 0 {
 			fmt.Fprintf(w, " (%d more at checks no outer cycle reached, not checked)", unchecked)
 		}
@@ -240,14 +241,6 @@ func WriteFixSummary(w io.Writer, t *fixsim.Totals) {
 		fmt.Fprintf(w, "; the loops that ran made up to %d attempts at a failure, the simulation %d (--max-filter-fixes)", recorded, simulated)
 	}
 	fmt.Fprintln(w)
-}
-
-// count is n and a noun, the noun in the plural but for one: "1 run", "2 runs".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func usd(v float64) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/claudecode"
@@ -145,7 +146,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 	sessionGroups(d.sessions, resumed)
 	if missing > 0 {
 		d.unscored += missing
-		d.warnings = append(d.warnings, fmt.Errorf("%d labelled friction moments are not events of their session and were left out (e.g. %s)", missing, missingExample))
+		d.warnings = append(d.warnings, fmt.Errorf("%s left out: no event of their session (e.g. %s)", plural.Count(missing, "labelled friction moment"), missingExample))
 	}
 	var unmatched []string
 	for _, k := range in.Labels.Keys() {
@@ -159,7 +160,7 @@ func load(ctx context.Context, in *pipeline.Inputs, caseFold [2]bool, groups []d
 		if len(ex) > 3 {
 			ex = ex[:3]
 		}
-		d.warnings = append(d.warnings, fmt.Errorf("%d label keys match no run or session (e.g. %s)", len(unmatched), strings.Join(ex, ", ")))
+		d.warnings = append(d.warnings, fmt.Errorf("%s %s no run or session (e.g. %s)", plural.Count(len(unmatched), "label key"), plural.Form(len(unmatched), "matches", "match"), strings.Join(ex, ", ")))
 	}
 	return d, nil
 }

@@ -18,6 +18,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
+	"github.com/loopwatch/loopwatch/internal/plural"
 )
 
 func main() {
@@ -122,8 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "datagen: %v; nothing was written to %s\n", err, *out)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %d run files, %d session files, %d vibes logs and their labels to %s\n",
-		w.Runs, w.Sessions, w.Vibes, *out)
+	fmt.Fprintf(stdout, "wrote %s, %s, %s and their labels to %s\n",
+		plural.Count(w.Runs, "run file"), plural.Count(w.Sessions, "session file"), plural.Count(w.Vibes, "vibes log"), *out)
 	// The replay of what was written, with the label files written.
 	replayCmd := "replay --in " + filepath.Join(*out, synth.InputsDir)
 	for _, l := range w.Labels {

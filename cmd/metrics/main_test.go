@@ -192,11 +192,11 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	code, merged, stderr := runCLI(t, "--strict", split)
-	if code != 1 || !strings.Contains(stderr, "notes.dat: unknown_file") || !strings.Contains(stderr, "1 problems in the input or its labels and --strict is set") {
+	if code != 1 || !strings.Contains(stderr, "notes.dat: unknown_file") || !strings.Contains(stderr, "1 problem in the input or its labels and --strict is set") {
 		t.Errorf("metrics --strict: exit %d\n%s", code, stderr)
 	}
 	cut := func(s string) string { s, _, _ = strings.Cut(s, "\nwrote "); return s }
-	if cut(merged) != cut(whole) || !strings.Contains(merged, "1 problems") || !strings.Contains(merged, "DETECTOR") {
+	if cut(merged) != cut(whole) || !strings.Contains(merged, "1 problem") || !strings.Contains(merged, "DETECTOR") {
 		t.Errorf("metrics prints\n%s\nthe replay not split\n%s", merged, whole)
 	}
 	if !regexp.MustCompile(`wrote \S+ from 4 shards: results \(\d+ runs and sessions\)`).MatchString(merged) {

@@ -18,6 +18,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
@@ -197,7 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
 	if strict && res.Problems() > 0 {
-		fmt.Fprintf(stderr, "replay: %d problems in the input or its labels and --strict is set (fix them or drop --strict)\n", res.Problems())
+		fmt.Fprintf(stderr, "replay: %s in the input or its labels and --strict is set (fix them or drop --strict)\n", plural.Count(res.Problems(), "problem"))
 		return 1
 	}
 	if strict && res.Summary.Files == 0 && !res.Shard.Split() { // a shard may own no file

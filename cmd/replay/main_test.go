@@ -22,6 +22,7 @@ import (
 	"github.com/loopwatch/loopwatch/internal/corpus"
 	"github.com/loopwatch/loopwatch/internal/doctest"
 	"github.com/loopwatch/loopwatch/internal/duckdb"
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/reports"
 	"github.com/loopwatch/loopwatch/reports/htmlreport"
 )
@@ -308,7 +309,7 @@ func TestSingleFileInput(t *testing.T) {
 	writeSample(t, dir)
 	out := filepath.Join(dir, "r.parquet")
 	code, stdout, stderr := runCLI(t, "--in", filepath.Join(dir, "runs", "synth-0007.jsonl"), "--out", out)
-	if code != 0 || !strings.Contains(stdout, "1 files (trace 1), 2 runs") {
+	if code != 0 || !strings.Contains(stdout, "1 file (trace 1), 2 runs") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	rows, err := parquet.ReadFile[reports.RunRow](out)
@@ -784,7 +785,7 @@ func TestMissingMomentsUnderStrict(t *testing.T) {
 	os.WriteFile(bad, bytes.Replace(labels, []byte(","+moment+","), []byte(",not-a-uuid;"+moment+","), 1), 0o644)
 	args := []string{"--in", filepath.Join(sample, "inputs", "sessions"), "--labels", bad, "--out", filepath.Join(dir, "r.parquet")}
 	code, _, stderr := runCLI(t, args...)
-	if code != 0 || !strings.Contains(stderr, "1 labelled friction moments are not events of their session") {
+	if code != 0 || !strings.Contains(stderr, "1 labelled friction moment left out: no event of their session") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	// The sample's sessions alone leave its other labels unmatched: problems already;
@@ -882,7 +883,7 @@ func TestLabelProblems(t *testing.T) {
 					t.Errorf("%v: stderr does not report %q:\n%s", args, w, stderr)
 				}
 			}
-			if want := fmt.Sprintf("; %d problems in the labels (listed above, by file and line)", tt.n); !strings.Contains(stdout, want) {
+			if want := fmt.Sprintf("; %s in the labels (listed above, by file and line)", plural.Count(tt.n, "problem")); !strings.Contains(stdout, want) {
 				t.Errorf("%v: the summary does not count them (%q):\n%s", args, want, stdout)
 			}
 			// The labels' other rows are read.
@@ -903,10 +904,10 @@ func TestLabelProblems(t *testing.T) {
 	}
 	bad := write("sample-bad.csv", string(sample)+"q-9,maybe,,human,\n")
 	args := []string{"--in", runs, "--labels", bad, "--out", filepath.Join(dir, "s.parquet")}
-	if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "16 labelled; 1 problems in the labels") {
+	if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "16 labelled; 1 problem in the labels") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI(t, append(args, "--strict")...); code != 1 || !strings.Contains(stderr, "replay: 1 problems in the input or its labels and --strict is set") {
+	if code, _, stderr := runCLI(t, append(args, "--strict")...); code != 1 || !strings.Contains(stderr, "replay: 1 problem in the input or its labels and --strict is set") {
 		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 }
@@ -921,7 +922,7 @@ func TestSingleTranscriptKeepsItsSubagents(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(single, "2 files (claude_code 1, claude_code_subagent 1), 1 sessions") {
+	if !strings.Contains(single, "2 files (claude_code 1, claude_code_subagent 1), 1 session") {
 		t.Errorf("the subagent transcript is not replayed with its parent:\n%s", single)
 	}
 	// The same events as replaying a folder holding the transcript and its subagents.
@@ -931,7 +932,7 @@ func TestSingleTranscriptKeepsItsSubagents(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	events := regexp.MustCompile(`sessions \((\d+) events\)`)
+	events := regexp.MustCompile(`sessions? \((\d+) events?\)`)
 	if a, b := events.FindStringSubmatch(single), events.FindStringSubmatch(folder); a == nil || b == nil || a[1] != b[1] {
 		t.Errorf("single file %v events, folder %v", a, b)
 	}
@@ -1086,7 +1087,7 @@ func TestStreamInput(t *testing.T) {
 		f.Close()
 	}()
 	code, stdout, stderr := runCLI(t, "--in", fifo, "--out", filepath.Join(dir, "r.parquet"), "--strict")
-	if code != 0 || !strings.Contains(stdout, "1 files (trace 1), 2 runs") {
+	if code != 0 || !strings.Contains(stdout, "1 file (trace 1), 2 runs") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }

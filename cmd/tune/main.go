@@ -16,6 +16,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/printable"
 	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/reports"
@@ -158,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote the report %s\n", report)
 	}
 	if n := res.Summary.TotalProblems() + res.LabelProblems + res.UnscoredLabels; strict && n > 0 {
-		return fail(1, fmt.Errorf("%d problems in the input or its labels and --strict is set", n))
+		return fail(1, fmt.Errorf("%s in the input or its labels and --strict is set", plural.Count(n, "problem")))
 	}
 	if strict && res.HoldoutProblems > 0 {
 		return fail(1, fmt.Errorf("%d --holdout keys match no run or session or repeat one (see above) and --strict is set", res.HoldoutProblems))

@@ -305,11 +305,11 @@ func TestLabelProblems(t *testing.T) {
 		"--target", "struggle", "--grid", "composite_threshold=0.5,0.6", "--resamples", "0", "--out", filepath.Join(dir, "sweep.parquet")}
 	code, stdout, stderr := runCLI(t, args...)
 	if want := fmt.Sprintf("tune: %s:%d: label: label \"maybe\" is not", labels, line); code != 0 || !strings.Contains(stderr, want) ||
-		!strings.Contains(stdout, "; 1 problems in the labels (listed above, by file and line)") {
+		!strings.Contains(stdout, "; 1 problem in the labels (listed above, by file and line)") {
 		t.Fatalf("exit %d, want 0, %q in stderr and the count in the summary\n%s%s", code, want, stdout, stderr)
 	}
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
-	if code != 1 || !strings.Contains(stderr, "tune: 1 problems in the input or its labels and --strict is set") {
+	if code != 1 || !strings.Contains(stderr, "tune: 1 problem in the input or its labels and --strict is set") {
 		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 	// A label key that matches nothing scores nothing: one more problem, as in replay.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/corpus"
+	"github.com/loopwatch/loopwatch/internal/plural"
 )
 
 // SynthSpec is a synthetic dataset's generator parameters:
@@ -83,7 +84,7 @@ func (s SynthSpec) String() string {
 	if s.FixLoopEvery > 0 {
 		every += ", " + everyRun(s.FixLoopEvery) + " recorded with the inner fix loop on"
 	}
-	return fmt.Sprintf("%d runs, %d sessions and %d vibes logs (seed %d%s)", s.Runs, s.Sessions, s.Vibes, s.Seed, every)
+	return fmt.Sprintf("%s, %s and %s (seed %d%s)", plural.Count(s.Runs, "run"), plural.Count(s.Sessions, "session"), plural.Count(s.Vibes, "vibes log"), s.Seed, every)
 }
 
 // Write generates the dataset into dir (which should be empty) and returns its input

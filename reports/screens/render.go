@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/printable"
 )
 
@@ -42,13 +43,13 @@ func (s Status) WriteText(w io.Writer) error {
 	case "none":
 		p.line("Circuit Breaker: no session (threshold: %s)", threshold)
 	case "tripped":
-		p.line("Circuit Breaker: TRIPPED (%s; frustration: %.2f, threshold: %s)", plural(b.Interventions, "intervention"), deref(b.FrustrationEMA), threshold)
+		p.line("Circuit Breaker: TRIPPED (%s; frustration: %.2f, threshold: %s)", plural.Count(b.Interventions, "intervention"), deref(b.FrustrationEMA), threshold)
 	default:
 		p.line("Circuit Breaker: OK (frustration: %.2f, threshold: %s)", deref(b.FrustrationEMA), threshold)
 	}
 	if t := b.Thresholds; t != nil {
 		p.line("Thresholds: frustration %.2f, %s, %d corrections in %s, cooldown %s",
-			t.Frustration, plural(t.ConsecutiveFailures, "consecutive failure"), t.CorrectionStorm, t.CorrectionWindow, t.Cooldown)
+			t.Frustration, plural.Count(t.ConsecutiveFailures, "consecutive failure"), t.CorrectionStorm, t.CorrectionWindow, t.Cooldown)
 	}
 	if a := s.ActiveSession; a != nil {
 		p.blank()
@@ -69,9 +70,9 @@ func (s Status) WriteText(w io.Writer) error {
 	p.heading("Replay")
 	p.line("Results: %s", s.Results)
 	r := s.Replay
-	sessions := fmt.Sprintf("%d (%s)", r.Sessions, plural(r.Events, "event"))
+	sessions := fmt.Sprintf("%d (%s)", r.Sessions, plural.Count(r.Events, "event"))
 	if r.OtherRuns > 0 {
-		sessions += fmt.Sprintf("; %s besides", plural(r.OtherRuns, "quasar run"))
+		sessions += fmt.Sprintf("; %s besides", plural.Count(r.OtherRuns, "quasar run"))
 	}
 	p.line("Sessions: %s", sessions)
 	if r.Shards > 1 {
@@ -91,11 +92,11 @@ func (h History) WriteText(w io.Writer) error {
 	p := newPrinter(w)
 	switch {
 	case h.Days == 0:
-		p.heading(fmt.Sprintf("Session History (all %s)", plural(h.TotalSessions, "session")))
+		p.heading(fmt.Sprintf("Session History (all %s)", plural.Count(h.TotalSessions, "session")))
 	case h.Until != nil:
-		p.heading(fmt.Sprintf("Session History (last %s to %s)", plural(h.Days, "day"), h.Until.Format(dateLayout)))
+		p.heading(fmt.Sprintf("Session History (last %s to %s)", plural.Count(h.Days, "day"), h.Until.Format(dateLayout)))
 	default:
-		p.heading(fmt.Sprintf("Session History (last %s)", plural(h.Days, "day")))
+		p.heading(fmt.Sprintf("Session History (last %s)", plural.Count(h.Days, "day")))
 	}
 	if len(h.Sessions) == 0 {
 		if h.TotalSessions == 0 {
@@ -134,9 +135,9 @@ func (h History) WriteText(w io.Writer) error {
 		p.line("Showing the newest %d of %d sessions (--limit %d).", len(h.Sessions), h.InWindow, h.Limit)
 	}
 	if n := h.TotalSessions - h.InWindow; n > 0 {
-		what := plural(n, "older session")
+		what := plural.Count(n, "older session")
 		if h.Undated == n {
-			what = plural(n, "session") + " without a date"
+			what = plural.Count(n, "session") + " without a date"
 		} else if h.Undated > 0 {
 			what += fmt.Sprintf(" (%d without a date)", h.Undated)
 		}
@@ -165,7 +166,7 @@ func (d Detail) WriteText(w io.Writer) error {
 	}
 	p.line("Date: %s", dateUTC(s.StartedAt))
 	p.line("Duration: %s", duration(s.DurationSeconds))
-	p.line("Messages: %d (%s in all)", s.HumanMessages, plural(s.Events, "event"))
+	p.line("Messages: %d (%s in all)", s.HumanMessages, plural.Count(s.Events, "event"))
 	if a := d.Analysis; a.Outcome != nil {
 		p.line("Outcome: %s (confidence: %.2f)", *a.Outcome, deref(a.Confidence))
 	} else {
@@ -282,9 +283,9 @@ func msgList(ix []int) string {
 func why(iv Intervention) string {
 	switch iv.Type {
 	case "approach_pivot":
-		return plural(iv.ConsecutiveFailures, "consecutive failure")
+		return plural.Count(iv.ConsecutiveFailures, "consecutive failure")
 	case "clarification_pause":
-		return plural(iv.CorrectionsInWindow, "correction") + " in the window"
+		return plural.Count(iv.CorrectionsInWindow, "correction") + " in the window"
 	}
 	return fmt.Sprintf("frustration %.2f", iv.FrustrationEMA)
 }
@@ -334,24 +335,17 @@ func duration(sec *float64) string {
 	}
 	d := time.Duration(*sec * float64(time.Second)).Round(time.Second)
 	if d < time.Minute {
-		return plural(int(d/time.Second), "second")
+		return plural.Count(int(d/time.Second), "second")
 	}
 	m := int(d.Round(time.Minute) / time.Minute)
 	if m < 60 {
-		return plural(m, "minute")
+		return plural.Count(m, "minute")
 	}
 	h, m := m/60, m%60
 	if m == 0 {
-		return plural(h, "hour")
+		return plural.Count(h, "hour")
 	}
-	return plural(h, "hour") + " " + plural(m, "minute")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return plural.Count(h, "hour") + " " + plural.Count(m, "minute")
 }
 
 func orDash(s string) string {
