@@ -361,7 +361,7 @@ func TestMisspeltCorporaVariable(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--strict"}} {
 		code, stdout, stderr := runRegress(t, append([]string{"--registry", reg, "--out", out}, extra...)...)
 		want := "regress: " + corpus.EnvVar + "=" + missing + " names no corpora folder: no such file or directory"
-		if code != 2 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "the datasets elsewhere read it") || stdout != "" {
+		if code != 2 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "the dataset elsewhere reads it") || stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", extra, code, stdout, stderr, want)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {

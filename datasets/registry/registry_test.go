@@ -286,7 +286,7 @@ func TestCheckCorpora(t *testing.T) {
 	}{
 		{"unset, the registry's folder absent", "", nil, ""},
 		{"a folder that is not there", filepath.Join(dir, "corpra"), nil,
-			corpus.EnvVar + "=" + filepath.Join(dir, "corpra") + " names no corpora folder: no such file or directory (fix it, or unset it to skip the corpus datasets on a machine without the corpora); the datasets runs read it"},
+			corpus.EnvVar + "=" + filepath.Join(dir, "corpra") + " names no corpora folder: no such file or directory (fix it, or unset it to skip the corpus datasets on a machine without the corpora); the dataset runs reads it"},
 		{"a file", afile, nil, corpus.EnvVar + "=" + afile + " names no corpora folder: not a folder"},
 		{"a folder", dir, nil, ""},
 		{"no dataset selected reads a corpus", filepath.Join(dir, "corpra"), []string{"sample", "gen"}, ""},

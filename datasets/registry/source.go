@@ -229,7 +229,7 @@ func (r *Registry) CheckCorpora(datasets []Dataset) error {
 		return nil
 	}
 	if err := r.corporaFolder(); err != nil {
-		return fmt.Errorf("%w; the datasets %s read it", err, strings.Join(readers, ", "))
+		return fmt.Errorf("%w; %s %s %s it", err, plural.Form(len(readers), "the dataset", "the datasets"), strings.Join(readers, ", "), plural.Form(len(readers), "reads", "read"))
 	}
 	return nil
 }
