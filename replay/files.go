@@ -23,7 +23,9 @@ import (
 const specialMode = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice | fs.ModeIrregular
 
 // walk lists the input files under the root in path order, leaving out the .git
-// folders, Options.Exclude and loopwatch's temporary output files. It reports special
+// folders, Options.Exclude, loopwatch's temporary output files and its temporary
+// folders (datagen's, tmpname.IsFolder: a dataset being written, or a killed
+// datagen's leftover). It reports special
 // files and skips them, unless Options.ReadSpecialFiles: then they are returned and
 // marked in special.
 //
@@ -81,9 +83,14 @@ type walker struct {
 }
 
 // descends reports whether the walk goes down into the folder p, an entry of its
-// parent folder whose path is prefix bytes long: not an excluded folder, nor a .git.
+// parent folder whose path is prefix bytes long: not an excluded folder, nor a .git,
+// nor one of loopwatch's temporary folders (datagen's dataset before it is renamed into
+// place, or what a killed datagen left).
 func (w *walker) descends(p string, prefix int) bool {
-	return !w.exclude[p] && p[prefix:] != ".git"
+	if w.exclude[p] || p[prefix:] == ".git" {
+		return false
+	}
+	return !tmpname.IsFolder(p[prefix:])
 }
 
 // prefixLen is the length of the part of an entry's path before its name in the

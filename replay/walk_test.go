@@ -47,7 +47,7 @@ func walkDirRef(fsys fs.FS, opts Options, problem func(input.Problem)) (files []
 			return nil
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" {
+			if d.Name() == ".git" || (name != "." && tmpname.IsFolder(d.Name())) {
 				return fs.SkipDir
 			}
 			return nil
@@ -133,7 +133,8 @@ func TestWalkMatchesWalkDir(t *testing.T) {
 	nested := mapFS("a/x", "a-b/x", "a.b", "a/b/c/d.jsonl", "a/b/c.jsonl", "a/b-c/x", "b", "A/x", "a0", "z/y/x/w")
 	withGit := mapFS(".git/config", ".git/objects/ab/cd", "sub/.git/HEAD", "sub/x", ".gitignore", "x/.git", "x/y")
 	temps := mapFS(".runs.parquet.tmp-123-abc", ".summary.json.tmp-1-x", ".loopwatch-probe-7-q", ".notes.txt.tmp-1-x",
-		"sub/.runs.parquet.tmp-9-z", "sub/kept", ".runs.parquet.tmp-5-d/inside")
+		"sub/.runs.parquet.tmp-9-z", "sub/kept", ".runs.parquet.tmp-5-d/inside",
+		".datagen.tmp-42-x/inputs/runs/a.jsonl", "sub/.datagen.tmp-7-y/labels/runs.csv", ".datagen.tmp-z/inside", ".datagen.txt.tmp-1-x/kept")
 	specials := fstest.MapFS{
 		"pipe":         {Mode: fs.ModeNamedPipe},
 		"sock":         {Mode: fs.ModeSocket},
@@ -183,6 +184,32 @@ func TestWalkMatchesWalkDir(t *testing.T) {
 	}
 }
 
+// TestWalkSkipsTemporaryFolders: datagen's temporary folder (a dataset being written,
+// or what a killed datagen left) is never read, at any depth and with any number of
+// workers; a folder merely named like a temporary file is, and so is the root.
+func TestWalkSkipsTemporaryFolders(t *testing.T) {
+	fsys := mapFS("inputs/runs/a.jsonl", ".datagen.tmp-42-x/inputs/runs/a.jsonl", "inputs/.datagen.tmp-7-y/runs/b.jsonl",
+		".datagen.tmp-z/runs/c.jsonl", ".runs.parquet.tmp-5-d/inside", ".datagen.txt.tmp-1-x/kept")
+	for _, tt := range []struct {
+		root string
+		want []string
+	}{
+		{".", []string{".datagen.txt.tmp-1-x/kept", ".runs.parquet.tmp-5-d/inside", "inputs/runs/a.jsonl"}},
+		{".datagen.tmp-42-x", []string{"inputs/runs/a.jsonl"}}, // given as the input itself
+	} {
+		sub, err := fs.Sub(fsys, tt.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{0, 4} {
+			got := runWalk(walk, sub, Options{Workers: workers})
+			if !slices.Equal(got.Files, tt.want) || got.Problems != nil || got.Err != "" {
+				t.Errorf("root %s, %d workers: %+v, want files %v", tt.root, workers, got, tt.want)
+			}
+		}
+	}
+}
+
 // TestWalkMatchesWalkDirGenerated compares the walks on random trees: names that sort
 // differently per folder than globally, .git folders, temporaries, special files,
 // symbolic links and excluded paths.
@@ -207,7 +234,7 @@ func TestWalkMatchesWalkDirGenerated(t *testing.T) {
 
 // randomTree returns a random tree and every path in it, folders included.
 func randomTree(rnd *rand.Rand) (fstest.MapFS, []string) {
-	parts := []string{"a", "a-b", "a.b", "a0", "b", "B", ".git", "x.jsonl", "-", "ä", ".runs.parquet.tmp-1-z", ".loopwatch-probe-2-y"}
+	parts := []string{"a", "a-b", "a.b", "a0", "b", "B", ".git", "x.jsonl", "-", "ä", ".runs.parquet.tmp-1-z", ".loopwatch-probe-2-y", ".datagen.tmp-3-x"}
 	// Symbolic links lead to a file, a folder, a named pipe or nowhere, never to a
 	// link (MapFS does not stop at a loop).
 	m := fstest.MapFS{"t-file": file(), "t-dir/x": file(), "t-pipe": {Mode: fs.ModeNamedPipe}}

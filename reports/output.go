@@ -219,17 +219,7 @@ func cleanStale(dir string, ours func(dest string) bool, now time.Time) []string
 		if dest != "" && !ours(dest) {
 			continue // another output's
 		}
-		stale := false
-		switch {
-		case pid == os.Getpid():
-		case pid > 0 && canCheckProcesses:
-			stale = !processAlive(pid)
-		default:
-			if fi, err := e.Info(); err == nil {
-				stale = now.Sub(fi.ModTime()) > StaleAge
-			}
-		}
-		if stale {
+		if isStale(e, pid, now) {
 			p := filepath.Join(dir, e.Name())
 			if os.Remove(p) == nil {
 				removed = append(removed, p)
@@ -237,6 +227,50 @@ func cleanStale(dir string, ours func(dest string) bool, now time.Time) []string
 		}
 	}
 	return removed
+}
+
+// isStale reports whether the temporary e, made by the process pid (0: unknown), is
+// stale: its process is gone or, where that cannot be checked, it is older than
+// [StaleAge]. This process's own temporaries never are.
+func isStale(e fs.DirEntry, pid int, now time.Time) bool {
+	switch {
+	case pid == os.Getpid():
+		return false
+	case pid > 0 && canCheckProcesses:
+		return !processAlive(pid)
+	default:
+		fi, err := e.Info()
+		return err == nil && now.Sub(fi.ModTime()) > StaleAge
+	}
+}
+
+// CleanStaleFolders removes, with everything in them, the stale temporary folders in
+// dir named for name (one of tmpname.Folders: ".datagen.tmp-<pid>-…"), as a new
+// output removes its stale temporary files: those whose process is gone (killed
+// before it could clean up) or, where that cannot be checked, older than [StaleAge].
+// A concurrent process's folder is never touched. It returns the folders removed, and
+// the errors of those it could not remove.
+func CleanStaleFolders(dir, name string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	now := time.Now()
+	for _, e := range entries {
+		dest, pid, ok := tmpname.Parse(e.Name())
+		if !ok || dest != name || !e.IsDir() || !isStale(e, pid, now) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, p)
+	}
+	return removed, errors.Join(errs...)
 }
 
 // SetMetadata sets a key-value pair written into every table's metadata at Commit.

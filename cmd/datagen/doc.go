@@ -23,7 +23,10 @@
 // ones (ten runs of an earlier call beside the labels of two). --sample writes
 // loopwatch's built-in sample dataset, the one committed under datasets/sample and
 // replayed by `make demo`; it replaces an earlier sample's inputs/ and labels/ with
-// its fixed set of files, which is how that folder is regenerated.
+// its fixed set of files, which is how that folder is regenerated — only when they
+// hold nothing but files the sample writes: a file of anyone else's there (a session
+// of one's own, labels) is refused with exit status 2, naming it, and nothing is
+// removed. datagen never removes a file it did not write.
 //
 // The dataset appears whole or not at all: it is written (streamed, file by file)
 // into a hidden temporary folder in DIR, .datagen.tmp-<pid>-<random>, and its
@@ -32,7 +35,10 @@
 // a rename fails. A failure (a full disk: exit status 1) or an interrupt (SIGINT or
 // SIGTERM: exit status 130, "datagen: interrupted; nothing was written to DIR")
 // removes the temporary folder, and DIR and the folders above it if datagen made
-// them. Only a datagen killed outright (SIGKILL) leaves its temporary folder behind.
+// them. Only a datagen killed outright (SIGKILL) leaves its temporary folder behind:
+// the next datagen into DIR removes it ("datagen: removed DIR/.datagen.tmp-…, the
+// temporary folder of a datagen that was killed"), once its process is gone. replay
+// never reads a datagen's temporary folder, whole or half written.
 // A usage error (a bad flag, an --out that cannot hold a dataset) exits 2.
 //
 // Examples:

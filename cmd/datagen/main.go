@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/signal"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -19,6 +19,8 @@ import (
 
 	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/plural"
+	"github.com/loopwatch/loopwatch/internal/tmpname"
+	"github.com/loopwatch/loopwatch/reports"
 )
 
 func main() {
@@ -35,10 +37,12 @@ Writes synthetic quasar run traces, Claude Code transcripts and vibes event logs
 their ground-truth labels into DIR/inputs and DIR/labels, and prints the command that
 replays them (DIR/inputs with --labels DIR/labels/runs.csv and DIR/labels/sessions.csv,
 those it wrote). The same flags always write the same bytes. --sample writes the
-built-in sample that make demo replays.
+built-in sample that make demo replays, replacing an earlier sample's inputs/ and
+labels/ (refused, exit 2, when they hold a file the sample does not write).
 
-The dataset is written into a hidden temporary folder in DIR and renamed into place
-once whole: a failure (exit 1) or an interrupt (exit 130) leaves nothing at DIR.
+The dataset is written into a hidden temporary folder in DIR, which replay never
+reads, and renamed into place once whole: a failure (exit 1) or an interrupt
+(exit 130) leaves nothing at DIR.
 
 Examples:
   datagen --sample --out sample
@@ -88,7 +92,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// --sample writes its fixed files over an earlier sample's: how datasets/sample is
-	// regenerated.
+	// regenerated. It replaces inputs/ and labels/ only when they hold nothing but
+	// files of the sample: any other file there is someone's, which it never removes.
+	var replaces map[string][]byte
+	if *sample {
+		replaces = synth.SampleFiles()
+	}
 	p, err := earlierDataset(*out)
 	switch {
 	case err != nil:
@@ -98,6 +107,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "datagen: %s already exists: write into a folder without %s/ and %s/ (remove them, or choose another --out)\n",
 			p, synth.InputsDir, labelsDir)
 		return 2
+	case p != "":
+		if err := replaceable(*out, replaces); err != nil {
+			fmt.Fprintf(stderr, "datagen: %v\n", err)
+			return 2
+		}
 	}
 	write := func(dest synth.Dest) (synth.Written, error) {
 		// Streamed: each run, session and log is written as it is generated.
@@ -107,14 +121,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *sample {
 		write = writeSample
 	}
-	w, err := generate(ctx, *out, write)
+	w, stale, err := generate(ctx, *out, replaces, write)
+	for _, p := range stale {
+		fmt.Fprintf(stderr, "datagen: removed %s, the temporary folder of a datagen that was killed\n", p)
+	}
 	var oe outError
+	var fe foreignError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "datagen: interrupted; nothing was written to %s\n", *out)
 		return exitInterrupted
 	case errors.As(err, &oe):
 		fmt.Fprintf(stderr, "datagen: --out %s: %v\n", *out, oe.error)
+		return 2
+	case errors.As(err, &fe):
+		fmt.Fprintf(stderr, "datagen: %v\n", fe)
 		return 2
 	case errors.Is(err, errLeftMixed):
 		fmt.Fprintf(stderr, "datagen: %v\n", err)
@@ -153,6 +174,54 @@ func earlierDataset(dir string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// foreignError names a file in an earlier dataset's inputs/ or labels/ that the
+// dataset written would not replace: --sample refuses to remove it.
+type foreignError struct{ path string }
+
+func (e foreignError) Error() string {
+	return fmt.Sprintf("%s is no file of the sample, which replaces %s/ and %s/ whole: --sample never removes a file it did not write (move it out of the way, or choose another --out)",
+		e.path, synth.InputsDir, labelsDir)
+}
+
+// replaceable checks that the inputs/ and labels/ in dir hold nothing but files
+// whose slash-separated paths relative to dir are keys of files (and the folders
+// holding them), or returns a foreignError naming the first other entry: a file, a
+// symbolic link, anything that is not a folder.
+func replaceable(dir string, files map[string][]byte) error {
+	return replaceableAt(dir, dir, files)
+}
+
+// replaceableAt is replaceable of the inputs/ and labels/ in dir, named as if they
+// were in shown (where they were before commit moved them aside).
+func replaceableAt(dir, shown string, files map[string][]byte) error {
+	for _, part := range []string{synth.InputsDir, labelsDir} {
+		root := filepath.Join(dir, filepath.FromSlash(part))
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root && errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			if _, ok := files[filepath.ToSlash(rel)]; !ok || !d.Type().IsRegular() {
+				return foreignError{filepath.Join(shown, rel)}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exitInterrupted is the exit status of an interrupted datagen, as of the other
@@ -196,19 +265,26 @@ func (e outError) Unwrap() error { return e.error }
 
 // generate has write write a dataset into a temporary folder in out (made if need be)
 // and, once it is whole, renames its inputs/ and labels/ into out, as a set: an
-// earlier dataset's (--sample's) are moved aside first and removed last, and if a
-// rename fails what was moved is moved back. A failure of write, or ctx done while it
+// earlier dataset's (--sample's) are moved aside first and removed last — only if
+// they hold nothing but the files of replaces (keyed as synth.SampleFiles), else they
+// are put back and generate fails with a foreignError — and if a rename fails what was
+// moved is moved back. First it removes the temporary folders of datagens that were
+// killed (SIGKILL) in out, and returns them (stale). A failure of write, or ctx done while it
 // writes (every file created and every write checks it), removes the temporary folder,
 // and out if generate made it: nothing appears at out. The dataset is streamed to
 // disk, never held in memory.
-func generate(ctx context.Context, out string, write func(synth.Dest) (synth.Written, error)) (w synth.Written, err error) {
+func generate(ctx context.Context, out string, replaces map[string][]byte, write func(synth.Dest) (synth.Written, error)) (w synth.Written, stale []string, err error) {
 	made, err := mkdirs(out)
 	if err != nil {
-		return w, outError{err}
+		return w, nil, outError{err}
 	}
-	tmp, err := os.MkdirTemp(out, ".datagen.tmp-"+strconv.Itoa(os.Getpid())+"-*")
+	stale, err = reports.CleanStaleFolders(out, tmpFolder)
 	if err != nil {
-		return w, errors.Join(outError{err}, removeMade(made))
+		return w, stale, errors.Join(outError{fmt.Errorf("removing a killed datagen's temporary folder: %w", err)}, removeMade(made))
+	}
+	tmp, err := tmpname.MkdirTemp(out, tmpFolder)
+	if err != nil {
+		return w, stale, errors.Join(outError{err}, removeMade(made))
 	}
 	defer func() {
 		err = errors.Join(err, os.RemoveAll(tmp))
@@ -217,17 +293,23 @@ func generate(ctx context.Context, out string, write func(synth.Dest) (synth.Wri
 		}
 	}()
 	if w, err = write(cancelDest{ctx: ctx, done: ctx.Done(), dest: synth.DirDest(tmp)}); err != nil {
-		return w, err
+		return w, stale, err
 	}
 	if err := ctx.Err(); err != nil {
-		return w, err
+		return w, stale, err
 	}
-	return w, commit(tmp, out)
+	return w, stale, commit(tmp, out, replaces)
 }
 
+// tmpFolder names datagen's temporary folder, ".datagen.tmp-<pid>-<random>", which
+// replay never reads (tmpname.Parse recognises it).
+const tmpFolder = "datagen"
+
 // commit renames tmp's inputs/ and labels/ into out, an earlier dataset's moved aside
-// into tmp first; if a rename fails, every one done is undone.
-func commit(tmp, out string) error {
+// into tmp first — and checked there, where no one else writes, to hold only files of
+// replaces (a file added since run checked them is put back, never removed); if a
+// rename fails, or the check does, every one done is undone.
+func commit(tmp, out string, replaces map[string][]byte) error {
 	type rename struct{ from, to string }
 	var done []rename
 	move := func(from, to string) error {
@@ -246,12 +328,19 @@ func commit(tmp, out string) error {
 		return err
 	}
 	parts := []string{synth.InputsDir, labelsDir}
+	previous := filepath.Join(tmp, "previous")
+	if err := os.Mkdir(previous, 0o755); err != nil {
+		return err
+	}
 	for _, part := range parts {
 		if _, err := os.Lstat(filepath.Join(out, part)); err == nil {
-			if err := move(filepath.Join(out, part), filepath.Join(tmp, "previous-"+part)); err != nil {
+			if err := move(filepath.Join(out, part), filepath.Join(previous, part)); err != nil {
 				return undo(err)
 			}
 		}
+	}
+	if err := replaceableAt(previous, out, replaces); err != nil {
+		return undo(err)
 	}
 	for _, part := range parts {
 		from := filepath.Join(tmp, part)

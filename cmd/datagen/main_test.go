@@ -274,7 +274,11 @@ func TestNothingOnFailure(t *testing.T) {
 			if tt.sample {
 				write = func(dest synth.Dest) (synth.Written, error) { return writeSample(failAfter{dest, &n, fail}) }
 			}
-			_, err := generate(ctx, out, write)
+			var replaces map[string][]byte
+			if tt.sample {
+				replaces = synth.SampleFiles()
+			}
+			_, _, err := generate(ctx, out, replaces, write)
 			switch {
 			case tt.interrupt && !errors.Is(err, context.Canceled):
 				t.Errorf("interrupted: %v, want %v", err, context.Canceled)
@@ -312,5 +316,139 @@ func TestInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s: %v, want nothing there", out, err)
+	}
+}
+
+// TestSampleKeepsOthersFiles: --sample replaces an earlier sample's inputs/ and
+// labels/, but never removes a file it did not write: a folder holding one is refused
+// (exit 2, naming it), and everything in it is left as it was.
+func TestSampleKeepsOthersFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		earlier bool     // an earlier sample is there first
+		extra   []string // then these files, slash-separated under --out
+		link    string   // and a symbolic link to a file outside, at this path
+		code    int
+	}{
+		{name: "a session of one's own", extra: []string{"inputs/sessions/real.jsonl"}, code: 2},
+		{name: "labels of one's own", extra: []string{"labels/mine.csv"}, code: 2},
+		{name: "beside an earlier sample", earlier: true, extra: []string{"inputs/runs/extra.jsonl"}, code: 2},
+		{name: "a link where a sample file goes", earlier: true, link: synth.RunLabelsFile, code: 2},
+		{name: "inputs/ a link", link: "inputs", code: 2},
+		{name: "an earlier sample alone", earlier: true, code: 0},
+		{name: "empty folders", extra: nil, code: 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			out := filepath.Join(root, "d")
+			if err := os.MkdirAll(filepath.Join(out, "inputs", "sessions"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tt.earlier {
+				if code := run(context.Background(), []string{"--sample", "--out", out}, io.Discard, io.Discard); code != 0 {
+					t.Fatalf("the earlier sample: exit %d", code)
+				}
+			}
+			for _, name := range tt.extra {
+				p := filepath.Join(out, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.link != "" {
+				target := filepath.Join(root, "elsewhere")
+				if err := os.WriteFile(target, []byte("mine"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(out, filepath.FromSlash(tt.link))
+				if err := os.RemoveAll(p); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := written(t, root)
+			var stderr bytes.Buffer
+			code := run(context.Background(), []string{"--sample", "--out", out}, io.Discard, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr.String())
+			}
+			if tt.code == 0 {
+				if got := written(t, out); len(got) != len(synth.SampleFiles()) {
+					t.Errorf("%d files, want the sample's %d", len(got), len(synth.SampleFiles()))
+				}
+				return
+			}
+			named := filepath.Join(out, filepath.FromSlash(tt.link))
+			if tt.extra != nil {
+				named = filepath.Join(out, filepath.FromSlash(tt.extra[0]))
+			}
+			if !strings.Contains(stderr.String(), named+" is no file of the sample") || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("stderr %q, want one line naming %s", stderr.String(), named)
+			}
+			if after := written(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("the files changed: %v, were %v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+			}
+		})
+	}
+}
+
+// TestCommitKeepsFilesAddedLate: a file added to an earlier sample after run checked
+// it (while the new one was written) is found where commit moved the sample aside,
+// and everything is put back rather than removed.
+func TestCommitKeepsFilesAddedLate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	if code := run(context.Background(), []string{"--sample", "--out", out}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("the earlier sample: exit %d", code)
+	}
+	late := filepath.Join(out, "labels", "late.csv")
+	write := func(dest synth.Dest) (synth.Written, error) {
+		if err := os.WriteFile(late, []byte("mine"), 0o644); err != nil {
+			return synth.Written{}, err
+		}
+		return writeSample(dest)
+	}
+	before := written(t, out)
+	_, _, err := generate(context.Background(), out, synth.SampleFiles(), write)
+	var fe foreignError
+	if !errors.As(err, &fe) || fe.path != late {
+		t.Errorf("generate: %v, want a foreignError naming %s", err, late)
+	}
+	after := written(t, out)
+	if string(after["labels/late.csv"]) != "mine" || len(after) != len(before)+1 {
+		t.Errorf("left %v", slices.Sorted(maps.Keys(after)))
+	}
+}
+
+// TestStaleFolders: a killed datagen's temporary folder (its process gone) is removed
+// at the next datagen into the same --out, with a message; a running one's is not.
+func TestStaleFolders(t *testing.T) {
+	out := t.TempDir()
+	dead := filepath.Join(out, ".datagen.tmp-99999999-1") // above any pid_max
+	alive := filepath.Join(out, ".datagen.tmp-"+fmt.Sprint(os.Getppid())+"-2")
+	other := filepath.Join(out, ".results.parquet.tmp-99999999-3") // a folder, not datagen's
+	for _, d := range []string{dead, alive, other} {
+		if err := os.MkdirAll(filepath.Join(d, "inputs", "runs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "inputs", "runs", "stale.jsonl"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--runs", "2", "--out", out}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := "datagen: removed " + dead + ", the temporary folder of a datagen that was killed\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	for d, kept := range map[string]bool{dead: false, alive: true, other: true} {
+		if _, err := os.Stat(d); (err == nil) != kept {
+			t.Errorf("%s: %v, want kept %v", d, err, kept)
+		}
 	}
 }

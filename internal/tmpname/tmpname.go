@@ -4,14 +4,18 @@
 //
 // A temporary file is hidden and names its destination and the process that made
 // it: ".<destination base>.tmp-<pid>-<random>", e.g. ".results.parquet.tmp-4242-81723";
-// the writability probe of an output folder is ".loopwatch-probe-<pid>-<random>".
+// the writability probe of an output folder is ".loopwatch-probe-<pid>-<random>";
+// a temporary folder (datagen's, which it renames its dataset out of) is
+// ".<name>.tmp-<pid>-<random>" for a name of [Folders], e.g. ".datagen.tmp-4242-81723".
 // Carrying the pid lets a later run tell a temporary whose writer is gone (killed
 // before it could clean up) from one a concurrent run is still writing.
 package tmpname
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,6 +37,27 @@ func CreateLabelled(dest, label string) (*os.File, error) {
 	return os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+label+"-*")
 }
 
+// Folders are the names of loopwatch's temporary folders, which [MkdirTemp] makes and
+// [Parse] recognises: datagen's, the dataset it writes before renaming its inputs/ and
+// labels/ into place.
+var Folders = []string{"datagen"}
+
+// MkdirTemp makes a new temporary folder in dir, named ".<name>.tmp-<pid>-<random>";
+// name must be one of [Folders].
+func MkdirTemp(dir, name string) (string, error) {
+	if !slices.Contains(Folders, name) {
+		return "", fmt.Errorf("tmpname: %q is no temporary folder's name", name)
+	}
+	return os.MkdirTemp(dir, "."+name+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
+}
+
+// IsFolder reports whether base (a folder's name) is one of loopwatch's temporary
+// folders, as [MkdirTemp] names them: a folder no reader takes for input.
+func IsFolder(base string) bool {
+	dest, _, ok := Parse(base)
+	return ok && slices.Contains(Folders, dest)
+}
+
 // CreateProbe creates a writability probe in dir.
 func CreateProbe(dir string) (*os.File, error) {
 	return os.CreateTemp(dir, probePrefix+strconv.Itoa(os.Getpid())+"-*")
@@ -41,7 +66,8 @@ func CreateProbe(dir string) (*os.File, error) {
 // Parse reports whether base (a file name without its folder) is one of loopwatch's
 // temporaries, and returns the destination base it stands for ("" for a probe) and
 // the pid of the process that made it (0 when the name carries none: the naming of
-// versions before pids were added, ".<base>.tmp-<random>").
+// versions before pids were added, ".<base>.tmp-<random>"). For a temporary folder
+// the destination is its name of [Folders] ("datagen").
 func Parse(base string) (dest string, pid int, ok bool) {
 	if rest, found := strings.CutPrefix(base, probePrefix); found {
 		pid, _ = leadingPid(rest)
@@ -55,7 +81,7 @@ func Parse(base string) (dest string, pid int, ok bool) {
 		return "", 0, false
 	}
 	dest = base[1:i]
-	if !strings.HasSuffix(dest, ".parquet") && !strings.HasSuffix(dest, ".json") {
+	if !strings.HasSuffix(dest, ".parquet") && !strings.HasSuffix(dest, ".json") && !slices.Contains(Folders, dest) {
 		return "", 0, false
 	}
 	pid, _ = leadingPid(base[i+len(".tmp-"):])

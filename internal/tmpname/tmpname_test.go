@@ -24,6 +24,9 @@ func TestParse(t *testing.T) {
 		{".notes.txt.tmp-1-2", "", 0, false},
 		{"results.parquet.tmp-1-2", "", 0, false},
 		{".gitignore", "", 0, false},
+		{".datagen.tmp-4242-81723", "datagen", 4242, true}, // a temporary folder
+		{".datagen.tmp-81723", "datagen", 0, true},
+		{".other.tmp-1-2", "", 0, false},
 	}
 	for _, tt := range tests {
 		dest, pid, ok := Parse(tt.base)
@@ -47,6 +50,16 @@ func TestCreateNamesParse(t *testing.T) {
 	l.Close()
 	if dest, _, _ := Parse(filepath.Base(l.Name())); dest != "out.manifest.json" {
 		t.Errorf("labelled: dest %q", dest)
+	}
+	d, err := MkdirTemp(dir, "datagen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dest, pid, ok := Parse(filepath.Base(d)); dest != "datagen" || pid != os.Getpid() || !ok || !IsFolder(filepath.Base(d)) {
+		t.Errorf("folder %s: parsed %q pid %d ok %v", d, dest, pid, ok)
+	}
+	if _, err := MkdirTemp(dir, "results.parquet"); err == nil {
+		t.Error("MkdirTemp of a name not in Folders: no error")
 	}
 	p, err := CreateProbe(dir)
 	if err != nil {
