@@ -207,7 +207,7 @@ func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts 
 	for j := range ds {
 		d := &ds[j]
 		d.Resamples = len(diffs[j])
-		if len(diffs[j]) < opts.Resamples/2 || math.IsNaN(d.Diff) {
+		if !enoughResamples(len(diffs[j]), opts.Resamples) || math.IsNaN(d.Diff) {
 			continue
 		}
 		sort.Float64s(diffs[j])

@@ -315,8 +315,7 @@ func bootstrap(t *tally, opts Options) (lows, highs [6]float64, err error) {
 	alpha := (1 - opts.Level) / 2
 	for m := range samples {
 		lows[m], highs[m] = math.NaN(), math.NaN()
-		// An interval needs the metric to be defined on most resamples.
-		if len(samples[m]) < opts.Resamples/2 {
+		if !enoughResamples(len(samples[m]), opts.Resamples) {
 			continue
 		}
 		sort.Float64s(samples[m])
@@ -324,6 +323,15 @@ func bootstrap(t *tally, opts Options) (lows, highs [6]float64, err error) {
 		highs[m] = stat.Quantile(1-alpha, stat.Empirical, samples[m], nil)
 	}
 	return lows, highs, nil
+}
+
+// enoughResamples reports whether a bootstrap interval can be drawn from the defined
+// resamples of a metric out of all those made: the metric must be defined on at least
+// one, and on half of them at least (rounded down) — with one or two resamples, on
+// one. (Half of one, rounded down, is none: an interval of no resample is no interval,
+// and the quantiles of none panic.)
+func enoughResamples(defined, resamples int) bool {
+	return defined > 0 && defined >= resamples/2
 }
 
 // jeffreys returns the equal-tailed Jeffreys interval of x successes in n trials.

@@ -308,7 +308,7 @@ func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
 		}
 		alpha := (1 - opts.Level) / 2
 		interval := func(e *Estimate, xs []float64) {
-			if math.IsNaN(e.Value) || len(xs) < opts.Resamples/2 {
+			if math.IsNaN(e.Value) || !enoughResamples(len(xs), opts.Resamples) {
 				return
 			}
 			sort.Float64s(xs)

@@ -204,7 +204,7 @@ func refBootstrap(scored []Observation, ranked []int, rk refRanking, opts Option
 	for m := range samples {
 		lows[m], highs[m] = math.NaN(), math.NaN()
 		// An interval needs the metric to be defined on most resamples.
-		if len(samples[m]) < opts.Resamples/2 {
+		if len(samples[m]) == 0 || len(samples[m]) < opts.Resamples/2 {
 			continue
 		}
 		sort.Float64s(samples[m])
@@ -306,7 +306,7 @@ func refEvaluateSessionMoments(sessions []SessionMoments, window time.Duration, 
 		}
 		alpha := (1 - opts.Level) / 2
 		interval := func(e *Estimate, xs []float64) {
-			if math.IsNaN(e.Value) || len(xs) < opts.Resamples/2 {
+			if math.IsNaN(e.Value) || len(xs) == 0 || len(xs) < opts.Resamples/2 {
 				return
 			}
 			sort.Float64s(xs)

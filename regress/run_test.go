@@ -246,3 +246,26 @@ func TestRunFailsOnLostInput(t *testing.T) {
 		t.Errorf("a failed replay: %s", rep.Headline())
 	}
 }
+
+// TestFewResamples: the registry's eval.resamples 1 or 2 replays the sample without a
+// panic (stat: zero length slice) where a metric is undefined on the one resample
+// drawn, whatever the seed.
+func TestFewResamples(t *testing.T) {
+	t.Setenv(corpus.EnvVar, "")
+	for _, resamples := range []string{"1", "2"} {
+		for _, seed := range []string{"1", "2", "3", "4"} {
+			t.Run(resamples+"/"+seed, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "registry.toml")
+				src := strings.Replace(testRegistry, "resamples = 50", "resamples = "+resamples+"\nseed = "+seed, 1)
+				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				rep, err := Run(context.Background(), load(t, path), Options{Out: filepath.Join(dir, "out"), Workers: 1})
+				if err != nil || rep.Failed() || rep.Counts()[New] != 25 {
+					t.Fatalf("%v %v", rep.Counts(), err)
+				}
+			})
+		}
+	}
+}
