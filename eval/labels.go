@@ -382,12 +382,13 @@ func ReadLabels(r io.Reader) (*Labels, []LabelProblem, error) {
 //     parses as one, else an id. In JSON each may also be an array of strings.
 //
 // A run label file must name run_key and label, a session label file session_id and
-// outcome (or label). A line that cannot be used — a JSON record giving a member twice
-// (names matched ignoring case, as encoding/json matches them) among them — is
-// returned as a problem and skipped; a key labelled twice keeps its last label and is
-// reported. ReadLabelsWith fails only when the file has no usable header (a CSV header
-// naming a column twice, ignoring case and surrounding space, is none) or cannot be
-// read. With opts.Source the labels stay in it (see [LabelOptions]).
+// outcome (or label). A line that cannot be used — a JSON record giving twice a member
+// the reader reads (names matched ignoring case, as encoding/json matches them) among
+// them — is returned as a problem and skipped; a key labelled twice keeps its last
+// label and is reported. ReadLabelsWith fails only when the file has no usable header
+// (a CSV header naming twice a column it reads, ignoring case and surrounding space,
+// is none) or cannot be read. With opts.Source the labels stay in it (see
+// [LabelOptions]).
 func ReadLabelsWith(r io.Reader, opts LabelOptions) (*Labels, []LabelProblem, error) {
 	ls, probs, err := readLabels(r, opts)
 	if ls != nil {
@@ -642,43 +643,78 @@ func jsonRow(line []byte) (labelRow, error) {
 		FrictionIDs: obj.FrictionUUIDs, FrictionTimes: obj.FrictionTimes, Moments: obj.Moments}, nil
 }
 
-// repeatedMember reports the first member of a JSON object (valid JSON) whose name
-// an earlier member gives too, as encoding/json matches names to fields (ignoring
-// case): first is the earlier member's name, again the later one's. encoding/json
-// keeps the later value, silently.
+// readFields are the names of the members and columns a label reader reads (jsonRow's
+// fields, csvColumns' look-ups), in lower case: a name given twice is a problem only
+// for these — encoding/json ignores the others, as the CSV reader does.
+var readFields = [...]string{"run_key", "key", "session_id", "label", "outcome", "label_source", "rule", "label_rule",
+	"confidence", "human_msgs", "notes", "file", "friction_uuids", "friction_times", "moments"}
+
+// labelField returns the index in readFields of the field a member or column name
+// is read as, names matched as encoding/json matches them (ignoring case, under
+// Unicode simple folding), or -1.
+func labelField(name string) int {
+	folded := foldName(name)
+	for i, f := range readFields {
+		if folded == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// repeatedMember reports the first member of a JSON object (valid JSON) that gives a
+// field the reader reads ([readFields]) an earlier member gave, as encoding/json
+// matches names to fields (ignoring case): first is the earlier member's name, again
+// the later one's. encoding/json keeps the later value, silently. Members the reader
+// does not read are not looked at; a plain ASCII name is matched without allocating.
 func repeatedMember(line []byte) (first, again string, ok bool) {
-	type member struct{ name, folded string }
-	var few [16]member
-	names := few[:0]
-	var many map[string]string // past len(few) members, by folded name
+	var seen [len(readFields)][]byte // the first name of each field, as written
 	s := jsonl.NewScanner(line)
 	s.Object(false, func(key []byte) bool {
-		name := jsonl.Unquote(key)
-		folded := foldName(name)
-		if many == nil && len(names) == cap(names) {
-			many = make(map[string]string, 2*len(names))
-			for _, m := range names {
-				many[m.folded] = m.name
-			}
+		i := asciiLabelField(key)
+		if i == -2 { // escapes or letters beyond ASCII: the slow, exact way
+			i = labelField(jsonl.Unquote(key))
 		}
-		if many != nil {
-			first, ok = many[folded]
-			many[folded] = name
-		} else {
-			for _, m := range names {
-				if m.folded == folded {
-					first, ok = m.name, true
-				}
+		if i >= 0 {
+			if seen[i] != nil {
+				first, again, ok = jsonl.Unquote(seen[i]), jsonl.Unquote(key), true
+				return false
 			}
-			names = append(names, member{name, folded})
-		}
-		if ok {
-			again = name
-			return false
+			seen[i] = key
 		}
 		return s.Skip()
 	})
 	return first, again, ok
+}
+
+// asciiLabelField is labelField of a raw member name of plain ASCII, without an
+// allocation; -2 for a name with an escape or a byte beyond ASCII.
+func asciiLabelField(key []byte) int {
+	var buf [16]byte
+	if len(key) > len(buf) {
+		for _, c := range key {
+			if c == '\\' || c >= utf8.RuneSelf {
+				return -2
+			}
+		}
+		return -1 // longer than any field
+	}
+	lower := buf[:len(key)]
+	for j, c := range key {
+		switch {
+		case c == '\\' || c >= utf8.RuneSelf:
+			return -2
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		lower[j] = c
+	}
+	for i, f := range readFields {
+		if string(lower) == f {
+			return i
+		}
+	}
+	return -1
 }
 
 // foldName maps a name to one representative of the names equal to it under Unicode
@@ -715,7 +751,7 @@ func csvHeader(header []string) (*csvColumns, error) {
 	c := &csvColumns{col: map[string]int{}}
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if j, ok := c.col[name]; ok && name != "" {
+		if j, ok := c.col[name]; ok && labelField(name) >= 0 { // a column the reader does not read may repeat
 			// which of the two to read cannot be told: the whole file is suspect
 			return nil, fmt.Errorf("the header names the column %s twice: column %d (%q) and column %d (%q)", name, j+1, header[j], i+1, h)
 		}

@@ -63,23 +63,22 @@ func TestReadLabels(t *testing.T) {
 		{name: "CSV naming the key column twice cannot be trusted",
 			in:     "\ufeffrun_key,label,RUN_KEY\nq-1,positive,q-2\n",
 			errSub: `the header names the column run_key twice: column 1 ("run_key") and column 3 ("RUN_KEY")`},
-		{name: "CSV naming an unknown column twice cannot be trusted either; empty names are no names",
-			in:     "run_key,label,,,x,x\nq-1,positive\n",
-			errSub: `the header names the column x twice: column 5 ("x") and column 6 ("x")`},
+		{name: "CSV naming twice a column the reader does not read, as it ignores it; empty names are no names",
+			in:   "run_key,label,,,x,x,Comment,comment\nq-1,positive\n",
+			want: map[string]string{"q-1": "positive/human/"}},
 		{name: "CSV with empty column names", in: "run_key,label,,\nq-1,positive,,\n", want: map[string]string{"q-1": "positive/human/"}},
 		{name: "JSONL giving a member twice: that line is a problem, skipped",
 			in: `{"run_key":"q-1","label":"positive","label":"negative"}` + "\n" +
 				`{"run_key":"q-2","label":"positive","Label":"negative"}` + "\n" +
 				`{"run_key":"q-3","\u006cabel":"positive","label":"negative"}` + "\n" +
 				`{"run_key":"q-4","label":"positive","run_\u212aey":"q-5"}` + "\n" +
-				`{"run_key":"q-6","label":"positive","x":{"a":1},"X":2}` + "\n" +
+				`{"run_key":"q-6","label":"positive","x":{"a":1},"X":2,"Extra":1,"extra":2}` + "\n" +
 				`{"run_key":"q-7","label":"negative","notes":"label","friction_uuids":["label","label"]}` + "\n",
-			want: map[string]string{"q-7": "negative/human/"},
+			want: map[string]string{"q-6": "positive/human/", "q-7": "negative/human/"},
 			probs: []string{`1:member "label" given twice; skipped`,
 				`2:members "label" and "Label" name the same field (names are matched ignoring case); skipped`,
 				`3:member "label" given twice; skipped`,
-				"4:members \"run_key\" and \"run_\u212aey\" name the same field",
-				`5:members "x" and "X" name the same field`}},
+				"4:members \"run_key\" and \"run_\u212aey\" name the same field"}},
 		{name: "empty", in: "  \n", want: map[string]string{}},
 		{name: "CSV after blank lines: lines counted from the file's first",
 			in:    "\n \r\n\nrun_key,label\nq-1,maybe\n\"q-2,negative\nq-3,positive\nq-3,negative\n",
