@@ -108,9 +108,9 @@ func DecodeConfig(b []byte, cfg any) error {
 }
 
 // didYouMean names the field an unknown field of a configuration file is likely a
-// misspelling of ("; did you mean breaker.failure_threshold?"), or "" — the closest
-// by the last part of its path (jsonl.Fields.NearMiss), named only when one path ends
-// so.
+// misspelling of ("; did you mean breaker.failure_threshold?"), or "": the field of
+// that very name in another section, else the closest by the last part of its path
+// (jsonl.Fields.NearMiss) — named only when one path ends so.
 func didYouMean(err error, fields []string) string {
 	name, ok := strings.CutPrefix(err.Error(), `json: unknown field "`)
 	if name, ok = strings.CutSuffix(name, `"`); !ok {
@@ -121,7 +121,10 @@ func didYouMean(err error, fields []string) string {
 		leaf := f[strings.LastIndexByte(f, '.')+1:]
 		byLeaf[leaf] = append(byLeaf[leaf], f)
 	}
-	leaf, near := jsonl.NewFields(slices.Collect(maps.Keys(byLeaf))...).NearMiss([]byte(name))
+	leaf, near := name, len(byLeaf[name]) > 0 // a field's name in the wrong section
+	if !near {
+		leaf, near = jsonl.NewFields(slices.Collect(maps.Keys(byLeaf))...).NearMiss([]byte(name))
+	}
 	if !near || len(byLeaf[leaf]) != 1 {
 		return ""
 	}

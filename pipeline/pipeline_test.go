@@ -85,6 +85,13 @@ func TestJSONFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown field "failure_treshold"; did you mean breaker.failure_threshold? (fields: `) {
 		t.Errorf("a misspelt breaker.failure_threshold: %v, want it named, and the fields listed with it", err)
 	}
+	// A field's name out of its section is named with its section.
+	if err := os.WriteFile(file, []byte(`{"failure_threshold":8}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadAssessConfig(file); err == nil || !strings.Contains(err.Error(), `unknown field "failure_threshold"; did you mean breaker.failure_threshold?`) {
+		t.Errorf("breaker.failure_threshold at the top: %v, want its path named", err)
+	}
 }
 
 func TestSettingsValidate(t *testing.T) {
