@@ -2,6 +2,7 @@ package regress
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/loopwatch/loopwatch/datasets/registry"
@@ -25,6 +26,7 @@ func TestJudge(t *testing.T) {
 		want   Verdict
 	}{
 		{"unchanged", higher, base(0.8, 0.02), boot(0.8, 0.75, 0.85), OK},
+		{"an F1 of 0 undefined now (no positive)", registry.Metric{Name: "f1"}, base(0, 0.02), bare(nan), Missing},
 		{"drop within the tolerance", higher, base(0.8, 0.02), boot(0.79, 0.70, 0.78), OK},
 		{"drop equal to the tolerance", higher, base(0.8, 0.02), boot(0.78, 0.70, 0.79), OK},
 		{"drop beyond the tolerance, baseline outside the interval", higher, base(0.8, 0.02), boot(0.7, 0.65, 0.75), Regressed},
@@ -54,6 +56,13 @@ func TestJudge(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, got, note, tt.want)
 		}
+	}
+	// Why an F1 of 0 is undefined now, and what to do.
+	if _, note := Judge(registry.Metric{Name: "f1"}, base(0, 0.02), bare(nan)); !strings.Contains(note, "F-beta is undefined where recall is") {
+		t.Errorf("an F1 of 0 undefined now: %q", note)
+	}
+	if _, note := Judge(higher, base(0, 0.02), bare(nan)); strings.Contains(note, "F-beta") {
+		t.Errorf("a recall of 0 undefined now: %q", note)
 	}
 }
 
