@@ -371,10 +371,25 @@ func mergedFiles(dir string) []string {
 }
 
 // replaced returns the first shard of the set whose manifest is no longer the one
-// the set was read from (replaced, or removed), or -1.
+// the set was read from — one in place with other content, or unreadable for another
+// reason than its absence —, or -1.
+//
+// A manifest absent is not counted: a shard's commit moves its manifest aside while
+// its tables move (reports.Output.Commit), so a shard written again byte for byte,
+// whose merged files are still exact, has none for a moment — and taking the merge's
+// files back then would delete correct output. A shard committing other content
+// meanwhile removes them itself: it removed the merged files before it moved its
+// manifest aside (the first removal), and removes them again once its manifest is in
+// place (the second, deferred in Commit past the manifest's rename), which is after
+// this check found it absent, so after the merge's commit. A shard killed with its
+// manifest aside leaves the set incomplete, which every reader refuses, and its
+// re-run removes the merged files (no manifest in place to match byte for byte).
 func (s *shardSet) replaced() int {
 	for i, m := range s.manifests {
 		now, err := reports.ReadManifestFile(reports.FolderManifestPath(s.dir, shardPartition(i)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil || now.Digest != m.Digest {
 			return i
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/loopwatch/loopwatch/replay"
@@ -12,7 +13,10 @@ import (
 // TestReplacedWhileMerging: the merge, once it committed its files, reads the shards'
 // manifests again and finds a shard replaced meanwhile (whose commit may have found no
 // merged file to remove yet): its files are then taken back, not left describing
-// the shard replaced.
+// the shard replaced. A manifest absent for a moment — moved aside by a commit in
+// progress, of a shard written again byte for byte perhaps — is not a replacement (a
+// commit of other content removes the merged files itself once its manifest is in
+// place): taking the files back then would delete correct output.
 func TestReplacedWhileMerging(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 2 {
@@ -31,7 +35,11 @@ func TestReplacedWhileMerging(t *testing.T) {
 		{"unchanged", func(string) {}, -1},
 		{"rewritten as it was", func(m string) { os.WriteFile(m, must(os.ReadFile(m)), 0o644) }, -1},
 		{"replaced", func(m string) { os.WriteFile(m, append(must(os.ReadFile(m)), '\n'), 0o644) }, 1},
-		{"removed", func(m string) { os.Remove(m) }, 1},
+		{"replaced by another digest", func(m string) {
+			os.WriteFile(m, []byte(strings.Replace(string(must(os.ReadFile(m))), `"tables"`, `"tables" `, 1)), 0o644)
+		}, 1},
+		{"moved aside by a commit in progress", func(m string) { os.Remove(m) }, -1},
+		{"unreadable", func(m string) { os.Remove(m); os.Mkdir(m, 0o755) }, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			set, err := readShardSet(dir)
@@ -40,7 +48,7 @@ func TestReplacedWhileMerging(t *testing.T) {
 			}
 			m := reports.FolderManifestPath(dir, shardPartition(1))
 			keep := must(os.ReadFile(m))
-			defer os.WriteFile(m, keep, 0o644)
+			defer func() { os.RemoveAll(m); os.WriteFile(m, keep, 0o644) }()
 			tt.change(m)
 			if got := set.replaced(); got != tt.want {
 				t.Errorf("replaced() = %d, want %d", got, tt.want)
