@@ -397,6 +397,15 @@ func (s *shardSet) replaced() int {
 	return -1
 }
 
+// identities returns the shards' replay ids and their manifests' SHA-256, in shard
+// order: what the merged manifest records of the set it was derived from.
+func (s *shardSet) identities() (ids, digests []string) {
+	for _, m := range s.manifests {
+		ids, digests = append(ids, m.ReplayID), append(digests, m.Digest)
+	}
+	return ids, digests
+}
+
 // checkFolderFiles checks that the tables' folders of a set of count shards hold the
 // set's files and nothing else, as a reader of the hive layout would take any other
 // for part of a table (DuckDB's read_parquet('DIR/results/*/*.parquet') counts every
@@ -553,8 +562,10 @@ func verifiedPart(set *shardSet, m *reports.Manifest, table string) (string, err
 // CheckFolder checks what a reader of a folder output (assess --results DIR/) must
 // refuse to show otherwise: that the folder holds one complete set of shards of one
 // replay, as the merge requires, and that its derived tables, when there are any,
-// were derived from those very shards — not left by an earlier replay whose merge a
-// later one did not complete — and sealed by their manifest.
+// were derived from those very shards — their manifest records the shards' manifests
+// in place, byte for byte (their SHA-256), not only their replay ids; not left by an
+// earlier replay whose merge a later one did not complete — and sealed by their
+// manifest.
 func CheckFolder(dir string) error {
 	set, err := readShardSet(dir)
 	if err != nil {
@@ -575,11 +586,16 @@ func CheckFolder(dir string) error {
 	case err != nil:
 		return &SetError{Dir: dir, Reason: fmt.Sprintf("its derived tables' manifest: %v", unwrap(err))}
 	}
-	var ids []string
-	for _, sm := range set.manifests {
-		ids = append(ids, sm.ReplayID)
-	}
-	if !slices.Equal(m.Merged, ids) {
+	// The shards' manifests, byte for byte: a shard's replay id survives a change of
+	// its input that its listing holds by size only, its manifest (every table's
+	// SHA-256) does not. A merged manifest that records no digests (written before
+	// they were) cannot tell its shards from such a replacement: it is refused as
+	// stale too, as metrics derives the same files again.
+	ids, digests := set.identities()
+	switch {
+	case len(m.MergedDigests) == 0:
+		return stale("record no digest of the shards' manifests they were derived from (written by an older loopwatch?)")
+	case !slices.Equal(m.Merged, ids) || !slices.Equal(m.MergedDigests, digests):
 		return stale("were derived from other shards than those it holds")
 	}
 	for _, t := range m.Tables {
@@ -680,11 +696,8 @@ func merge(ctx context.Context, dir string, workers, maxOpen int) (*Result, erro
 	if err := d.run(ctx, preds, cases, sum, &t, res); err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, m := range set.manifests {
-		ids = append(ids, m.ReplayID)
-	}
-	out.SetInfo(reports.ManifestInfo{Merged: ids})
+	ids, digests := set.identities()
+	out.SetInfo(reports.ManifestInfo{Merged: ids, MergedDigests: digests})
 	if err := ctx.Err(); err != nil { // interrupted while deriving: nothing is committed
 		return nil, err
 	}

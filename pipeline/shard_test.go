@@ -504,6 +504,72 @@ func TestReplacedShardRemovesTheMergedFiles(t *testing.T) {
 	}
 }
 
+// TestCheckFolderComparesTheShardsManifests: the derived tables are current only
+// when the merged manifest records the very manifests of the shards in place, byte for
+// byte — a shard replayed from an input changed where its listing holds sizes only (a
+// transcript another shard skips) keeps its replay id, its manifest does not —; a
+// merged manifest recording no digests (written before they were) is refused too.
+func TestCheckFolderComparesTheShardsManifests(t *testing.T) {
+	base := t.TempDir()
+	set := filepath.Join(base, "set")
+	for i := range 2 {
+		s := shardSettings("")
+		s.Out, s.Shard = set+"/", replay.Shard{Index: i, Count: 2}
+		run(t, s)
+	}
+	if _, err := pipeline.Merge(context.Background(), set, 0); err != nil {
+		t.Fatal(err)
+	}
+	// rewrite changes the manifest at path (in dir) and writes it again.
+	rewrite := func(t *testing.T, path string, change func(*reports.Manifest)) {
+		m, err := reports.ReadManifestFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		want   string // CheckFolder's refusal ("": none)
+	}{
+		{"as merged", func(*testing.T, string) {}, ""},
+		{"a shard's manifest rewritten as it was", func(t *testing.T, dir string) {
+			rewrite(t, filepath.Join(dir, "_manifests", "shard=1.manifest.json"), func(*reports.Manifest) {})
+		}, ""},
+		{"a shard of the same replay id, another table content", func(t *testing.T, dir string) {
+			rewrite(t, filepath.Join(dir, "_manifests", "shard=1.manifest.json"), func(m *reports.Manifest) {
+				m.Tables[0].SHA256 = strings.Repeat("0", 64)
+			})
+		}, "were derived from other shards than those it holds"},
+		{"a merged manifest of an older loopwatch", func(t *testing.T, dir string) {
+			rewrite(t, filepath.Join(dir, "_manifests", "merged.manifest.json"), func(m *reports.Manifest) { m.MergedDigests = nil })
+		}, "record no digest of the shards' manifests"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.CopyFS(dir, os.DirFS(set)); err != nil {
+				t.Fatal(err)
+			}
+			tt.change(t, dir)
+			err := pipeline.CheckFolder(dir)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("CheckFolder: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // copyFile copies the file from to the file to, both slash-separated paths in dir.
 func copyFile(t *testing.T, dir, from, to string) {
 	t.Helper()

@@ -732,11 +732,16 @@ type Manifest struct {
 
 // ManifestInfo is what a manifest records beyond its tables: for a shard of a split
 // replay, which shard it is and what it read (its summary, as the writer encodes it);
-// for the merge of the shards, the replay ids of the shards merged.
+// for the merge of the shards, the replay ids of the shards merged and the SHA-256 of
+// each one's manifest ([Manifest.Digest]), in shard order. A replay id names a set's
+// metadata and tables, not their content: a shard replayed from an input changed
+// where its listing holds only sizes keeps it; its manifest, which holds every
+// table's SHA-256, changes.
 type ManifestInfo struct {
-	Shard   string          `json:"shard,omitempty"`
-	Merged  []string        `json:"merged_replay_ids,omitempty"`
-	Summary json.RawMessage `json:"summary,omitempty"`
+	Shard         string          `json:"shard,omitempty"`
+	Merged        []string        `json:"merged_replay_ids,omitempty"`
+	MergedDigests []string        `json:"merged_manifest_sha256,omitempty"`
+	Summary       json.RawMessage `json:"summary,omitempty"`
 }
 
 // ManifestTable is one table of a [Manifest].
