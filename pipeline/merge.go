@@ -19,7 +19,6 @@ import (
 
 	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/smallest"
-	"github.com/loopwatch/loopwatch/internal/tmpname"
 	"github.com/loopwatch/loopwatch/replay"
 	"github.com/loopwatch/loopwatch/replay/input"
 	"github.com/loopwatch/loopwatch/reports"
@@ -412,8 +411,11 @@ func (s *shardSet) identities() (ids, digests []string) {
 // file's rows): in each shard table's folder, only the partitions the set's shards
 // write, named exactly so ("shard=1", never "shard=01"), each holding only the files
 // the shards' manifests list; in each derived table's folder, only its part file.
-// Loopwatch's own temporaries of a part file (a write in progress, a previous file
-// moved aside, what a killed writer left) are not the table's: no reader takes them.
+// A name starting with "." or "_" is let be, file or folder: the readers of the hive
+// layout skip such names as hidden (Hadoop's rule, which Spark, Hive, Arrow and DuckDB
+// follow), so they are no part of a table — loopwatch's own temporaries of a part file
+// (".part-0.parquet.tmp-…": a write in progress, a previous file moved aside, what a
+// killed writer left), Finder's .DS_Store, a _SUCCESS marker.
 func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) error {
 	listed := map[string]bool{}
 	for _, m := range manifests {
@@ -421,21 +423,17 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 			listed[filepath.Clean(filepath.Join(dir, filepath.FromSlash(t.File)))] = true
 		}
 	}
-	ours := func(e fs.DirEntry) bool { // a temporary of a part file
-		dest, _, ok := tmpname.Parse(e.Name())
-		return ok && dest == reports.PartFile && e.Type().IsRegular()
-	}
 	stray := func(path string) error {
 		return fmt.Errorf("mixed sets: %s is no file of this set (no shard's manifest lists it: added by hand, or left by another tool?), and readers of the folder would count it in: remove it", path)
 	}
-	// onlyListed checks the files of a folder: each listed, or one of ours.
+	// onlyListed checks the files of a folder: each listed, or hidden.
 	onlyListed := func(folder string, listed func(path string) bool) error {
 		entries, err := os.ReadDir(folder)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if p := filepath.Join(folder, e.Name()); !listed(p) && !ours(e) {
+			if p := filepath.Join(folder, e.Name()); !listed(p) && !hiddenName(e.Name()) {
 				return stray(p)
 			}
 		}
@@ -448,7 +446,7 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 			return err
 		}
 		for _, e := range entries {
-			if ours(e) {
+			if hiddenName(e.Name()) {
 				continue
 			}
 			if i, ok := partitionIndex(e.Name()); !ok || i >= count || !e.IsDir() {
@@ -467,6 +465,12 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 		}
 	}
 	return nil
+}
+
+// hiddenName reports whether a file or folder named name is hidden from the readers of
+// a hive-partitioned table: its name starts with "." or "_".
+func hiddenName(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
 // partitionIndex returns the shard whose partition is named name: exactly the name

@@ -377,12 +377,28 @@ func TestMergeRefusesBadSets(t *testing.T) {
 			copyFile(t, dir, "results/shard=1/part-0.parquet", "results/shard=+1/part-0.parquet")
 		},
 			"results/shard=+1 is not a partition of this set of 3 shards"},
-		{"hidden file beside the partitions", func(dir string) { copyFile(t, dir, "results/shard=1/part-0.parquet", "results/.part-0.parquet") },
-			"results/.part-0.parquet is not a partition of this set of 3 shards"},
+		// Names starting with "." or "_" are hidden from hive readers (DuckDB, Spark, Arrow): let be.
+		{"hidden file beside the partitions", func(dir string) { copyFile(t, dir, "results/shard=1/part-0.parquet", "results/.part-0.parquet") }, ""},
+		{"Finder's .DS_Store", func(dir string) {
+			for _, f := range []string{"results/.DS_Store", "results/shard=0/.DS_Store", "metrics/.DS_Store"} {
+				copyFile(t, dir, "_manifests/shard=0.manifest.json", f)
+			}
+		}, ""},
+		{"Spark's _SUCCESS and _temporary", func(dir string) {
+			copyFile(t, dir, "_manifests/shard=0.manifest.json", "results/_SUCCESS")
+			copyFile(t, dir, "_manifests/shard=0.manifest.json", "cycles/shard=1/_SUCCESS")
+			copyFile(t, dir, "results/shard=1/part-0.parquet", "results/_temporary/shard=1/part-0.parquet")
+			copyFile(t, dir, "results/shard=1/part-0.parquet", "fixloop/_committed")
+		}, ""},
+		{"a file beside the partitions", func(dir string) { copyFile(t, dir, "_manifests/shard=0.manifest.json", "results/SUCCESS") },
+			"results/SUCCESS is not a partition of this set of 3 shards"},
+		{"a partition's file named otherwise", func(dir string) {
+			copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/part-0.parquet.bak")
+		},
+			"cycles/shard=2/part-0.parquet.bak is no file of this set"},
 		{"part file no manifest lists", func(dir string) { copyFile(t, dir, "results/shard=0/part-0.parquet", "results/shard=0/part-1.parquet") },
 			"results/shard=0/part-1.parquet is no file of this set"},
-		{"hidden file in a partition", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/.old.parquet") },
-			"cycles/shard=2/.old.parquet is no file of this set"},
+		{"hidden file in a partition", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/.old.parquet") }, ""},
 		{"folder in a partition", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "cycles/shard=2/x/part-0.parquet") },
 			"cycles/shard=2/x is no file of this set"},
 		{"a derived table's second part", func(dir string) { copyFile(t, dir, "cycles/shard=2/part-0.parquet", "metrics/part-1.parquet") },

@@ -32,7 +32,8 @@
 // interventions tables are read beside it (results.events.parquet, …). It may name the
 // folder replay --out DIR/ wrote instead: every shard of a split replay is read
 // together, each with its manifest, and the folder must hold every shard of one split
-// of one input and nothing else, as metrics DIR checks it, with its messages (the
+// of one input and nothing else (names starting with "." or "_" aside, which hive
+// readers skip), as metrics DIR checks it, with its messages (the
 // input fingerprint is the merge's, once metrics DIR wrote it); or
 // one shard's run table in it (DIR/results/shard=i/part-0.parquet), that shard alone.
 //

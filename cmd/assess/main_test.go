@@ -236,6 +236,29 @@ func TestFolderOutput(t *testing.T) {
 	if total != 3 {
 		t.Errorf("the two shards' run tables list %d sessions, want 3", total)
 	}
+	// Files and folders hive readers skip as hidden (a name starting with "." or "_":
+	// Finder's .DS_Store, Spark's _SUCCESS and _temporary) are no part of the set:
+	// the screens are the split's.
+	hidden := t.TempDir()
+	if err := os.CopyFS(hidden, os.DirFS(split)); err != nil {
+		t.Fatal(err)
+	}
+	part1, err := os.ReadFile(filepath.Join(split, "results", "shard=1", "part-0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{".DS_Store": nil, "_SUCCESS": nil, filepath.Join("shard=0", ".DS_Store"): nil,
+		filepath.Join("_temporary", "part-0.parquet"): part1, filepath.Join(".old", "part-0.parquet"): part1} {
+		p := filepath.Join(hidden, "results", name)
+		if os.MkdirAll(filepath.Dir(p), 0o755) != nil || os.WriteFile(p, b, 0o644) != nil {
+			t.Fatal(p)
+		}
+	}
+	for _, args := range screens {
+		if got, want := show(hidden, args), show(split, args); got != want {
+			t.Errorf("%v of the split output with hidden files differs from the split's:\n%s\nwant:\n%s", args, got, want)
+		}
+	}
 	// A folder missing a shard; a folder whose shards read different inputs (shard 1
 	// copied from a split of fewer transcripts); a folder holding one shard twice.
 	fewer := t.TempDir()

@@ -20,7 +20,8 @@
 // not hashed, so an edit inside one that keeps its size is found by whatever reads it
 // next, such as assess), a partition no shard of the set wrote or not named exactly as
 // a shard names it (shard=01), a file in a partition or a derived table's folder that
-// no manifest of the set lists (loopwatch's temporaries aside) — with a message that
+// no manifest of the set lists (names starting with "." or "_" aside, which hive
+// readers skip as hidden: loopwatch's temporaries, .DS_Store, _SUCCESS) — with a message that
 // says which, and never prints metrics from part of the runs. assess --results DIR/
 // checks a folder the same way.
 //
