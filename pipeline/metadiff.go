@@ -20,7 +20,9 @@ const diffValueBytes = 60
 // metadataDifference says how a metadata value differs between two shards, named
 // nameA and nameB ("shard=0"), for a message: of two JSON objects or arrays, the
 // members that differ, by their path, with both values ("resamples 200 in shard=0,
-// 100 in shard=1"), the first maxDiffMembers of them in path order; of other values (or
+// 100 in shard=1"), the first maxDiffMembers of them in path order, compared whole and
+// quoted from their first differing byte when it lies past what a cut would show
+// (showDiffering); of other values (or
 // JSON that differs in its bytes only), both quoted from their first differing byte.
 // okA and okB say whether each shard has the key at all.
 func metadataDifference(a, b string, okA, okB bool, nameA, nameB string) string {
@@ -34,6 +36,7 @@ func metadataDifference(a, b string, okA, okB bool, nameA, nameB string) string 
 		var diffs []string
 		n := jsonDiffs("", va, vb, func(path, x, y string) {
 			if len(diffs) < maxDiffMembers {
+				x, y = showDiffering(x, y)
 				diffs = append(diffs, fmt.Sprintf("%s %s in %s, %s in %s", path, x, nameA, y, nameB))
 			}
 		})
@@ -141,17 +144,46 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-// jsonText is v as compact JSON, cut to diffValueBytes.
+// jsonText is v as compact JSON, whole: two values are compared in full, and cut
+// for display only (showDiffering).
 func jsonText(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	s := strings.TrimSuffix(b.String(), "\n")
-	if len(s) > diffValueBytes {
-		s = s[:runeStart(s, diffValueBytes)] + "…"
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// showDiffering returns two differing JSON texts for display, each at most
+// diffValueBytes of it, "…" marking what is left out: from their start when they
+// differ early enough to show it (in the first half of that), else each from their
+// first differing byte — two long values alike up to there would read the same.
+// "absent" is shown as it is.
+func showDiffering(x, y string) (string, string) {
+	i := 0
+	if x != "absent" && y != "absent" {
+		for i < len(x) && i < len(y) && x[i] == y[i] {
+			i++
+		}
 	}
-	return s
+	if i < diffValueBytes/2 {
+		i = 0
+	}
+	i = min(runeStart(x, i), runeStart(y, i)) // the same byte in both, a character's start
+	show := func(s string) string {
+		rest, cut := s[i:], false
+		if len(rest) > diffValueBytes {
+			rest, cut = rest[:runeStart(rest, diffValueBytes)], true
+		}
+		if i > 0 {
+			rest = "…" + rest
+		}
+		if cut {
+			rest += "…"
+		}
+		return rest
+	}
+	return show(x), show(y)
 }
 
 // runeStart moves i (≤ len(s)) back to the start of the character it is in.

@@ -30,6 +30,16 @@ func TestMetadataDifference(t *testing.T) {
 			"a 1 in shard=0, 2 in shard=1; b 1 in shard=0, 2 in shard=1; c 1 in shard=0, 2 in shard=1; and 2 more"},
 		{"a long value cut", `{"p":"` + long + `"}`, `{"p":"x"}`, true, true,
 			`p "built-in sample run labels sha256:16a74c6ff934af2e; built-i… in shard=0, "x" in shard=1`},
+		// Values alike in their first 60 bytes and more: compared whole, each quoted from
+		// where they differ.
+		{"long values differing late", `{"p":"` + long + `aaaa","q":1}`, `{"p":"` + long + `bbbb","q":1}`, true, true,
+			`p …aaaa" in shard=0, …bbbb" in shard=1`},
+		{"long values differing late, two members", `{"p":"` + long + `a","q":"` + long + `c"}`, `{"p":"` + long + `b","q":"` + long + `d"}`, true, true,
+			`p …a" in shard=0, …b" in shard=1; q …c" in shard=0, …d" in shard=1`},
+		{"long values differing late, cut", `{"p":"` + long + `a` + long + `"}`, `{"p":"` + long + `b` + long + `"}`, true, true,
+			`p …abuilt-in sample run labels sha256:16a74c6ff934af2e; built-i… in shard=0, …bbuilt-in sample run labels sha256:16a74c6ff934af2e; built-i… in shard=1`},
+		{"long values differing early", `{"p":"a` + long + `"}`, `{"p":"b` + long + `"}`, true, true,
+			`p "abuilt-in sample run labels sha256:16a74c6ff934af2e; built-… in shard=0, "bbuilt-in sample run labels sha256:16a74c6ff934af2e; built-… in shard=1`},
 		{"not JSON", long + "aaaa", long + "bbbb", true, true,
 			`from byte 90: "…aaaa" in shard=0, "…bbbb" in shard=1`},
 		{"not JSON, from the start", "0.1.0", "0.2.0", true, true, `from byte 2: "…1.0" in shard=0, "…2.0" in shard=1`},
