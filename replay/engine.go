@@ -586,7 +586,7 @@ func (r *fileResult) settleSubagent(fsys fs.FS, hashed map[string]string, sh *sh
 	}
 	if !ok {
 		var err error
-		if d, err = hashFile(fsys, r.name); err != nil {
+		if d, err = HashFile(fsys, r.name); err != nil {
 			r.format = ""
 			r.problems = append(r.problems, sh.fileProblems(r.name, r.owned, []input.Problem{*readProblem(r.name, err)})...)
 			return
@@ -1057,7 +1057,7 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 		digest, ok := hfs.digests[name]
 		if !ok { // not read here, or it could not be: hash it, or report why it cannot be
 			var err error
-			if digest, err = hashFile(fsys, name); err != nil {
+			if digest, err = HashFile(fsys, name); err != nil {
 				res.format = ""
 				res.problems = append(res.problems, sh.fileProblems(name, sn.owned, []input.Problem{*readProblem(name, err)})...)
 				return res
@@ -1172,8 +1172,8 @@ func replaySessionFile(ctx context.Context, fsys fs.FS, name string, sn *sniffed
 	return res
 }
 
-// hashFile returns the hex SHA-256 of a file's content.
-func hashFile(fsys fs.FS, name string) (string, error) {
+// HashFile returns the hex SHA-256 of a file's content.
+func HashFile(fsys fs.FS, name string) (string, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return "", err

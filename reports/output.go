@@ -23,6 +23,7 @@ import (
 
 	"github.com/loopwatch/loopwatch"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
+	"github.com/loopwatch/loopwatch/replay"
 )
 
 // RowGroupRows bounds the rows of one Parquet row group, so readers can stream and
@@ -78,8 +79,9 @@ type Output struct {
 	info                ManifestInfo
 	tables              []committer
 	// retire: files of a previous output this one does not write (see Retire);
-	// retired, those Commit removed.
-	retire, retired []string
+	// retired, those Commit removed; kept, those it left as they changed since.
+	retire        []PreviousFile
+	retired, kept []string
 	// rename is os.Rename, but in tests of a commit that fails part-way.
 	rename    func(oldpath, newpath string) error
 	done      bool
@@ -821,13 +823,28 @@ func ReplayID(metadata map[string]string, tables []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// A PreviousFile is a file of an earlier output as its manifest lists it: its path,
+// and its size and SHA-256 as that output wrote it.
+type PreviousFile struct {
+	Path   string
+	Bytes  int64
+	SHA256 string
+}
+
 // Retire names files of the previous output at this destination that this one does
 // not write — as its manifest lists them, say — so that they do not stand beside the
 // new set as if they were of it: Commit moves them aside with the previous tables and
 // removes them once the new manifest is in place, or, when the commit fails, moves
 // them back with the rest. A path the output writes, or that is not a regular file at
-// Commit (none, a folder), is left alone. [Output.Retired] lists what was removed.
-func (o *Output) Retire(paths ...string) { o.retire = append(o.retire, paths...) }
+// Commit (none, a folder), is left alone; so is a file whose size or SHA-256 is no
+// longer the one given — changed since the output that wrote it, by a user editing
+// it, say: it is no longer only the tool's to delete —, which [Output.Kept] lists.
+// [Output.Retired] lists what was removed.
+func (o *Output) Retire(files ...PreviousFile) { o.retire = append(o.retire, files...) }
+
+// Kept returns the files of [Output.Retire] that Commit left in place because they
+// changed since the output that wrote them.
+func (o *Output) Kept() []string { return o.kept }
 
 // Retired returns the files of [Output.Retire] that Commit removed.
 func (o *Output) Retired() []string { return o.retired }
@@ -966,22 +983,28 @@ func (o *Output) Commit() error {
 
 // retiring returns the files to retire that stand as regular files and are none of
 // the set's (in place by now, compared as files, however their paths are spelled),
-// once each.
+// once each, and still hold what the previous output wrote (their size and SHA-256);
+// those that do not are added to o.kept.
 func (o *Output) retiring(set []placing) []placing {
 	var out []placing
 	var seen []os.FileInfo
-	for _, path := range o.retire {
-		fi, err := os.Lstat(path)
+	for _, f := range o.retire {
+		fi, err := os.Lstat(f.Path)
 		if err != nil || !fi.Mode().IsRegular() || slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(fi, s) }) {
 			continue
 		}
 		seen = append(seen, fi)
-		if !slices.ContainsFunc(set, func(p placing) bool {
+		if slices.ContainsFunc(set, func(p placing) bool {
 			sf, err := os.Lstat(p.final)
 			return err == nil && os.SameFile(fi, sf)
 		}) {
-			out = append(out, placing{final: path})
+			continue
 		}
+		if sum, err := replay.HashFile(os.DirFS(filepath.Dir(f.Path)), filepath.Base(f.Path)); err != nil || fi.Size() != f.Bytes || sum != f.SHA256 {
+			o.kept = append(o.kept, f.Path)
+			continue
+		}
+		out = append(out, placing{final: f.Path})
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -192,7 +194,8 @@ func TestFailedCommitPutsThePreviousBack(t *testing.T) {
 			}
 			before := snapshot(t, dir)
 			out := writeOutput(t, path, "new", 7)
-			out.Retire(stale)
+			sum := sha256.Sum256([]byte("{}"))
+			out.Retire(PreviousFile{Path: stale, Bytes: 2, SHA256: hex.EncodeToString(sum[:])})
 			calls := 0
 			out.rename = func(oldpath, newpath string) error {
 				calls++
@@ -248,7 +251,9 @@ func TestFailedCommitPutsThePreviousBack(t *testing.T) {
 }
 
 // TestRetire: Commit removes the retired files that stand as regular files beside the
-// set and are none of its own, however spelled; the others are left alone.
+// set, are none of its own, however spelled, and still hold what the previous output
+// wrote (its size and SHA-256); the others are left alone, those changed since named
+// by Kept.
 func TestRetire(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "res.parquet")
@@ -256,29 +261,38 @@ func TestRetire(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale, folder := filepath.Join(dir, "res.stale.json"), filepath.Join(dir, "res.folder.json")
-	if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	const written = "{}" // the stale file as the previous output wrote it
+	sum := sha256.Sum256([]byte(written))
+	previous := func(path string) PreviousFile {
+		return PreviousFile{Path: path, Bytes: int64(len(written)), SHA256: hex.EncodeToString(sum[:])}
 	}
 	for _, tt := range []struct {
 		name    string
 		retire  string
-		retired bool // removed by the commit
+		content string // what stale holds at the commit
+		retired bool   // removed by the commit
+		kept    bool   // left as changed since
 	}{
-		{"a file of the previous set", stale, true},
-		{"the same again", stale, true},
-		{"a table of the new set, spelled otherwise", dir + "/./res.events.parquet", false},
-		{"the new set's run table", path, false},
-		{"a folder", folder, false},
-		{"no such file", filepath.Join(dir, "res.none.json"), false},
+		{"a file of the previous set", stale, written, true, false},
+		{"the same again", stale, written, true, false},
+		{"edited since, its size the same", stale, "[]", false, true},
+		{"edited since, its size another", stale, "{\"a\":1}", false, true},
+		{"a table of the new set, spelled otherwise", dir + "/./res.events.parquet", written, false, false},
+		{"the new set's run table", path, written, false, false},
+		{"a folder", folder, written, false, false},
+		{"no such file", filepath.Join(dir, "res.none.json"), written, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(stale, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			_, err := os.Lstat(tt.retire)
 			existed := err == nil
 			out := writeOutput(t, path, "new", 7)
-			out.Retire(tt.retire, tt.retire)
+			out.Retire(previous(tt.retire), previous(tt.retire))
 			if err := out.Commit(); err != nil {
 				t.Fatal(err)
 			}
@@ -288,13 +302,16 @@ func TestRetire(t *testing.T) {
 			if want := map[bool][]string{true: {tt.retire}}[tt.retired]; !slices.Equal(out.Retired(), want) {
 				t.Errorf("retired %v, want %v", out.Retired(), want)
 			}
+			if want := map[bool][]string{true: {tt.retire}}[tt.kept]; !slices.Equal(out.Kept(), want) {
+				t.Errorf("kept %v, want %v", out.Kept(), want)
+			}
+			if tt.kept {
+				if b, err := os.ReadFile(tt.retire); err != nil || string(b) != tt.content {
+					t.Errorf("%s after the commit: %q, %v; want it as edited", tt.retire, b, err)
+				}
+			}
 			if m, err := ReadManifest(path); err != nil || m.InputFingerprint != "new" || len(m.Tables) != 2 {
 				t.Errorf("manifest %+v, %v", m, err)
-			}
-			if tt.retired { // back for the next case
-				if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
-					t.Fatal(err)
-				}
 			}
 		})
 	}

@@ -30,6 +30,10 @@ type Output struct {
 	// lists them) that this one does not write — a chosen configuration of a target
 	// that chose nothing now, or was not tuned —, removed with the commit.
 	Removed []string
+	// Kept lists the files of the previous sweep this one does not write that were
+	// left in place: changed since that sweep wrote them (edited by hand), they are
+	// no longer only tune's to delete.
+	Kept []string
 }
 
 // sweep's fixed columns, before the parameters and after them.
@@ -267,7 +271,8 @@ func (p *Param) columnValue(v any, sp *Space) any {
 // (<stem>.curves.parquet), each target's chosen configuration (<stem>.<target>.json,
 // a file --struggle-config or --assess-config accepts as it is) and the manifest,
 // committed together, and the previous sweep's files this one does not write removed
-// with them (see [previousFiles]). Nothing is written, nor removed, when a part fails.
+// with them but those changed since (see [previousFiles]; [Output.Kept]). Nothing is
+// written, nor removed, when a part fails.
 func Write(res *Result, out string) (*Output, error) {
 	md := res.metadata()
 	o, err := reports.NewOutput(out, md)
@@ -324,16 +329,17 @@ func Write(res *Result, out string) (*Output, error) {
 	if err := o.Commit(); err != nil {
 		return nil, err
 	}
-	written.Rows, written.Removed = sweep.Rows(), o.Retired()
+	written.Rows, written.Removed, written.Kept = sweep.Rows(), o.Retired(), o.Kept()
 	return written, nil
 }
 
 // previousFiles are the files of the sweep committed at out before, as its manifest
-// lists them, that are of the files tune writes there ([OutputFiles]): those the new
-// sweep does not write are retired with its commit ([reports.Output.Retire]), so that
-// no chosen configuration of an earlier sweep stands beside the new set as if it were
-// of it. None without a readable manifest.
-func previousFiles(out string) []string {
+// lists them (with their size and SHA-256), that are of the files tune writes there
+// ([OutputFiles]): those the new sweep does not write are retired with its commit
+// ([reports.Output.Retire]), so that no chosen configuration of an earlier sweep
+// stands beside the new set as if it were of it — unless changed since that sweep
+// wrote it (edited by hand), which is left. None without a readable manifest.
+func previousFiles(out string) []reports.PreviousFile {
 	m, err := reports.ReadManifest(out)
 	if err != nil {
 		return nil
@@ -342,10 +348,10 @@ func previousFiles(out string) []string {
 	for i := range ours {
 		ours[i] = filepath.Clean(ours[i])
 	}
-	var files []string
+	var files []reports.PreviousFile
 	for _, t := range m.Tables {
 		if p := filepath.Join(filepath.Dir(out), t.File); slices.Contains(ours, p) {
-			files = append(files, p)
+			files = append(files, reports.PreviousFile{Path: p, Bytes: t.Bytes, SHA256: t.SHA256})
 		}
 	}
 	return files

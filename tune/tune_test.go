@@ -702,13 +702,16 @@ func TestWriteRetiresThePrevious(t *testing.T) {
 		name          string
 		before, after *Result
 		foreign       bool // a sweep.friction.json the previous manifest does not list
+		edited        bool // the previous sweep's sweep.friction.json edited since
 		left          string
-		removed       []string
+		removed, kept []string
 	}{
-		{"a target no longer tuned", both, struggle, false, "sweep.arrow sweep.curves.parquet sweep.manifest.json sweep.parquet sweep.struggle.json",
-			[]string{"sweep.friction.json"}},
-		{"the same targets", both, both, false, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil},
-		{"a file no manifest lists", struggle, struggle, true, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil},
+		{"a target no longer tuned", both, struggle, false, false, "sweep.arrow sweep.curves.parquet sweep.manifest.json sweep.parquet sweep.struggle.json",
+			[]string{"sweep.friction.json"}, nil},
+		{"the same targets", both, both, false, false, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil, nil},
+		{"a file no manifest lists", struggle, struggle, true, false, "sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil, nil},
+		{"a target no longer tuned, its configuration edited since", both, struggle, false, true,
+			"sweep.arrow sweep.curves.parquet sweep.friction.json sweep.manifest.json sweep.parquet sweep.struggle.json", nil, []string{"sweep.friction.json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -722,16 +725,30 @@ func TestWriteRetiresThePrevious(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if tt.edited { // by hand: the same size, another character
+				p := filepath.Join(dir, "sweep.friction.json")
+				b, err := os.ReadFile(p)
+				if err != nil || len(b) < 2 {
+					t.Fatal(err)
+				}
+				b[len(b)-2] = ' '
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			w, err := Write(tt.after, out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var removed []string
+			var removed, kept []string
 			for _, p := range w.Removed {
 				removed = append(removed, filepath.Base(p))
 			}
-			if !slices.Equal(removed, tt.removed) {
-				t.Errorf("removed %v, want %v", removed, tt.removed)
+			for _, p := range w.Kept {
+				kept = append(kept, filepath.Base(p))
+			}
+			if !slices.Equal(removed, tt.removed) || !slices.Equal(kept, tt.kept) {
+				t.Errorf("removed %v, kept %v; want %v, %v", removed, kept, tt.removed, tt.kept)
 			}
 			entries, _ := os.ReadDir(dir)
 			var left []string

@@ -32,7 +32,8 @@
 //
 // A previous sweep's files at the same --out that this one does not write (as its
 // manifest lists them: a chosen configuration of a target not chosen now) are removed
-// with the commit, and named.
+// with the commit, and named; one edited since that sweep wrote it (its size or
+// SHA-256 not the manifest's) is left, with a warning naming it.
 //
 // Examples:
 //

@@ -419,3 +419,48 @@ func TestReadmeListParams(t *testing.T) {
 		t.Errorf("the README does not say %q", want)
 	}
 }
+
+// TestPreviousSweepsFiles: a sweep written where another was removes, and names, the
+// previous sweep's chosen configuration it does not write — unless edited since that
+// sweep wrote it, which is left, with a warning naming it.
+func TestPreviousSweepsFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		edit           bool
+		stdout, stderr string
+		left           bool
+	}{
+		{"as written", false, "removed the previous sweep's sweep.breaker.json, which this one does not write", "", false},
+		{"edited by hand", true, "", "tune: warning: left %s: changed since the sweep that wrote it", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, breaker := filepath.Join(dir, "sweep.parquet"), filepath.Join(dir, "sweep.breaker.json")
+			if code, _, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "breaker"); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if tt.edit {
+				b, err := os.ReadFile(breaker)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(breaker, bytes.Replace(b, []byte("  "), []byte("\t"), 1), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stdout, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "struggle")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if want := fmt.Sprintf(tt.stderr, breaker); tt.stderr != "" && !strings.Contains(stderr, want) || tt.stderr == "" && stderr != "" {
+				t.Errorf("stderr %q, want %q", stderr, want)
+			}
+			if strings.Contains(stdout, "removed the previous") != (tt.stdout != "") || !strings.Contains(stdout, tt.stdout) {
+				t.Errorf("stdout %q, want %q", stdout, tt.stdout)
+			}
+			if _, err := os.Stat(breaker); (err == nil) != tt.left {
+				t.Errorf("%s left: %v, want %v", breaker, err == nil, tt.left)
+			}
+		})
+	}
+}
