@@ -26,6 +26,11 @@ func sampleOptions() Options {
 	return Options{Settings: s}
 }
 
+// smallGrid is a grid of two configurations for each target, for the tests whose
+// point is not the choice.
+var smallGrid = map[Target]string{TargetStruggle: "struggle.composite_threshold=0.4,0.6",
+	TargetBreaker: "assess.breaker.frustration_threshold=0.2,0.4", TargetFriction: "assess.breaker.frustration_threshold=0.2,0.4"}
+
 func runSample(t *testing.T, opts Options) *Result {
 	t.Helper()
 	res, err := Run(context.Background(), opts)
@@ -605,6 +610,7 @@ func TestOneClassChoosesNothing(t *testing.T) {
 			opts.Settings.In = filepath.Join(sample, "inputs", tt.in)
 			opts.Settings.Labels = []string{tt.labels}
 			opts.Targets = []Target{tt.target}
+			opts.Grid = []string{smallGrid[tt.target]} // two configurations: what is chosen is not the point
 			opts.Objective, _ = eval.ParseObjective(tt.objective)
 			if tt.folds > 0 {
 				opts.Folds = tt.folds
@@ -695,6 +701,9 @@ func TestWriteRetiresThePrevious(t *testing.T) {
 		opts := sampleOptions()
 		opts.Settings.Resamples = 20
 		opts.Targets = targets
+		for _, tg := range targets {
+			opts.Grid = append(opts.Grid, smallGrid[tg])
+		}
 		return runSample(t, opts)
 	}
 	both, struggle := sweep(TargetStruggle, TargetFriction), sweep(TargetStruggle)

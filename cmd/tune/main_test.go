@@ -342,7 +342,7 @@ func TestOneClassStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"--in", filepath.Join("..", "..", "datasets", "sample", "inputs", "runs"), "--labels", labels,
-		"--resamples", "20", "--out", filepath.Join(dir, "sweep.parquet")}
+		"--resamples", "20", "--grid", "struggle.composite_threshold=0.2,0.6", "--out", filepath.Join(dir, "sweep.parquet")}
 	code, stdout, stderr := runCLI(t, args...)
 	if code != 0 || !strings.Contains(stdout, "to ship: nothing — f1 cannot be measured on the runs it is chosen on (they hold no positive run): keep the default") ||
 		!strings.Contains(stderr, "tune: struggle: objective f1 cannot be measured on the runs the configuration to ship is chosen on: they hold no positive run") {
@@ -436,7 +436,7 @@ func TestPreviousSweepsFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out, breaker := filepath.Join(dir, "sweep.parquet"), filepath.Join(dir, "sweep.breaker.json")
-			if code, _, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "breaker"); code != 0 {
+			if code, _, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "breaker", "--grid", "assess.breaker.frustration_threshold=0.2,0.4"); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if tt.edit {
@@ -448,7 +448,7 @@ func TestPreviousSweepsFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			code, stdout, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "struggle")
+			code, stdout, stderr := runCLI(t, "--out", out, "--resamples", "0", "--target", "struggle", "--grid", "struggle.composite_threshold=0.4,0.6")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
