@@ -127,7 +127,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var oe outError
 	var fe foreignError
+	var lt leftTemp
 	switch {
+	case errors.As(err, &lt):
+		fmt.Fprintf(stderr, "datagen: warning: %v\n", lt)
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "datagen: interrupted; nothing was written to %s\n", *out)
 		return exitInterrupted
@@ -286,10 +289,19 @@ func generate(ctx context.Context, out string, replaces map[string][]byte, write
 	if err != nil {
 		return w, stale, errors.Join(outError{err}, removeMade(made))
 	}
+	committed := false
 	defer func() {
-		err = errors.Join(err, os.RemoveAll(tmp))
-		if err != nil {
-			err = errors.Join(err, removeMade(made))
+		switch {
+		case errors.Is(err, errLeftMixed): // what could not be put back is in tmp: keep it
+		case committed: // the dataset is in place: a temporary folder left is a warning
+			if rerr := os.RemoveAll(tmp); rerr != nil {
+				err = leftTemp{tmp, rerr}
+			}
+		default:
+			err = errors.Join(err, os.RemoveAll(tmp))
+			if err != nil {
+				err = errors.Join(err, removeMade(made))
+			}
 		}
 	}()
 	if w, err = write(cancelDest{ctx: ctx, done: ctx.Done(), dest: synth.DirDest(tmp)}); err != nil {
@@ -298,7 +310,23 @@ func generate(ctx context.Context, out string, replaces map[string][]byte, write
 	if err := ctx.Err(); err != nil {
 		return w, stale, err
 	}
-	return w, stale, commit(tmp, out, replaces)
+	if err := commit(tmp, out, replaces); err != nil {
+		return w, stale, err
+	}
+	committed = true
+	return w, stale, nil
+}
+
+// leftTemp says that the dataset is in place but datagen's temporary folder could not
+// be removed: a warning, naming it (replay never reads it; the next datagen removes
+// it).
+type leftTemp struct {
+	path string
+	err  error
+}
+
+func (e leftTemp) Error() string {
+	return fmt.Sprintf("could not remove its temporary folder %s (%v); replay does not read it, and the next datagen here removes it", e.path, e.err)
 }
 
 // tmpFolder names datagen's temporary folder, ".datagen.tmp-<pid>-<random>", which
@@ -319,11 +347,15 @@ func commit(tmp, out string, replaces map[string][]byte) error {
 		done = append(done, rename{from, to})
 		return nil
 	}
-	undo := func(err error) error {
+	undo := func(err error) error { // every rename is tried; what stays where it was moved is named
+		var failed []string
 		for i := len(done) - 1; i >= 0; i-- {
 			if uerr := os.Rename(done[i].to, done[i].from); uerr != nil {
-				return fmt.Errorf("%w; and moving %s back to %s failed (%v): %w", err, done[i].to, done[i].from, uerr, errLeftMixed)
+				failed = append(failed, fmt.Sprintf("moving %s back to %s failed (%v)", done[i].to, done[i].from, uerr))
 			}
+		}
+		if failed != nil {
+			return fmt.Errorf("%w; and %s — %s is kept as it is: %w", err, strings.Join(failed, "; "), tmp, errLeftMixed)
 		}
 		return err
 	}
@@ -334,6 +366,9 @@ func commit(tmp, out string, replaces map[string][]byte) error {
 	}
 	for _, part := range parts {
 		if _, err := os.Lstat(filepath.Join(out, part)); err == nil {
+			if replaces == nil { // none was there when datagen began: someone made it since
+				return undo(fmt.Errorf("%s appeared while datagen wrote: nothing was replaced", filepath.Join(out, part)))
+			}
 			if err := move(filepath.Join(out, part), filepath.Join(previous, part)); err != nil {
 				return undo(err)
 			}

@@ -424,6 +424,29 @@ func TestCommitKeepsFilesAddedLate(t *testing.T) {
 	}
 }
 
+// TestCommitKeepsAFolderMadeMeanwhile: without --sample, an inputs/ someone made in
+// --out while datagen wrote is neither replaced nor removed.
+func TestCommitKeepsAFolderMadeMeanwhile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	theirs := filepath.Join(out, "inputs", "theirs.jsonl")
+	write := func(dest synth.Dest) (synth.Written, error) {
+		if err := os.MkdirAll(filepath.Dir(theirs), 0o755); err != nil {
+			return synth.Written{}, err
+		}
+		if err := os.WriteFile(theirs, []byte("theirs"), 0o644); err != nil {
+			return synth.Written{}, err
+		}
+		return writeSample(dest)
+	}
+	_, _, err := generate(context.Background(), out, nil, write)
+	if err == nil || !strings.Contains(err.Error(), "appeared while datagen wrote: nothing was replaced") {
+		t.Errorf("generate: %v, want a refusal", err)
+	}
+	if got := written(t, out); len(got) != 1 || string(got["inputs/theirs.jsonl"]) != "theirs" {
+		t.Errorf("left %v", slices.Sorted(maps.Keys(got)))
+	}
+}
+
 // TestStaleFolders: a killed datagen's temporary folder (its process gone) is removed
 // at the next datagen into the same --out, with a message; a running one's is not.
 func TestStaleFolders(t *testing.T) {
