@@ -89,9 +89,9 @@
 // exported again: it is read once — what was wrong with its line is not reported
 // twice (a line that is no event, as several records run together, is a problem of
 // each part it is in, with what is wrong with its bytes) — and counted in [Log.Repeated] and in the session's Records as "repeated"
-// (another event is reported: an id given to two events — within one file, a line
-// that is not the first one's byte for byte; across the parts of a log, an event that
-// is not the first one as the reader reads it — every field it reads, strings
+// (another event is reported: an id given to two events — within one file or part, a
+// line that is not the first one's byte for byte; in another part than the first
+// one's, an event that is not the first one as the reader reads it — every field it reads, strings
 // decoded, tool_input and tool_response by their JSON values — so that a part a tool
 // wrote again — members in another order, other white space or escapes, a member the
 // reader does not read added or left out — repeats its events). An id is an event's within its session, so that a reader that builds only

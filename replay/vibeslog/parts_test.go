@@ -254,10 +254,14 @@ func TestOverlappingParts(t *testing.T) {
 	}
 
 	// Within one file a line is compared byte for byte: one writer writes an event
-	// the same way.
+	// the same way — in one part of a log in parts too.
 	if got := ReadLog("f.jsonl", strings.NewReader(log+respelled(t, lines[1]))); len(got.Problems) != 1 ||
 		!strings.Contains(got.Problems[0].Detail, "with other content") {
 		t.Errorf("an event written again otherwise in the same file: problems %v, want it reported", got.Problems)
+	}
+	if got := ReadPartsOnly(parts(strings.Join(lines[:3], ""), strings.Join(lines[3:], "")+respelled(t, lines[4])), nil); len(got.Problems) != 1 ||
+		got.Problems[0].File != "p1.jsonl" || !strings.Contains(got.Problems[0].Detail, "read at line 2, with other content") {
+		t.Errorf("an event written again otherwise in the same part: problems %v, want it reported", got.Problems)
 	}
 
 	other := strings.Replace(lines[1], "on it", "on that", 1) // the same event_id, another event

@@ -509,7 +509,7 @@ type logReader struct {
 	keep     func(key string) bool // the sessions built (nil: all)
 	ids      map[eventKey]readLine // every event read with an id, and where
 	seed     maphash.Seed          // of the lines' hashes, which are compared within the read only
-	byEvent  bool                  // a repeat's line is compared as the event read (envelope.sum), not byte for byte: a log in parts
+	byEvent  bool                  // a log in parts: a repeat in another part than the first's is compared as the event read (envelope.sum)
 	log      *Log
 	sessions map[string]*sessBuilder
 	unknown  map[string]*unknownType
@@ -626,28 +626,32 @@ func (lr *logReader) line(l jsonl.Line, validUTF8 bool, reported int) {
 // that overlap), read once and counted (Log.Repeated, and Records "repeated" of the
 // session); what reading its line again found is not reported again (the problems
 // from index reported on are dropped), but another event is: an id given to two
-// events. Within one file the lines are compared byte for byte (white space around
-// them aside): one writer writes an event the same way. Across the parts of a log,
-// which other tools may have written again, as the reader reads the events
-// (envelope.sum), at some 10–15% of the read's time. id is a UUIDv7 (an event whose id
+// events. Within one file — one part — the lines are compared byte for byte (white
+// space around them aside): one writer writes an event the same way. A line in
+// another part than the first one's, which another tool may have written again, is
+// compared as the reader reads the event (envelope.sum), at some 10–15% of the read's
+// time. id is a UUIDv7 (an event whose id
 // is missing or none is never taken for another: no sign of the event it names). A
 // reader that builds only some sessions (ReadLogOnly) does not look at the others'
 // events.
 func (lr *logReader) repeated(id, sid string, l jsonl.Line, env *envelope, reported int) bool {
-	var sum uint64
+	bytesSum := maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
+	var eventSum uint64
 	if lr.byEvent {
-		sum = env.sum(lr.seed)
-	} else {
-		sum = maphash.Bytes(lr.seed, bytes.TrimSpace(l.Bytes))
+		eventSum = env.sum(lr.seed)
 	}
 	first, ok := lr.ids[eventKey{sid, id}]
 	if !ok {
-		lr.ids[eventKey{sid, id}] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: sum}
+		lr.ids[eventKey{sid, id}] = readLine{part: int32(lr.part), line: int32(min(l.Num, math.MaxInt32)), sum: bytesSum, event: eventSum}
 		return false
+	}
+	want, sum := first.sum, bytesSum // in the part the first was read in: byte for byte
+	if lr.byEvent && int(first.part) != lr.part {
+		want, sum = first.event, eventSum
 	}
 	lr.log.Problems = lr.log.Problems[:reported]
 	lr.log.Repeated++
-	if first.sum != sum && first.other != sum { // a copy of a line reported already is not reported again
+	if want != sum && first.other != sum { // a copy of a line reported already is not reported again
 		lr.report(l.Num, input.ProblemInvalid, "event_id %s was read at %s, with other content; this one is skipped", id, lr.place(int(first.part), int(first.line)))
 		first.other = sum
 		lr.ids[eventKey{sid, id}] = first
@@ -664,11 +668,12 @@ func (lr *logReader) repeated(id, sid string, l jsonl.Line, env *envelope, repor
 // some (ReadLogOnly) does not look at.
 type eventKey struct{ session, id string }
 
-// readLine is where an event was read first, its line's hash, and the hash of the
-// last other line reported with its id.
+// readLine is where an event was read first, its line's hash (of its bytes), its
+// event's hash (envelope.sum, in a log in parts), and the hash of the last other line
+// reported with its id.
 type readLine struct {
-	part, line int32
-	sum, other uint64
+	part, line        int32
+	sum, event, other uint64
 }
 
 // pendingEvent is a decoded event of a session, waiting for the session's times to be
