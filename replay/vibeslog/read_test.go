@@ -418,6 +418,16 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// withoutOtherContent returns a copy of lg without its problems of an event_id read
+// before with other content.
+func withoutOtherContent(lg *Log) *Log {
+	c := *lg
+	c.Problems = slices.DeleteFunc(slices.Clone(lg.Problems), func(p input.Problem) bool {
+		return strings.Contains(p.Detail, ", with other content; this one is skipped")
+	})
+	return &c
+}
+
 // FuzzRead checks that no input panics the reader and that what it returns keeps the
 // invariants (sorted sessions, non-decreasing UTC times within Start–End, content
 // where the kind needs it, problems in line order).
@@ -442,8 +452,10 @@ func FuzzRead(f *testing.F) {
 		if !reflect.DeepEqual(only.Sessions, even) || !reflect.DeepEqual(only.Unattributed, lg.Unattributed) {
 			t.Fatalf("ReadLogOnly built %d sessions, not ReadLog's %d of those keys", len(only.Sessions), len(even))
 		}
-		// The log cut in two at its middle line and read in its parts is the log.
-		if lines := lineParts(string(in)); len(lines) > 1 && !reflect.DeepEqual(readCut(lines, []int{len(lines) / 2}), lg) {
+		// The log cut in two at its middle line and read in its parts is the log — but
+		// for a repeat across the cut, which the parts compare as the event read, and one
+		// file byte for byte: whether such a repeat is reported may differ.
+		if lines := lineParts(string(in)); len(lines) > 1 && !reflect.DeepEqual(withoutOtherContent(readCut(lines, []int{len(lines) / 2})), withoutOtherContent(lg)) {
 			t.Fatalf("cut at line %d, the parts do not read as the whole log", len(lines)/2)
 		}
 		// SessionKeys names every session's key, where a "session_id" member gives it, on
