@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopwatch/loopwatch/analyze/assess"
 	"github.com/loopwatch/loopwatch/eval"
+	"github.com/loopwatch/loopwatch/internal/plural"
 )
 
 // addFile adds the grid specifications of a file.
@@ -189,8 +190,8 @@ func (tr *TargetResult) nothingChosen(obj eval.Objective) string {
 	case held:
 		return fmt.Sprintf("%s cannot be measured on the training units of any fold (they hold %s): nothing is chosen, keep the default", obj, why)
 	}
-	return fmt.Sprintf("nothing is chosen: %s cannot be measured on the training units of %d folds (they hold %s) and no configuration meets it on the other %d",
-		obj, unmeasured, why, held-unmeasured)
+	return fmt.Sprintf("nothing is chosen: %s cannot be measured on the training units of %s (they hold %s) and no configuration meets it on the other %d",
+		obj, plural.Count(unmeasured, "fold"), why, held-unmeasured)
 }
 
 // definedShare is how many of the resamples asked for a paired difference must

@@ -256,10 +256,10 @@ func (d *dataset) holdout(keys []string, name string) (map[string]bool, []error,
 	some := func(ks []string) string { return strings.Join(ks[:min(3, len(ks))], ", ") }
 	unknown := d.unknownKeys(distinct)
 	if len(unknown) > 0 {
-		warns = append(warns, fmt.Errorf("--holdout %s: %d keys match no run or session (e.g. %s)", name, len(unknown), some(unknown)))
+		warns = append(warns, fmt.Errorf("--holdout %s: %s %s no run or session (e.g. %s)", name, plural.Count(len(unknown), "key"), plural.Form(len(unknown), "matches", "match"), some(unknown)))
 	}
 	if len(repeated) > 0 {
-		warns = append(warns, fmt.Errorf("--holdout %s: %d keys given more than once (e.g. %s)", name, len(repeated), some(repeated)))
+		warns = append(warns, fmt.Errorf("--holdout %s: %s given more than once (e.g. %s)", name, plural.Count(len(repeated), "key"), some(repeated)))
 	}
 	return set, warns, len(unknown) + len(repeated)
 }

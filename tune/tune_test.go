@@ -257,7 +257,7 @@ func TestHoldout(t *testing.T) {
 	opts.Holdout = append(opts.Holdout, "synth-0008@e1")
 	res = runSample(t, opts)
 	if !slices.ContainsFunc(res.Warnings, func(e error) bool {
-		return strings.Contains(e.Error(), "1 keys match no run or session (e.g. synth-0008@e1)")
+		return strings.Contains(e.Error(), "1 key matches no run or session (e.g. synth-0008@e1)")
 	}) {
 		t.Errorf("a holdout key that matches nothing is not reported: %v", res.Warnings)
 	}
@@ -782,9 +782,9 @@ func TestHoldoutKeys(t *testing.T) {
 		problems int
 	}{
 		{"every key matches once", []string{"r1", "s1"}, nil, 0},
-		{"a key that matches nothing", []string{"r1", "x"}, []string{"--holdout h: 1 keys match no run or session (e.g. x)"}, 1},
-		{"one that matches nothing, twice", []string{"x", "r1", "x"}, []string{"--holdout h: 1 keys match no run or session (e.g. x)",
-			"--holdout h: 1 keys given more than once (e.g. x)"}, 2},
+		{"a key that matches nothing", []string{"r1", "x"}, []string{"--holdout h: 1 key matches no run or session (e.g. x)"}, 1},
+		{"one that matches nothing, twice", []string{"x", "r1", "x"}, []string{"--holdout h: 1 key matches no run or session (e.g. x)",
+			"--holdout h: 1 key given more than once (e.g. x)"}, 2},
 		{"keys given more than once", []string{"r1", "r2", "r1", "s1", "r2", "r1"}, []string{"--holdout h: 2 keys given more than once (e.g. r1, r2)"}, 2},
 	} {
 		set, warns, problems := d.holdout(tt.keys, "h")

@@ -162,10 +162,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(1, fmt.Errorf("%s in the input or its labels and --strict is set", plural.Count(n, "problem")))
 	}
 	if strict && res.HoldoutProblems > 0 {
-		return fail(1, fmt.Errorf("%d --holdout keys match no run or session or repeat one (see above) and --strict is set", res.HoldoutProblems))
+		return fail(1, fmt.Errorf("%s (a key that matches no run or session, or is given again: see above) and --strict is set", plural.Count(res.HoldoutProblems, "--holdout problem")))
 	}
 	if strict && res.Unmeasured > 0 {
-		return fail(1, fmt.Errorf("%d targets' objective cannot be measured on the units a choice is made on (one class) and --strict is set", res.Unmeasured))
+		return fail(1, fmt.Errorf("the objective cannot be measured on the units a choice is made on (one class) for %s and --strict is set", plural.Count(res.Unmeasured, "target")))
 	}
 	return 0
 }

@@ -352,7 +352,7 @@ func TestOneClassStrict(t *testing.T) {
 		t.Errorf("a configuration was written: %v", err)
 	}
 	code, _, stderr = runCLI(t, append(args, "--strict")...)
-	if code != 1 || !strings.Contains(stderr, "tune: 1 targets' objective cannot be measured on the units a choice is made on (one class) and --strict is set") {
+	if code != 1 || !strings.Contains(stderr, "tune: the objective cannot be measured on the units a choice is made on (one class) for 1 target and --strict is set") {
 		t.Errorf("--strict: exit %d, want 1\n%s", code, stderr)
 	}
 }
@@ -364,8 +364,8 @@ func TestHoldoutStrict(t *testing.T) {
 	for _, tt := range []struct {
 		name, keys, warning string
 	}{
-		{"a key that matches nothing", "synth-0001@e1\nsynth-0003@e1\nno-such-run\n", "1 keys match no run or session (e.g. no-such-run)"},
-		{"a key given twice", "synth-0001@e1\nsynth-0003@e1\nsynth-0001@e1\n", "1 keys given more than once (e.g. synth-0001@e1)"},
+		{"a key that matches nothing", "synth-0001@e1\nsynth-0003@e1\nno-such-run\n", "1 key matches no run or session (e.g. no-such-run)"},
+		{"a key given twice", "synth-0001@e1\nsynth-0003@e1\nsynth-0001@e1\n", "1 key given more than once (e.g. synth-0001@e1)"},
 	} {
 		holdout := filepath.Join(dir, "holdout.txt")
 		if err := os.WriteFile(holdout, []byte(tt.keys), 0o644); err != nil {
@@ -379,7 +379,7 @@ func TestHoldoutStrict(t *testing.T) {
 			t.Errorf("%s: exit %d, want 0 and %q\n%s%s", tt.name, code, tt.warning, stdout, stderr)
 		}
 		code, _, stderr = runCLI(t, append(args, "--strict")...)
-		if code != 1 || !strings.Contains(stderr, "tune: 1 --holdout keys match no run or session or repeat one (see above) and --strict is set") {
+		if code != 1 || !strings.Contains(stderr, "tune: 1 --holdout problem (a key that matches no run or session, or is given again: see above) and --strict is set") {
 			t.Errorf("%s, --strict: exit %d, want 1\n%s", tt.name, code, stderr)
 		}
 	}
