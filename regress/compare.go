@@ -83,8 +83,8 @@ func Judge(m registry.Metric, base *registry.Baseline, now *Measurement) (Verdic
 		return OK, "undefined, as at the baseline"
 	case bu:
 		return New, "defined now, undefined at the baseline: record it with --update-baseline"
-	case nu && base.Value == 0 && (m.Name == "f1" || m.Name == "f_beta"):
-		return Missing, "undefined now, 0 at the baseline: F-beta is undefined where recall is (no positive to find) since 3abe41b, where false positives alone made it 0 — " +
+	case nu && base.Value == 0 && m.Name == "f1":
+		return Missing, "undefined now, 0 at the baseline: F1 is undefined where recall is (no positive to find), where loopwatch before 2026-11-30 counted false positives alone as 0 — " +
 			"if the labels did not change, record it again with --update-baseline"
 	case nu:
 		return Missing, "undefined now (e.g. precision when the detector never fires)"

@@ -58,10 +58,10 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	// Why an F1 of 0 is undefined now, and what to do.
-	if _, note := Judge(registry.Metric{Name: "f1"}, base(0, 0.02), bare(nan)); !strings.Contains(note, "F-beta is undefined where recall is") {
+	if _, note := Judge(registry.Metric{Name: "f1"}, base(0, 0.02), bare(nan)); !strings.Contains(note, "F1 is undefined where recall is") {
 		t.Errorf("an F1 of 0 undefined now: %q", note)
 	}
-	if _, note := Judge(higher, base(0, 0.02), bare(nan)); strings.Contains(note, "F-beta") {
+	if _, note := Judge(higher, base(0, 0.02), bare(nan)); strings.Contains(note, "F1") {
 		t.Errorf("a recall of 0 undefined now: %q", note)
 	}
 }
@@ -94,5 +94,12 @@ func TestMeasurement(t *testing.T) {
 	}
 	if (Interval{Kind: "bootstrap", Low: 0, High: 1}).Contains(math.NaN()) {
 		t.Error("an interval contains NaN")
+	}
+}
+
+// TestRegistryResamplesBound: the registry refuses the resamples eval refuses.
+func TestRegistryResamplesBound(t *testing.T) {
+	if registry.MaxResamples != eval.MaxResamples {
+		t.Errorf("registry.MaxResamples %d, eval.MaxResamples %d", registry.MaxResamples, eval.MaxResamples)
 	}
 }

@@ -64,9 +64,14 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
-	"github.com/loopwatch/loopwatch/eval"
 	"github.com/loopwatch/loopwatch/internal/corpus"
 )
+
+// MaxResamples is the most eval.resamples a registry may ask for: eval.MaxResamples,
+// which the registry does not import (it would bring the evaluation, and gonum, into
+// the datasets' catalogue); package regress holds the two equal
+// (TestRegistryResamplesBound).
+const MaxResamples = 100_000
 
 // Version is the registry format this package reads.
 const Version = 1
@@ -298,8 +303,8 @@ func (v *validator) check(f file) {
 	if r.Corpora == "" && f.Corpora != "" {
 		r.Corpora = r.abs(f.Corpora)
 	}
-	if e := f.Eval; e.Resamples != nil && (*e.Resamples < 0 || *e.Resamples > eval.MaxResamples) {
-		v.fail([]string{"eval", "resamples"}, "eval.resamples = %d: must be between 0 (no bootstrap) and %d", *e.Resamples, eval.MaxResamples)
+	if e := f.Eval; e.Resamples != nil && (*e.Resamples < 0 || *e.Resamples > MaxResamples) {
+		v.fail([]string{"eval", "resamples"}, "eval.resamples = %d: must be between 0 (no bootstrap) and %d", *e.Resamples, MaxResamples)
 	}
 	if e := f.Eval; e.Level != nil && !(*e.Level > 0 && *e.Level < 1) {
 		v.fail([]string{"eval", "ci_level"}, "eval.ci_level = %v: must be between 0 and 1 (e.g. 0.95)", *e.Level)
