@@ -433,7 +433,7 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 			return err
 		}
 		for _, e := range entries {
-			if p := filepath.Join(folder, e.Name()); !listed(p) && !hiddenName(e.Name()) {
+			if p := filepath.Join(folder, e.Name()); !listed(p) && !reports.HiddenName(e.Name()) {
 				return stray(p)
 			}
 		}
@@ -446,7 +446,7 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 			return err
 		}
 		for _, e := range entries {
-			if hiddenName(e.Name()) {
+			if reports.HiddenName(e.Name()) {
 				continue
 			}
 			if i, ok := partitionIndex(e.Name()); !ok || i >= count || !e.IsDir() {
@@ -465,12 +465,6 @@ func checkFolderFiles(dir string, manifests []*reports.Manifest, count int) erro
 		}
 	}
 	return nil
-}
-
-// hiddenName reports whether a file or folder named name is hidden from the readers of
-// a hive-partitioned table: its name starts with "." or "_".
-func hiddenName(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
 // partitionIndex returns the shard whose partition is named name: exactly the name

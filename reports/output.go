@@ -319,6 +319,15 @@ func (o *Output) TableFolder(table string) string {
 // same, so that writing a partition again replaces it rather than adding to it.
 const PartFile = "part-0.parquet"
 
+// HiddenName reports whether a file or folder named name is hidden from the readers of
+// a hive-partitioned table (Hadoop's rule, which DuckDB's globs, Spark, Hive and Arrow
+// keep): its name starts with "." or "_". Readers of a folder output skip such names
+// as those readers do — Finder's .DS_Store, a job's _SUCCESS, loopwatch's own
+// temporaries.
+func HiddenName(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
 // MergedSet names the manifest of the merge of a split replay's shards in its folder
 // (_manifests/merged.manifest.json), which holds the input fingerprint.
 const MergedSet = "merged"

@@ -240,10 +240,7 @@ func findParts(path string) (parts []part, folder bool, err error) {
 		found, _ := filepath.Glob(filepath.Join(dir, reports.RunTableFolder, "*", reports.PartFile))
 		// A partition named with a leading "." or "_" is hidden from hive readers
 		// (Hadoop's rule: DuckDB, Spark, Arrow skip it), and from the folder's check.
-		found = slices.DeleteFunc(found, func(f string) bool {
-			name := filepath.Base(filepath.Dir(f))
-			return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
-		})
+		found = slices.DeleteFunc(found, func(f string) bool { return reports.HiddenName(filepath.Base(filepath.Dir(f))) })
 		if len(found) == 0 {
 			return nil, false, &FileError{Path: path, Problem: "is a folder without a run table (" + filepath.Join(reports.RunTableFolder, "shard=i", reports.PartFile) + ")",
 				Hint: "run `replay --out " + path + string(filepath.Separator) + "` first, or give --results FILE"}
