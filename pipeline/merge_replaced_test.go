@@ -10,10 +10,12 @@ import (
 	"github.com/loopwatch/loopwatch/reports"
 )
 
-// TestReplacedWhileMerging: the merge, once it committed its files, reads the shards'
-// manifests again and finds a shard replaced meanwhile (whose commit may have found no
-// merged file to remove yet): its files are then taken back, not left describing
-// the shard replaced. A manifest absent for a moment — moved aside by a commit in
+// TestReplacedWhileMerging: what the merge, once it committed its files, asks of the
+// shards' manifests read again (shardSet.replaced) — whether a shard was replaced
+// meanwhile (whose commit may have found no merged file to remove yet), when merge
+// takes its files back, not to leave them describing the shard replaced. (That merge
+// then removes them is the few lines after its call; no test can replace a shard
+// between the two.) A manifest absent for a moment — moved aside by a commit in
 // progress, of a shard written again byte for byte perhaps — is not a replacement (a
 // commit of other content removes the merged files itself once its manifest is in
 // place): taking the files back then would delete correct output.

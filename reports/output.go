@@ -870,7 +870,7 @@ func (o *Output) Retired() []string { return o.retired }
 // nothing was replaced. Only when moving back fails too (or the process dies
 // part-way) is the output left incomplete — the error says so — and no manifest
 // stands for it.
-func (o *Output) Commit() error {
+func (o *Output) Commit() (err error) {
 	if o.isDone() {
 		return errors.New("output already committed or aborted")
 	}
@@ -937,7 +937,14 @@ func (o *Output) Commit() error {
 			discard()
 			return fmt.Errorf("output %s: removing what was derived from the output it replaces: %w; nothing was replaced", o.ManifestPath(), UnwrapPathError(err))
 		}
-		defer o.removeSuperseded() // again once it is replaced: see Supersedes
+		defer func() {
+			// Again once it is replaced (see Supersedes); its error is not the commit's:
+			// a reader refuses derived files whose manifest does not name these shards'.
+			o.removeSuperseded()
+			if err != nil {
+				err = fmt.Errorf("%w (but what was derived from it, which Supersedes names, was removed: derive it again)", err)
+			}
+		}()
 	}
 	if err := man.aside(o.rename); err != nil { // no manifest while the tables move
 		discard()

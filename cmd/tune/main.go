@@ -264,7 +264,7 @@ func printResult(stdout, stderr io.Writer, res *tune.Result, w *tune.Output) err
 		_, err = fmt.Fprintf(stdout, "removed the previous sweep's %s, which this one does not write\n", strings.Join(removed, ", "))
 	}
 	for _, p := range w.Kept {
-		fmt.Fprintf(stderr, "tune: warning: left %s: changed since the sweep that wrote it, it is not of this sweep (remove it if it is not yours to keep)\n", printable.Line(p))
+		fmt.Fprintf(stderr, "tune: warning: left %s: changed since the sweep that wrote it (or unreadable now), it is not of this sweep (remove it if it is not yours to keep)\n", printable.Line(p))
 	}
 	return err
 }
