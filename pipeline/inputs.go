@@ -162,12 +162,24 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (set labelSet, err error
 			all, set.labels = ls, ls
 			all.Outcomes = outcomes
 		} else {
+			// The earlier labels of the keys this file labels again, for the warnings.
+			earlier := map[string]eval.LabelRecord{}
+			if err := ls.EachKey(func(_ int, k string) {
+				if r, ok := all.Get(k); ok {
+					earlier[k] = r
+				}
+			}); err != nil {
+				return set, fmt.Errorf("--labels %s: %w", f.name, err)
+			}
 			both, err := all.Merge(ls)
 			if err != nil {
 				return set, fmt.Errorf("--labels %s: %w", f.name, err)
 			}
 			for _, k := range both {
-				set.warnings = append(set.warnings, fmt.Errorf("%s: label: %s is labelled in an earlier --labels file too; this file's label counts", f.name, k))
+				now, _ := ls.Get(k)
+				old := earlier[k]
+				set.warnings = append(set.warnings, fmt.Errorf("%s:%d: label: %s is labelled in an earlier --labels file too (%s at its line %d; %s here); this file's label counts",
+					f.name, now.Line, k, labelText(old), old.Line, labelText(now)))
 			}
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d labelled", f.name, ls.Len()))
@@ -178,6 +190,17 @@ func loadLabels(s Settings, outcomes eval.OutcomeClass) (set labelSet, err error
 	}
 	set.note, set.id = strings.Join(notes, "; "), strings.Join(ids, "; ")
 	return set, nil
+}
+
+// labelText is a label as a warning shows it: its label, and its outcome when it has one.
+func labelText(r eval.LabelRecord) string {
+	switch {
+	case r.Outcome == "":
+		return string(r.Label)
+	case r.Label == "":
+		return r.Outcome
+	}
+	return fmt.Sprintf("%s (%s)", r.Label, r.Outcome)
 }
 
 // readFile reads the labels of a --labels file and returns them with the hash of its

@@ -189,3 +189,35 @@ func TestLoadLabelsKeptInFiles(t *testing.T) {
 		t.Errorf("%d files open before, %d after a failed load", before, after)
 	}
 }
+
+// TestLabelledInTwoFiles: a key labelled again in a later --labels file keeps the later
+// label, and the warning names the later file's line and both labels with the
+// earlier one's line.
+func TestLabelledInTwoFiles(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	if err := os.WriteFile(first, []byte("run_key,label\nq-1,positive\nq-2,negative\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(second, []byte("run_key,label\nq-3,positive\nq-2,positive\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	s.In, s.Labels = dir, []string{first, second}
+	set, err := loadLabels(s, eval.DefaultOutcomeClass())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.close()
+	var warnings []string
+	for _, w := range set.warnings {
+		warnings = append(warnings, w.Error())
+	}
+	want := []string{second + ":3: label: q-2 is labelled in an earlier --labels file too (negative at its line 3; positive here); this file's label counts"}
+	if !reflect.DeepEqual(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+	if r, ok := set.labels.Get("q-2"); !ok || r.Label != eval.Positive {
+		t.Errorf("q-2: %+v, want the later file's positive", r)
+	}
+}
