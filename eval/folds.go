@@ -188,9 +188,8 @@ func PairedBootstraps(n, k int, figures func(units []int, a, b []float64), opts 
 		diffs[j] = make([]float64, 0, opts.Resamples)
 	}
 	units := make([]int, n)
-	done := doneOf(opts.Context)
 	for range opts.Resamples {
-		if err := stopped(opts.Context, done); err != nil {
+		if err := stopped(opts.Context); err != nil {
 			return nil, err
 		}
 		for i := range units {

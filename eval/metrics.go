@@ -110,28 +110,18 @@ type Options struct {
 // 2.5% quantile of B resamples is about √(0.025·0.975/B) in probability, 0.0005 at
 // 100,000 — inside an interval as wide as the sampling noise of the units — while
 // the bootstrap's time grows with B (2,000 resamples are 5–7% of a replay of 100k
-// runs: 100,000 would add some 30–45 s to its 13 s) and so does its memory (8 bytes
+// runs, docs/performance.md's ninth round: fifty times as many would add some 30–45 s
+// to its 13 s, by extrapolation) and so does its memory (8 bytes
 // a resample for each figure with an interval: 4.8 MB for a detector's six at
 // 100,000, for each target scored at once).
 const MaxResamples = 100_000
 
-// stopped returns the context's error once done (from ctx.Done(), nil when ctx is
-// nil) is closed, without waiting.
-func stopped(ctx context.Context, done <-chan struct{}) error {
-	select {
-	case <-done:
-		return ctx.Err()
-	default:
-		return nil
-	}
-}
-
-// doneOf returns ctx's Done channel; nil (never closed) for a nil ctx.
-func doneOf(ctx context.Context) <-chan struct{} {
+// stopped returns ctx's error once it is done; nil for a nil ctx.
+func stopped(ctx context.Context) error {
 	if ctx == nil {
 		return nil
 	}
-	return ctx.Done()
+	return ctx.Err()
 }
 
 func (o Options) withDefaults() Options {
@@ -296,13 +286,12 @@ const chanceSlack = 1e-9
 // opts.Context's error once it is done.
 func bootstrap(t *tally, opts Options) (lows, highs [6]float64, err error) {
 	src := rand.NewPCG(opts.Seed, 0x6c6f6f7077617463) // "loopwatc"
-	done := doneOf(opts.Context)
 	var samples [6][]float64
 	for m := range samples {
 		samples[m] = make([]float64, 0, opts.Resamples)
 	}
 	for b := 0; b < opts.Resamples; b++ {
-		if err := stopped(opts.Context, done); err != nil {
+		if err := stopped(opts.Context); err != nil {
 			return lows, highs, err
 		}
 		t.resample(src)

@@ -282,9 +282,8 @@ func (t *MomentTally) Report(window time.Duration, opts Options) *MomentReport {
 		ps, rs, fs := make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples), make([]float64, 0, opts.Resamples)
 		drawn := make([]int, len(t.distinct))
 		n := uint64(len(t.ids))
-		done := doneOf(opts.Context)
 		for b := 0; b < opts.Resamples; b++ {
-			if rep.Err = stopped(opts.Context, done); rep.Err != nil {
+			if rep.Err = stopped(opts.Context); rep.Err != nil {
 				*t = MomentTally{}
 				return rep
 			}

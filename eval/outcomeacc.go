@@ -217,9 +217,8 @@ func accuracyEstimate(hits []uint64, n int, opts Options) (Estimate, error) {
 	if opts.Resamples > 0 {
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x6f7574636f6d65))
 		vals := make([]float64, opts.Resamples)
-		done := doneOf(opts.Context)
 		for b := range vals {
-			if err := stopped(opts.Context, done); err != nil {
+			if err := stopped(opts.Context); err != nil {
 				return undefined(), err
 			}
 			c := 0

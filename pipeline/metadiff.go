@@ -47,30 +47,36 @@ func metadataDifference(a, b string, okA, okB bool, nameA, nameB string) string 
 			return strings.Join(diffs, "; ")
 		}
 	}
+	i := runeStart(a, commonPrefix(a, b)) // quote whole characters
+	return fmt.Sprintf("from byte %d: %s in %s, %s in %s", i, quoteFrom(a, i), nameA, quoteFrom(b, i), nameB)
+}
+
+// commonPrefix is how many bytes a and b begin alike with.
+func commonPrefix(a, b string) int {
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {
 		i++
 	}
-	i = runeStart(a, i) // quote whole characters
-	return fmt.Sprintf("from byte %d: %s in %s, %s in %s", i, quoteFrom(a, i), nameA, quoteFrom(b, i), nameB)
+	return i
 }
 
-// quoteFrom quotes s from byte i, at most diffValueBytes of it, marking what is left
-// out with "…".
-func quoteFrom(s string, i int) string {
-	rest := s[i:]
-	cut := len(rest) > diffValueBytes
-	if cut {
-		rest = rest[:runeStart(rest, diffValueBytes)]
+// quoteFrom quotes excerpt(s, i).
+func quoteFrom(s string, i int) string { return strconv.Quote(excerpt(s, i)) }
+
+// excerpt is s from byte i (a character's start), at most diffValueBytes of it, "…"
+// marking what is left out before and after.
+func excerpt(s string, i int) string {
+	rest, cut := s[i:], false
+	if len(rest) > diffValueBytes {
+		rest, cut = rest[:runeStart(rest, diffValueBytes)], true
 	}
-	q := strconv.Quote(rest)
 	if i > 0 {
-		q = `"…` + q[1:]
+		rest = "…" + rest
 	}
 	if cut {
-		q = q[:len(q)-1] + `…"`
+		rest += "…"
 	}
-	return q
+	return rest
 }
 
 // decodeComposite decodes a and b when both are a JSON object or array.
@@ -162,28 +168,13 @@ func jsonText(v any) string {
 func showDiffering(x, y string) (string, string) {
 	i := 0
 	if x != "absent" && y != "absent" {
-		for i < len(x) && i < len(y) && x[i] == y[i] {
-			i++
-		}
+		i = commonPrefix(x, y)
 	}
 	if i < diffValueBytes/2 {
 		i = 0
 	}
 	i = min(runeStart(x, i), runeStart(y, i)) // the same byte in both, a character's start
-	show := func(s string) string {
-		rest, cut := s[i:], false
-		if len(rest) > diffValueBytes {
-			rest, cut = rest[:runeStart(rest, diffValueBytes)], true
-		}
-		if i > 0 {
-			rest = "…" + rest
-		}
-		if cut {
-			rest += "…"
-		}
-		return rest
-	}
-	return show(x), show(y)
+	return excerpt(x, i), excerpt(y, i)
 }
 
 // runeStart moves i (≤ len(s)) back to the start of the character it is in.

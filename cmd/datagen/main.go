@@ -20,6 +20,7 @@ import (
 	"github.com/loopwatch/loopwatch/datasets/synth"
 	"github.com/loopwatch/loopwatch/internal/plural"
 	"github.com/loopwatch/loopwatch/internal/tmpname"
+	"github.com/loopwatch/loopwatch/pipeline"
 	"github.com/loopwatch/loopwatch/reports"
 )
 
@@ -133,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "datagen: warning: %v\n", lt)
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "datagen: interrupted; nothing was written to %s\n", *out)
-		return exitInterrupted
+		return pipeline.ExitInterrupted
 	case errors.As(err, &oe):
 		fmt.Fprintf(stderr, "datagen: --out %s: %v\n", *out, oe.error)
 		return 2
@@ -226,10 +227,6 @@ func replaceableAt(dir, shown string, files map[string][]byte) error {
 	}
 	return nil
 }
-
-// exitInterrupted is the exit status of an interrupted datagen, as of the other
-// commands (pipeline.ExitInterrupted).
-const exitInterrupted = 130
 
 // writeSample writes the built-in sample into dest.
 func writeSample(dest synth.Dest) (w synth.Written, err error) {
